@@ -1,0 +1,120 @@
+/*
+ * kvplan/cost.h — the cost model: per-layer specs grouped into pools, each
+ * with an affine cost `bytes_per_token * tokens + bytes_per_sequence`.
+ *
+ * All figures are per rank (one GPU): KV heads divided by tensor parallelism
+ * (a rank keeps at least one whole head when kv_heads < tp), MLA latents and
+ * indexer keys replicated, recurrent state sharded by heads, and only the
+ * layers of one pipeline stage (by default the busiest one).
+ *
+ * Pipeline split rule: L layers over P stages give the first (L mod P) stages
+ * ceil(L/P) layers and the rest floor(L/P), in layer order (TensorRT-LLM's
+ * Mapping.pp_layers, i.e. torch.tensor_split).
+ *
+ * Thread safety: pure functions of their inputs.
+ */
+#ifndef KVPLAN_COST_H
+#define KVPLAN_COST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kvplan/error.h"
+#include "kvplan/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KVP_MAX_POOLS 32
+#define KVP_DEFAULT_TOKENS_PER_BLOCK 32
+
+/* Deployment settings that change what a token costs. Zero-initialise and
+ * set what you need: 0 / AUTO / -1 mean the documented default. */
+typedef struct kvp_cost_settings {
+    uint32_t tp;               /* tensor parallel size; 0 -> 1 */
+    uint32_t pp;               /* pipeline parallel size; 0 -> 1 */
+    int32_t pp_rank;           /* stage to cost; -1 (or any negative) -> busiest; 0 is stage 0 */
+    kvp_dtype kv_dtype;        /* AUTO -> checkpoint's KV quantization, else model dtype */
+    uint32_t tokens_per_block; /* 0 -> KVP_DEFAULT_TOKENS_PER_BLOCK */
+    uint32_t beam_width;       /* 0 -> 1 */
+} kvp_cost_settings;
+
+/* Defaults: tp=1, pp=1, busiest stage, AUTO dtype, 32 tokens/block, beam 1. */
+kvp_cost_settings kvp_cost_settings_default(void);
+
+/* One pool: layers whose pages are interchangeable (same kind, window, dtype
+ * and bytes per token per layer). */
+typedef struct kvp_pool_cost {
+    kvp_cache_kind kind;
+    uint64_t window_tokens;        /* sliding window / chunk / encoder length; 0 = unbounded */
+    uint32_t layers;               /* layers of this pool on the costed stage */
+    uint32_t kv_heads_per_rank;    /* per layer (1 for MLA/indexer; recurrent: heads per rank) */
+    uint32_t k_head_dim, v_head_dim;
+    kvp_dtype dtype;               /* resolved element type (recurrent: ssm dtype) */
+    uint64_t bytes_per_token_per_layer;
+    uint64_t bytes_per_token;      /* slope: all layers of the pool, one rank */
+    uint64_t bytes_per_sequence;   /* intercept: fixed per sequence slot (recurrent state x beam) */
+    uint32_t tokens_per_block;     /* 0 for recurrent pools (one slot per sequence) */
+    uint64_t page_bytes;           /* one block of all layers: tokens_per_block * bytes_per_token;
+                                      recurrent: bytes_per_sequence / beam_width */
+    uint64_t conv_bytes_per_sequence; /* recurrent only: conv part of the state (all layers) */
+    uint64_t ssm_bytes_per_sequence;  /* recurrent only: SSM part */
+} kvp_pool_cost;
+
+/* The cost of one rank. A plain value: no heap memory, copy freely. */
+typedef struct kvp_cost {
+    uint32_t tp, pp, pp_rank, tokens_per_block, beam_width;
+    kvp_dtype kv_dtype;            /* resolved KV dtype */
+    kvp_dtype model_dtype;
+    uint32_t layer_begin, layer_end; /* decoder layers [begin, end) of the costed stage */
+    uint32_t pool_count;
+    kvp_pool_cost pools[KVP_MAX_POOLS];
+    uint64_t bytes_per_token;      /* sum of pool slopes */
+    uint64_t bytes_per_sequence;   /* sum of pool intercepts */
+} kvp_cost;
+
+/* Cost one rank of `model` under `settings` (NULL = defaults).
+ * Errors: KVP_CONFIG when heads do not divide across TP or pp > layers,
+ * KVP_OVERFLOW when a product does not fit in 64 bits. */
+KVP_NODISCARD kvp_status kvp_cost_compute(const kvp_model *model, const kvp_cost_settings *settings,
+                                          kvp_cost *out, kvp_error *err);
+
+/* Per-layer figures for the --layers table (any stage: the record's layer
+ * is costed as if on this rank). */
+typedef struct kvp_layer_cost {
+    uint32_t layer;
+    kvp_cache_kind kind;
+    uint64_t window_tokens;
+    uint32_t kv_heads_per_rank;
+    uint32_t k_head_dim, v_head_dim;
+    kvp_dtype dtype;
+    uint64_t bytes_per_token;
+    uint64_t bytes_per_sequence;
+    uint32_t pp_stage;             /* stage that holds this layer */
+} kvp_layer_cost;
+
+KVP_NODISCARD kvp_status kvp_cost_layer(const kvp_model *model, const kvp_cost_settings *settings,
+                                        size_t cache_index, kvp_layer_cost *out, kvp_error *err);
+
+/* Tokens a pool keeps for one sequence of seq_len tokens: min(seq_len,
+ * window) for bounded kinds (a chunked pool keeps at most one chunk), the
+ * encoder length for cross pools, seq_len otherwise, 0 for recurrent. */
+uint64_t kvp_pool_tokens_for_sequence(const kvp_pool_cost *pool, uint64_t seq_len);
+
+/* Bytes one sequence of seq_len tokens takes on this rank, in whole blocks:
+ * sum over pools of ceil(tokens/tokens_per_block) * page_bytes * beam_width
+ * plus bytes_per_sequence. */
+KVP_NODISCARD kvp_status kvp_cost_sequence_bytes(const kvp_cost *cost, uint64_t seq_len,
+                                                 uint64_t *out_bytes, kvp_error *err);
+
+/* First stage of layer `layer` under the pipeline split rule above. */
+uint32_t kvp_pp_stage_of_layer(uint32_t num_layers, uint32_t pp, uint32_t layer);
+/* Layers [begin, end) of stage `stage`. */
+void kvp_pp_stage_layers(uint32_t num_layers, uint32_t pp, uint32_t stage, uint32_t *begin,
+                         uint32_t *end);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,58 @@
+/*
+ * kvplan/gpu.h — GPU catalogue (embedded data/gpus/catalog.json) and live probe.
+ * Contract shared by the planner (src/plan) and the probe room (src/probe).
+ *
+ * total_bytes is the memory an engine budgets from: the total that
+ * cudaMemGetInfo / torch.cuda.mem_get_info reports when the catalogue knows it
+ * (basis "cuda"), else the NVML / nvidia-smi "Total" (basis "nvml", a few
+ * hundred MiB above the CUDA figure because it includes driver-reserved
+ * memory), else a figure derived from the marketing size (basis "derived").
+ * `source` says where the figures come from.
+ *
+ * Thread safety: every function here reads immutable embedded data and may be
+ * called from any number of threads at once.
+ */
+#ifndef KVPLAN_GPU_H
+#define KVPLAN_GPU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kvplan/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct kvp_gpu_info {
+    char name[96];                 /* canonical name, "H100 SXM 80GB" */
+    char vendor[16];               /* "nvidia", "amd" */
+    uint64_t total_bytes;          /* usable memory as the driver reports it (see above) */
+    uint64_t free_bytes;           /* probe only: free now (0 from the catalogue) */
+    uint64_t bandwidth_bytes_per_s;/* memory bandwidth, 0 if unknown */
+    char source[160];              /* where the figures come from */
+    /* Added by the probe room (issue 5); zero-initialised by older callers. */
+    uint64_t driver_total_bytes;   /* NVML / nvidia-smi "Total" (incl. driver-reserved), 0 if unknown */
+    char total_basis[16];          /* "cuda", "nvml", "derived" (catalogue); "nvml", "nvml-v2",
+                                      "cuda", "sysfs" (probe) */
+} kvp_gpu_info;
+
+/* Look a GPU up in the embedded catalogue, case-insensitively, with aliases
+ * ("h100", "H100 80GB HBM3", "h100-80gb", "NVIDIA H100 80GB HBM3"). Spaces,
+ * '-', '_' and a leading "NVIDIA" / "AMD" / "GeForce" / "Instinct" are
+ * ignored. A bare family name means its most common part (h100 = H100 SXM
+ * 80GB, a100 = A100 SXM 80GB). `out` is fully overwritten on success.
+ * Errors: KVP_INVALID_ARG (NULL / empty name), KVP_NOT_FOUND (the message
+ * names the three closest catalogue names; `err->key` is the name). */
+KVP_NODISCARD kvp_status kvp_gpu_lookup(const char *name, kvp_gpu_info *out, kvp_error *err);
+
+/* Catalogue enumeration, in catalogue order. entry() fails with
+ * KVP_INVALID_ARG when index >= count. */
+size_t kvp_gpu_catalog_count(void);
+KVP_NODISCARD kvp_status kvp_gpu_catalog_entry(size_t index, kvp_gpu_info *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,195 @@
+/*
+ * kvplan/model.h — a model as kvplan sees it: the per-layer KV cache specs.
+ *
+ * A kvp_model is an immutable, opaque handle built by a reader (Hugging Face
+ * config.json, GGUF header, built-in catalogue). It holds one or more
+ * kvp_layer_cache records per decoder layer: what that layer keeps per
+ * sequence. A decoder layer may keep several caches (Falcon-H1: attention and
+ * Mamba2 side by side; encoder-decoder: self and cross attention), and a layer
+ * that keeps nothing (an MLP-only layer of Nemotron-H) has no record.
+ *
+ * Thread safety: a built model is read-only; any number of threads may read
+ * it at once. Different handles are independent (no global mutable state).
+ */
+#ifndef KVPLAN_MODEL_H
+#define KVPLAN_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kvplan/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Element types of caches and weights. AUTO means "follow the model". */
+typedef enum kvp_dtype {
+    KVP_DTYPE_AUTO = 0,
+    KVP_DTYPE_FP32,
+    KVP_DTYPE_FP16,
+    KVP_DTYPE_BF16,
+    KVP_DTYPE_FP8,   /* e4m3 / e5m2: one byte */
+    KVP_DTYPE_INT8,
+    KVP_DTYPE_NVFP4, /* 4-bit values + one fp8 scale byte per 16 elements */
+    KVP_DTYPE_COUNT
+} kvp_dtype;
+
+/* Canonical name ("bf16", "fp8", ...); never NULL. */
+const char *kvp_dtype_name(kvp_dtype dtype);
+/* Parse a dtype name: accepts kvplan names and HF/torch spellings
+ * ("bfloat16", "float16", "half", "float32", "float", "fp8_e4m3", "e4m3",
+ * "int8", "nvfp4", "fp4", "auto"). Returns KVP_INVALID_ARG when unknown. */
+KVP_NODISCARD kvp_status kvp_dtype_parse(const char *name, kvp_dtype *out);
+/* Bytes taken by `elements` values of `dtype` (nvfp4: elements/2 rounded up
+ * plus one scale byte per 16 elements rounded up). Fails with KVP_OVERFLOW or
+ * KVP_INVALID_ARG for AUTO. */
+KVP_NODISCARD kvp_status kvp_dtype_bytes(kvp_dtype dtype, uint64_t elements, uint64_t *out_bytes);
+
+/* What one decoder layer keeps per sequence (DESIGN.md "layer cache spec"). */
+typedef enum kvp_cache_kind {
+    KVP_CACHE_FULL = 0,  /* full attention: K and V for every token */
+    KVP_CACHE_SLIDING,   /* sliding window of window_tokens tokens */
+    KVP_CACHE_CHUNKED,   /* chunked local attention, chunk of window_tokens */
+    KVP_CACHE_MLA,       /* multi-head latent attention: one K-only latent row */
+    KVP_CACHE_RECURRENT, /* Mamba / Mamba2 / gated-delta-net: fixed state per sequence */
+    KVP_CACHE_CROSS,     /* cross attention over window_tokens encoder positions */
+    KVP_CACHE_INDEXER,   /* sparse-attention indexer keys (DeepSeek-V3.2, GLM-5) */
+    KVP_CACHE_KIND_COUNT
+} kvp_cache_kind;
+
+/* "full", "sliding", "chunked", "mla", "recurrent", "cross", "indexer". */
+const char *kvp_cache_kind_name(kvp_cache_kind kind);
+
+/* Recurrent state geometry, uniform over Mamba-1, Mamba2 and gated-delta-net:
+ *   conv state  = (conv_kernel - 1) * (heads * head_dim + 2 * groups * group_dim)
+ *   ssm state   = heads * head_dim * state_dim
+ * Mamba2:  heads = mamba heads, head_dim = mamba head dim, state_dim = d_state,
+ *          groups = n_groups, group_dim = d_state.
+ * Mamba-1: heads = d_inner, head_dim = 1, state_dim = d_state, groups = 0.
+ * GDN:     heads = linear value heads, head_dim = value head dim,
+ *          state_dim = key head dim, groups = linear key heads,
+ *          group_dim = key head dim.
+ * Under tensor parallelism `heads` and `groups` are sharded (groups that do
+ * not divide are replicated to one per rank, as engines do for n_groups=1). */
+typedef struct kvp_recurrent_geometry {
+    uint32_t heads;
+    uint32_t head_dim;
+    uint32_t state_dim;
+    uint32_t groups;
+    uint32_t group_dim;
+    uint32_t conv_kernel;
+    kvp_dtype conv_dtype; /* AUTO: the model's dtype */
+    kvp_dtype ssm_dtype;  /* AUTO: the model's dtype */
+} kvp_recurrent_geometry;
+
+typedef struct kvp_layer_cache {
+    uint32_t layer;          /* 0-based decoder layer index */
+    kvp_cache_kind kind;
+    uint32_t kv_heads;       /* KV heads kept (MLA and indexer: 1) */
+    uint32_t k_head_dim;     /* elements per head of K (MLA: kv_lora_rank + qk_rope_head_dim) */
+    uint32_t v_head_dim;     /* elements per head of V (0 for K-only caches) */
+    uint64_t window_tokens;  /* sliding window / chunk / encoder length; 0 when unbounded */
+    bool replicated;         /* same bytes on every TP rank (MLA latent, indexer) */
+    kvp_dtype dtype;         /* AUTO: the deployment's KV dtype; else fixed (indexer fp8) */
+    uint32_t scale_bytes_per_token; /* extra bytes per token per head (indexer fp8 scales) */
+    kvp_recurrent_geometry recurrent; /* only for KVP_CACHE_RECURRENT */
+} kvp_layer_cache;
+
+/* Architecture facts kept for weight estimates and reports. 0 = not stated. */
+typedef struct kvp_model_info {
+    char model_type[64];         /* HF model_type of the language model ("llama") */
+    char architecture[96];       /* architectures[0] of the outer config */
+    kvp_dtype dtype;             /* torch_dtype / dtype; BF16 when absent */
+    bool dtype_stated;           /* false when dtype was defaulted */
+    kvp_dtype kv_dtype_declared; /* checkpoint's KV cache quantization; AUTO when none */
+    uint32_t num_layers;         /* decoder layers */
+    uint32_t num_encoder_layers; /* encoder layers of encoder-decoder models */
+    uint32_t num_attention_heads;
+    uint32_t num_kv_heads;       /* of the first attention layer */
+    uint32_t head_dim;
+    uint64_t hidden_size;
+    uint64_t intermediate_size;
+    uint64_t vocab_size;
+    uint64_t max_position_embeddings;
+    bool tie_word_embeddings;
+    bool is_mla;
+    bool is_encoder_decoder;
+    bool is_hybrid_recurrent;    /* has both attention and recurrent layers */
+    bool is_multimodal;          /* language model nested in a wrapper config */
+    uint32_t kv_lora_rank;
+    uint32_t qk_rope_head_dim;
+    uint32_t qk_nope_head_dim;
+    uint32_t v_head_dim;
+    uint32_t q_lora_rank;
+    uint32_t num_experts;        /* routed experts (0: dense) */
+    uint32_t num_experts_per_tok;
+    uint32_t num_shared_experts;
+    uint64_t moe_intermediate_size;
+    uint32_t first_k_dense_replace; /* leading dense layers of DeepSeek-style MoE */
+    uint32_t moe_layer_freq;
+    uint32_t num_nextn_predict_layers; /* MTP layers (not in num_layers) */
+    uint64_t encoder_max_positions;  /* cross-attention length */
+    char quant_method[32];       /* quantization_config.quant_method, "" when none */
+    char weight_quant[32];       /* "fp8", "mxfp4", "nvfp4", "int4", ... "" when none */
+    uint32_t quant_group_size;
+    uint32_t num_quant_excluded; /* modules listed as not quantized */
+    uint32_t sliding_window;     /* window of sliding layers, 0 when none */
+    uint32_t attention_chunk_size;
+} kvp_model_info;
+
+typedef struct kvp_model kvp_model;
+
+/* Allocator hooks (NULL = libc). Used for every allocation a handle makes. */
+typedef struct kvp_allocator {
+    void *(*malloc_fn)(void *ctx, size_t size);
+    void *(*realloc_fn)(void *ctx, void *ptr, size_t size);
+    void (*free_fn)(void *ctx, void *ptr);
+    void *ctx;
+} kvp_allocator;
+
+/* Read a Hugging Face config.json (or a directory that holds one).
+ * `alc` may be NULL. On success *out is a new model the caller frees with
+ * kvp_model_free(). On failure *out is NULL and `err` (if non-NULL) says why. */
+KVP_NODISCARD kvp_status kvp_model_from_hf_file(const char *path, const kvp_allocator *alc,
+                                                kvp_model **out, kvp_error *err);
+/* Same from an in-memory JSON text; `name` is used in error messages. */
+KVP_NODISCARD kvp_status kvp_model_from_hf_json(const char *text, size_t len, const char *name,
+                                                const kvp_allocator *alc, kvp_model **out,
+                                                kvp_error *err);
+/* A model from the embedded catalogue by name or alias ("llama-3.1-8b",
+ * "meta-llama/Llama-3.1-8B"). KVP_NOT_FOUND lists the closest names in err. */
+KVP_NODISCARD kvp_status kvp_model_from_catalog(const char *name, const kvp_allocator *alc,
+                                                kvp_model **out, kvp_error *err);
+/* Resolve MODEL the way the CLI does: a path to a file or folder, else a
+ * catalogue name. */
+KVP_NODISCARD kvp_status kvp_model_open(const char *name_or_path, const kvp_allocator *alc,
+                                        kvp_model **out, kvp_error *err);
+
+/* Free a model; NULL is a no-op. */
+void kvp_model_free(kvp_model *model);
+
+/* Display name (catalogue name or file path); never NULL, owned by the model. */
+const char *kvp_model_name(const kvp_model *model);
+/* Architecture facts; pointer owned by the model. */
+const kvp_model_info *kvp_model_get_info(const kvp_model *model);
+/* Number of layer cache records, and record i (0 <= i < count). */
+size_t kvp_model_cache_count(const kvp_model *model);
+const kvp_layer_cache *kvp_model_cache(const kvp_model *model, size_t index);
+
+/* The config text the model was read from (the whole outer config.json), for
+ * rooms that need keys the cost model does not keep (weights estimate).
+ * Owned by the model; NULL for models not read from JSON. */
+const char *kvp_model_source_text(const kvp_model *model, size_t *out_len);
+
+/* Embedded catalogue: number of entries and entry i's canonical name and
+ * source file name (both static strings). */
+size_t kvp_catalog_count(void);
+const char *kvp_catalog_name(size_t index);
+const char *kvp_catalog_hf_id(size_t index);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Install the Debian 12 packages kvplan needs, only those missing (run as root).
+set -euo pipefail
+need=()
+for p in build-essential cmake pkg-config libjansson-dev libcmocka-dev clang libclang-rt-14-dev; do
+  dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
+done
+if ((${#need[@]})); then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq "${need[@]}" >/dev/null
+fi

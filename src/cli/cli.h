@@ -1,0 +1,42 @@
+/* cli.h — helpers shared by the subcommands: the only code that talks to the terminal. */
+#ifndef KVP_CLI_H
+#define KVP_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "kvplan/kvplan.h"
+#include "kvplan/units.h"
+#include "commands.h"
+
+#define KVP_EXIT_OK 0
+#define KVP_EXIT_NO 1
+#define KVP_EXIT_BAD_INPUT 2
+
+/* Print "kvplan: <message>" as one line on stderr; returns KVP_EXIT_BAD_INPUT. */
+int kvp_cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print an error record as one line (or as a JSON object on stdout when json). */
+int kvp_cli_report_error(const kvp_error *err, bool json);
+
+/* Option value parsers: print one line and return false on bad input. */
+bool kvp_cli_u32(const char *opt, const char *text, uint32_t min, uint32_t max, uint32_t *out);
+bool kvp_cli_u64_count(const char *opt, const char *text, uint64_t *out);
+bool kvp_cli_bytes(const char *opt, const char *text, uint64_t *out);
+bool kvp_cli_fraction(const char *opt, const char *text, double *out);
+bool kvp_cli_dtype(const char *opt, const char *text, kvp_dtype *out);
+
+/* Option matching: "--tp 2" and "--tp=2". On a match sets *value (advancing *i
+ * past a separate value) and returns true. Missing value: prints and sets *bad. */
+bool kvp_cli_opt(int argc, char **argv, int *i, const char *name, const char **value, bool *bad);
+/* Flag without a value. */
+bool kvp_cli_flag(const char *arg, const char *name);
+/* Unknown option: print a "did you mean" from the NULL-terminated list; returns 2. */
+int kvp_cli_unknown_option(const char *arg, const char *const *known);
+
+/* Human byte formatting: "1.50 GiB" into buf. */
+const char *kvp_cli_fmt_bytes(uint64_t bytes, char *buf, size_t size);
+/* Thousands separators: "131,072". */
+const char *kvp_cli_fmt_count(uint64_t n, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,188 @@
+/* cli_util.c — option parsing and one-line errors shared by the subcommands. */
+#include <stdarg.h>
+#include <string.h>
+
+#include "cli.h"
+#include "util.h"
+
+int kvp_cli_fail(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("kvplan: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return KVP_EXIT_BAD_INPUT;
+}
+
+static void json_string(FILE *out, const char *s) {
+    fputc('"', out);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(out, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(out, "\\u%04x", c);
+        else
+            fputc(c, out);
+    }
+    fputc('"', out);
+}
+
+int kvp_cli_report_error(const kvp_error *err, bool json) {
+    /* Messages may carry bytes from hostile files: print them on one line. */
+    char msg[KVP_ERROR_MESSAGE_MAX];
+    size_t n = 0;
+    for (const char *p = err->message; *p && n + 1 < sizeof msg; p++)
+        msg[n++] = (*p == '\n' || *p == '\r') ? ' ' : *p;
+    msg[n] = '\0';
+    if (json) {
+        fputs("{\"error\": {\"code\": ", stdout);
+        json_string(stdout, kvp_status_name(err->code));
+        fputs(", \"message\": ", stdout);
+        json_string(stdout, msg);
+        fputs(", \"file\": ", stdout);
+        json_string(stdout, err->file);
+        fputs(", \"key\": ", stdout);
+        json_string(stdout, err->key);
+        fprintf(stdout, ", \"line\": %d, \"column\": %d}}\n", err->line, err->column);
+    }
+    fprintf(stderr, "kvplan: %s\n", msg[0] ? msg : kvp_status_describe(err->code));
+    return KVP_EXIT_BAD_INPUT;
+}
+
+bool kvp_cli_u32(const char *opt, const char *text, uint32_t min, uint32_t max, uint32_t *out) {
+    uint64_t v;
+    kvp_error err;
+    if (kvp_parse_count(text, &v, &err) != KVP_OK) {
+        kvp_cli_fail("%s: %s", opt, err.message);
+        return false;
+    }
+    if (v < min || v > max) {
+        kvp_cli_fail("%s: %s is out of range, expected %u to %u", opt, text, min, max);
+        return false;
+    }
+    *out = (uint32_t)v;
+    return true;
+}
+
+bool kvp_cli_u64_count(const char *opt, const char *text, uint64_t *out) {
+    kvp_error err;
+    if (kvp_parse_count(text, out, &err) != KVP_OK) {
+        kvp_cli_fail("%s: %s", opt, err.message);
+        return false;
+    }
+    return true;
+}
+
+bool kvp_cli_bytes(const char *opt, const char *text, uint64_t *out) {
+    kvp_error err;
+    if (kvp_parse_bytes(text, out, &err) != KVP_OK) {
+        kvp_cli_fail("%s: %s", opt, err.message);
+        return false;
+    }
+    return true;
+}
+
+bool kvp_cli_fraction(const char *opt, const char *text, double *out) {
+    kvp_error err;
+    if (kvp_parse_fraction(text, out, &err) != KVP_OK) {
+        kvp_cli_fail("%s: %s", opt, err.message);
+        return false;
+    }
+    return true;
+}
+
+bool kvp_cli_dtype(const char *opt, const char *text, kvp_dtype *out) {
+    if (kvp_dtype_parse(text, out) != KVP_OK) {
+        kvp_cli_fail("%s: unknown dtype '%s' (expected auto, fp32, fp16, bf16, fp8, int8, nvfp4)",
+                     opt, text);
+        return false;
+    }
+    return true;
+}
+
+bool kvp_cli_opt(int argc, char **argv, int *i, const char *name, const char **value, bool *bad) {
+    const char *arg = argv[*i];
+    size_t n = strlen(name);
+    if (strncmp(arg, name, n) != 0) return false;
+    if (arg[n] == '=') {
+        *value = arg + n + 1;
+        return true;
+    }
+    if (arg[n] != '\0') return false;
+    if (*i + 1 >= argc) {
+        kvp_cli_fail("%s needs a value", name);
+        *bad = true;
+        *value = NULL;
+        return true;
+    }
+    *value = argv[++*i];
+    return true;
+}
+
+bool kvp_cli_flag(const char *arg, const char *name) { return strcmp(arg, name) == 0; }
+
+/* Levenshtein distance, bounded to short option names. */
+static size_t edit_distance(const char *a, const char *b) {
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 63 || lb > 63) return 99;
+    size_t prev[64], cur[64];
+    for (size_t j = 0; j <= lb; j++) prev[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        cur[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+            size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
+            cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+        }
+        memcpy(prev, cur, (lb + 1) * sizeof prev[0]);
+    }
+    return prev[lb];
+}
+
+int kvp_cli_unknown_option(const char *arg, const char *const *known) {
+    const char *best = NULL;
+    size_t best_d = 99;
+    char bare[128];
+    kvp__strlcpy(bare, arg, sizeof bare);
+    char *eq = strchr(bare, '=');
+    if (eq) *eq = '\0';
+    for (size_t i = 0; known && known[i]; i++) {
+        size_t d = edit_distance(bare, known[i]);
+        if (d < best_d) {
+            best_d = d;
+            best = known[i];
+        }
+    }
+    if (best && best_d <= 3)
+        return kvp_cli_fail("unknown option or command '%s' (did you mean '%s'?)", bare, best);
+    return kvp_cli_fail("unknown option or command '%s' (see --help)", bare);
+}
+
+const char *kvp_cli_fmt_bytes(uint64_t bytes, char *buf, size_t size) {
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    double v = (double)bytes;
+    int u = 0;
+    while (v >= 1024.0 && u < 5) {
+        v /= 1024.0;
+        u++;
+    }
+    if (u == 0)
+        snprintf(buf, size, "%llu B", (unsigned long long)bytes);
+    else
+        snprintf(buf, size, "%.2f %s", v, units[u]);
+    return buf;
+}
+
+const char *kvp_cli_fmt_count(uint64_t n, char *buf, size_t size) {
+    char tmp[32];
+    snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)n);
+    size_t len = strlen(tmp), o = 0;
+    for (size_t i = 0; i < len && o + 2 < size; i++) {
+        if (i && (len - i) % 3 == 0) buf[o++] = ',';
+        buf[o++] = tmp[i];
+    }
+    buf[o] = '\0';
+    return buf;
+}

@@ -1,0 +1,337 @@
+/*
+ * cost.c — per-layer cache specs to per-rank pools with an affine cost
+ * (DESIGN.md "pool": slope bytes per token, intercept bytes per sequence slot).
+ * The seed's creator multiplies everything by these figures, so each product
+ * is overflow-checked here once.
+ */
+#include <string.h>
+
+#include "kvplan/cost.h"
+#include "util.h"
+
+static const char *const k_kind_names[KVP_CACHE_KIND_COUNT] = {
+    [KVP_CACHE_FULL] = "full",           [KVP_CACHE_SLIDING] = "sliding",
+    [KVP_CACHE_CHUNKED] = "chunked",     [KVP_CACHE_MLA] = "mla",
+    [KVP_CACHE_RECURRENT] = "recurrent", [KVP_CACHE_CROSS] = "cross",
+    [KVP_CACHE_INDEXER] = "indexer",
+};
+
+const char *kvp_cache_kind_name(kvp_cache_kind kind) {
+    return (unsigned)kind < KVP_CACHE_KIND_COUNT ? k_kind_names[kind] : "unknown";
+}
+
+kvp_cost_settings kvp_cost_settings_default(void) {
+    kvp_cost_settings s;
+    memset(&s, 0, sizeof s);
+    s.tp = 1;
+    s.pp = 1;
+    s.pp_rank = -1;
+    s.kv_dtype = KVP_DTYPE_AUTO;
+    s.tokens_per_block = KVP_DEFAULT_TOKENS_PER_BLOCK;
+    s.beam_width = 1;
+    return s;
+}
+
+static kvp_cost_settings normalize(const kvp_cost_settings *in) {
+    kvp_cost_settings s = in ? *in : kvp_cost_settings_default();
+    if (s.tp == 0) s.tp = 1;
+    if (s.pp == 0) s.pp = 1;
+    if (s.tokens_per_block == 0) s.tokens_per_block = KVP_DEFAULT_TOKENS_PER_BLOCK;
+    if (s.beam_width == 0) s.beam_width = 1;
+    return s;
+}
+
+/* torch.tensor_split(range(L), P): the first L mod P stages take one extra layer. */
+void kvp_pp_stage_layers(uint32_t num_layers, uint32_t pp, uint32_t stage, uint32_t *begin,
+                         uint32_t *end) {
+    if (pp == 0) pp = 1;
+    uint32_t base = num_layers / pp, extra = num_layers % pp;
+    uint32_t b = stage * base + (stage < extra ? stage : extra);
+    uint32_t n = base + (stage < extra ? 1u : 0u);
+    *begin = b;
+    *end = b + n;
+}
+
+uint32_t kvp_pp_stage_of_layer(uint32_t num_layers, uint32_t pp, uint32_t layer) {
+    if (pp == 0) pp = 1;
+    for (uint32_t s = 0; s < pp; s++) {
+        uint32_t b, e;
+        kvp_pp_stage_layers(num_layers, pp, s, &b, &e);
+        if (layer >= b && layer < e) return s;
+    }
+    return pp - 1;
+}
+
+static kvp_dtype resolve_kv_dtype(const kvp_model *model, kvp_dtype requested) {
+    const kvp_model_info *info = kvp_model_get_info(model);
+    if (requested != KVP_DTYPE_AUTO) return requested;
+    if (info->kv_dtype_declared != KVP_DTYPE_AUTO) return info->kv_dtype_declared;
+    return info->dtype == KVP_DTYPE_AUTO ? KVP_DTYPE_BF16 : info->dtype;
+}
+
+/* KV heads one rank keeps: heads split evenly, or one whole (replicated) head
+ * per rank when there are fewer heads than ranks. */
+static kvp_status heads_per_rank(const kvp_model *model, uint32_t heads, uint32_t tp,
+                                 uint32_t layer, const char *what, uint32_t *out, kvp_error *err) {
+    if (heads == 0)
+        return kvp__fail(err, KVP_CONFIG, kvp_model_name(model), what,
+                         "layer %u has 0 heads, expected at least 1", layer);
+    if (heads >= tp) {
+        if (heads % tp != 0)
+            return kvp__fail(err, KVP_CONFIG, kvp_model_name(model), what,
+                             "layer %u: %u heads do not divide across tensor parallelism %u",
+                             layer, heads, tp);
+        *out = heads / tp;
+    } else {
+        if (tp % heads != 0)
+            return kvp__fail(err, KVP_CONFIG, kvp_model_name(model), what,
+                             "layer %u: %u heads cannot be replicated evenly over tensor "
+                             "parallelism %u",
+                             layer, heads, tp);
+        *out = 1;
+    }
+    return KVP_OK;
+}
+
+static kvp_status overflow(const kvp_model *model, uint32_t layer, kvp_error *err) {
+    return kvp__fail(err, KVP_OVERFLOW, kvp_model_name(model), NULL,
+                     "layer %u: bytes per token overflow 64 bits", layer);
+}
+
+/* Bytes of one record on one rank: slope (per token) and intercept (per sequence). */
+static kvp_status cost_record(const kvp_model *model, const kvp_layer_cache *c,
+                              const kvp_cost_settings *s, kvp_dtype kv_dtype, kvp_layer_cost *out,
+                              kvp_error *err) {
+    memset(out, 0, sizeof *out);
+    out->layer = c->layer;
+    out->kind = c->kind;
+    out->window_tokens = c->window_tokens;
+    out->k_head_dim = c->k_head_dim;
+    out->v_head_dim = c->v_head_dim;
+    kvp_dtype model_dtype = kvp_model_get_info(model)->dtype;
+    if (model_dtype == KVP_DTYPE_AUTO) model_dtype = KVP_DTYPE_BF16;
+
+    if (c->kind == KVP_CACHE_RECURRENT) {
+        const kvp_recurrent_geometry *r = &c->recurrent;
+        uint32_t h;
+        kvp_status st = heads_per_rank(model, r->heads, s->tp, c->layer, "recurrent heads", &h, err);
+        if (st) return st;
+        if (r->heads < s->tp)
+            return kvp__fail(err, KVP_CONFIG, kvp_model_name(model), "recurrent heads",
+                             "layer %u: %u recurrent heads cannot be sharded over tensor "
+                             "parallelism %u",
+                             c->layer, r->heads, s->tp);
+        uint32_t g = 0;
+        if (r->groups) {
+            /* Groups that do not shard evenly are replicated, one per rank. */
+            if (r->groups % s->tp == 0)
+                g = r->groups / s->tp;
+            else if (s->tp % r->groups == 0)
+                g = 1;
+            else
+                return kvp__fail(err, KVP_CONFIG, kvp_model_name(model), "n_groups",
+                                 "layer %u: %u groups neither divide nor replicate over tensor "
+                                 "parallelism %u",
+                                 c->layer, r->groups, s->tp);
+        }
+        uint64_t inner, grp, conv_elems, ssm_elems, conv_b, ssm_b, kernel_m1;
+        kernel_m1 = r->conv_kernel ? r->conv_kernel - 1u : 0u;
+        if (!kvp__mul_u64(h, r->head_dim, &inner) ||
+            !kvp__mul_many_u64(&grp, 3, (uint64_t)2, (uint64_t)g, (uint64_t)r->group_dim) ||
+            !kvp__add_u64(inner, grp, &conv_elems) ||
+            !kvp__mul_u64(conv_elems, kernel_m1, &conv_elems) ||
+            !kvp__mul_many_u64(&ssm_elems, 3, (uint64_t)h, (uint64_t)r->head_dim,
+                               (uint64_t)r->state_dim))
+            return overflow(model, c->layer, err);
+        kvp_dtype cd = r->conv_dtype == KVP_DTYPE_AUTO ? model_dtype : r->conv_dtype;
+        kvp_dtype sd = r->ssm_dtype == KVP_DTYPE_AUTO ? model_dtype : r->ssm_dtype;
+        if (kvp_dtype_bytes(cd, conv_elems, &conv_b) || kvp_dtype_bytes(sd, ssm_elems, &ssm_b) ||
+            !kvp__add_u64(conv_b, ssm_b, &out->bytes_per_sequence) ||
+            !kvp__mul_u64(out->bytes_per_sequence, s->beam_width, &out->bytes_per_sequence))
+            return overflow(model, c->layer, err);
+        out->kv_heads_per_rank = h;
+        out->dtype = sd;
+        return KVP_OK;
+    }
+
+    uint32_t h = 1;
+    if (!c->replicated) {
+        kvp_status st = heads_per_rank(model, c->kv_heads, s->tp, c->layer, "num_key_value_heads",
+                                       &h, err);
+        if (st) return st;
+    } else {
+        h = c->kv_heads ? c->kv_heads : 1;
+    }
+    kvp_dtype dt = c->dtype == KVP_DTYPE_AUTO ? kv_dtype : c->dtype;
+    uint64_t elems, bytes, scales;
+    if (!kvp__mul_u64(h, (uint64_t)c->k_head_dim + c->v_head_dim, &elems))
+        return overflow(model, c->layer, err);
+    if (kvp_dtype_bytes(dt, elems, &bytes) != KVP_OK) return overflow(model, c->layer, err);
+    if (!kvp__mul_u64(h, c->scale_bytes_per_token, &scales) ||
+        !kvp__add_u64(bytes, scales, &bytes))
+        return overflow(model, c->layer, err);
+    out->kv_heads_per_rank = h;
+    out->dtype = dt;
+    out->bytes_per_token = bytes;
+    return KVP_OK;
+}
+
+static bool same_pool(const kvp_pool_cost *p, const kvp_layer_cost *l) {
+    return p->kind == l->kind && p->window_tokens == l->window_tokens && p->dtype == l->dtype &&
+           p->kv_heads_per_rank == l->kv_heads_per_rank && p->k_head_dim == l->k_head_dim &&
+           p->v_head_dim == l->v_head_dim && p->bytes_per_token_per_layer == l->bytes_per_token &&
+           (p->layers == 0 || p->bytes_per_sequence / p->layers == l->bytes_per_sequence);
+}
+
+kvp_status kvp_cost_layer(const kvp_model *model, const kvp_cost_settings *settings,
+                          size_t cache_index, kvp_layer_cost *out, kvp_error *err) {
+    kvp_cost_settings s = normalize(settings);
+    const kvp_layer_cache *c = kvp_model_cache(model, cache_index);
+    if (!c)
+        return kvp__fail(err, KVP_INVALID_ARG, kvp_model_name(model), NULL,
+                         "cache index %zu out of range", cache_index);
+    kvp_status st = cost_record(model, c, &s, resolve_kv_dtype(model, s.kv_dtype), out, err);
+    if (st) return st;
+    out->pp_stage = kvp_pp_stage_of_layer(kvp_model_get_info(model)->num_layers, s.pp, c->layer);
+    return KVP_OK;
+}
+
+static kvp_status cost_stage(const kvp_model *model, const kvp_cost_settings *s, uint32_t stage,
+                             kvp_cost *out, kvp_error *err) {
+    const kvp_model_info *info = kvp_model_get_info(model);
+    memset(out, 0, sizeof *out);
+    out->tp = s->tp;
+    out->pp = s->pp;
+    out->pp_rank = stage;
+    out->tokens_per_block = s->tokens_per_block;
+    out->beam_width = s->beam_width;
+    out->kv_dtype = resolve_kv_dtype(model, s->kv_dtype);
+    out->model_dtype = info->dtype;
+    kvp_pp_stage_layers(info->num_layers, s->pp, stage, &out->layer_begin, &out->layer_end);
+
+    size_t n = kvp_model_cache_count(model);
+    for (size_t i = 0; i < n; i++) {
+        const kvp_layer_cache *c = kvp_model_cache(model, i);
+        if (c->layer < out->layer_begin || c->layer >= out->layer_end) continue;
+        kvp_layer_cost lc;
+        kvp_status st = cost_record(model, c, s, out->kv_dtype, &lc, err);
+        if (st) return st;
+        kvp_pool_cost *p = NULL;
+        for (uint32_t k = 0; k < out->pool_count; k++)
+            if (same_pool(&out->pools[k], &lc)) p = &out->pools[k];
+        if (!p) {
+            if (out->pool_count == KVP_MAX_POOLS)
+                return kvp__fail(err, KVP_UNSUPPORTED, kvp_model_name(model), NULL,
+                                 "more than %d distinct layer geometries", KVP_MAX_POOLS);
+            p = &out->pools[out->pool_count++];
+            p->kind = lc.kind;
+            p->window_tokens = lc.window_tokens;
+            p->kv_heads_per_rank = lc.kv_heads_per_rank;
+            p->k_head_dim = lc.k_head_dim;
+            p->v_head_dim = lc.v_head_dim;
+            p->dtype = lc.dtype;
+            p->bytes_per_token_per_layer = lc.bytes_per_token;
+            p->tokens_per_block = lc.kind == KVP_CACHE_RECURRENT ? 0 : s->tokens_per_block;
+        }
+        p->layers++;
+        if (!kvp__add_u64(p->bytes_per_token, lc.bytes_per_token, &p->bytes_per_token) ||
+            !kvp__add_u64(p->bytes_per_sequence, lc.bytes_per_sequence, &p->bytes_per_sequence))
+            return overflow(model, c->layer, err);
+        if (c->kind == KVP_CACHE_RECURRENT) {
+            /* Split the state for reports: conv part in its own dtype. */
+            const kvp_recurrent_geometry *r = &c->recurrent;
+            uint32_t h = r->heads / s->tp;
+            uint32_t g = r->groups ? (r->groups % s->tp == 0 ? r->groups / s->tp : 1) : 0;
+            uint64_t ce = ((uint64_t)h * r->head_dim + 2ull * g * r->group_dim) *
+                          (r->conv_kernel ? r->conv_kernel - 1u : 0u);
+            kvp_dtype cd = r->conv_dtype == KVP_DTYPE_AUTO ? info->dtype : r->conv_dtype;
+            uint64_t cb = 0;
+            if (kvp_dtype_bytes(cd, ce, &cb) == KVP_OK) {
+                p->conv_bytes_per_sequence += cb;
+                p->ssm_bytes_per_sequence += lc.bytes_per_sequence / s->beam_width - cb;
+            }
+        }
+    }
+    for (uint32_t k = 0; k < out->pool_count; k++) {
+        kvp_pool_cost *p = &out->pools[k];
+        if (p->kind == KVP_CACHE_RECURRENT) {
+            p->page_bytes = p->bytes_per_sequence / s->beam_width;
+        } else if (!kvp__mul_u64(p->bytes_per_token, s->tokens_per_block, &p->page_bytes)) {
+            return overflow(model, 0, err);
+        }
+        if (!kvp__add_u64(out->bytes_per_token, p->bytes_per_token, &out->bytes_per_token) ||
+            !kvp__add_u64(out->bytes_per_sequence, p->bytes_per_sequence, &out->bytes_per_sequence))
+            return overflow(model, 0, err);
+    }
+    return KVP_OK;
+}
+
+kvp_status kvp_cost_compute(const kvp_model *model, const kvp_cost_settings *settings,
+                            kvp_cost *out, kvp_error *err) {
+    kvp_cost_settings s = normalize(settings);
+    const kvp_model_info *info = kvp_model_get_info(model);
+    if (s.pp > info->num_layers)
+        return kvp__fail(err, KVP_CONFIG, kvp_model_name(model), "pp",
+                         "pipeline parallelism %u is larger than the %u layers", s.pp,
+                         info->num_layers);
+    if (s.pp_rank >= 0) {
+        if ((uint32_t)s.pp_rank >= s.pp)
+            return kvp__fail(err, KVP_INVALID_ARG, kvp_model_name(model), "pp_rank",
+                             "stage %d does not exist with pipeline parallelism %u", s.pp_rank,
+                             s.pp);
+        return cost_stage(model, &s, (uint32_t)s.pp_rank, out, err);
+    }
+    /* Busiest stage: the one with the most bytes per token, then per sequence. */
+    kvp_cost best, cur;
+    kvp_status st = cost_stage(model, &s, 0, &best, err);
+    if (st) return st;
+    for (uint32_t stage = 1; stage < s.pp; stage++) {
+        st = cost_stage(model, &s, stage, &cur, err);
+        if (st) return st;
+        if (cur.bytes_per_token > best.bytes_per_token ||
+            (cur.bytes_per_token == best.bytes_per_token &&
+             cur.bytes_per_sequence > best.bytes_per_sequence))
+            best = cur;
+    }
+    *out = best;
+    return KVP_OK;
+}
+
+uint64_t kvp_pool_tokens_for_sequence(const kvp_pool_cost *pool, uint64_t seq_len) {
+    switch (pool->kind) {
+    case KVP_CACHE_RECURRENT:
+        return 0;
+    case KVP_CACHE_CROSS:
+        return pool->window_tokens;
+    case KVP_CACHE_SLIDING:
+    case KVP_CACHE_CHUNKED:
+        return pool->window_tokens && seq_len > pool->window_tokens ? pool->window_tokens
+                                                                    : seq_len;
+    default:
+        return seq_len;
+    }
+}
+
+kvp_status kvp_cost_sequence_bytes(const kvp_cost *cost, uint64_t seq_len, uint64_t *out_bytes,
+                                   kvp_error *err) {
+    uint64_t total = 0;
+    for (uint32_t k = 0; k < cost->pool_count; k++) {
+        const kvp_pool_cost *p = &cost->pools[k];
+        uint64_t b = 0;
+        if (p->kind != KVP_CACHE_RECURRENT) {
+            uint64_t blocks = kvp__ceil_div_u64(kvp_pool_tokens_for_sequence(p, seq_len),
+                                                p->tokens_per_block);
+            if (!kvp__mul_many_u64(&b, 3, blocks, p->page_bytes, (uint64_t)cost->beam_width))
+                return kvp__fail(err, KVP_OVERFLOW, NULL, "seq_len",
+                                 "%llu tokens per sequence overflow 64-bit bytes",
+                                 (unsigned long long)seq_len);
+        }
+        if (!kvp__add_u64(total, b, &total) ||
+            !kvp__add_u64(total, p->bytes_per_sequence, &total))
+            return kvp__fail(err, KVP_OVERFLOW, NULL, "seq_len",
+                             "%llu tokens per sequence overflow 64-bit bytes",
+                             (unsigned long long)seq_len);
+    }
+    *out_bytes = total;
+    return KVP_OK;
+}

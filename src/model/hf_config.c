@@ -1,0 +1,360 @@
+/*
+ * hf_config.c — a Hugging Face config.json to per-layer KV cache specs.
+ *
+ * Input: the config.json of a checkpoint (UTF-8 JSON, at most
+ * KVP_MAX_CONFIG_BYTES). Python writes bare Infinity / NaN into some configs
+ * (Nemotron-H's time_step_limit); they are rewritten, in place and with the
+ * same width so error columns stay right, before jansson parses the text.
+ *
+ * The language model may be nested in a multimodal wrapper (text_config,
+ * llm_config, language_config, thinker_config); the outer dtype and
+ * quantization_config are honoured when the inner config omits them.
+ *
+ * Each family's layer schedule is one function (DESIGN.md "layer cache spec");
+ * anything that changes the cache and is not understood is refused by name.
+ */
+#include <string.h>
+#include <sys/stat.h>
+
+#include "hf_json.h"
+#include "hf_layers.h"
+
+/* Rewrite bare Infinity / -Infinity / NaN tokens outside strings with numbers
+ * of the same width ("1.0e+308", "0.0"), which jansson accepts. */
+static void sanitize_python_numbers(char *s, size_t len) {
+    bool in_str = false;
+    for (size_t i = 0; i < len; i++) {
+        char c = s[i];
+        if (in_str) {
+            if (c == '\\' && i + 1 < len)
+                i++;
+            else if (c == '"')
+                in_str = false;
+            continue;
+        }
+        if (c == '"') {
+            in_str = true;
+        } else if (c == 'I' && len - i >= 8 && memcmp(s + i, "Infinity", 8) == 0) {
+            memcpy(s + i, "1.0e+308", 8);
+            i += 7;
+        } else if (c == 'N' && len - i >= 3 && memcmp(s + i, "NaN", 3) == 0) {
+            memcpy(s + i, "0.0", 3);
+            i += 2;
+        }
+    }
+}
+
+/* Descend through multimodal wrappers to the language model's config. */
+static kvp_status find_language_model(hf_reader *r) {
+    static const char *const wrappers[] = {"thinker_config", "text_config", "llm_config",
+                                           "language_config"};
+    r->lm = r->root;
+    for (int depth = 0; depth < 4; depth++) {
+        bool descended = false;
+        for (size_t i = 0; i < sizeof wrappers / sizeof wrappers[0]; i++) {
+            hf_obj child;
+            kvp_status s = kvp__hf_child(r, &r->lm, wrappers[i], &child);
+            if (s) return s;
+            if (child.json) {
+                r->lm = child;
+                descended = true;
+                break;
+            }
+        }
+        if (!descended) break;
+    }
+    return KVP_OK;
+}
+
+static kvp_status read_dtype_key(hf_reader *r, const hf_obj *o, const char *key, kvp_dtype *out,
+                                 bool *found) {
+    const char *s;
+    kvp_status st = kvp__hf_str(r, o, key, &s);
+    if (st) return st;
+    if (!s) return KVP_OK;
+    kvp_dtype d;
+    if (kvp_dtype_parse(s, &d) != KVP_OK || d == KVP_DTYPE_AUTO || d == KVP_DTYPE_NVFP4 ||
+        d == KVP_DTYPE_FP8 || d == KVP_DTYPE_INT8)
+        return kvp__hf_fail(r, o, key, KVP_UNSUPPORTED,
+                            "unknown model dtype \"%s\" (expected float32, float16 or bfloat16)", s);
+    *out = d;
+    *found = true;
+    return KVP_OK;
+}
+
+/* torch_dtype / dtype of the language model, else of the outer config. */
+static kvp_status read_model_dtype(hf_reader *r, kvp_model_info *info) {
+    const hf_obj *objs[2] = {&r->lm, &r->root};
+    static const char *const keys[] = {"torch_dtype", "dtype"};
+    for (int o = 0; o < 2; o++) {
+        for (int k = 0; k < 2; k++) {
+            bool found = false;
+            kvp_status s = read_dtype_key(r, objs[o], keys[k], &info->dtype, &found);
+            if (s) return s;
+            if (found) {
+                info->dtype_stated = true;
+                return KVP_OK;
+            }
+        }
+    }
+    info->dtype = KVP_DTYPE_BF16;
+    info->dtype_stated = false;
+    return KVP_OK;
+}
+
+/* The checkpoint's KV cache quantization and weight quantization, from
+ * quantization_config (modelopt kv_cache_quant_algo, compressed-tensors
+ * kv_cache_scheme) of the language model or the outer config. */
+static kvp_status read_quantization(hf_reader *r, kvp_model_info *info) {
+    hf_obj q = {0};
+    kvp_status s = kvp__hf_child(r, &r->lm, "quantization_config", &q);
+    if (s) return s;
+    if (!q.json) {
+        s = kvp__hf_child(r, &r->root, "quantization_config", &q);
+        if (s) return s;
+    }
+    if (!q.json) return KVP_OK;
+    const char *method = NULL, *algo = NULL, *kv_algo = NULL;
+    if ((s = kvp__hf_str(r, &q, "quant_method", &method))) return s;
+    if (method) kvp__strlcpy(info->quant_method, method, sizeof info->quant_method);
+    /* modelopt: {"quant_algo": "FP8", "kv_cache_quant_algo": "FP8"} */
+    json_t *v = json_object_get(q.json, "quant_algo");
+    if (json_is_string(v)) algo = json_string_value(v);
+    if ((s = kvp__hf_str(r, &q, "kv_cache_quant_algo", &kv_algo))) return s;
+    if (kv_algo) {
+        if (kvp__strcasecmp(kv_algo, "FP8") == 0)
+            info->kv_dtype_declared = KVP_DTYPE_FP8;
+        else if (kvp__strcasecmp(kv_algo, "NVFP4") == 0)
+            info->kv_dtype_declared = KVP_DTYPE_NVFP4;
+        else if (kvp__strcasecmp(kv_algo, "INT8") == 0)
+            info->kv_dtype_declared = KVP_DTYPE_INT8;
+        else
+            return kvp__hf_fail(r, &q, "kv_cache_quant_algo", KVP_UNSUPPORTED,
+                                "unknown KV cache quantization \"%s\" (expected FP8, NVFP4, INT8)",
+                                kv_algo);
+    }
+    /* compressed-tensors: {"kv_cache_scheme": {"num_bits": 8, "type": "float"}} */
+    hf_obj kvs;
+    if ((s = kvp__hf_child(r, &q, "kv_cache_scheme", &kvs))) return s;
+    if (kvs.json) {
+        uint32_t bits = 0;
+        const char *type = NULL;
+        if ((s = kvp__hf_u32(r, &kvs, "num_bits", 1, 64, &bits, NULL))) return s;
+        if ((s = kvp__hf_str(r, &kvs, "type", &type))) return s;
+        if (bits == 8 && type && strcmp(type, "float") == 0)
+            info->kv_dtype_declared = KVP_DTYPE_FP8;
+        else if (bits == 8 && type && strcmp(type, "int") == 0)
+            info->kv_dtype_declared = KVP_DTYPE_INT8;
+        else if (bits == 4 && type && strcmp(type, "float") == 0)
+            info->kv_dtype_declared = KVP_DTYPE_NVFP4;
+        else
+            return kvp__hf_fail(r, &kvs, "num_bits", KVP_UNSUPPORTED,
+                                "KV cache scheme of %u bits of type \"%s\" is not supported", bits,
+                                type ? type : "(none)");
+    }
+    /* Weight quantization, kept for the weights estimate. */
+    const char *wq = "";
+    if (method) {
+        if (strcmp(method, "fp8") == 0 || strcmp(method, "fbgemm_fp8") == 0) wq = "fp8";
+        else if (strcmp(method, "mxfp4") == 0) wq = "mxfp4";
+        else if (strcmp(method, "awq") == 0 || strcmp(method, "gptq") == 0) wq = "int4";
+        else if (strcmp(method, "bitsandbytes") == 0) wq = "int4";
+    }
+    if (algo) {
+        if (kvp__strcasecmp(algo, "FP8") == 0 || kvp__strcasecmp(algo, "FP8_BLOCK_SCALES") == 0) wq = "fp8";
+        else if (kvp__strcasecmp(algo, "NVFP4") == 0) wq = "nvfp4";
+        else if (kvp__strcasecmp(algo, "W4A16_AWQ") == 0) wq = "int4";
+    }
+    /* compressed-tensors config_groups: the first group's weight bits decide. */
+    json_t *groups = json_object_get(q.json, "config_groups");
+    if (json_is_object(groups)) {
+        const char *gk;
+        json_t *g;
+        json_object_foreach(groups, gk, g) {
+            json_t *w = json_object_get(g, "weights");
+            json_t *bits = json_object_get(w, "num_bits");
+            json_t *type = json_object_get(w, "type");
+            json_t *gs = json_object_get(w, "group_size");
+            if (json_is_integer(bits)) {
+                json_int_t b = json_integer_value(bits);
+                bool is_float = json_is_string(type) && strcmp(json_string_value(type), "float") == 0;
+                if (b == 4) wq = is_float ? "nvfp4" : "int4";
+                else if (b == 8) wq = is_float ? "fp8" : "int8";
+            }
+            if (json_is_integer(gs) && json_integer_value(gs) > 0 &&
+                json_integer_value(gs) < 1000000)
+                info->quant_group_size = (uint32_t)json_integer_value(gs);
+            break;
+        }
+    }
+    json_t *gsz = json_object_get(q.json, "group_size");
+    if (json_is_integer(gsz) && json_integer_value(gsz) > 0 && json_integer_value(gsz) < 1000000)
+        info->quant_group_size = (uint32_t)json_integer_value(gsz);
+    json_t *bits = json_object_get(q.json, "bits");
+    if (json_is_integer(bits) && json_integer_value(bits) == 8 && !*wq) wq = "int8";
+    kvp__strlcpy(info->weight_quant, wq, sizeof info->weight_quant);
+    static const char *const excl_keys[] = {"modules_to_not_convert", "ignore", "exclude_modules",
+                                            "ignored_layers"};
+    for (size_t i = 0; i < sizeof excl_keys / sizeof excl_keys[0]; i++) {
+        json_t *a = json_object_get(q.json, excl_keys[i]);
+        if (json_is_array(a)) info->num_quant_excluded += (uint32_t)json_array_size(a);
+    }
+    return KVP_OK;
+}
+
+/* First integer found among `keys` of o (lenient: for facts kept, not for the cache). */
+static uint64_t first_uint(const hf_obj *o, const char *const *keys, size_t n) {
+    if (!o->json) return 0;
+    for (size_t i = 0; i < n; i++) {
+        json_t *v = json_object_get(o->json, keys[i]);
+        if (json_is_integer(v) && json_integer_value(v) > 0) return (uint64_t)json_integer_value(v);
+    }
+    return 0;
+}
+#define FIRST_UINT(o, ...)                                                                  \
+    first_uint((o), (const char *const[]){__VA_ARGS__},                                     \
+               sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *))
+
+/* MoE and size facts for the weights estimate (issue: read and kept). */
+static void read_facts(hf_reader *r, kvp_model_info *info) {
+    const hf_obj *lm = &r->lm;
+    info->hidden_size = FIRST_UINT(lm, "hidden_size", "d_model", "n_embd");
+    info->intermediate_size = FIRST_UINT(lm, "intermediate_size", "ffn_hidden_size", "d_ff",
+                                         "decoder_ffn_dim", "n_inner");
+    info->vocab_size = FIRST_UINT(lm, "vocab_size", "padded_vocab_size");
+    if (!info->vocab_size) info->vocab_size = FIRST_UINT(&r->root, "vocab_size");
+    info->num_experts = (uint32_t)FIRST_UINT(lm, "num_experts", "num_local_experts",
+                                             "n_routed_experts", "moe_num_experts");
+    info->num_experts_per_tok = (uint32_t)FIRST_UINT(lm, "num_experts_per_tok", "experts_per_token",
+                                                     "top_k_experts", "moe_topk", "moe_k");
+    info->num_shared_experts = (uint32_t)FIRST_UINT(lm, "n_shared_experts", "num_shared_experts");
+    if (!info->num_shared_experts &&
+        FIRST_UINT(lm, "shared_expert_intermediate_size", "moe_shared_expert_intermediate_size",
+                   "share_expert_dim"))
+        info->num_shared_experts = 1;
+    info->moe_intermediate_size = FIRST_UINT(lm, "moe_intermediate_size");
+    info->first_k_dense_replace = (uint32_t)FIRST_UINT(lm, "first_k_dense_replace");
+    info->moe_layer_freq = (uint32_t)FIRST_UINT(lm, "moe_layer_freq", "decoder_sparse_step",
+                                                "interleave_moe_layer_step", "expert_layer_period");
+    info->num_nextn_predict_layers = (uint32_t)FIRST_UINT(lm, "num_nextn_predict_layers",
+                                                          "mtp_num_hidden_layers", "num_mtp_modules");
+    info->max_position_embeddings = FIRST_UINT(lm, "max_position_embeddings", "max_target_positions",
+                                               "n_positions", "max_sequence_length", "seq_length");
+    json_t *tie = json_object_get(lm->json, "tie_word_embeddings");
+    if (!tie) tie = json_object_get(r->root.json, "tie_word_embeddings");
+    if (!tie) tie = json_object_get(r->root.json, "tie_embeddings");
+    info->tie_word_embeddings = json_is_true(tie);
+}
+
+static kvp_status read_config(hf_reader *r, kvp_model *model) {
+    kvp_model_info *info = kvp__model_info(model);
+    if (!json_is_object(r->root.json))
+        return kvp__fail(r->err, KVP_CONFIG, r->file, "", "expected a JSON object at the top level, "
+                         "found %s", kvp__hf_type_name(r->root.json));
+    kvp_status s = find_language_model(r);
+    if (s) return s;
+    info->is_multimodal = r->lm.json != r->root.json;
+    const char *mt = NULL;
+    if ((s = kvp__hf_str(r, &r->lm, "model_type", &mt))) return s;
+    if (!mt && (s = kvp__hf_str(r, &r->root, "model_type", &mt))) return s;
+    kvp__strlcpy(info->model_type, mt ? mt : "", sizeof info->model_type);
+    json_t *arch = json_object_get(r->root.json, "architectures");
+    if (json_is_array(arch) && json_array_size(arch) > 0 &&
+        json_is_string(json_array_get(arch, 0)))
+        kvp__strlcpy(info->architecture, json_string_value(json_array_get(arch, 0)),
+                     sizeof info->architecture);
+    if ((s = read_model_dtype(r, info))) return s;
+    if ((s = read_quantization(r, info))) return s;
+    read_facts(r, info);
+    if ((s = kvp__hf_layers(r, model))) return s;
+    return KVP_OK;
+}
+
+kvp_status kvp_model_from_hf_json(const char *text, size_t len, const char *name,
+                                  const kvp_allocator *alc, kvp_model **out, kvp_error *err) {
+    *out = NULL;
+    if (!name) name = "config.json";
+    if (!text || len == 0) return kvp__fail(err, KVP_IO, name, NULL, "file is empty");
+    if (len > KVP_MAX_CONFIG_BYTES)
+        return kvp__fail(err, KVP_IO, name, NULL, "%zu bytes is larger than the %zu-byte limit "
+                         "for a config", len, KVP_MAX_CONFIG_BYTES);
+    size_t bad;
+    if (!kvp__utf8_valid(text, len, &bad)) {
+        kvp_status st = kvp__fail(err, KVP_SYNTAX, name, NULL,
+                                  "invalid UTF-8 at byte offset %zu", bad);
+        if (err) err->offset = bad;
+        return st;
+    }
+    if (memchr(text, '\0', len)) {
+        size_t off = (size_t)((const char *)memchr(text, '\0', len) - text);
+        kvp_status st = kvp__fail(err, KVP_SYNTAX, name, NULL, "NUL byte at offset %zu", off);
+        if (err) err->offset = off;
+        return st;
+    }
+    kvp_model *model = kvp__model_new(alc, name);
+    if (!model) return kvp__fail(err, KVP_NOMEM, name, NULL, "out of memory");
+    model->source_text = kvp__malloc(alc, len + 1);
+    char *work = kvp__malloc(alc, len + 1);
+    if (!model->source_text || !work) {
+        kvp__free(alc, work);
+        kvp_model_free(model);
+        return kvp__fail(err, KVP_NOMEM, name, NULL, "out of memory");
+    }
+    memcpy(model->source_text, text, len);
+    model->source_text[len] = '\0';
+    model->source_len = len;
+    memcpy(work, text, len);
+    work[len] = '\0';
+    sanitize_python_numbers(work, len);
+
+    json_error_t jerr;
+    json_t *root = json_loadb(work, len, JSON_REJECT_DUPLICATES, &jerr);
+    kvp__free(alc, work);
+    if (!root) {
+        kvp_model_free(model);
+        kvp_status st = kvp__fail(err, KVP_SYNTAX, name, NULL, "line %d, column %d: %s", jerr.line,
+                                  jerr.column, jerr.text);
+        if (err) {
+            err->line = jerr.line;
+            err->column = jerr.column;
+        }
+        return st;
+    }
+    hf_reader r;
+    memset(&r, 0, sizeof r);
+    r.file = name;
+    r.root.json = root;
+    r.root.pointer[0] = '\0';
+    r.err = err;
+    kvp_status st = read_config(&r, model);
+    json_decref(root);
+    if (st) {
+        kvp_model_free(model);
+        return st;
+    }
+    *out = model;
+    return KVP_OK;
+}
+
+kvp_status kvp_model_from_hf_file(const char *path, const kvp_allocator *alc, kvp_model **out,
+                                  kvp_error *err) {
+    *out = NULL;
+    char file[4096];
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        int n = snprintf(file, sizeof file, "%s/config.json", path);
+        if (n < 0 || (size_t)n >= sizeof file)
+            return kvp__fail(err, KVP_IO, path, NULL, "path is too long");
+        if (stat(file, &st) != 0)
+            return kvp__fail(err, KVP_IO, path, NULL, "folder holds no config.json");
+    } else {
+        kvp__strlcpy(file, path, sizeof file);
+    }
+    char *buf;
+    size_t len;
+    kvp_status s = kvp__read_file(file, KVP_MAX_CONFIG_BYTES, alc, &buf, &len, err);
+    if (s) return s;
+    s = kvp_model_from_hf_json(buf, len, file, alc, out, err);
+    kvp__free(alc, buf);
+    return s;
+}

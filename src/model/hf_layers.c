@@ -1,0 +1,1046 @@
+/*
+ * hf_layers.c — which cache each decoder layer keeps, family by family.
+ *
+ * The schedule of a decoder-only model is decided in this order, the first
+ * rule that applies wins:
+ *   1. an explicit `layer_types` list (gpt-oss, Gemma 3/4, Qwen3.5, Step);
+ *   2. MiMo's `hybrid_layer_pattern` (1 = sliding, 0 = full);
+ *   3. Qwen3-Next's `full_attention_interval` (every Nth layer full, the rest
+ *      gated-delta-net);
+ *   4. Llama 4's chunked local attention (`attention_chunk_size`, with
+ *      `no_rope_layers`: NoPE layers are global);
+ *   5. `sliding_window_pattern` (Gemma 3, Cohere2: every Nth layer full);
+ *   6. Gemma 2's alternation (even layers sliding);
+ *   7. Qwen2's `use_sliding_window` + `max_window_layers`;
+ *   8. a `sliding_window` on every layer (Mistral, Phi-3) unless
+ *      `use_sliding_window` is false;
+ *   9. full attention everywhere.
+ * Hybrid recurrent families (Nemotron-H, Jamba, Falcon-H1, mamba_ssm) and
+ * encoder-decoder models have their own readers below.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "hf_layers.h"
+
+typedef enum layer_type {
+    LT_NONE = 0, /* keeps nothing (MLP-only layer, no-op attention) */
+    LT_FULL,
+    LT_SLIDING,
+    LT_CHUNKED,
+    LT_LINEAR, /* gated-delta-net linear attention: recurrent state */
+    LT_MAMBA,
+} layer_type;
+
+typedef struct attn_geometry {
+    uint32_t kv_heads;
+    uint32_t k_head_dim;
+    uint32_t v_head_dim;
+} attn_geometry;
+
+typedef struct layers_ctx {
+    hf_reader *r;
+    kvp_model *model;
+    kvp_model_info *info;
+    const hf_obj *lm;
+    uint32_t layers;
+    uint8_t *types; /* layer_type per layer */
+} layers_ctx;
+
+static const uint32_t k_max_window = 1u << 30; /* 1 Gi tokens: far above any real context */
+
+/* ------------------------------------------------------------------ helpers */
+
+static kvp_status add_cache(layers_ctx *c, const kvp_layer_cache *lc) {
+    return kvp__model_add_cache(c->model, lc, c->r->err);
+}
+
+static kvp_status add_attention(layers_ctx *c, uint32_t layer, kvp_cache_kind kind,
+                                const attn_geometry *g, uint64_t window) {
+    kvp_layer_cache lc;
+    memset(&lc, 0, sizeof lc);
+    lc.layer = layer;
+    lc.kind = kind;
+    lc.kv_heads = g->kv_heads;
+    lc.k_head_dim = g->k_head_dim;
+    lc.v_head_dim = g->v_head_dim;
+    lc.window_tokens = window;
+    return add_cache(c, &lc);
+}
+
+static kvp_status add_recurrent(layers_ctx *c, uint32_t layer, const kvp_recurrent_geometry *g) {
+    kvp_layer_cache lc;
+    memset(&lc, 0, sizeof lc);
+    lc.layer = layer;
+    lc.kind = KVP_CACHE_RECURRENT;
+    lc.recurrent = *g;
+    lc.kv_heads = g->heads;
+    return add_cache(c, &lc);
+}
+
+static kvp_status read_layers(hf_reader *r, const hf_obj *o, const char *const *keys, size_t n,
+                              uint32_t *out) {
+    for (size_t i = 0; i < n; i++) {
+        bool found = false;
+        kvp_status s = kvp__hf_u32(r, o, keys[i], 1, KVP_MAX_LAYERS, out, &found);
+        if (s) return s;
+        if (found) return KVP_OK;
+    }
+    return kvp__hf_fail(r, o, keys[0], KVP_CONFIG, "missing, expected the number of layers");
+}
+
+/* SSM state dtype: configs that keep it in float32 say so. */
+static kvp_status read_ssm_dtype(hf_reader *r, const hf_obj *o, kvp_dtype *out) {
+    static const char *const keys[] = {"mamba_ssm_cache_dtype", "mamba_ssm_dtype", "ssm_state_dtype"};
+    *out = KVP_DTYPE_AUTO;
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        const char *s;
+        kvp_status st = kvp__hf_str(r, o, keys[i], &s);
+        if (st) return st;
+        if (!s || strcmp(s, "auto") == 0) continue;
+        if (kvp_dtype_parse(s, out) != KVP_OK || *out == KVP_DTYPE_NVFP4)
+            return kvp__hf_fail(r, o, keys[i], KVP_UNSUPPORTED,
+                                "unknown SSM state dtype \"%s\" (expected float32, float16, "
+                                "bfloat16)", s);
+        return KVP_OK;
+    }
+    return KVP_OK;
+}
+
+/* Attention heads, KV heads and head dims of a standard (non-MLA) attention
+ * layer. head_dim: explicit wins; absent or null: hidden_size / heads. */
+static kvp_status read_attention(hf_reader *r, const hf_obj *o, uint32_t *out_heads,
+                                 attn_geometry *g) {
+    uint32_t heads = 0;
+    bool found = false;
+    static const char *const head_keys[] = {"num_attention_heads", "n_head", "num_heads",
+                                            "decoder_attention_heads"};
+    const char *head_key = head_keys[0];
+    for (size_t i = 0; i < sizeof head_keys / sizeof head_keys[0] && !found; i++) {
+        kvp_status s = kvp__hf_u32(r, o, head_keys[i], 1, KVP_MAX_HEADS, &heads, &found);
+        if (s) return s;
+        if (found) head_key = head_keys[i];
+    }
+    if (!found)
+        return kvp__hf_fail(r, o, "num_attention_heads", KVP_CONFIG,
+                            "missing, expected the number of attention heads");
+    uint32_t kv = heads;
+    const char *kv_key = "num_key_value_heads";
+    kvp_status s = kvp__hf_u32(r, o, kv_key, 1, KVP_MAX_HEADS, &kv, &found);
+    if (s) return s;
+    if (!found) {
+        kv_key = "num_kv_heads";
+        if ((s = kvp__hf_u32(r, o, kv_key, 1, KVP_MAX_HEADS, &kv, &found))) return s;
+    }
+    if (!found) {
+        kv_key = "n_head_kv";
+        if ((s = kvp__hf_u32(r, o, kv_key, 1, KVP_MAX_HEADS, &kv, &found))) return s;
+    }
+    if (!found) {
+        bool mq = false, mq_found = false;
+        if ((s = kvp__hf_bool(r, o, "multi_query", &mq, &mq_found))) return s;
+        kv = mq ? 1 : heads;
+        kv_key = "num_key_value_heads";
+    }
+    if (kv > heads || heads % kv != 0)
+        return kvp__hf_fail(r, o, kv_key, KVP_CONFIG,
+                            "%u KV heads do not divide the %u attention heads (%s)", kv, heads,
+                            head_key);
+    uint32_t hd = 0;
+    if ((s = kvp__hf_u32(r, o, "head_dim", 1, KVP_MAX_HEAD_DIM, &hd, &found))) return s;
+    if (!found && (s = kvp__hf_u32(r, o, "attention_head_dim", 1, KVP_MAX_HEAD_DIM, &hd, &found)))
+        return s;
+    if (!found && (s = kvp__hf_u32(r, o, "d_kv", 1, KVP_MAX_HEAD_DIM, &hd, &found))) return s;
+    if (!found) {
+        uint64_t hidden = 0;
+        bool hf = false;
+        if ((s = kvp__hf_uint(r, o, "hidden_size", 1, UINT32_MAX, &hidden, &hf))) return s;
+        if (!hf && (s = kvp__hf_uint(r, o, "d_model", 1, UINT32_MAX, &hidden, &hf))) return s;
+        if (!hf && (s = kvp__hf_uint(r, o, "n_embd", 1, UINT32_MAX, &hidden, &hf))) return s;
+        if (!hf)
+            return kvp__hf_fail(r, o, "head_dim", KVP_CONFIG,
+                                "missing, and no hidden_size to derive it from");
+        if (hidden % heads != 0)
+            return kvp__hf_fail(r, o, "hidden_size", KVP_CONFIG,
+                                "%llu is not divisible by %u attention heads, so head_dim cannot "
+                                "be derived",
+                                (unsigned long long)hidden, heads);
+        hd = (uint32_t)(hidden / heads);
+        if (hd > KVP_MAX_HEAD_DIM)
+            return kvp__hf_fail(r, o, "hidden_size", KVP_CONFIG, "head dim %u is absurd", hd);
+    }
+    uint32_t vd = hd;
+    if ((s = kvp__hf_u32(r, o, "v_head_dim", 1, KVP_MAX_HEAD_DIM, &vd, &found))) return s;
+    if (!found) vd = hd;
+    *out_heads = heads;
+    g->kv_heads = kv;
+    g->k_head_dim = hd;
+    g->v_head_dim = vd;
+    return KVP_OK;
+}
+
+static kvp_status read_window(hf_reader *r, const hf_obj *o, const char *key, uint64_t *out,
+                              bool *found) {
+    return kvp__hf_uint(r, o, key, 1, k_max_window, out, found);
+}
+
+/* --------------------------------------------------------- decoder schedules */
+
+/* Rule 1: layer_types strings. */
+static kvp_status schedule_from_layer_types(layers_ctx *c, json_t *arr) {
+    hf_obj lt = {arr, ""};
+    snprintf(lt.pointer, sizeof lt.pointer, "%s/layer_types", c->lm->pointer);
+    if (json_array_size(arr) != c->layers)
+        return kvp__hf_fail(c->r, c->lm, "layer_types", KVP_CONFIG,
+                            "has %zu entries, expected one per layer (%u)", json_array_size(arr),
+                            c->layers);
+    for (uint32_t i = 0; i < c->layers; i++) {
+        json_t *v = json_array_get(arr, i);
+        char key[16];
+        snprintf(key, sizeof key, "%u", i);
+        if (!json_is_string(v))
+            return kvp__hf_fail(c->r, &lt, key, KVP_CONFIG, "expected a string, found %s",
+                                kvp__hf_type_name(v));
+        const char *s = json_string_value(v);
+        if (strcmp(s, "full_attention") == 0 || strcmp(s, "attention") == 0 ||
+            strcmp(s, "global_attention") == 0)
+            c->types[i] = LT_FULL;
+        else if (strcmp(s, "sliding_attention") == 0 || strcmp(s, "sliding_window") == 0 ||
+                 strcmp(s, "local_attention") == 0)
+            c->types[i] = LT_SLIDING;
+        else if (strcmp(s, "chunked_attention") == 0)
+            c->types[i] = LT_CHUNKED;
+        else if (strcmp(s, "linear_attention") == 0)
+            c->types[i] = LT_LINEAR;
+        else if (strcmp(s, "mamba") == 0 || strcmp(s, "mamba2") == 0)
+            c->types[i] = LT_MAMBA;
+        else
+            return kvp__hf_fail(c->r, &lt, key, KVP_UNSUPPORTED,
+                                "unknown layer type \"%s\" (kvplan knows full_attention, "
+                                "sliding_attention, chunked_attention, linear_attention, mamba)",
+                                s);
+    }
+    return KVP_OK;
+}
+
+/* Rule 2: MiMo-V2's hybrid_layer_pattern: 1 = sliding-window layer, 0 = full. */
+static kvp_status schedule_from_hybrid_pattern(layers_ctx *c, json_t *arr) {
+    hf_obj p = {arr, ""};
+    snprintf(p.pointer, sizeof p.pointer, "%s/hybrid_layer_pattern", c->lm->pointer);
+    if (json_array_size(arr) != c->layers)
+        return kvp__hf_fail(c->r, c->lm, "hybrid_layer_pattern", KVP_CONFIG,
+                            "has %zu entries, expected one per layer (%u)", json_array_size(arr),
+                            c->layers);
+    for (uint32_t i = 0; i < c->layers; i++) {
+        json_t *v = json_array_get(arr, i);
+        char key[16];
+        snprintf(key, sizeof key, "%u", i);
+        if (!json_is_integer(v) || (json_integer_value(v) != 0 && json_integer_value(v) != 1))
+            return kvp__hf_fail(c->r, &p, key, KVP_CONFIG, "expected 0 (full) or 1 (sliding)");
+        c->types[i] = json_integer_value(v) ? LT_SLIDING : LT_FULL;
+    }
+    return KVP_OK;
+}
+
+/* Rule 4: Llama 4 — RoPE layers use chunked local attention, NoPE layers
+ * (no_rope_layers[i] == 0; by default every 4th) attend globally. */
+static kvp_status schedule_llama4(layers_ctx *c) {
+    json_t *arr;
+    kvp_status s = kvp__hf_array(c->r, c->lm, "no_rope_layers", &arr);
+    if (s) return s;
+    if (arr && json_array_size(arr) > 0) {
+        hf_obj p = {arr, ""};
+        snprintf(p.pointer, sizeof p.pointer, "%s/no_rope_layers", c->lm->pointer);
+        if (json_array_size(arr) != c->layers)
+            return kvp__hf_fail(c->r, c->lm, "no_rope_layers", KVP_CONFIG,
+                                "has %zu entries, expected one per layer (%u)",
+                                json_array_size(arr), c->layers);
+        for (uint32_t i = 0; i < c->layers; i++) {
+            json_t *v = json_array_get(arr, i);
+            char key[16];
+            snprintf(key, sizeof key, "%u", i);
+            if (!json_is_integer(v) && !json_is_boolean(v))
+                return kvp__hf_fail(c->r, &p, key, KVP_CONFIG, "expected 0 or 1, found %s",
+                                    kvp__hf_type_name(v));
+            bool rope = json_is_integer(v) ? json_integer_value(v) != 0 : json_is_true(v);
+            c->types[i] = rope ? LT_CHUNKED : LT_FULL;
+        }
+        return KVP_OK;
+    }
+    uint32_t interval = 4;
+    bool found;
+    if ((s = kvp__hf_u32(c->r, c->lm, "no_rope_layer_interval", 1, KVP_MAX_LAYERS, &interval,
+                         &found)))
+        return s;
+    for (uint32_t i = 0; i < c->layers; i++)
+        c->types[i] = ((i + 1) % interval) != 0 ? LT_CHUNKED : LT_FULL;
+    return KVP_OK;
+}
+
+static bool model_type_is(const kvp_model_info *info, const char *const *names, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(info->model_type, names[i]) == 0) return true;
+    return false;
+}
+
+/* Decide each layer's type for a decoder-only config. */
+static kvp_status decoder_schedule(layers_ctx *c, bool *uses_window, bool *uses_chunk) {
+    hf_reader *r = c->r;
+    const hf_obj *lm = c->lm;
+    kvp_status s;
+    json_t *arr;
+    *uses_window = false;
+    *uses_chunk = false;
+    for (uint32_t i = 0; i < c->layers; i++) c->types[i] = LT_FULL;
+
+    if ((s = kvp__hf_array(r, lm, "layer_types", &arr))) return s;
+    if (arr) return schedule_from_layer_types(c, arr);
+    if ((s = kvp__hf_array(r, lm, "hybrid_layer_pattern", &arr))) return s;
+    if (arr) return schedule_from_hybrid_pattern(c, arr);
+    if ((s = kvp__hf_array(r, lm, "layers_block_type", &arr))) return s;
+    if (arr) return schedule_from_layer_types(c, arr);
+
+    bool found;
+    uint32_t interval;
+    if ((s = kvp__hf_u32(r, lm, "full_attention_interval", 1, KVP_MAX_LAYERS, &interval, &found)))
+        return s;
+    if (found) {
+        /* Qwen3-Next: layer i is full attention when (i + 1) % interval == 0. */
+        for (uint32_t i = 0; i < c->layers; i++)
+            c->types[i] = ((i + 1) % interval == 0) ? LT_FULL : LT_LINEAR;
+        return KVP_OK;
+    }
+    static const char *const llama4[] = {"llama4", "llama4_text"};
+    if (kvp__hf_has(lm, "attention_chunk_size")) {
+        if (!model_type_is(c->info, llama4, 2))
+            return kvp__hf_fail(r, lm, "attention_chunk_size", KVP_UNSUPPORTED,
+                                "chunked attention is understood for Llama 4 (model_type "
+                                "llama4_text) only, found model_type \"%s\"; refusing to guess "
+                                "which layers are chunked",
+                                c->info->model_type);
+        *uses_chunk = true;
+        return schedule_llama4(c);
+    }
+
+    /* Sliding-window rules need a window. */
+    bool use_swa = true, use_found = false;
+    if ((s = kvp__hf_bool(r, lm, "use_sliding_window", &use_swa, &use_found))) return s;
+    bool has_window = kvp__hf_has(lm, "sliding_window");
+    static const char *const gemma3[] = {"gemma3", "gemma3_text"};
+    static const char *const gemma2[] = {"gemma2"};
+    uint32_t pattern = 0;
+    if ((s = kvp__hf_u32(r, lm, "sliding_window_pattern", 1, KVP_MAX_LAYERS, &pattern, &found)))
+        return s;
+    if (!found && model_type_is(c->info, gemma3, 2)) pattern = 6; /* Gemma3TextConfig default */
+    if (pattern) {
+        /* Gemma 3: every pattern-th layer is global, the others slide. */
+        *uses_window = true;
+        for (uint32_t i = 0; i < c->layers; i++)
+            c->types[i] = ((i + 1) % pattern) != 0 ? LT_SLIDING : LT_FULL;
+        return KVP_OK;
+    }
+    if (model_type_is(c->info, gemma2, 1)) {
+        /* Gemma 2 alternates: even layers slide, odd layers are global. */
+        *uses_window = true;
+        for (uint32_t i = 0; i < c->layers; i++) c->types[i] = (i % 2 == 0) ? LT_SLIDING : LT_FULL;
+        return KVP_OK;
+    }
+    if (!has_window || (use_found && !use_swa)) return KVP_OK; /* full everywhere */
+    *uses_window = true;
+    uint32_t max_window_layers = 0;
+    if (use_found && (s = kvp__hf_u32(r, lm, "max_window_layers", 0, KVP_MAX_LAYERS,
+                                      &max_window_layers, &found)))
+        return s;
+    if (use_found && found) {
+        /* Qwen2 with use_sliding_window: layers from max_window_layers on slide. */
+        for (uint32_t i = 0; i < c->layers; i++)
+            c->types[i] = i >= max_window_layers ? LT_SLIDING : LT_FULL;
+        return KVP_OK;
+    }
+    for (uint32_t i = 0; i < c->layers; i++) c->types[i] = LT_SLIDING;
+    return KVP_OK;
+}
+
+/* Gated-delta-net state geometry from the linear_* keys (Qwen3-Next, Qwen3.5). */
+static kvp_status read_gdn(layers_ctx *c, kvp_recurrent_geometry *g) {
+    hf_reader *r = c->r;
+    const hf_obj *lm = c->lm;
+    kvp_status s;
+    memset(g, 0, sizeof *g);
+    if ((s = kvp__hf_u32(r, lm, "linear_num_value_heads", 1, KVP_MAX_HEADS, &g->heads, NULL)) ||
+        (s = kvp__hf_u32(r, lm, "linear_value_head_dim", 1, KVP_MAX_HEAD_DIM, &g->head_dim, NULL)) ||
+        (s = kvp__hf_u32(r, lm, "linear_num_key_heads", 1, KVP_MAX_HEADS, &g->groups, NULL)) ||
+        (s = kvp__hf_u32(r, lm, "linear_key_head_dim", 1, KVP_MAX_HEAD_DIM, &g->state_dim, NULL)) ||
+        (s = kvp__hf_u32(r, lm, "linear_conv_kernel_dim", 1, 1024, &g->conv_kernel, NULL)))
+        return s;
+    if (g->heads % g->groups != 0)
+        return kvp__hf_fail(r, lm, "linear_num_value_heads", KVP_CONFIG,
+                            "%u value heads are not a multiple of the %u key heads", g->heads,
+                            g->groups);
+    g->group_dim = g->state_dim;
+    return read_ssm_dtype(r, lm, &g->ssm_dtype);
+}
+
+/* Mamba2 state geometry; key names differ by family, listed in order tried. */
+typedef struct mamba_keys {
+    const char *heads, *head_dim, *d_state, *n_groups, *conv, *d_inner;
+} mamba_keys;
+
+static kvp_status read_mamba2(layers_ctx *c, const hf_obj *o, const mamba_keys *const *variants,
+                              size_t nvar, kvp_recurrent_geometry *g) {
+    hf_reader *r = c->r;
+    kvp_status s;
+    memset(g, 0, sizeof *g);
+    const mamba_keys *k = variants[0];
+    for (size_t i = 0; i < nvar; i++)
+        if (kvp__hf_has(o, variants[i]->heads)) {
+            k = variants[i];
+            break;
+        }
+    if ((s = kvp__hf_u32(r, o, k->heads, 1, KVP_MAX_HEADS * 4u, &g->heads, NULL)) ||
+        (s = kvp__hf_u32(r, o, k->head_dim, 1, KVP_MAX_HEAD_DIM, &g->head_dim, NULL)) ||
+        (s = kvp__hf_u32(r, o, k->d_state, 1, KVP_MAX_HEAD_DIM, &g->state_dim, NULL)) ||
+        (s = kvp__hf_u32(r, o, k->n_groups, 1, KVP_MAX_HEADS, &g->groups, NULL)) ||
+        (s = kvp__hf_u32(r, o, k->conv, 1, 1024, &g->conv_kernel, NULL)))
+        return s;
+    g->group_dim = g->state_dim;
+    if (g->heads % g->groups != 0)
+        return kvp__hf_fail(r, o, k->n_groups, KVP_CONFIG,
+                            "%u groups do not divide the %u Mamba heads", g->groups, g->heads);
+    if (k->d_inner) {
+        uint64_t d_inner;
+        bool found;
+        if ((s = kvp__hf_uint(r, o, k->d_inner, 1, UINT32_MAX, &d_inner, &found))) return s;
+        if (found && d_inner != (uint64_t)g->heads * g->head_dim)
+            return kvp__hf_fail(r, o, k->d_inner, KVP_CONFIG,
+                                "%llu does not equal %s x %s = %u x %u", (unsigned long long)d_inner,
+                                k->heads, k->head_dim, g->heads, g->head_dim);
+    }
+    return read_ssm_dtype(r, o, &g->ssm_dtype);
+}
+
+static const mamba_keys k_nemotron_h_keys = {"mamba_num_heads", "mamba_head_dim", "ssm_state_size",
+                                             "n_groups", "conv_kernel", NULL};
+static const mamba_keys k_falcon_keys = {"mamba_n_heads", "mamba_d_head", "mamba_d_state",
+                                         "mamba_n_groups", "mamba_d_conv", "mamba_d_ssm"};
+
+/* Mamba-1 (Jamba): d_inner = expand * hidden channels, each its own "head"
+ * of width 1 with d_state states; no groups. */
+static kvp_status read_mamba1(layers_ctx *c, kvp_recurrent_geometry *g) {
+    hf_reader *r = c->r;
+    const hf_obj *lm = c->lm;
+    memset(g, 0, sizeof *g);
+    uint32_t expand = 2, d_state = 16, d_conv = 4;
+    uint64_t hidden;
+    bool found;
+    kvp_status s;
+    if ((s = kvp__hf_u32(r, lm, "mamba_expand", 1, 64, &expand, &found)) ||
+        (s = kvp__hf_u32(r, lm, "mamba_d_state", 1, KVP_MAX_HEAD_DIM, &d_state, NULL)) ||
+        (s = kvp__hf_u32(r, lm, "mamba_d_conv", 1, 1024, &d_conv, NULL)) ||
+        (s = kvp__hf_uint(r, lm, "hidden_size", 1, UINT32_MAX, &hidden, NULL)))
+        return s;
+    uint64_t d_inner = hidden * expand;
+    if (d_inner > KVP_MAX_HEADS * 64ull)
+        return kvp__hf_fail(r, lm, "mamba_expand", KVP_CONFIG, "d_inner %llu is absurd",
+                            (unsigned long long)d_inner);
+    g->heads = (uint32_t)d_inner;
+    g->head_dim = 1;
+    g->state_dim = d_state;
+    g->conv_kernel = d_conv;
+    return read_ssm_dtype(r, lm, &g->ssm_dtype);
+}
+
+/* ----------------------------------------------------------- decoder-only */
+
+/* Per-layer attention geometry where families vary it: Gemma 4 (global layers
+ * use global_head_dim and, with attention_k_eq_v, num_global_key_value_heads),
+ * MiMo-V2 (swa_* keys for sliding layers). */
+typedef struct layer_geometries {
+    attn_geometry full, sliding;
+} layer_geometries;
+
+static kvp_status read_layer_geometries(layers_ctx *c, const attn_geometry *base,
+                                        layer_geometries *lg) {
+    hf_reader *r = c->r;
+    const hf_obj *lm = c->lm;
+    kvp_status s;
+    bool found;
+    lg->full = *base;
+    lg->sliding = *base;
+    uint32_t v;
+    if ((s = kvp__hf_u32(r, lm, "global_head_dim", 1, KVP_MAX_HEAD_DIM, &v, &found))) return s;
+    if (found) {
+        /* Gemma 4: the seed's per-layer head_dim / kv-heads lists. */
+        lg->full.k_head_dim = lg->full.v_head_dim = v;
+        bool k_eq_v = false;
+        if ((s = kvp__hf_bool(r, lm, "attention_k_eq_v", &k_eq_v, NULL))) return s;
+        if (k_eq_v) {
+            uint32_t gkv;
+            if ((s = kvp__hf_u32(r, lm, "num_global_key_value_heads", 1, KVP_MAX_HEADS, &gkv,
+                                 &found)))
+                return s;
+            if (found) lg->full.kv_heads = gkv;
+        }
+    }
+    if ((s = kvp__hf_u32(r, lm, "swa_num_key_value_heads", 1, KVP_MAX_HEADS, &v, &found))) return s;
+    if (found) lg->sliding.kv_heads = v;
+    if ((s = kvp__hf_u32(r, lm, "swa_head_dim", 1, KVP_MAX_HEAD_DIM, &v, &found))) return s;
+    if (found) lg->sliding.k_head_dim = lg->sliding.v_head_dim = v;
+    if ((s = kvp__hf_u32(r, lm, "swa_v_head_dim", 1, KVP_MAX_HEAD_DIM, &v, &found))) return s;
+    if (found) lg->sliding.v_head_dim = v;
+    return KVP_OK;
+}
+
+/* MLA: one K-only latent row of kv_lora_rank + qk_rope_head_dim per layer,
+ * replicated on every TP rank; plus the sparse-attention indexer's fp8 keys
+ * (index_head_dim bytes and a 4-byte scale per 128 values) when declared. */
+static kvp_status read_mla(layers_ctx *c) {
+    hf_reader *r = c->r;
+    const hf_obj *lm = c->lm;
+    kvp_model_info *info = c->info;
+    kvp_status s;
+    bool found;
+    if ((s = kvp__hf_u32(r, lm, "kv_lora_rank", 1, KVP_MAX_HEAD_DIM, &info->kv_lora_rank, NULL)) ||
+        (s = kvp__hf_u32(r, lm, "qk_rope_head_dim", 0, KVP_MAX_HEAD_DIM, &info->qk_rope_head_dim,
+                         NULL)))
+        return s;
+    if ((s = kvp__hf_u32(r, lm, "qk_nope_head_dim", 0, KVP_MAX_HEAD_DIM, &info->qk_nope_head_dim,
+                         &found)))
+        return s;
+    if ((s = kvp__hf_u32(r, lm, "v_head_dim", 1, KVP_MAX_HEAD_DIM, &info->v_head_dim, &found)))
+        return s;
+    if ((s = kvp__hf_u32(r, lm, "q_lora_rank", 1, KVP_MAX_HEAD_DIM, &info->q_lora_rank, &found)))
+        return s;
+    uint32_t heads = 0;
+    if ((s = kvp__hf_u32(r, lm, "num_attention_heads", 1, KVP_MAX_HEADS, &heads, NULL))) return s;
+    info->num_attention_heads = heads;
+    info->num_kv_heads = 1;
+    info->head_dim = info->kv_lora_rank + info->qk_rope_head_dim;
+    info->is_mla = true;
+    uint32_t index_dim = 0;
+    if ((s = kvp__hf_u32(r, lm, "index_head_dim", 1, KVP_MAX_HEAD_DIM, &index_dim, &found)))
+        return s;
+    for (uint32_t i = 0; i < c->layers; i++) {
+        kvp_layer_cache lc;
+        memset(&lc, 0, sizeof lc);
+        lc.layer = i;
+        lc.kind = KVP_CACHE_MLA;
+        lc.kv_heads = 1;
+        lc.k_head_dim = info->kv_lora_rank + info->qk_rope_head_dim;
+        lc.replicated = true;
+        if ((s = add_cache(c, &lc))) return s;
+        if (index_dim) {
+            memset(&lc, 0, sizeof lc);
+            lc.layer = i;
+            lc.kind = KVP_CACHE_INDEXER;
+            lc.kv_heads = 1;
+            lc.k_head_dim = index_dim;
+            lc.replicated = true;
+            lc.dtype = KVP_DTYPE_FP8;
+            lc.scale_bytes_per_token = 4u * (uint32_t)kvp__ceil_div_u64(index_dim, 128);
+            if ((s = add_cache(c, &lc))) return s;
+        }
+    }
+    return KVP_OK;
+}
+
+static kvp_status read_decoder(layers_ctx *c) {
+    hf_reader *r = c->r;
+    const hf_obj *lm = c->lm;
+    kvp_model_info *info = c->info;
+    kvp_status s;
+    if (kvp__hf_has(lm, "kv_lora_rank")) return read_mla(c);
+
+    bool uses_window, uses_chunk;
+    if ((s = decoder_schedule(c, &uses_window, &uses_chunk))) return s;
+    bool any_attn = false, any_sliding = false, any_linear = false;
+    for (uint32_t i = 0; i < c->layers; i++) {
+        any_attn |= c->types[i] == LT_FULL || c->types[i] == LT_SLIDING || c->types[i] == LT_CHUNKED;
+        any_sliding |= c->types[i] == LT_SLIDING;
+        any_linear |= c->types[i] == LT_LINEAR || c->types[i] == LT_MAMBA;
+    }
+    attn_geometry base = {0, 0, 0};
+    uint32_t heads = 0;
+    if (any_attn) {
+        if ((s = read_attention(r, lm, &heads, &base))) return s;
+        info->num_attention_heads = heads;
+        info->num_kv_heads = base.kv_heads;
+        info->head_dim = base.k_head_dim;
+        info->v_head_dim = base.v_head_dim;
+    }
+    layer_geometries lg;
+    if ((s = read_layer_geometries(c, &base, &lg))) return s;
+    uint64_t window = 0;
+    if (any_sliding) {
+        bool found;
+        if ((s = read_window(r, lm, "sliding_window", &window, &found))) return s;
+        if (!found && (s = read_window(r, lm, "sliding_window_size", &window, &found))) return s;
+        if (!found) {
+            static const char *const gemma3[] = {"gemma3", "gemma3_text"};
+            if (model_type_is(info, gemma3, 2))
+                window = 4096; /* Gemma3TextConfig default */
+            else
+                return kvp__hf_fail(r, lm, "sliding_window", KVP_CONFIG,
+                                    "missing, but layers are declared sliding");
+        }
+        info->sliding_window = (uint32_t)window;
+    }
+    uint64_t chunk = 0;
+    if (uses_chunk || kvp__hf_has(lm, "attention_chunk_size")) {
+        bool any_chunk = false;
+        for (uint32_t i = 0; i < c->layers; i++) any_chunk |= c->types[i] == LT_CHUNKED;
+        if (any_chunk) {
+            if ((s = read_window(r, lm, "attention_chunk_size", &chunk, NULL))) return s;
+            info->attention_chunk_size = (uint32_t)chunk;
+        }
+    }
+    kvp_recurrent_geometry rec;
+    memset(&rec, 0, sizeof rec);
+    bool any_gdn = false, any_mamba = false;
+    for (uint32_t i = 0; i < c->layers; i++) {
+        any_gdn |= c->types[i] == LT_LINEAR;
+        any_mamba |= c->types[i] == LT_MAMBA;
+    }
+    if (any_gdn && (s = read_gdn(c, &rec))) return s;
+    if (any_mamba) {
+        static const mamba_keys *const variants[] = {&k_falcon_keys, &k_nemotron_h_keys};
+        if (kvp__hf_has(lm, "mamba_n_heads") || kvp__hf_has(lm, "mamba_num_heads")) {
+            if ((s = read_mamba2(c, lm, variants, 2, &rec))) return s;
+        } else if ((s = read_mamba1(c, &rec))) {
+            return s;
+        }
+    }
+    /* Gemma 3n / 4: the last num_kv_shared_layers reuse earlier layers' KV. */
+    uint32_t shared = 0;
+    bool found;
+    if ((s = kvp__hf_u32(r, lm, "num_kv_shared_layers", 0, c->layers, &shared, &found))) return s;
+    for (uint32_t i = 0; i < c->layers; i++) {
+        if (i >= c->layers - shared) continue;
+        switch ((layer_type)c->types[i]) {
+        case LT_FULL:
+            s = add_attention(c, i, KVP_CACHE_FULL, &lg.full, 0);
+            break;
+        case LT_SLIDING:
+            s = add_attention(c, i, KVP_CACHE_SLIDING, &lg.sliding, window);
+            break;
+        case LT_CHUNKED:
+            s = add_attention(c, i, KVP_CACHE_CHUNKED, &lg.full, chunk);
+            break;
+        case LT_LINEAR:
+        case LT_MAMBA:
+            s = add_recurrent(c, i, &rec);
+            break;
+        case LT_NONE:
+            break;
+        }
+        if (s) return s;
+    }
+    info->is_hybrid_recurrent = any_linear && any_attn;
+    return KVP_OK;
+}
+
+/* ------------------------------------------------------- hybrid recurrent */
+
+/* Nemotron-H: one character per layer: M = Mamba2, * = attention,
+ * - = MLP, E = MoE (the last two keep no cache). */
+static kvp_status read_nemotron_h(layers_ctx *c, const char *pattern) {
+    hf_reader *r = c->r;
+    const hf_obj *lm = c->lm;
+    kvp_status s;
+    size_t n = strlen(pattern);
+    if (n != c->layers)
+        return kvp__hf_fail(r, lm, "hybrid_override_pattern", KVP_CONFIG,
+                            "has %zu characters, expected one per layer (num_hidden_layers = %u)",
+                            n, c->layers);
+    bool any_attn = false, any_mamba = false;
+    for (size_t i = 0; i < n; i++) {
+        char ch = pattern[i];
+        if (ch == '*') any_attn = true;
+        else if (ch == 'M') any_mamba = true;
+        else if (ch != '-' && ch != 'E')
+            return kvp__hf_fail(r, lm, "hybrid_override_pattern", KVP_UNSUPPORTED,
+                                "unknown layer character '%c' at position %zu (expected M, *, - "
+                                "or E)",
+                                ch, i);
+    }
+    attn_geometry g = {0, 0, 0};
+    uint32_t heads = 0;
+    if (any_attn) {
+        if ((s = read_attention(r, lm, &heads, &g))) return s;
+        c->info->num_attention_heads = heads;
+        c->info->num_kv_heads = g.kv_heads;
+        c->info->head_dim = g.k_head_dim;
+    }
+    kvp_recurrent_geometry rec;
+    static const mamba_keys *const variants[] = {&k_nemotron_h_keys};
+    if (any_mamba && (s = read_mamba2(c, lm, variants, 1, &rec))) return s;
+    for (uint32_t i = 0; i < c->layers; i++) {
+        if (pattern[i] == '*')
+            s = add_attention(c, i, KVP_CACHE_FULL, &g, 0);
+        else if (pattern[i] == 'M')
+            s = add_recurrent(c, i, &rec);
+        if (s) return s;
+    }
+    c->info->is_hybrid_recurrent = any_attn && any_mamba;
+    return KVP_OK;
+}
+
+/* Jamba: attention on layers with i % attn_layer_period == attn_layer_offset,
+ * Mamba-1 elsewhere. */
+static kvp_status read_jamba(layers_ctx *c) {
+    hf_reader *r = c->r;
+    const hf_obj *lm = c->lm;
+    kvp_status s;
+    uint32_t period, offset;
+    if ((s = kvp__hf_u32(r, lm, "attn_layer_period", 1, KVP_MAX_LAYERS, &period, NULL)) ||
+        (s = kvp__hf_u32(r, lm, "attn_layer_offset", 0, KVP_MAX_LAYERS, &offset, NULL)))
+        return s;
+    if (offset >= period)
+        return kvp__hf_fail(r, lm, "attn_layer_offset", KVP_CONFIG,
+                            "%u is not smaller than attn_layer_period %u", offset, period);
+    for (uint32_t i = 0; i < c->layers; i++)
+        c->types[i] = (i % period == offset) ? LT_FULL : LT_MAMBA;
+    attn_geometry g;
+    uint32_t heads;
+    if ((s = read_attention(r, lm, &heads, &g))) return s;
+    c->info->num_attention_heads = heads;
+    c->info->num_kv_heads = g.kv_heads;
+    c->info->head_dim = g.k_head_dim;
+    kvp_recurrent_geometry rec;
+    if ((s = read_mamba1(c, &rec))) return s;
+    for (uint32_t i = 0; i < c->layers; i++) {
+        s = c->types[i] == LT_FULL ? add_attention(c, i, KVP_CACHE_FULL, &g, 0)
+                                   : add_recurrent(c, i, &rec);
+        if (s) return s;
+    }
+    c->info->is_hybrid_recurrent = true;
+    return KVP_OK;
+}
+
+/* Falcon-H1: attention and a Mamba2 mixer side by side in every layer. */
+static kvp_status read_falcon_h1(layers_ctx *c) {
+    hf_reader *r = c->r;
+    const hf_obj *lm = c->lm;
+    kvp_status s;
+    if (kvp__hf_has(lm, "attn_layer_indices"))
+        return kvp__hf_fail(r, lm, "attn_layer_indices", KVP_UNSUPPORTED,
+                            "a partial attention schedule in Falcon-H1 is not understood; "
+                            "expected null (attention in every layer)");
+    attn_geometry g;
+    uint32_t heads;
+    if ((s = read_attention(r, lm, &heads, &g))) return s;
+    c->info->num_attention_heads = heads;
+    c->info->num_kv_heads = g.kv_heads;
+    c->info->head_dim = g.k_head_dim;
+    kvp_recurrent_geometry rec;
+    static const mamba_keys *const variants[] = {&k_falcon_keys};
+    if ((s = read_mamba2(c, lm, variants, 1, &rec))) return s;
+    for (uint32_t i = 0; i < c->layers; i++) {
+        if ((s = add_attention(c, i, KVP_CACHE_FULL, &g, 0))) return s;
+        if ((s = add_recurrent(c, i, &rec))) return s;
+    }
+    c->info->is_hybrid_recurrent = true;
+    return KVP_OK;
+}
+
+/* state-spaces/mamba_ssm schema: d_model, n_layer, ssm_cfg; SSM sizes absent
+ * from the file take mamba_ssm's Mamba2 (or Mamba-1) defaults. */
+static kvp_status read_mamba_ssm(layers_ctx *c) {
+    hf_reader *r = c->r;
+    const hf_obj *root = &r->root;
+    kvp_status s;
+    uint64_t d_model;
+    if ((s = kvp__hf_uint(r, root, "d_model", 1, UINT32_MAX, &d_model, NULL))) return s;
+    hf_obj ssm;
+    if ((s = kvp__hf_child(r, root, "ssm_cfg", &ssm))) return s;
+    const char *layer = "Mamba1";
+    if (ssm.json && (s = kvp__hf_str(r, &ssm, "layer", &layer))) return s;
+    if (!layer) layer = "Mamba1";
+    bool mamba2 = strcmp(layer, "Mamba2") == 0;
+    if (!mamba2 && strcmp(layer, "Mamba1") != 0)
+        return kvp__hf_fail(r, &ssm, "layer", KVP_UNSUPPORTED,
+                            "unknown SSM layer \"%s\" (expected Mamba1 or Mamba2)", layer);
+    uint32_t d_state = mamba2 ? 128 : 16, d_conv = 4, expand = 2, headdim = 64, ngroups = 1;
+    bool found;
+    if ((s = kvp__hf_u32(r, &ssm, "d_state", 1, KVP_MAX_HEAD_DIM, &d_state, &found)) ||
+        (s = kvp__hf_u32(r, &ssm, "d_conv", 1, 1024, &d_conv, &found)) ||
+        (s = kvp__hf_u32(r, &ssm, "expand", 1, 64, &expand, &found)) ||
+        (s = kvp__hf_u32(r, &ssm, "headdim", 1, KVP_MAX_HEAD_DIM, &headdim, &found)) ||
+        (s = kvp__hf_u32(r, &ssm, "ngroups", 1, KVP_MAX_HEADS, &ngroups, &found)))
+        return s;
+    uint64_t d_inner = d_model * expand;
+    kvp_recurrent_geometry g;
+    memset(&g, 0, sizeof g);
+    g.conv_kernel = d_conv;
+    g.state_dim = d_state;
+    if (mamba2) {
+        if (d_inner % headdim != 0)
+            return kvp__hf_fail(r, &ssm, "headdim", KVP_CONFIG,
+                                "d_inner %llu is not a multiple of headdim %u",
+                                (unsigned long long)d_inner, headdim);
+        g.heads = (uint32_t)(d_inner / headdim);
+        g.head_dim = headdim;
+        g.groups = ngroups;
+        g.group_dim = d_state;
+    } else {
+        g.heads = (uint32_t)d_inner;
+        g.head_dim = 1;
+    }
+    /* Attention layers listed in attn_layer_idx use attn_cfg. */
+    json_t *idx;
+    if ((s = kvp__hf_array(r, root, "attn_layer_idx", &idx))) return s;
+    for (uint32_t i = 0; i < c->layers; i++) c->types[i] = LT_MAMBA;
+    attn_geometry ag = {0, 0, 0};
+    if (idx && json_array_size(idx) > 0) {
+        hf_obj acfg;
+        if ((s = kvp__hf_child(r, root, "attn_cfg", &acfg))) return s;
+        uint32_t heads, kv;
+        if ((s = kvp__hf_u32(r, &acfg, "num_heads", 1, KVP_MAX_HEADS, &heads, NULL))) return s;
+        kv = heads;
+        if ((s = kvp__hf_u32(r, &acfg, "num_heads_kv", 1, KVP_MAX_HEADS, &kv, &found))) return s;
+        uint32_t hd = (uint32_t)(d_model / heads);
+        if ((s = kvp__hf_u32(r, &acfg, "head_dim", 1, KVP_MAX_HEAD_DIM, &hd, &found))) return s;
+        ag.kv_heads = kv;
+        ag.k_head_dim = ag.v_head_dim = hd;
+        for (size_t k = 0; k < json_array_size(idx); k++) {
+            json_t *v = json_array_get(idx, k);
+            if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+                json_integer_value(v) >= (json_int_t)c->layers)
+                return kvp__hf_fail(r, root, "attn_layer_idx", KVP_CONFIG,
+                                    "entry %zu is not a layer index below %u", k, c->layers);
+            c->types[json_integer_value(v)] = LT_FULL;
+        }
+    }
+    c->info->hidden_size = d_model;
+    for (uint32_t i = 0; i < c->layers; i++) {
+        s = c->types[i] == LT_FULL ? add_attention(c, i, KVP_CACHE_FULL, &ag, 0)
+                                   : add_recurrent(c, i, &g);
+        if (s) return s;
+    }
+    return KVP_OK;
+}
+
+/* Llama-Nemotron NAS (DeciLM): block_configs gives each layer its attention:
+ * no_op / replace_with_linear keep no cache, n_heads_in_group sets the GQA
+ * ratio, window_length a sliding window. */
+static kvp_status read_block_configs(layers_ctx *c, json_t *blocks) {
+    hf_reader *r = c->r;
+    const hf_obj *lm = c->lm;
+    kvp_status s;
+    if (json_array_size(blocks) != c->layers)
+        return kvp__hf_fail(r, lm, "block_configs", KVP_CONFIG,
+                            "has %zu entries, expected one per layer (%u)",
+                            json_array_size(blocks), c->layers);
+    uint32_t heads;
+    if ((s = kvp__hf_u32(r, lm, "num_attention_heads", 1, KVP_MAX_HEADS, &heads, NULL))) return s;
+    uint64_t hidden;
+    if ((s = kvp__hf_uint(r, lm, "hidden_size", 1, UINT32_MAX, &hidden, NULL))) return s;
+    uint32_t hd = 0;
+    bool found;
+    if ((s = kvp__hf_u32(r, lm, "head_dim", 1, KVP_MAX_HEAD_DIM, &hd, &found))) return s;
+    if (!found) {
+        if (hidden % heads)
+            return kvp__hf_fail(r, lm, "hidden_size", KVP_CONFIG,
+                                "%llu is not divisible by %u heads", (unsigned long long)hidden,
+                                heads);
+        hd = (uint32_t)(hidden / heads);
+    }
+    c->info->num_attention_heads = heads;
+    c->info->head_dim = hd;
+    for (uint32_t i = 0; i < c->layers; i++) {
+        hf_obj blk = {json_array_get(blocks, i), ""};
+        snprintf(blk.pointer, sizeof blk.pointer, "%s/block_configs/%u", lm->pointer, i);
+        if (!json_is_object(blk.json))
+            return kvp__fail(r->err, KVP_CONFIG, r->file, blk.pointer, "expected an object");
+        hf_obj attn;
+        if ((s = kvp__hf_child(r, &blk, "attention", &attn))) return s;
+        if (!attn.json)
+            return kvp__fail(r->err, KVP_CONFIG, r->file, attn.pointer, "missing attention block");
+        bool no_op = false, linear = false, flag;
+        if ((s = kvp__hf_bool(r, &attn, "no_op", &no_op, NULL)) ||
+            (s = kvp__hf_bool(r, &attn, "replace_with_linear", &linear, NULL)))
+            return s;
+        if (no_op || linear) continue;
+        static const char *const refused[] = {"num_sink_tokens", "sparsify"};
+        for (size_t k = 0; k < 2; k++)
+            if (kvp__hf_has(&attn, refused[k]))
+                return kvp__hf_fail(r, &attn, refused[k], KVP_UNSUPPORTED,
+                                    "attention variant not understood by kvplan; expected null");
+        static const char *const refused_flags[] = {"unshifted_sink",
+                                                    "use_prefill_window_in_sink_attention"};
+        for (size_t k = 0; k < 2; k++) {
+            flag = false;
+            if ((s = kvp__hf_bool(r, &attn, refused_flags[k], &flag, NULL))) return s;
+            if (flag)
+                return kvp__hf_fail(r, &attn, refused_flags[k], KVP_UNSUPPORTED,
+                                    "sink attention is not understood by kvplan; expected false");
+        }
+        uint32_t group;
+        if ((s = kvp__hf_u32(r, &attn, "n_heads_in_group", 1, KVP_MAX_HEADS, &group, NULL))) return s;
+        if (heads % group)
+            return kvp__hf_fail(r, &attn, "n_heads_in_group", KVP_CONFIG,
+                                "%u does not divide the %u attention heads", group, heads);
+        attn_geometry g = {heads / group, hd, hd};
+        uint64_t window = 0;
+        if ((s = read_window(r, &attn, "window_length", &window, &found))) return s;
+        if (!c->info->num_kv_heads) c->info->num_kv_heads = g.kv_heads;
+        s = add_attention(c, i, found ? KVP_CACHE_SLIDING : KVP_CACHE_FULL, &g, found ? window : 0);
+        if (s) return s;
+    }
+    return KVP_OK;
+}
+
+/* ---------------------------------------------------------- encoder-decoder */
+
+static kvp_status first_u32(hf_reader *r, const hf_obj *o, const char *const *keys, size_t n,
+                            uint32_t min, uint32_t max, uint32_t *out, bool *found) {
+    *found = false;
+    for (size_t i = 0; i < n && !*found; i++) {
+        kvp_status s = kvp__hf_u32(r, o, keys[i], min, max, out, found);
+        if (s) return s;
+    }
+    return KVP_OK;
+}
+
+/* Whisper, T5, BART: decoder self-attention plus a cross-attention cache over
+ * the encoder length, with the seed's attribute fallbacks for the cross geometry. */
+static kvp_status read_encoder_decoder(layers_ctx *c) {
+    hf_reader *r = c->r;
+    const hf_obj *lm = c->lm;
+    kvp_status s;
+    bool found;
+    uint32_t dec_heads, enc_heads, enc_kv, hd;
+    static const char *const dec_head_keys[] = {"decoder_attention_heads", "num_heads",
+                                                "num_attention_heads"};
+    if ((s = first_u32(r, lm, dec_head_keys, 3, 1, KVP_MAX_HEADS, &dec_heads, &found))) return s;
+    if (!found)
+        return kvp__hf_fail(r, lm, "decoder_attention_heads", KVP_CONFIG,
+                            "missing, expected the decoder's attention heads");
+    static const char *const enc_head_keys[] = {"encoder_num_heads", "encoder_attention_heads",
+                                                "num_heads", "num_attention_heads"};
+    if ((s = first_u32(r, lm, enc_head_keys, 4, 1, KVP_MAX_HEADS, &enc_heads, &found))) return s;
+    if (!found)
+        return kvp__hf_fail(r, lm, "encoder_attention_heads", KVP_CONFIG,
+                            "missing, expected the encoder's attention heads");
+    static const char *const enc_kv_keys[] = {"encoder_num_kv_heads", "encoder_num_key_value_heads",
+                                              "encoder_attention_heads", "encoder_num_heads",
+                                              "num_key_value_heads", "num_heads",
+                                              "num_attention_heads"};
+    if ((s = first_u32(r, lm, enc_kv_keys, 7, 1, KVP_MAX_HEADS, &enc_kv, &found))) return s;
+    if (!found) enc_kv = enc_heads;
+    uint64_t hidden = 0;
+    static const char *const hidden_keys[] = {"d_model", "hidden_size"};
+    for (size_t i = 0; i < 2 && !hidden; i++) {
+        bool f;
+        if ((s = kvp__hf_uint(r, lm, hidden_keys[i], 1, UINT32_MAX, &hidden, &f))) return s;
+    }
+    static const char *const hd_keys[] = {"d_kv", "encoder_head_size", "encoder_head_dim",
+                                          "head_dim"};
+    if ((s = first_u32(r, lm, hd_keys, 4, 1, KVP_MAX_HEAD_DIM, &hd, &found))) return s;
+    if (!found) {
+        if (!hidden)
+            return kvp__hf_fail(r, lm, "d_model", KVP_CONFIG,
+                                "missing, and no d_kv to give the head dim");
+        if (hidden % dec_heads)
+            return kvp__hf_fail(r, lm, "d_model", KVP_CONFIG,
+                                "%llu is not divisible by %u decoder heads",
+                                (unsigned long long)hidden, dec_heads);
+        hd = (uint32_t)(hidden / dec_heads);
+    }
+    /* Encoder length bounds the cross cache: Whisper's max_source_positions,
+     * then the seed's fallbacks. T5 has no hard maximum: n_positions is used. */
+    uint32_t enc_len = 0;
+    static const char *const enc_len_keys[] = {
+        "max_source_positions",  "max_encoder_input_len", "encoder_max_input_length",
+        "max_encoder_position_embeddings", "encoder_max_position_embeddings",
+        "max_position_embeddings", "n_positions"};
+    if ((s = first_u32(r, lm, enc_len_keys, 7, 1, k_max_window, &enc_len, &found))) return s;
+    if (!found)
+        return kvp__hf_fail(r, lm, "max_source_positions", KVP_CONFIG,
+                            "missing: no key gives the encoder length for the cross-attention "
+                            "cache");
+    uint32_t enc_layers = 0;
+    static const char *const enc_layer_keys[] = {"encoder_layers", "num_layers"};
+    if ((s = first_u32(r, lm, enc_layer_keys, 2, 1, KVP_MAX_LAYERS, &enc_layers, &found))) return s;
+    c->info->num_encoder_layers = enc_layers;
+    c->info->is_encoder_decoder = true;
+    c->info->encoder_max_positions = enc_len;
+    c->info->num_attention_heads = dec_heads;
+    c->info->num_kv_heads = dec_heads;
+    c->info->head_dim = hd;
+    uint32_t target = 0;
+    static const char *const tgt_keys[] = {"max_target_positions", "max_position_embeddings",
+                                           "n_positions"};
+    if ((s = first_u32(r, lm, tgt_keys, 3, 1, k_max_window, &target, &found))) return s;
+    if (found) c->info->max_position_embeddings = target;
+    attn_geometry self = {dec_heads, hd, hd}, cross = {enc_kv, hd, hd};
+    for (uint32_t i = 0; i < c->layers; i++) {
+        if ((s = add_attention(c, i, KVP_CACHE_FULL, &self, 0))) return s;
+        if ((s = add_attention(c, i, KVP_CACHE_CROSS, &cross, enc_len))) return s;
+    }
+    return KVP_OK;
+}
+
+static bool is_encoder_decoder(hf_reader *r, const kvp_model_info *info) {
+    static const char *const types[] = {"whisper", "t5", "mt5", "umt5", "bart", "mbart",
+                                        "pegasus", "marian", "longt5", "m2m_100", "nllb_moe"};
+    if (json_is_true(json_object_get(r->lm.json, "is_encoder_decoder"))) return true;
+    return model_type_is(info, types, sizeof types / sizeof types[0]);
+}
+
+/* --------------------------------------------------------------- dispatch */
+
+kvp_status kvp__hf_layers(hf_reader *r, kvp_model *model) {
+    layers_ctx c;
+    memset(&c, 0, sizeof c);
+    c.r = r;
+    c.model = model;
+    c.info = kvp__model_info(model);
+    c.lm = &r->lm;
+    kvp_status s;
+    const kvp_allocator *alc = kvp__model_alc(model);
+
+    bool mamba_ssm = !kvp__hf_has(&r->root, "model_type") && kvp__hf_has(&r->root, "n_layer") &&
+                     kvp__hf_has(&r->root, "d_model");
+    if (mamba_ssm) {
+        static const char *const k[] = {"n_layer"};
+        if ((s = read_layers(r, &r->root, k, 1, &c.layers))) return s;
+        kvp__strlcpy(c.info->model_type, "mamba_ssm", sizeof c.info->model_type);
+    } else if (is_encoder_decoder(r, c.info)) {
+        static const char *const k[] = {"decoder_layers", "num_decoder_layers", "num_layers",
+                                        "num_hidden_layers"};
+        if ((s = read_layers(r, c.lm, k, 4, &c.layers))) return s;
+    } else {
+        static const char *const k[] = {"num_hidden_layers", "n_layer", "num_layers", "n_layers"};
+        if ((s = read_layers(r, c.lm, k, 4, &c.layers))) return s;
+    }
+    c.info->num_layers = c.layers;
+    c.types = kvp__calloc(alc, c.layers, 1);
+    if (!c.types) return kvp__fail(r->err, KVP_NOMEM, r->file, NULL, "out of memory");
+
+    const char *pattern = NULL;
+    json_t *blocks = NULL;
+    if (mamba_ssm) {
+        s = read_mamba_ssm(&c);
+    } else if (is_encoder_decoder(r, c.info)) {
+        s = read_encoder_decoder(&c);
+    } else if ((s = kvp__hf_str(r, c.lm, "hybrid_override_pattern", &pattern)) == KVP_OK &&
+               pattern) {
+        s = read_nemotron_h(&c, pattern);
+    } else if (s == KVP_OK && (s = kvp__hf_array(r, c.lm, "block_configs", &blocks)) == KVP_OK &&
+               blocks) {
+        s = read_block_configs(&c, blocks);
+    } else if (s == KVP_OK && kvp__hf_has(c.lm, "attn_layer_period")) {
+        s = read_jamba(&c);
+    } else if (s == KVP_OK && strcmp(c.info->model_type, "falcon_h1") == 0) {
+        s = read_falcon_h1(&c);
+    } else if (s == KVP_OK) {
+        s = read_decoder(&c);
+    }
+    kvp__free(alc, c.types);
+    if (s) return s;
+    if (kvp_model_cache_count(model) == 0 && c.layers > 0 && !mamba_ssm)
+        return kvp__fail(r->err, KVP_CONFIG, r->file, NULL,
+                         "no layer keeps a KV cache or recurrent state");
+    return KVP_OK;
+}

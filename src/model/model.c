@@ -1,0 +1,65 @@
+/* model.c — the kvp_model handle: construction by readers, read-only accessors. */
+#include <string.h>
+
+#include "model_internal.h"
+
+kvp_model *kvp__model_new(const kvp_allocator *alc, const char *name) {
+    kvp_model *m = kvp__calloc(alc, 1, sizeof *m);
+    if (!m) return NULL;
+    if (alc) {
+        m->alc = *alc;
+        m->has_alc = true;
+    }
+    m->name = kvp__strdup(alc, name ? name : "");
+    if (!m->name) {
+        kvp__free(alc, m);
+        return NULL;
+    }
+    m->info.dtype = KVP_DTYPE_BF16;
+    return m;
+}
+
+const kvp_allocator *kvp__model_alc(const kvp_model *model) {
+    return model->has_alc ? &model->alc : NULL;
+}
+
+kvp_status kvp__model_add_cache(kvp_model *model, const kvp_layer_cache *cache, kvp_error *err) {
+    if (model->cache_count == model->cache_cap) {
+        size_t ncap = model->cache_cap ? model->cache_cap * 2 : 16;
+        kvp_layer_cache *n = kvp__realloc(kvp__model_alc(model), model->caches,
+                                          ncap * sizeof *model->caches);
+        if (!n) return kvp__fail(err, KVP_NOMEM, model->name, NULL, "out of memory");
+        model->caches = n;
+        model->cache_cap = ncap;
+    }
+    model->caches[model->cache_count++] = *cache;
+    return KVP_OK;
+}
+
+kvp_model_info *kvp__model_info(kvp_model *model) { return &model->info; }
+
+void kvp_model_free(kvp_model *model) {
+    if (!model) return;
+    const kvp_allocator *alc = kvp__model_alc(model);
+    kvp_allocator copy;
+    if (alc) {
+        copy = *alc;
+        alc = &copy;
+    }
+    kvp__free(alc, model->caches);
+    kvp__free(alc, model->source_text);
+    kvp__free(alc, model->name);
+    kvp__free(alc, model);
+}
+
+const char *kvp_model_name(const kvp_model *model) { return model->name; }
+const kvp_model_info *kvp_model_get_info(const kvp_model *model) { return &model->info; }
+size_t kvp_model_cache_count(const kvp_model *model) { return model->cache_count; }
+const kvp_layer_cache *kvp_model_cache(const kvp_model *model, size_t index) {
+    return index < model->cache_count ? &model->caches[index] : NULL;
+}
+
+const char *kvp_model_source_text(const kvp_model *model, size_t *out_len) {
+    if (out_len) *out_len = model->source_len;
+    return model->source_text;
+}

@@ -1,0 +1,65 @@
+/*
+ * util.h — internal helpers shared by every room of the library (kvp__ tier):
+ * error filling, checked arithmetic, owned allocation, bounded file reads.
+ */
+#ifndef KVP_UTIL_H
+#define KVP_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kvplan/error.h"
+#include "kvplan/model.h"
+
+/* Largest config file kvplan reads: real configs are < 64 KiB; 16 MiB bounds a hostile one. */
+#define KVP_MAX_CONFIG_BYTES ((size_t)16 * 1024 * 1024)
+
+#if defined(__GNUC__) || defined(__clang__)
+#define KVP_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define KVP_PRINTF(a, b)
+#endif
+
+/* Fill `err` (may be NULL) and return `code`. `file` and `key` may be NULL. */
+kvp_status kvp__fail(kvp_error *err, kvp_status code, const char *file, const char *key,
+                     const char *fmt, ...) KVP_PRINTF(5, 6);
+kvp_status kvp__vfail(kvp_error *err, kvp_status code, const char *file, const char *key,
+                      const char *fmt, va_list ap);
+
+/* Checked arithmetic: return false on overflow (result unspecified then). */
+static inline bool kvp__mul_u64(uint64_t a, uint64_t b, uint64_t *out) {
+    return !__builtin_mul_overflow(a, b, out);
+}
+static inline bool kvp__add_u64(uint64_t a, uint64_t b, uint64_t *out) {
+    return !__builtin_add_overflow(a, b, out);
+}
+/* a*b*c... with overflow detection; n factors. */
+bool kvp__mul_many_u64(uint64_t *out, int n, ...);
+static inline uint64_t kvp__ceil_div_u64(uint64_t a, uint64_t b) {
+    return b == 0 ? 0 : a / b + (a % b != 0);
+}
+
+/* Allocation through an optional kvp_allocator (NULL = libc). */
+void *kvp__malloc(const kvp_allocator *alc, size_t size);
+void *kvp__calloc(const kvp_allocator *alc, size_t count, size_t size);
+void *kvp__realloc(const kvp_allocator *alc, void *ptr, size_t size);
+void kvp__free(const kvp_allocator *alc, void *ptr);
+char *kvp__strdup(const kvp_allocator *alc, const char *s);
+
+/* Read a whole file of at most `max_bytes` bytes. On success *out_buf is a
+ * NUL-terminated buffer the caller frees with kvp__free(alc, ...). Errors:
+ * KVP_IO (missing, unreadable, a directory, empty, larger than max_bytes). */
+kvp_status kvp__read_file(const char *path, size_t max_bytes, const kvp_allocator *alc,
+                          char **out_buf, size_t *out_len, kvp_error *err);
+
+/* True when the buffer is valid UTF-8; *bad_offset gets the first bad byte. */
+bool kvp__utf8_valid(const char *s, size_t len, size_t *bad_offset);
+
+/* Bounded string copy that always terminates (dst_size > 0). */
+void kvp__strlcpy(char *dst, const char *src, size_t dst_size);
+/* Case-insensitive ASCII comparison. */
+int kvp__strcasecmp(const char *a, const char *b);
+
+#endif
