@@ -218,7 +218,7 @@ static uint64_t first_uint(const hf_obj *o, const char *const *keys, size_t n) {
 /* MoE and size facts for the weights estimate (issue: read and kept). */
 static void read_facts(hf_reader *r, kvp_model_info *info) {
     const hf_obj *lm = &r->lm;
-    info->hidden_size = FIRST_UINT(lm, "hidden_size", "d_model", "n_embd");
+    if (!info->hidden_size) info->hidden_size = FIRST_UINT(lm, "hidden_size", "d_model", "n_embd");
     info->intermediate_size = FIRST_UINT(lm, "intermediate_size", "ffn_hidden_size", "d_ff",
                                          "decoder_ffn_dim", "n_inner");
     info->vocab_size = FIRST_UINT(lm, "vocab_size", "padded_vocab_size");
@@ -238,7 +238,8 @@ static void read_facts(hf_reader *r, kvp_model_info *info) {
                                                 "interleave_moe_layer_step", "expert_layer_period");
     info->num_nextn_predict_layers = (uint32_t)FIRST_UINT(lm, "num_nextn_predict_layers",
                                                           "mtp_num_hidden_layers", "num_mtp_modules");
-    info->max_position_embeddings = FIRST_UINT(lm, "max_position_embeddings", "max_target_positions",
+    if (!info->max_position_embeddings)
+        info->max_position_embeddings = FIRST_UINT(lm, "max_position_embeddings", "max_target_positions",
                                                "n_positions", "max_sequence_length", "seq_length");
     json_t *tie = json_object_get(lm->json, "tie_word_embeddings");
     if (!tie) tie = json_object_get(r->root.json, "tie_word_embeddings");
@@ -265,8 +266,8 @@ static kvp_status read_config(hf_reader *r, kvp_model *model) {
                      sizeof info->architecture);
     if ((s = read_model_dtype(r, info))) return s;
     if ((s = read_quantization(r, info))) return s;
-    read_facts(r, info);
     if ((s = kvp__hf_layers(r, model))) return s;
+    read_facts(r, info); /* after the layers: type defaults are applied by then */
     return KVP_OK;
 }
 

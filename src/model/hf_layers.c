@@ -743,6 +743,46 @@ static kvp_status read_falcon_h1(layers_ctx *c) {
     return KVP_OK;
 }
 
+/* transformers' MambaConfig / FalconMambaConfig (Mamba-1: intermediate_size
+ * channels, state_size states) and Mamba2Config (num_heads x head_dim). */
+static kvp_status read_hf_mamba(layers_ctx *c) {
+    hf_reader *r = c->r;
+    const hf_obj *lm = c->lm;
+    kvp_status s;
+    kvp_recurrent_geometry g;
+    memset(&g, 0, sizeof g);
+    if (strcmp(c->info->model_type, "mamba2") == 0) {
+        static const mamba_keys keys = {"num_heads", "head_dim", "state_size", "n_groups",
+                                        "conv_kernel", NULL};
+        static const mamba_keys *const variants[] = {&keys};
+        if ((s = read_mamba2(c, lm, variants, 1, &g))) return s;
+    } else {
+        uint64_t inner = 0, hidden = 0;
+        uint32_t expand = 2;
+        bool found;
+        if ((s = kvp__hf_uint(r, lm, "intermediate_size", 1, KVP_MAX_HEADS * 64ull, &inner,
+                              &found)))
+            return s;
+        if (!found) {
+            if ((s = kvp__hf_uint(r, lm, "hidden_size", 1, UINT32_MAX, &hidden, NULL)) ||
+                (s = kvp__hf_u32(r, lm, "expand", 1, 64, &expand, &found)))
+                return s;
+            inner = hidden * expand;
+            if (inner > KVP_MAX_HEADS * 64ull)
+                return kvp__hf_fail(r, lm, "expand", KVP_CONFIG, "d_inner is absurd");
+        }
+        g.heads = (uint32_t)inner;
+        g.head_dim = 1;
+        if ((s = kvp__hf_u32(r, lm, "state_size", 1, KVP_MAX_HEAD_DIM, &g.state_dim, NULL)) ||
+            (s = kvp__hf_u32(r, lm, "conv_kernel", 1, 1024, &g.conv_kernel, NULL)) ||
+            (s = read_ssm_dtype(r, lm, &g.ssm_dtype)))
+            return s;
+    }
+    for (uint32_t i = 0; i < c->layers; i++)
+        if ((s = add_recurrent(c, i, &g))) return s;
+    return KVP_OK;
+}
+
 /* state-spaces/mamba_ssm schema: d_model, n_layer, ssm_cfg; SSM sizes absent
  * from the file take mamba_ssm's Mamba2 (or Mamba-1) defaults. */
 static kvp_status read_mamba_ssm(layers_ctx *c) {
@@ -990,6 +1030,47 @@ static bool is_encoder_decoder(hf_reader *r, const kvp_model_info *info) {
 
 /* --------------------------------------------------------------- dispatch */
 
+/* Keys that change what a layer caches in ways kvplan does not model: refused
+ * by name rather than read as plain attention. */
+static kvp_status refuse_unknown_mechanisms(hf_reader *r, const hf_obj *lm) {
+    static const struct {
+        const char *key, *what;
+    } refused[] = {
+        {"linear_attn_config", "Kimi linear attention (KDA) layers"},
+        {"attn_type_list", "MiniMax lightning-attention layer list"},
+        {"cross_attention_layers", "cross-attention layers over image tokens (Llama 3.2 Vision)"},
+        {"kv_shared_layer_index", "per-layer KV sharing"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+        if (kvp__hf_has(lm, refused[i].key))
+            return kvp__hf_fail(r, lm, refused[i].key, KVP_UNSUPPORTED,
+                                "%s: not understood by kvplan, refusing to guess their cache",
+                                refused[i].what);
+    return KVP_OK;
+}
+
+/* Defaults of a model type's config class, for nested configs that keep only
+ * the keys differing from them (Gemma 3's text_config). Written into our own
+ * parsed tree so the readers see one complete config. */
+static kvp_status apply_type_defaults(hf_reader *r, const kvp_model_info *info) {
+    static const char *const gemma3[] = {"gemma3", "gemma3_text"};
+    if (!model_type_is(info, gemma3, 2)) return KVP_OK;
+    static const struct {
+        const char *key;
+        json_int_t value;
+    } defaults[] = {
+        {"num_hidden_layers", 26}, {"num_attention_heads", 8}, {"num_key_value_heads", 4},
+        {"head_dim", 256},         {"hidden_size", 2304},      {"intermediate_size", 9216},
+        {"vocab_size", 262208},    {"sliding_window", 4096},   {"sliding_window_pattern", 6},
+        {"max_position_embeddings", 131072},
+    };
+    for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++)
+        if (!json_object_get(r->lm.json, defaults[i].key) &&
+            json_object_set_new(r->lm.json, defaults[i].key, json_integer(defaults[i].value)))
+            return kvp__fail(r->err, KVP_NOMEM, r->file, NULL, "out of memory");
+    return KVP_OK;
+}
+
 kvp_status kvp__hf_layers(hf_reader *r, kvp_model *model) {
     layers_ctx c;
     memset(&c, 0, sizeof c);
@@ -999,6 +1080,8 @@ kvp_status kvp__hf_layers(hf_reader *r, kvp_model *model) {
     c.lm = &r->lm;
     kvp_status s;
     const kvp_allocator *alc = kvp__model_alc(model);
+    if ((s = refuse_unknown_mechanisms(r, c.lm))) return s;
+    if ((s = apply_type_defaults(r, c.info))) return s;
 
     bool mamba_ssm = !kvp__hf_has(&r->root, "model_type") && kvp__hf_has(&r->root, "n_layer") &&
                      kvp__hf_has(&r->root, "d_model");
@@ -1034,6 +1117,10 @@ kvp_status kvp__hf_layers(hf_reader *r, kvp_model *model) {
         s = read_jamba(&c);
     } else if (s == KVP_OK && strcmp(c.info->model_type, "falcon_h1") == 0) {
         s = read_falcon_h1(&c);
+    } else if (s == KVP_OK && (strcmp(c.info->model_type, "mamba") == 0 ||
+                               strcmp(c.info->model_type, "falcon_mamba") == 0 ||
+                               strcmp(c.info->model_type, "mamba2") == 0)) {
+        s = read_hf_mamba(&c);
     } else if (s == KVP_OK) {
         s = read_decoder(&c);
     }

@@ -508,12 +508,63 @@ static void test_files_and_catalog(void **state) {
     assert_true(kvp_catalog_count() >= 50);
 }
 
+static kvp_cost cost_json(const char *json) {
+    kvp_model *m = NULL;
+    kvp_error err;
+    kvp_cost c;
+    memset(&c, 0, sizeof c);
+    if (kvp_model_from_hf_json(json, strlen(json), "x.json", NULL, &m, &err) != KVP_OK)
+        fail_msg("%s", err.message);
+    if (kvp_cost_compute(m, NULL, &c, &err) != KVP_OK) fail_msg("%s", err.message);
+    kvp_model_free(m);
+    return c;
+}
+
+static void test_type_defaults_and_refusals(void **state) {
+    (void)state;
+    /* A Gemma 3 text_config that keeps only 3 keys: the other geometry comes from
+     * Gemma3TextConfig defaults: 26 layers, 4 kv heads, head_dim 256, window 4096,
+     * pattern 6 -> 4 full + 22 sliding; 26 x 4 x 256 x 2 x 2 = 106496. */
+    kvp_cost c = cost_json("{\"model_type\": \"gemma3\", \"torch_dtype\": \"bfloat16\","
+                           " \"text_config\": {\"model_type\": \"gemma3_text\", \"hidden_size\": 2304}}");
+    assert_int_equal(c.bytes_per_token, 106496);
+    assert_int_equal(find_pool(&c, KVP_CACHE_FULL)->layers, 4);
+    assert_int_equal(find_pool(&c, KVP_CACHE_SLIDING)->window_tokens, 4096);
+    /* transformers MambaConfig: 2 layers, intermediate 1536, state 16, conv 4, fp32:
+     * 2 x [3 x 1536 x 4 + 1536 x 16 x 4] = 2 x (18432 + 98304) = 233472 per sequence. */
+    c = cost_json("{\"model_type\": \"mamba\", \"num_hidden_layers\": 2, \"hidden_size\": 768,"
+                  " \"intermediate_size\": 1536, \"state_size\": 16, \"conv_kernel\": 4,"
+                  " \"torch_dtype\": \"float32\"}");
+    assert_int_equal(c.bytes_per_token, 0);
+    assert_int_equal(c.bytes_per_sequence, 233472);
+    /* Mamba2Config: 1 layer, 8 heads x 64, state 128, 1 group, conv 4, bf16:
+     * 3 x (512 + 256) x 2 = 4608 + 8 x 64 x 128 x 2 = 131072 -> 135680. */
+    c = cost_json("{\"model_type\": \"mamba2\", \"num_hidden_layers\": 1, \"num_heads\": 8,"
+                  " \"head_dim\": 64, \"state_size\": 128, \"n_groups\": 1, \"conv_kernel\": 4,"
+                  " \"torch_dtype\": \"bfloat16\"}");
+    assert_int_equal(c.bytes_per_sequence, 135680);
+    kvp_error e = expect_error("{\"num_hidden_layers\": 2, \"num_attention_heads\": 4, "
+                               "\"hidden_size\": 64, \"kv_lora_rank\": 512, \"qk_rope_head_dim\": 64,"
+                               " \"linear_attn_config\": {\"kda_layers\": [1]}}",
+                               KVP_UNSUPPORTED);
+    assert_string_equal(e.key, "/linear_attn_config");
+    e = expect_error("{\"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"hidden_size\": 64,"
+                     " \"attn_type_list\": [0, 1]}",
+                     KVP_UNSUPPORTED);
+    assert_string_equal(e.key, "/attn_type_list");
+    e = expect_error("{\"text_config\": {\"num_hidden_layers\": 2, \"num_attention_heads\": 4,"
+                     " \"hidden_size\": 64, \"cross_attention_layers\": [1]}}",
+                     KVP_UNSUPPORTED);
+    assert_string_equal(e.key, "/text_config/cross_attention_layers");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_config),     cmocka_unit_test(test_schedules),
         cmocka_unit_test(test_dtype_and_pages),  cmocka_unit_test(test_pipeline_split),
         cmocka_unit_test(test_errors),           cmocka_unit_test(test_overflow_is_an_error),
         cmocka_unit_test(test_python_literals_and_quant), cmocka_unit_test(test_files_and_catalog),
+        cmocka_unit_test(test_type_defaults_and_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
