@@ -26,7 +26,7 @@
 kvp_status kvp__fail(kvp_error *err, kvp_status code, const char *file, const char *key,
                      const char *fmt, ...) KVP_PRINTF(5, 6);
 kvp_status kvp__vfail(kvp_error *err, kvp_status code, const char *file, const char *key,
-                      const char *fmt, va_list ap);
+                      const char *fmt, va_list ap) KVP_PRINTF(5, 0);
 
 /* Checked arithmetic: return false on overflow (result unspecified then). */
 static inline bool kvp__mul_u64(uint64_t a, uint64_t b, uint64_t *out) {
