@@ -1,0 +1,927 @@
+/* cmd_plan.c — `kvplan plan MODEL`: the KV cache plan of one GPU (rank), from
+ * the creator in src/plan: budget term by term, each pool's bytes, blocks and
+ * tokens, reserves, the concurrent sequences it holds, and warnings. */
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "kvplan/plan.h"
+
+#if defined(__has_include)
+#if __has_include("plan_policy.h")
+#include "plan_policy.h"
+#define KVP_HAVE_PLAN_POLICY 1
+#endif
+#endif
+
+#define GIB 1073741824.0
+#define DEFAULT_CUDA_GRAPH_BS 128u
+
+static void usage(FILE *out) {
+    fputs(
+        "usage: kvplan plan MODEL [options]\n"
+        "  MODEL                        config.json, a folder holding one, or a catalogue name\n"
+        "memory of one GPU (rank):\n"
+        "  --gpu NAME                   a GPU from the catalogue (exact usable bytes)\n"
+        "  --gpu-mem BYTES              device memory, e.g. 80GiB\n"
+        "  --weights BYTES              measured weights on this rank\n"
+        "  --peak BYTES                 measured allocator peak of the profiling pass\n"
+        "                               (weights + activations)\n"
+        "  --non-torch BYTES            measured memory outside the allocator (NCCL, CUDA\n"
+        "                               graphs, context)\n"
+        "  --estimation-kv BYTES        temporary KV cache of the profiling pass (added back)\n"
+        "  --kv-budget BYTES            plan from a KV budget (after the fraction) directly\n"
+        "  (terms not measured are estimated from the config and said so)\n"
+        "KV cache config (TensorRT-LLM names):\n"
+        "  --free-gpu-memory-fraction F (default 0.9)\n"
+        "  --max-tokens N  --max-gpu-total-bytes BYTES  --host-cache-size BYTES\n"
+        "  --tokens-per-block N (32)  --enable-block-reuse\n"
+        "  --max-attention-window W[,W...]   per-layer window pattern\n"
+        "  --kv-manager auto|v1|v2      use_kv_cache_manager_v2 (auto: v2 for hybrid models)\n"
+        "  --cross-kv-cache-fraction F  encoder-decoder models (required there)\n"
+        "deployment:\n"
+        "  --tp N  --pp N  --attention-dp  --kv-dtype auto|fp16|bf16|fp8|nvfp4\n"
+        "  --max-batch-size N (2048)  --max-num-tokens N (8192)  --max-beam-width N (1)\n"
+        "  --max-seq-len N (model)  --seq-len N (default --max-seq-len)\n"
+        "  --cuda-graph-batch-size N    largest CUDA graph batch (128; 0 = no graphs)\n"
+        "  --draft MODEL  --spec-mode eagle3|mtp|two-model|draft-target|dflash\n"
+        "  --max-draft-len N  --num-draft-layers N  --separate-draft-kv\n"
+        "  --policy trtllm              engine policy (others: see --policy help)\n"
+        "output:\n"
+        "  --explain                    formula and inputs behind every number\n"
+        "  --json                       machine-readable plan\n",
+        out);
+}
+
+/* ----------------------------------------------------------------- options */
+
+typedef struct opts {
+    const char *model, *draft, *gpu;
+    uint64_t gpu_mem, weights, peak, non_torch, estimation_kv, kv_budget;
+    bool has_gpu_mem, has_weights, has_peak, has_non_torch, has_kv_budget;
+    uint64_t seq_len;
+    bool has_max_seq_len;
+    uint32_t cuda_graph_bs;
+    bool explain, json;
+    kvp_deploy_settings d;
+    kvp_kv_config kv;
+    uint64_t windows[256];
+    size_t window_count;
+} opts;
+
+static bool g_json;
+
+static int bad_input(kvp_status code, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int bad_input(kvp_status code, const char *key, const char *fmt, ...) {
+    kvp_error err;
+    kvp_error_clear(&err);
+    err.code = code;
+    if (key) snprintf(err.key, sizeof err.key, "%s", key);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err.message, sizeof err.message, fmt, ap);
+    va_end(ap);
+    return kvp_cli_report_error(&err, g_json);
+}
+
+static bool p_count(const char *opt, const char *v, uint64_t min, uint64_t max, uint64_t *out) {
+    kvp_error err;
+    if (kvp_parse_count(v, out, &err) != KVP_OK) {
+        bad_input(KVP_INVALID_ARG, opt, "%s: %s", opt, err.message);
+        return false;
+    }
+    if (*out < min || *out > max) {
+        bad_input(KVP_INVALID_ARG, opt, "%s: %s is out of range, expected %llu to %llu", opt, v,
+                  (unsigned long long)min, (unsigned long long)max);
+        return false;
+    }
+    return true;
+}
+
+static bool p_u32(const char *opt, const char *v, uint32_t min, uint32_t max, uint32_t *out) {
+    uint64_t x;
+    if (!p_count(opt, v, min, max, &x)) return false;
+    *out = (uint32_t)x;
+    return true;
+}
+
+static bool p_bytes(const char *opt, const char *v, bool positive, uint64_t *out) {
+    kvp_error err;
+    if (v[0] == '-') {
+        bad_input(KVP_INVALID_ARG, opt, "%s: %s is negative; sizes are byte counts >= %d", opt, v,
+                  positive ? 1 : 0);
+        return false;
+    }
+    if (kvp_parse_bytes(v, out, &err) != KVP_OK) {
+        bad_input(err.code, opt, "%s: %s", opt, err.message);
+        return false;
+    }
+    if (positive && *out == 0) {
+        bad_input(KVP_INVALID_ARG, opt, "%s: 0 bytes; expected a positive size", opt);
+        return false;
+    }
+    return true;
+}
+
+static bool p_fraction(const char *opt, const char *v, bool allow_zero, double *out) {
+    char *end = NULL;
+    double f = strtod(v, &end);
+    if (!end || *end != '\0' || end == v || !(f >= 0.0) || f > 1.0 || (!allow_zero && f == 0.0)) {
+        bad_input(KVP_INVALID_ARG, opt, "%s: %s is not a fraction in %s, 1]", opt, v,
+                  allow_zero ? "[0" : "(0");
+        return false;
+    }
+    *out = f;
+    return true;
+}
+
+static bool p_windows(const char *v, opts *o) {
+    const char *p = v;
+    o->window_count = 0;
+    while (*p) {
+        char buf[32];
+        size_t n = strcspn(p, ",");
+        if (n == 0 || n >= sizeof buf || o->window_count == 256) {
+            bad_input(KVP_INVALID_ARG, "--max-attention-window",
+                      "--max-attention-window: '%s' is not a comma-separated list of up to 256 "
+                      "positive token counts",
+                      v);
+            return false;
+        }
+        memcpy(buf, p, n);
+        buf[n] = '\0';
+        if (!p_count("--max-attention-window", buf, 1, UINT32_MAX,
+                     &o->windows[o->window_count]))
+            return false;
+        o->window_count++;
+        p += n;
+        if (*p == ',') p++;
+    }
+    if (o->window_count == 0) {
+        bad_input(KVP_INVALID_ARG, "--max-attention-window", "--max-attention-window is empty");
+        return false;
+    }
+    o->kv.max_attention_window = o->windows;
+    o->kv.max_attention_window_count = o->window_count;
+    return true;
+}
+
+static const char *const k_known[] = {
+    "--gpu", "--gpu-mem", "--weights", "--peak", "--non-torch", "--estimation-kv", "--kv-budget",
+    "--free-gpu-memory-fraction", "--max-tokens", "--max-gpu-total-bytes", "--host-cache-size",
+    "--tokens-per-block", "--enable-block-reuse", "--max-attention-window", "--kv-manager",
+    "--cross-kv-cache-fraction", "--tp", "--pp", "--attention-dp", "--kv-dtype",
+    "--max-batch-size", "--max-num-tokens", "--max-beam-width", "--max-seq-len", "--seq-len",
+    "--cuda-graph-batch-size", "--draft", "--spec-mode", "--max-draft-len", "--num-draft-layers",
+    "--separate-draft-kv", "--policy", "--explain", "--json", "--help", NULL};
+
+/* Returns -1 to continue, else an exit status. */
+static int parse(int argc, char **argv, opts *o) {
+    bool bad = false;
+    o->cuda_graph_bs = DEFAULT_CUDA_GRAPH_BS;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = NULL;
+        if (kvp_cli_flag(a, "--help") || kvp_cli_flag(a, "-h")) {
+            usage(stdout);
+            return KVP_EXIT_OK;
+        } else if (kvp_cli_flag(a, "--json")) {
+            o->json = true;
+        } else if (kvp_cli_flag(a, "--explain")) {
+            o->explain = true;
+        } else if (kvp_cli_flag(a, "--enable-block-reuse")) {
+            o->kv.enable_block_reuse = true;
+        } else if (kvp_cli_flag(a, "--attention-dp")) {
+            o->d.attention_dp = true;
+        } else if (kvp_cli_flag(a, "--separate-draft-kv")) {
+            o->d.separate_draft_kv_cache = 1;
+        } else if (kvp_cli_opt(argc, argv, &i, "--gpu-mem", &v, &bad)) {
+            if (bad || !p_bytes("--gpu-mem", v, true, &o->gpu_mem)) return KVP_EXIT_BAD_INPUT;
+            o->has_gpu_mem = true;
+        } else if (kvp_cli_opt(argc, argv, &i, "--gpu", &v, &bad)) {
+            if (bad) return KVP_EXIT_BAD_INPUT;
+            o->gpu = v;
+        } else if (kvp_cli_opt(argc, argv, &i, "--weights", &v, &bad)) {
+            if (bad || !p_bytes("--weights", v, false, &o->weights)) return KVP_EXIT_BAD_INPUT;
+            o->has_weights = true;
+        } else if (kvp_cli_opt(argc, argv, &i, "--peak", &v, &bad)) {
+            if (bad || !p_bytes("--peak", v, false, &o->peak)) return KVP_EXIT_BAD_INPUT;
+            o->has_peak = true;
+        } else if (kvp_cli_opt(argc, argv, &i, "--non-torch", &v, &bad)) {
+            if (bad || !p_bytes("--non-torch", v, false, &o->non_torch)) return KVP_EXIT_BAD_INPUT;
+            o->has_non_torch = true;
+        } else if (kvp_cli_opt(argc, argv, &i, "--estimation-kv", &v, &bad)) {
+            if (bad || !p_bytes("--estimation-kv", v, false, &o->estimation_kv))
+                return KVP_EXIT_BAD_INPUT;
+        } else if (kvp_cli_opt(argc, argv, &i, "--kv-budget", &v, &bad)) {
+            if (bad || !p_bytes("--kv-budget", v, true, &o->kv_budget)) return KVP_EXIT_BAD_INPUT;
+            o->has_kv_budget = true;
+        } else if (kvp_cli_opt(argc, argv, &i, "--free-gpu-memory-fraction", &v, &bad)) {
+            if (bad || !p_fraction("--free-gpu-memory-fraction", v, false,
+                                   &o->kv.free_gpu_memory_fraction))
+                return KVP_EXIT_BAD_INPUT;
+        } else if (kvp_cli_opt(argc, argv, &i, "--max-tokens", &v, &bad)) {
+            if (bad || !p_count("--max-tokens", v, 1, UINT64_MAX / 2, &o->kv.max_tokens))
+                return KVP_EXIT_BAD_INPUT;
+            o->kv.has_max_tokens = true;
+        } else if (kvp_cli_opt(argc, argv, &i, "--max-gpu-total-bytes", &v, &bad)) {
+            if (bad || !p_bytes("--max-gpu-total-bytes", v, true, &o->kv.max_gpu_total_bytes))
+                return KVP_EXIT_BAD_INPUT;
+        } else if (kvp_cli_opt(argc, argv, &i, "--host-cache-size", &v, &bad)) {
+            if (bad || !p_bytes("--host-cache-size", v, false, &o->kv.host_cache_size))
+                return KVP_EXIT_BAD_INPUT;
+        } else if (kvp_cli_opt(argc, argv, &i, "--tokens-per-block", &v, &bad) ||
+                   kvp_cli_opt(argc, argv, &i, "--block-size", &v, &bad)) {
+            if (bad || !p_u32("--tokens-per-block", v, 1, 1u << 16, &o->kv.tokens_per_block))
+                return KVP_EXIT_BAD_INPUT;
+        } else if (kvp_cli_opt(argc, argv, &i, "--max-attention-window", &v, &bad)) {
+            if (bad || !p_windows(v, o)) return KVP_EXIT_BAD_INPUT;
+        } else if (kvp_cli_opt(argc, argv, &i, "--kv-manager", &v, &bad)) {
+            if (bad) return KVP_EXIT_BAD_INPUT;
+            if (strcmp(v, "auto") == 0)
+                o->kv.use_v2 = 0;
+            else if (strcmp(v, "v1") == 0)
+                o->kv.use_v2 = -1;
+            else if (strcmp(v, "v2") == 0)
+                o->kv.use_v2 = 1;
+            else
+                return bad_input(KVP_INVALID_ARG, "--kv-manager",
+                                 "--kv-manager: '%s' is not auto, v1 or v2", v);
+        } else if (kvp_cli_opt(argc, argv, &i, "--cross-kv-cache-fraction", &v, &bad)) {
+            if (bad || !p_fraction("--cross-kv-cache-fraction", v, true,
+                                   &o->kv.cross_kv_cache_fraction))
+                return KVP_EXIT_BAD_INPUT;
+            o->kv.has_cross_kv_cache_fraction = true;
+        } else if (kvp_cli_opt(argc, argv, &i, "--tp", &v, &bad)) {
+            if (bad || !p_u32("--tp", v, 1, 65536, &o->d.tp)) return KVP_EXIT_BAD_INPUT;
+        } else if (kvp_cli_opt(argc, argv, &i, "--pp", &v, &bad)) {
+            if (bad || !p_u32("--pp", v, 1, 65536, &o->d.pp)) return KVP_EXIT_BAD_INPUT;
+        } else if (kvp_cli_opt(argc, argv, &i, "--kv-dtype", &v, &bad)) {
+            if (bad) return KVP_EXIT_BAD_INPUT;
+            if (kvp_dtype_parse(v, &o->d.kv_dtype) != KVP_OK)
+                return bad_input(KVP_INVALID_ARG, "--kv-dtype",
+                                 "--kv-dtype: unknown dtype '%s' (expected auto, fp16, bf16, fp8, "
+                                 "nvfp4)",
+                                 v);
+        } else if (kvp_cli_opt(argc, argv, &i, "--max-batch-size", &v, &bad)) {
+            if (bad || !p_count("--max-batch-size", v, 1, 1u << 24, &o->d.max_batch_size))
+                return KVP_EXIT_BAD_INPUT;
+        } else if (kvp_cli_opt(argc, argv, &i, "--max-num-tokens", &v, &bad)) {
+            if (bad || !p_count("--max-num-tokens", v, 1, 1ull << 32, &o->d.max_num_tokens))
+                return KVP_EXIT_BAD_INPUT;
+        } else if (kvp_cli_opt(argc, argv, &i, "--max-beam-width", &v, &bad)) {
+            if (bad || !p_u32("--max-beam-width", v, 1, 1024, &o->d.max_beam_width))
+                return KVP_EXIT_BAD_INPUT;
+        } else if (kvp_cli_opt(argc, argv, &i, "--max-seq-len", &v, &bad)) {
+            if (bad || !p_count("--max-seq-len", v, 1, 1ull << 32, &o->d.max_seq_len))
+                return KVP_EXIT_BAD_INPUT;
+            o->has_max_seq_len = true;
+        } else if (kvp_cli_opt(argc, argv, &i, "--seq-len", &v, &bad)) {
+            if (bad || !p_count("--seq-len", v, 1, 1ull << 32, &o->seq_len))
+                return KVP_EXIT_BAD_INPUT;
+        } else if (kvp_cli_opt(argc, argv, &i, "--cuda-graph-batch-size", &v, &bad)) {
+            if (bad || !p_u32("--cuda-graph-batch-size", v, 0, 1u << 20, &o->cuda_graph_bs))
+                return KVP_EXIT_BAD_INPUT;
+        } else if (kvp_cli_opt(argc, argv, &i, "--draft", &v, &bad)) {
+            if (bad) return KVP_EXIT_BAD_INPUT;
+            o->draft = v;
+        } else if (kvp_cli_opt(argc, argv, &i, "--spec-mode", &v, &bad)) {
+            if (bad) return KVP_EXIT_BAD_INPUT;
+            if (kvp_spec_mode_parse(v, &o->d.spec_mode) != KVP_OK)
+                return bad_input(KVP_INVALID_ARG, "--spec-mode",
+                                 "--spec-mode: '%s' is not one of none, eagle3, mtp, two-model, "
+                                 "draft-target, dflash",
+                                 v);
+        } else if (kvp_cli_opt(argc, argv, &i, "--max-draft-len", &v, &bad)) {
+            if (bad || !p_u32("--max-draft-len", v, 1, 1024, &o->d.max_draft_len))
+                return KVP_EXIT_BAD_INPUT;
+        } else if (kvp_cli_opt(argc, argv, &i, "--num-draft-layers", &v, &bad)) {
+            if (bad || !p_u32("--num-draft-layers", v, 1, 1024, &o->d.num_draft_layers))
+                return KVP_EXIT_BAD_INPUT;
+        } else if (kvp_cli_opt(argc, argv, &i, "--policy", &v, &bad)) {
+            if (bad) return KVP_EXIT_BAD_INPUT; /* trtllm: handled before parsing */
+        } else if (a[0] == '-' && a[1] != '\0') {
+            if (g_json) {
+                char bare[128];
+                snprintf(bare, sizeof bare, "%s", a);
+                char *eq = strchr(bare, '=');
+                if (eq) *eq = '\0';
+                bad_input(KVP_INVALID_ARG, bare, "unknown option '%s' (see --help)", bare);
+                return KVP_EXIT_BAD_INPUT;
+            }
+            return kvp_cli_unknown_option(a, k_known);
+        } else if (!o->model) {
+            o->model = a;
+        } else {
+            return bad_input(KVP_INVALID_ARG, NULL, "plan takes one MODEL, got a second: '%s'", a);
+        }
+    }
+    return -1;
+}
+
+/* ------------------------------------------------------------------ output */
+
+typedef struct outbuf {
+    FILE *f;
+    bool explain;
+} outbuf;
+
+static const char *gib(uint64_t b, char *buf, size_t n) {
+    snprintf(buf, n, "%.2f GiB", (double)b / GIB);
+    return buf;
+}
+
+static void explain(const outbuf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void explain(const outbuf *o, const char *fmt, ...) {
+    if (!o->explain) return;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("      = ", o->f);
+    vfprintf(o->f, fmt, ap);
+    fputc('\n', o->f);
+    va_end(ap);
+}
+
+typedef struct plan_ctx {
+    opts *o;
+    kvp_model *model, *draft;
+    kvp_memory_facts mem;
+    bool have_mem;
+    const char *total_source;
+    kvp_creator *creator;
+    kvp_estimation_plan est;
+    kvp_capacity cap;
+    kvp_plan plan;
+    uint64_t seq_len;
+    uint64_t kv_limit, count, longest;
+    const char *warnings[64];
+    char warn_buf[8][320];
+    size_t warn_count, warn_buf_used;
+} plan_ctx;
+
+static void warn(plan_ctx *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warn(plan_ctx *p, const char *fmt, ...) {
+    if (p->warn_buf_used == 8 || p->warn_count == 64) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->warn_buf[p->warn_buf_used], sizeof p->warn_buf[0], fmt, ap);
+    va_end(ap);
+    p->warnings[p->warn_count++] = p->warn_buf[p->warn_buf_used++];
+}
+
+static json_t *ju(uint64_t v) { return json_integer((json_int_t)v); }
+
+static const char *const k_est_names[] = {"total", "free", "weights", "activation", "non_torch",
+                                          "cuda_graph"};
+
+static void print_text(plan_ctx *p) {
+    outbuf ob = {stdout, p->o->explain};
+    FILE *f = stdout;
+    char b1[32], b2[32];
+    const kvp_deploy_settings *d = kvp_creator_deploy(p->creator);
+    const kvp_manager_plan *t = &p->plan.managers[KVP_ROLE_TARGET];
+    fprintf(f, "plan: %s, one rank of TP %u x PP %u, policy trtllm\n", kvp_model_name(p->model),
+            d->tp, d->pp);
+    fprintf(f, "manager: %s, kv dtype %s, %u tokens per block, max_seq_len %llu, "
+               "max_batch_size %llu\n",
+            kvp_manager_kind_name(t->kind), kvp_dtype_name(t->kv_dtype),
+            p->o->kv.tokens_per_block ? p->o->kv.tokens_per_block : 32u,
+            (unsigned long long)d->max_seq_len, (unsigned long long)d->max_batch_size);
+    fputs("\nbudget\n", f);
+    if (p->have_mem) {
+        const kvp_memory_facts *m = &p->mem;
+#define EST(bit) ((m->estimated & (bit)) ? "estimated" : "measured")
+        fprintf(f, "  total memory            %14s  %s\n", gib(m->total_bytes, b1, sizeof b1),
+                p->total_source);
+        fprintf(f, "  - weights               %14s  %s\n", gib(m->weights_bytes, b1, sizeof b1),
+                EST(KVP_MEM_EST_WEIGHTS));
+        fprintf(f, "  - activations           %14s  %s\n", gib(m->activation_bytes, b1, sizeof b1),
+                p->est.estimating ? EST(KVP_MEM_EST_ACTIVATION)
+                                  : "not subtracted (no profiling pass)");
+        fprintf(f, "  - non-torch             %14s  %s\n", gib(m->non_torch_bytes, b1, sizeof b1),
+                EST(KVP_MEM_EST_NON_TORCH));
+        fprintf(f, "  - CUDA graphs           %14s  %s\n",
+                gib(m->cuda_graph_bytes, b1, sizeof b1),
+                p->o->has_non_torch ? "in non-torch" : EST(KVP_MEM_EST_CUDA_GRAPH));
+#undef EST
+        if (p->cap.mm_reserve_bytes)
+            fprintf(f, "  - multimodal reserve    %14s\n",
+                    gib(p->cap.mm_reserve_bytes, b1, sizeof b1));
+        fprintf(f, "  = peak                  %14s\n", gib(p->cap.peak_bytes, b1, sizeof b1));
+        explain(&ob, "%llu + %llu + %llu + %llu = %llu B", (unsigned long long)m->weights_bytes,
+                (unsigned long long)m->activation_bytes, (unsigned long long)m->non_torch_bytes,
+                (unsigned long long)m->cuda_graph_bytes, (unsigned long long)p->cap.peak_bytes);
+        if (p->o->estimation_kv)
+            fprintf(f, "  + temporary KV          %14s  added back\n",
+                    gib(p->o->estimation_kv, b1, sizeof b1));
+        fprintf(f, "  x free fraction         %14g\n",
+                p->o->kv.free_gpu_memory_fraction ? p->o->kv.free_gpu_memory_fraction : 0.9);
+        fprintf(f, "  = KV budget             %14s  (%llu B)\n",
+                gib(p->cap.budget_bytes, b1, sizeof b1), (unsigned long long)p->cap.budget_bytes);
+        explain(&ob, "int((%llu - %llu + %llu) * %g) = %llu B  [_cal_max_memory]",
+                (unsigned long long)p->mem.total_bytes, (unsigned long long)p->cap.peak_bytes,
+                (unsigned long long)p->o->estimation_kv,
+                p->o->kv.free_gpu_memory_fraction ? p->o->kv.free_gpu_memory_fraction : 0.9,
+                (unsigned long long)p->cap.budget_bytes);
+    } else {
+        fprintf(f, "  KV budget               %14s  (%llu B, --kv-budget)\n",
+                gib(p->cap.budget_bytes, b1, sizeof b1), (unsigned long long)p->cap.budget_bytes);
+    }
+    if (p->cap.mla_workspace_reserve_bytes) {
+        fprintf(f, "  - MLA workspace reserve %14s  admits %llu tokens of attended KV\n",
+                gib(p->cap.mla_workspace_reserve_bytes, b1, sizeof b1),
+                (unsigned long long)p->cap.mla_kv_len_cap_tokens);
+        explain(&ob, "min(w x kv_len_cap, budget x w / (k + w)) with w = %llu B/token, k = "
+                     "%llu B/token",
+                (unsigned long long)d->attention_workspace_bytes_per_token,
+                (unsigned long long)t->cost.slope_bytes_per_token);
+    }
+    if (p->cap.after_max_tokens_bytes != p->cap.kv_max_memory_bytes ||
+        p->cap.after_max_tokens_bytes != p->cap.budget_bytes - p->cap.mla_workspace_reserve_bytes)
+        fprintf(f, "  capped by max_tokens / max_gpu_total_bytes\n");
+    fprintf(f, "  = managers' GPU budget  %14s  (%llu B)\n",
+            gib(p->cap.kv_max_memory_bytes, b1, sizeof b1),
+            (unsigned long long)p->cap.kv_max_memory_bytes);
+    explain(&ob, "min(budget %llu - reserves %llu, max_tokens x slope, max_gpu_total_bytes)",
+            (unsigned long long)p->cap.budget_bytes,
+            (unsigned long long)p->cap.mla_workspace_reserve_bytes);
+
+    char c1[32], c2[32];
+    fputs("\npools\n", f);
+    fprintf(f, "  %-7s %-10s %6s %8s %12s %12s %10s %12s %12s\n", "manager", "kind", "layers",
+            "window", "bytes/token", "page bytes", "blocks", "tokens", "bytes");
+    for (int r = 0; r < KVP_ROLE_COUNT; r++) {
+        const kvp_manager_plan *mp = &p->plan.managers[r];
+        if (!mp->present) continue;
+        for (uint32_t i = 0; i < mp->pool_count; i++) {
+            const kvp_plan_pool *q = &mp->pools[i];
+            char win[24];
+            if (q->window_tokens)
+                snprintf(win, sizeof win, "%llu", (unsigned long long)q->window_tokens);
+            else
+                snprintf(win, sizeof win, "-");
+            fprintf(f, "  %-7s %-10s %6u %8s %12llu %12llu %10llu %12llu %12s\n",
+                    kvp_manager_role_name(mp->role), kvp_cache_kind_name(q->kind), q->layers, win,
+                    (unsigned long long)(q->kind == KVP_CACHE_RECURRENT ? 0 : q->bytes_per_token),
+                    (unsigned long long)q->page_bytes, (unsigned long long)q->blocks,
+                    (unsigned long long)q->tokens, gib(q->bytes, b2, sizeof b2));
+            if (q->kind == KVP_CACHE_RECURRENT)
+                explain(&ob, "%llu slots (max_batch_size x pp + 1 dummy) x %llu B of state",
+                        (unsigned long long)q->blocks, (unsigned long long)q->bytes_per_sequence);
+            else if (q->in_intercept)
+                explain(&ob, "ceil(%llu / %u) blocks x max_batch_size %llu = %llu blocks, "
+                             "reserved per sequence slot (the cost's intercept)",
+                        (unsigned long long)q->window_tokens, q->tokens_per_block,
+                        (unsigned long long)d->max_batch_size, (unsigned long long)q->blocks);
+            else
+                explain(&ob, "%llu blocks x %llu B per block (%u tokens x %llu B/token)",
+                        (unsigned long long)q->blocks, (unsigned long long)q->page_bytes,
+                        q->tokens_per_block, (unsigned long long)q->bytes_per_token);
+        }
+        snprintf(c1, sizeof c1, "%llu", (unsigned long long)mp->max_tokens);
+        fprintf(f, "  %-7s %s: quota %s, cost %llu B/token + %llu B fixed\n",
+                kvp_manager_role_name(mp->role), kvp_manager_kind_name(mp->kind),
+                gib(mp->max_gpu_total_bytes, b1, sizeof b1),
+                (unsigned long long)mp->cost.slope_bytes_per_token,
+                (unsigned long long)mp->cost.intercept_bytes);
+        if (mp->vswa && !kvp_manager_is_v2(mp->kind))
+            explain(&ob, "variable windows on paged v1: the quota in equal shares per distinct "
+                         "window, blocks = share // bytes per token of the window // %u",
+                    mp->pools[0].tokens_per_block);
+        else
+            explain(&ob, "tokens = (%llu - %llu) // %llu = %llu%s%s, floored to whole blocks",
+                    (unsigned long long)mp->max_gpu_total_bytes,
+                    (unsigned long long)mp->cost.intercept_bytes,
+                    (unsigned long long)mp->cost.slope_bytes_per_token,
+                    (unsigned long long)kvp_affine_tokens_for_budget(mp->cost,
+                                                                     mp->max_gpu_total_bytes),
+                    mp->max_tokens ? ", capped by max_tokens " : "",
+                    mp->max_tokens ? c1 : "");
+    }
+    fprintf(f, "  allocated %s of %s\n", gib(p->plan.allocated_bytes, b1, sizeof b1),
+            gib(p->cap.kv_max_memory_bytes, b2, sizeof b2));
+
+    fputs("\ncapacity\n", f);
+    fprintf(f, "  max tokens              %s\n",
+            kvp_cli_fmt_count(t->max_tokens_out, c1, sizeof c1));
+    explain(&ob, "blocks x tokens per block of the target's largest full-context pool");
+    fprintf(f, "  max sequences at %s tokens: %s",
+            kvp_cli_fmt_count(p->seq_len, c1, sizeof c1),
+            kvp_cli_fmt_count(p->count, c2, sizeof c2));
+    if (p->count < p->kv_limit)
+        fprintf(f, " (max_batch_size; the KV cache holds %llu)\n",
+                (unsigned long long)p->kv_limit);
+    else
+        fputs(" (KV cache limit)\n", f);
+    for (int r = 0; r < KVP_ROLE_COUNT && ob.explain; r++) {
+        const kvp_manager_plan *mp = &p->plan.managers[r];
+        if (!mp->present) continue;
+        for (uint32_t i = 0; i < mp->pool_count; i++) {
+            const kvp_plan_pool *q = &mp->pools[i];
+            if (q->in_intercept || !q->tokens_per_block) continue;
+            uint64_t toks = p->seq_len;
+            if (q->window_tokens && q->window_tokens < toks) toks = q->window_tokens;
+            if (q->kind == KVP_CACHE_CROSS) toks = q->window_tokens;
+            uint64_t per = (toks + q->tokens_per_block - 1) / q->tokens_per_block * d->max_beam_width;
+            explain(&ob, "%s %s pool: %llu blocks // (ceil(%llu / %u) x beam %u = %llu) = %llu",
+                    kvp_manager_role_name(mp->role), kvp_cache_kind_name(q->kind),
+                    (unsigned long long)q->blocks, (unsigned long long)toks, q->tokens_per_block,
+                    d->max_beam_width, (unsigned long long)per,
+                    (unsigned long long)(per ? q->blocks / per : 0));
+        }
+    }
+    explain(&ob, "min over pools = %llu, then min with max_batch_size %llu",
+            (unsigned long long)p->kv_limit, (unsigned long long)d->max_batch_size);
+    if (p->cap.has_mla_kv_len_cap)
+        fprintf(f, "  attended-KV admission cap %llu tokens\n",
+                (unsigned long long)p->cap.mla_kv_len_cap_tokens);
+    if (p->est.estimating) {
+        fprintf(f, "  profiling pass: temporary KV cache of %llu tokens, %llu dummy request(s)\n",
+                (unsigned long long)p->est.max_tokens,
+                (unsigned long long)p->est.tokens.dummy_requests);
+        explain(&ob,
+                "blocks = max(sum ceil((prompt %llu + %llu extra) / tpb), CUDA-graph warm-up "
+                "%llu, max_batch_size) x pool groups x beam = %llu",
+                (unsigned long long)p->est.tokens.dummy_prompt_tokens,
+                (unsigned long long)p->est.tokens.extra_tokens_per_seq,
+                (unsigned long long)p->est.tokens.cuda_graph_warmup_blocks,
+                (unsigned long long)p->est.tokens.pool_blocks);
+    }
+    if (p->warn_count) {
+        fputs("\nwarnings\n", f);
+        for (size_t i = 0; i < p->warn_count; i++) fprintf(f, "  - %s\n", p->warnings[i]);
+    }
+}
+
+static json_t *plan_json(plan_ctx *p) {
+    json_t *o = json_object();
+    const kvp_deploy_settings *d = kvp_creator_deploy(p->creator);
+    const kvp_manager_plan *t = &p->plan.managers[KVP_ROLE_TARGET];
+    json_object_set_new(o, "model", json_string(kvp_model_name(p->model)));
+    json_object_set_new(o, "policy", json_string("trtllm"));
+    json_object_set_new(o, "manager", json_string(kvp_manager_kind_name(t->kind)));
+    json_object_set_new(o, "kv_dtype", json_string(kvp_dtype_name(t->kv_dtype)));
+    json_object_set_new(o, "tp", ju(d->tp));
+    json_object_set_new(o, "pp", ju(d->pp));
+    json_object_set_new(o, "max_seq_len", ju(d->max_seq_len));
+    json_object_set_new(o, "max_batch_size", ju(d->max_batch_size));
+    json_object_set_new(o, "budget_bytes", ju(p->cap.kv_max_memory_bytes));
+    json_t *bud = json_object();
+    json_object_set_new(bud, "peak_bytes", ju(p->cap.peak_bytes));
+    json_object_set_new(bud, "fraction_budget_bytes", ju(p->cap.budget_bytes));
+    json_object_set_new(bud, "after_max_tokens_bytes", ju(p->cap.after_max_tokens_bytes));
+    json_object_set_new(bud, "kv_max_memory_bytes", ju(p->cap.kv_max_memory_bytes));
+    json_object_set_new(o, "budget", bud);
+    json_t *pools = json_array();
+    for (int r = 0; r < KVP_ROLE_COUNT; r++) {
+        const kvp_manager_plan *mp = &p->plan.managers[r];
+        if (!mp->present) continue;
+        for (uint32_t i = 0; i < mp->pool_count; i++) {
+            const kvp_plan_pool *q = &mp->pools[i];
+            json_t *j = json_object();
+            json_object_set_new(j, "manager", json_string(kvp_manager_role_name(mp->role)));
+            json_object_set_new(j, "manager_kind", json_string(kvp_manager_kind_name(mp->kind)));
+            json_object_set_new(j, "kind", json_string(kvp_cache_kind_name(q->kind)));
+            json_object_set_new(j, "layers", ju(q->layers));
+            json_object_set_new(j, "window_tokens",
+                                q->window_tokens ? ju(q->window_tokens) : json_null());
+            json_object_set_new(j, "bytes_per_token",
+                                ju(q->kind == KVP_CACHE_RECURRENT ? 0 : q->bytes_per_token));
+            json_object_set_new(j, "bytes_per_sequence", ju(q->bytes_per_sequence));
+            json_object_set_new(j, "page_bytes", ju(q->page_bytes));
+            json_object_set_new(j, "tokens_per_block",
+                                q->tokens_per_block ? ju(q->tokens_per_block) : json_null());
+            json_object_set_new(j, "bytes", ju(q->bytes));
+            json_object_set_new(j, "blocks", ju(q->blocks));
+            json_object_set_new(j, "tokens", ju(q->tokens));
+            json_object_set_new(j, "in_intercept", json_boolean(q->in_intercept));
+            json_array_append_new(pools, j);
+        }
+    }
+    json_object_set_new(o, "pools", pools);
+    json_t *mgrs = json_array();
+    for (int r = 0; r < KVP_ROLE_COUNT; r++) {
+        const kvp_manager_plan *mp = &p->plan.managers[r];
+        if (!mp->present) continue;
+        json_t *j = json_object();
+        json_object_set_new(j, "role", json_string(kvp_manager_role_name(mp->role)));
+        json_object_set_new(j, "kind", json_string(kvp_manager_kind_name(mp->kind)));
+        json_object_set_new(j, "kv_dtype", json_string(kvp_dtype_name(mp->kv_dtype)));
+        json_object_set_new(j, "slope_bytes_per_token", ju(mp->cost.slope_bytes_per_token));
+        json_object_set_new(j, "intercept_bytes", ju(mp->cost.intercept_bytes));
+        json_object_set_new(j, "max_gpu_total_bytes", ju(mp->max_gpu_total_bytes));
+        json_object_set_new(j, "host_cache_size", ju(mp->host_cache_size));
+        json_object_set_new(j, "free_gpu_memory_fraction",
+                            json_real(mp->free_gpu_memory_fraction));
+        json_object_set_new(j, "max_tokens", mp->max_tokens ? ju(mp->max_tokens) : json_null());
+        json_object_set_new(j, "bytes", ju(mp->bytes));
+        json_array_append_new(mgrs, j);
+    }
+    json_object_set_new(o, "managers", mgrs);
+    json_object_set_new(o, "allocated_bytes", ju(p->plan.allocated_bytes));
+    json_object_set_new(o, "max_tokens", ju(t->max_tokens_out));
+    json_t *ms = json_object();
+    json_object_set_new(ms, "seq_len", ju(p->seq_len));
+    json_object_set_new(ms, "count", ju(p->count));
+    json_object_set_new(ms, "kv_limit", ju(p->kv_limit));
+    json_object_set_new(ms, "longest_sequence_tokens",
+                        p->longest == UINT64_MAX ? json_null() : ju(p->longest));
+    json_object_set_new(o, "max_sequences", ms);
+    json_t *res = json_array();
+    if (p->cap.mm_reserve_bytes) {
+        json_t *j = json_object();
+        json_object_set_new(j, "name", json_string("multimodal_encoder"));
+        json_object_set_new(j, "bytes", ju(p->cap.mm_reserve_bytes));
+        json_array_append_new(res, j);
+    }
+    if (p->cap.mla_workspace_reserve_bytes) {
+        json_t *j = json_object();
+        json_object_set_new(j, "name", json_string("mla_context_workspace"));
+        json_object_set_new(j, "bytes", ju(p->cap.mla_workspace_reserve_bytes));
+        json_object_set_new(j, "admission_cap_tokens", ju(p->cap.mla_kv_len_cap_tokens));
+        json_array_append_new(res, j);
+    }
+    json_object_set_new(o, "reserves", res);
+    json_t *w = json_array();
+    for (size_t i = 0; i < p->warn_count; i++) json_array_append_new(w, json_string(p->warnings[i]));
+    json_object_set_new(o, "warnings", w);
+    json_t *mem = json_object();
+    const kvp_memory_facts *m = &p->mem;
+    json_object_set_new(mem, "total_bytes", p->have_mem ? ju(m->total_bytes) : json_null());
+    json_object_set_new(mem, "weights_bytes", p->have_mem ? ju(m->weights_bytes) : json_null());
+    json_object_set_new(mem, "activation_bytes",
+                        p->have_mem ? ju(m->activation_bytes) : json_null());
+    json_object_set_new(mem, "non_torch_bytes", p->have_mem ? ju(m->non_torch_bytes) : json_null());
+    json_object_set_new(mem, "cuda_graph_bytes",
+                        p->have_mem ? ju(m->cuda_graph_bytes) : json_null());
+    json_t *est = json_array();
+    for (unsigned b = 0; b < 6; b++)
+        if (p->have_mem && (m->estimated & (1u << b)))
+            json_array_append_new(est, json_string(k_est_names[b]));
+    json_object_set_new(mem, "estimated", est);
+    json_object_set_new(o, "memory", mem);
+    if (p->est.estimating) {
+        json_t *e = json_object();
+        json_object_set_new(e, "max_tokens", ju(p->est.max_tokens));
+        json_object_set_new(e, "dummy_requests", ju(p->est.tokens.dummy_requests));
+        json_object_set_new(e, "blocks", ju(p->est.tokens.pool_blocks));
+        json_object_set_new(o, "estimation", e);
+    }
+    return o;
+}
+
+/* ------------------------------------------------------------------ the run */
+
+static int fail_err(plan_ctx *p, const kvp_error *err) { return kvp_cli_report_error(err, p->o->json); }
+
+static int memory_facts(plan_ctx *p) {
+    opts *o = p->o;
+    kvp_error err;
+    kvp_error_clear(&err);
+    if (o->has_kv_budget) {
+        if (o->gpu || o->has_gpu_mem || o->has_peak || o->has_weights || o->has_non_torch)
+            return bad_input(KVP_INVALID_ARG, "--kv-budget",
+                             "--kv-budget plans from a budget directly; drop --gpu, --gpu-mem, "
+                             "--peak, --weights and --non-torch");
+        return -1;
+    }
+    uint64_t total = 0;
+    if (o->gpu && o->has_gpu_mem)
+        return bad_input(KVP_INVALID_ARG, "--gpu", "give --gpu or --gpu-mem, not both");
+    if (o->gpu) {
+        kvp_gpu_info g;
+        if (kvp_gpu_lookup(o->gpu, &g, &err) != KVP_OK) return fail_err(p, &err);
+        total = g.total_bytes;
+        p->total_source = "catalogue";
+    } else if (o->has_gpu_mem) {
+        total = o->gpu_mem;
+        p->total_source = "--gpu-mem";
+    } else {
+        return bad_input(KVP_INVALID_ARG, "--gpu",
+                         "no memory to plan from: give --gpu NAME, --gpu-mem BYTES or "
+                         "--kv-budget BYTES");
+    }
+    kvp_memory_facts *m = &p->mem;
+    memset(m, 0, sizeof *m);
+    bool all_measured = o->has_peak && o->has_non_torch;
+    if (!all_measured || !o->has_weights) {
+        kvp_estimate_settings es;
+        memset(&es, 0, sizeof es);
+        es.tp = o->d.tp ? o->d.tp : 1;
+        es.pp = o->d.pp ? o->d.pp : 1;
+        es.total_bytes = total;
+        es.max_num_tokens = o->d.max_num_tokens ? o->d.max_num_tokens : 8192;
+        es.max_batch_size = (uint32_t)(o->d.max_batch_size ? o->d.max_batch_size : 2048);
+        es.cuda_graphs = o->cuda_graph_bs > 0;
+        es.weights_dtype = KVP_DTYPE_AUTO;
+        if (kvp_memory_estimate(p->model, &es, m, &err) != KVP_OK) return fail_err(p, &err);
+    }
+    m->total_bytes = total;
+    m->estimated &= ~(uint32_t)(KVP_MEM_EST_TOTAL | KVP_MEM_EST_FREE);
+    if (o->has_weights) {
+        m->weights_bytes = o->weights;
+        m->estimated &= ~(uint32_t)KVP_MEM_EST_WEIGHTS;
+    }
+    if (o->has_peak) {
+        if (o->peak < m->weights_bytes)
+            return bad_input(KVP_INVALID_ARG, "--peak",
+                             "--peak %llu B is below the weights (%llu B): the allocator peak "
+                             "includes the weights",
+                             (unsigned long long)o->peak, (unsigned long long)m->weights_bytes);
+        m->activation_bytes = o->peak - m->weights_bytes;
+        m->estimated &= ~(uint32_t)KVP_MEM_EST_ACTIVATION;
+    }
+    if (o->has_non_torch) {
+        m->non_torch_bytes = o->non_torch;
+        m->cuda_graph_bytes = 0; /* a measurement includes the captured graphs */
+        m->estimated &= ~(uint32_t)(KVP_MEM_EST_NON_TORCH | KVP_MEM_EST_CUDA_GRAPH);
+    }
+    p->have_mem = true;
+    return -1;
+}
+
+static int run(plan_ctx *p) {
+    opts *o = p->o;
+    kvp_error err;
+    kvp_error_clear(&err);
+    if (kvp_model_open(o->model, NULL, &p->model, &err) != KVP_OK) return fail_err(p, &err);
+    if (o->draft && kvp_model_open(o->draft, NULL, &p->draft, &err) != KVP_OK)
+        return fail_err(p, &err);
+    if (p->draft && o->d.spec_mode == KVP_SPEC_NONE) {
+        /* An EAGLE-architecture draft is a one-model EAGLE3 head; others run as a second model. */
+        const char *arch = kvp_model_get_info(p->draft)->architecture;
+        o->d.spec_mode = strstr(arch, "Eagle") || strstr(arch, "EAGLE") ? KVP_SPEC_EAGLE3
+                                                                         : KVP_SPEC_TWO_MODEL;
+    }
+    if (o->d.spec_mode != KVP_SPEC_NONE && o->d.max_draft_len == 0) o->d.max_draft_len = 3;
+    o->d.max_cuda_graph_batch_size = o->cuda_graph_bs;
+    int rc = memory_facts(p);
+    if (rc >= 0) return rc;
+
+    if (kvp_creator_new(p->model, p->draft, &o->d, &o->kv, NULL, &p->creator, &err) != KVP_OK)
+        return fail_err(p, &err);
+    const kvp_deploy_settings *d = kvp_creator_deploy(p->creator);
+    const kvp_model_info *info = kvp_model_get_info(p->model);
+    if (p->have_mem) {
+        const kvp_memory_facts *m = &p->mem;
+        uint64_t used = m->weights_bytes + m->non_torch_bytes + m->cuda_graph_bytes;
+        uint64_t free_after = m->total_bytes > used ? m->total_bytes - used : 0;
+        if (kvp_creator_prepare_estimation(p->creator, free_after, &p->est, &err) != KVP_OK)
+            return fail_err(p, &err);
+        kvp_measured_memory mm;
+        memset(&mm, 0, sizeof mm);
+        mm.total_bytes = m->total_bytes;
+        mm.profiled = p->est.estimating;
+        mm.allocator_peak_bytes = m->weights_bytes + m->activation_bytes;
+        mm.non_allocator_bytes = m->non_torch_bytes + m->cuda_graph_bytes;
+        mm.allocated_during_estimation_bytes = o->estimation_kv;
+        mm.weights_bytes = m->weights_bytes;
+        mm.used_bytes = m->weights_bytes + m->non_torch_bytes + m->cuda_graph_bytes;
+        if (kvp_creator_configure(p->creator, &mm, &p->cap, &err) != KVP_OK) {
+            if (err.code != KVP_INFEASIBLE) return fail_err(p, &err);
+            char b1[32], b2[32], b3[32];
+            return bad_input(KVP_INFEASIBLE, "peak",
+                             "the model does not fit: weights %s (%s) + activations + runtime "
+                             "memory exceed the GPU's %s, leaving nothing for the KV cache "
+                             "(peak %s); raise --tp / --pp or use a larger GPU",
+                             gib(m->weights_bytes, b1, sizeof b1),
+                             (m->estimated & KVP_MEM_EST_WEIGHTS) ? "estimated" : "measured",
+                             gib(m->total_bytes, b2, sizeof b2),
+                             gib(m->weights_bytes + m->activation_bytes + m->non_torch_bytes +
+                                     m->cuda_graph_bytes,
+                                 b3, sizeof b3));
+        }
+        if (!p->est.estimating) p->mem.activation_bytes = 0;
+    } else {
+        if (kvp_creator_prepare_estimation(p->creator, 0, &p->est, &err) != KVP_OK)
+            return fail_err(p, &err);
+        p->est.estimating = false;
+        if (kvp_creator_configure_budget(p->creator, o->kv_budget, &p->cap, &err) != KVP_OK)
+            return fail_err(p, &err);
+    }
+    if (kvp_creator_build(p->creator, false, &p->plan, &err) != KVP_OK) return fail_err(p, &err);
+
+    const kvp_manager_plan *t = &p->plan.managers[KVP_ROLE_TARGET];
+    uint32_t beam = d->max_beam_width;
+    p->longest = kvp_plan_longest_sequence(&p->plan, beam);
+    if (p->longest == 0 || t->max_tokens_out == 0)
+        return bad_input(KVP_INFEASIBLE, "budget",
+                         "the KV budget (%llu B) is smaller than the fixed costs of the KV cache "
+                         "(%llu B fixed + %llu B per token): no sequence fits",
+                         (unsigned long long)p->cap.kv_max_memory_bytes,
+                         (unsigned long long)t->cost.intercept_bytes,
+                         (unsigned long long)t->cost.slope_bytes_per_token);
+    uint64_t max_seq = d->max_seq_len;
+    if (p->longest < max_seq) {
+        if (o->has_max_seq_len)
+            return bad_input(KVP_INFEASIBLE, "--max-seq-len",
+                             "--max-seq-len %llu does not fit: the KV budget holds one sequence "
+                             "of at most %llu tokens; the largest --max-seq-len that fits is %llu",
+                             (unsigned long long)max_seq, (unsigned long long)p->longest,
+                             (unsigned long long)p->longest);
+        warn(p,
+             "the model's %llu-token context does not fit: one sequence holds at most %llu "
+             "tokens; pass --max-seq-len %llu or raise the budget",
+             (unsigned long long)max_seq, (unsigned long long)p->longest,
+             (unsigned long long)p->longest);
+        max_seq = p->longest;
+    }
+    p->seq_len = o->seq_len ? o->seq_len : max_seq;
+    if (o->seq_len && o->seq_len > d->max_seq_len)
+        return bad_input(KVP_INVALID_ARG, "--seq-len",
+                         "--seq-len %llu is longer than --max-seq-len %llu",
+                         (unsigned long long)o->seq_len, (unsigned long long)d->max_seq_len);
+    if (kvp_plan_max_sequences(&p->plan, p->seq_len, beam, &p->kv_limit, &err) != KVP_OK)
+        return fail_err(p, &err);
+    p->count = p->kv_limit < d->max_batch_size ? p->kv_limit : d->max_batch_size;
+
+    /* Warnings: the creator's notes, then what a reader of the numbers should know. */
+    const kvp_notes *n = kvp_creator_notes(p->creator);
+    for (uint32_t i = 0; i < n->count && p->warn_count < 64; i++)
+        p->warnings[p->warn_count++] = n->text[i];
+    if (p->have_mem && p->mem.estimated & (KVP_MEM_EST_WEIGHTS | KVP_MEM_EST_ACTIVATION |
+                                           KVP_MEM_EST_NON_TORCH | KVP_MEM_EST_CUDA_GRAPH))
+        warn(p, "memory terms marked 'estimated' come from the config, not a measurement; pass "
+                "--weights, --peak and --non-torch from the engine's log to replace them");
+    if (!kvp_manager_is_v2(t->kind) && o->window_count == 0) {
+        uint64_t win = 0;
+        for (size_t i = 0; i < kvp_model_cache_count(p->model); i++) {
+            const kvp_layer_cache *c = kvp_model_cache(p->model, i);
+            if (c->kind == KVP_CACHE_SLIDING && c->window_tokens < d->max_seq_len)
+                win = c->window_tokens;
+        }
+        if (win)
+            warn(p, "the model has sliding-window layers (window %llu) but paged-v1 without "
+                    "--max-attention-window keeps full context for them; pass "
+                    "--max-attention-window or --kv-manager v2",
+                 (unsigned long long)win);
+    }
+    if (info->is_mla && d->tp > 1)
+        warn(p, "the MLA latent is replicated on every TP rank: bytes per token do not shrink "
+                "with TP");
+    if (p->plan.managers[KVP_ROLE_CROSS].present)
+        warn(p, "the cross pool holds %llu encoder tokens per sequence",
+             (unsigned long long)p->plan.managers[KVP_ROLE_CROSS].max_seq_len);
+    for (size_t i = 0; i < kvp_model_cache_count(p->model); i++)
+        if (kvp_model_cache(p->model, i)->kind == KVP_CACHE_INDEXER) {
+            warn(p, "the sparse-attention indexer K cache is sized by the engine's C++ side and "
+                    "is not in this plan (as in the seed's estimator)");
+            break;
+        }
+
+    if (o->json) {
+        json_t *j = plan_json(p);
+        char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+        if (s) {
+            fputs(s, stdout);
+            fputc('\n', stdout);
+            free(s);
+        }
+        json_decref(j);
+    } else {
+        print_text(p);
+    }
+    return KVP_EXIT_OK;
+}
+
+static const char *policy_arg(int argc, char **argv) {
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--policy") == 0 && i + 1 < argc) return argv[i + 1];
+        if (strncmp(argv[i], "--policy=", 9) == 0) return argv[i] + 9;
+    }
+    return NULL;
+}
+
+int kvp_cmd_plan(int argc, char **argv) {
+    const char *policy = policy_arg(argc, argv);
+    if (policy && strcmp(policy, "trtllm") != 0) {
+#ifdef KVP_HAVE_PLAN_POLICY
+        return kvp_cli_plan_policy(argc, argv);
+#else
+        return kvp_cli_fail("--policy %s is not available in this build (only trtllm)", policy);
+#endif
+    }
+    opts o;
+    memset(&o, 0, sizeof o);
+    g_json = false;
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--json") == 0) g_json = true;
+    int rc = parse(argc, argv, &o);
+    if (rc >= 0) return rc;
+    if (!o.model) {
+        if (!g_json) usage(stderr);
+        return bad_input(KVP_INVALID_ARG, NULL,
+                         "plan needs a MODEL (a config.json, a folder, or a name from 'kvplan "
+                         "models')");
+    }
+    plan_ctx p;
+    memset(&p, 0, sizeof p);
+    p.o = &o;
+    rc = run(&p);
+    kvp_creator_free(p.creator);
+    kvp_model_free(p.draft);
+    kvp_model_free(p.model);
+    return rc;
+}

@@ -1,0 +1,150 @@
+/*
+ * windows.c — attention-window schedules: normalization, the VSWA test,
+ * per-layer windows from layer_types, the V2 derived schedule and when it is
+ * not used, pool groups of the estimation pass, and the draft's windows in
+ * global layer order.
+ */
+#include <string.h>
+
+#include "plan_internal.h"
+
+size_t kvp_windows_normalize(const uint64_t *in, size_t n, uint64_t max_seq_len, uint64_t *out) {
+    if (n == 0) return 0;
+    bool all_max = true, all_same = true;
+    uint64_t first = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t w = in[i] == 0 ? max_seq_len : (in[i] < max_seq_len ? in[i] : max_seq_len);
+        out[i] = w;
+        if (w != max_seq_len) all_max = false;
+        if (i == 0)
+            first = w;
+        else if (w != first)
+            all_same = false;
+    }
+    if (all_max) return 0;
+    if (all_same) return 1;
+    return n;
+}
+
+size_t kvp_windows_distinct(const uint64_t *windows, size_t n) {
+    size_t d = 0;
+    for (size_t i = 0; i < n; i++) {
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; j++) seen = windows[j] == windows[i];
+        if (!seen) d++;
+    }
+    return d;
+}
+
+bool kvp_windows_use_vswa(const uint64_t *windows, size_t n) {
+    return windows && kvp_windows_distinct(windows, n) >= 2;
+}
+
+/* The window record of each decoder layer: sliding/chunked layers their
+ * window; full attention (and any type not recognised as sliding) None. */
+static uint64_t layer_window(const kvp_model *model, uint32_t layer) {
+    size_t n = kvp_model_cache_count(model);
+    for (size_t i = 0; i < n; i++) {
+        const kvp_layer_cache *c = kvp_model_cache(model, i);
+        if (c->layer == layer && c->kind == KVP_CACHE_SLIDING) return c->window_tokens;
+    }
+    return 0;
+}
+
+size_t kvp_windows_from_layer_types(const kvp_model *model, uint64_t max_seq_len, uint64_t *out,
+                                    size_t out_cap) {
+    uint32_t layers = kvp_model_get_info(model)->num_layers;
+    if (layers == 0 || layers > out_cap) return 0;
+    if (kvp__count_kind(model, KVP_CACHE_SLIDING) == 0) return 0; /* no schedule to derive */
+    for (uint32_t l = 0; l < layers; l++) {
+        uint64_t w = layer_window(model, l);
+        out[l] = w == 0 ? max_seq_len : w;
+    }
+    size_t k = kvp_windows_normalize(out, layers, max_seq_len, out);
+    /* Fewer than two distinct windows cannot select the multi-pool layout. */
+    if (k == 0 || !kvp_windows_use_vswa(out, k)) return 0;
+    return k;
+}
+
+size_t kvp_windows_expand_to_global(const uint64_t *pattern, size_t pattern_count,
+                                    const bool *layer_mask, size_t mask_count, uint64_t *out) {
+    if (pattern_count == 0) return 0;
+    size_t enabled = 0;
+    for (size_t l = 0; l < mask_count; l++) {
+        out[l] = pattern[0];
+        if (layer_mask[l]) out[l] = pattern[enabled++ % pattern_count];
+    }
+    return mask_count;
+}
+
+uint32_t kvp_estimation_pool_groups(const kvp_model *model, uint64_t max_seq_len,
+                                    const uint64_t *user_windows, size_t user_window_count) {
+    const kvp_model_info *info = kvp_model_get_info(model);
+    bool hybrid = info->is_hybrid_recurrent || kvp__count_kind(model, KVP_CACHE_RECURRENT) > 0;
+    size_t layers = info->num_layers;
+    uint64_t tmp_small[64];
+    uint64_t *tmp = tmp_small;
+    size_t cap = user_window_count > layers ? user_window_count : layers;
+    if (cap > 64) {
+        tmp = kvp__malloc(NULL, cap * sizeof *tmp);
+        if (!tmp) return 1;
+    }
+    uint32_t groups = 1;
+    if (user_window_count > 0 && !hybrid) {
+        size_t k = kvp_windows_normalize(user_windows, user_window_count, max_seq_len, tmp);
+        groups = k == 0 ? 1u : (uint32_t)kvp_windows_distinct(tmp, k);
+        goto done;
+    }
+    {
+        bool gemma4 = kvp__is_gemma4_hybrid(model);
+        size_t derived = 0;
+        if (user_window_count == 0 && gemma4)
+            derived = kvp_windows_from_layer_types(model, max_seq_len, tmp, cap);
+        bool uses_windows = user_window_count > 0 || derived > 0;
+        if (derived > 0) {
+            groups = (uint32_t)kvp_windows_distinct(tmp, derived);
+            goto done;
+        }
+        if (kvp__has_layer_types(model)) {
+            /* Pool types from layer_types: without windowed storage sliding and full
+             * attention share a pool type (unless page sizes differ: Gemma4). */
+            bool t_full = false, t_sliding = false, t_linear = false, t_other = false;
+            for (uint32_t l = 0; l < info->num_layers; l++) {
+                bool sliding = false, linear = false, full = false, other = false;
+                size_t n = kvp_model_cache_count(model);
+                for (size_t i = 0; i < n; i++) {
+                    const kvp_layer_cache *c = kvp_model_cache(model, i);
+                    if (c->layer != l) continue;
+                    if (c->kind == KVP_CACHE_SLIDING || c->kind == KVP_CACHE_CHUNKED)
+                        sliding = true;
+                    else if (c->kind == KVP_CACHE_RECURRENT)
+                        linear = true;
+                    else if (c->kind == KVP_CACHE_FULL || c->kind == KVP_CACHE_MLA)
+                        full = true;
+                    else if (c->kind != KVP_CACHE_INDEXER && c->kind != KVP_CACHE_CROSS)
+                        other = true;
+                }
+                if (sliding && !uses_windows && !gemma4) {
+                    sliding = false;
+                    full = true;
+                }
+                if (linear) t_linear = true;
+                else if (sliding) t_sliding = true;
+                else if (full) t_full = true;
+                else if (other) t_other = true;
+            }
+            uint32_t types = (uint32_t)t_full + t_sliding + t_linear + t_other;
+            if (types > 1) {
+                groups = types;
+                goto done;
+            }
+        }
+        if (user_window_count > 0) {
+            size_t k = kvp_windows_normalize(user_windows, user_window_count, max_seq_len, tmp);
+            if (k > 0) groups = (uint32_t)kvp_windows_distinct(tmp, k);
+        }
+    }
+done:
+    if (tmp != tmp_small) kvp__free(NULL, tmp);
+    return groups;
+}

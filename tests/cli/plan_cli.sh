@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# plan_cli.sh KVPLAN SRCDIR — `kvplan plan` behaviour that golden files cannot express:
+# the --policy seam, --help, one-line errors with exit 2, JSON error objects.
+set -u
+K="$1"
+fail() { echo "FAIL: $*"; exit 1; }
+args=(plan llama-3.1-8b --kv-budget 40GiB --max-seq-len 8192)
+
+"$K" plan --help >/dev/null || fail "--help should exit 0"
+a=$("$K" "${args[@]}") || fail "plain plan failed"
+b=$("$K" "${args[@]}" --policy trtllm) || fail "--policy trtllm failed"
+[ "$a" = "$b" ] || fail "--policy trtllm should equal the default"
+c=$("$K" "${args[@]}" --policy=trtllm) || fail "--policy=trtllm failed"
+[ "$a" = "$c" ] || fail "--policy=trtllm should equal the default"
+
+# Bad input: exit 2, exactly one line on stderr, nothing on stdout.
+check_bad() {
+    local out err rc
+    out=$("$K" "$@" 2>/tmp/kvp_plan_err.$$); rc=$?
+    err=$(cat /tmp/kvp_plan_err.$$); rm -f /tmp/kvp_plan_err.$$
+    [ "$rc" = 2 ] || fail "expected exit 2 for: $* (got $rc)"
+    [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] || fail "expected one stderr line for: $*: $err"
+    case "$err" in kvplan:*) ;; *) fail "stderr must start with 'kvplan:': $err" ;; esac
+    [ -z "$out" ] || fail "stdout must be empty for: $*"
+}
+check_bad plan llama-3.1-8b
+check_bad plan llama-3.1-8b --kv-budget 0
+check_bad plan llama-3.1-8b --kv-budget -5GiB
+check_bad plan llama-3.1-8b --kv-budget 40GiB --free-gpu-memory-fraction 0
+check_bad plan llama-3.1-8b --kv-budget 40GiB --max-tokens 0
+check_bad plan llama-3.1-8b --kv-budget 40GiB --tp 3
+check_bad plan llama-3.1-8b --kv-budget 1MiB --max-seq-len 8192
+check_bad plan llama-3.1-8b --kv-budget 40GiB --bogus-option
+check_bad plan llama-3.1-8b --gpu-mem 80GiB --weights 70GiB --peak 60GiB --non-torch 1GiB
+check_bad plan llama-3.1-8b --gpu-mem 16GiB --weights 15GiB --peak 17GiB --non-torch 1GiB
+check_bad plan llama-3.1-8b --kv-budget 40GiB --spec-mode mtp
+check_bad plan llama-3.1-8b --kv-budget 40GiB --kv-budget-typo 3
+check_bad plan llama-3.1-8b --kv-budget 99999999999999999999999GiB
+check_bad plan no-such-model --kv-budget 40GiB
+
+# The largest --max-seq-len that fits is named.
+err=$("$K" plan llama-3.1-8b --kv-budget 1GiB --max-seq-len 131072 2>&1 >/dev/null)
+case "$err" in *"largest --max-seq-len that fits is 8192"*) ;; *) fail "no largest fit: $err" ;; esac
+
+# --json errors are objects on stdout.
+out=$("$K" plan llama-3.1-8b --kv-budget 40GiB --tp 3 --json 2>/dev/null)
+case "$out" in '{"error": {"code": "KVP_CONFIG"'*) ;; *) fail "json error object: $out" ;; esac
+out=$("$K" plan llama-3.1-8b --kv-budget 40GiB --nope --json 2>/dev/null)
+case "$out" in '{"error": {"code": "KVP_INVALID_ARG"'*) ;; *) fail "json unknown option: $out" ;; esac
+
+# The JSON plan carries the documented fields.
+out=$("$K" "${args[@]}" --json) || fail "json plan failed"
+for key in budget_bytes pools kind layers window_tokens bytes_per_token bytes_per_sequence \
+    page_bytes tokens_per_block bytes blocks tokens max_tokens max_sequences seq_len count \
+    reserves warnings memory total_bytes weights_bytes activation_bytes non_torch_bytes \
+    cuda_graph_bytes estimated; do
+    case "$out" in *"\"$key\""*) ;; *) fail "json lacks $key" ;; esac
+done
+echo ok
