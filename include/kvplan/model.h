@@ -158,6 +158,22 @@ KVP_NODISCARD kvp_status kvp_model_from_hf_file(const char *path, const kvp_allo
 KVP_NODISCARD kvp_status kvp_model_from_hf_json(const char *text, size_t len, const char *name,
                                                 const kvp_allocator *alc, kvp_model **out,
                                                 kvp_error *err);
+/* Read a GGUF v2/v3 file's header, metadata and tensor table (never the
+ * tensor data) with llama.cpp's architecture rules. Errors: KVP_SYNTAX for a
+ * truncated file, a string or array past the end, an unknown value type;
+ * KVP_UNSUPPORTED for a version other than 2 or 3; KVP_CONFIG for missing or
+ * absurd architecture keys. The _memory variant reads a buffer (fuzzing). */
+KVP_NODISCARD kvp_status kvp_model_from_gguf_file(const char *path, const kvp_allocator *alc,
+                                                  kvp_model **out, kvp_error *err);
+KVP_NODISCARD kvp_status kvp_model_from_gguf_memory(const void *data, size_t size,
+                                                    const char *name, const kvp_allocator *alc,
+                                                    kvp_model **out, kvp_error *err);
+/* A model from a small JSON of GGUF-style geometry ({"arch": "gemma2",
+ * "block_count": 26, "head_count_kv": 4, "key_length": 256, ...}), read with
+ * the same rules as a GGUF file. */
+KVP_NODISCARD kvp_status kvp_model_from_geometry_json(const char *text, size_t len,
+                                                      const char *name, const kvp_allocator *alc,
+                                                      kvp_model **out, kvp_error *err);
 /* A model from the embedded catalogue by name or alias ("llama-3.1-8b",
  * "meta-llama/Llama-3.1-8B"). KVP_NOT_FOUND lists the closest names in err. */
 KVP_NODISCARD kvp_status kvp_model_from_catalog(const char *name, const kvp_allocator *alc,

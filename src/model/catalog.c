@@ -154,6 +154,9 @@ kvp_status kvp_model_open(const char *name_or_path, const kvp_allocator *alc, kv
     if (!name_or_path || !*name_or_path)
         return kvp__fail(err, KVP_INVALID_ARG, NULL, "MODEL", "empty model name");
     struct stat st;
+    size_t n_len = strlen(name_or_path);
+    if (n_len > 5 && kvp__strcasecmp(name_or_path + n_len - 5, ".gguf") == 0)
+        return kvp_model_from_gguf_file(name_or_path, alc, out, err);
     if (stat(name_or_path, &st) == 0) return kvp_model_from_hf_file(name_or_path, alc, out, err);
     ensure_catalog();
     for (size_t i = 0; i < g_count; i++)

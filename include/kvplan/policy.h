@@ -1,0 +1,214 @@
+/*
+ * kvplan/policy.h — engine policies: the KV-cache figures vLLM, SGLang and
+ * llama.cpp print at start-up, predicted from a model and the deployment
+ * settings (DESIGN.md "policy"; rules in shared/reference/ENGINES.md).
+ *
+ * Each engine defines its budget, pages and rounding differently. A policy
+ * reproduces one engine's arithmetic exactly:
+ *
+ *   vLLM      "Available KV cache memory", "GPU KV cache size: N tokens",
+ *             "Maximum concurrency for L tokens per request: X", "# GPU blocks"
+ *   SGLang    "KV Cache is allocated. #tokens: N, K size: X GB, V size: Y GB",
+ *             max_total_num_tokens, max_running_requests
+ *   llama.cpp "llama_kv_cache: size = X MiB (N cells, L layers, s/t seqs),
+ *             K (type): X MiB, V (type): Y MiB" (main, SWA, recurrent lines)
+ *   TRT-LLM   "Allocated X GiB for max tokens in paged KV cache (N)" and the
+ *             V1 estimator's KV-head rounding versus the manager's.
+ *
+ * The result is a plain value (no heap memory): the figures under the names of
+ * the engine's log line (`engine_report`), the pools behind them, and notes
+ * that say which [uncertain] default of ENGINES.md was taken.
+ *
+ * Thread safety: pure functions of their inputs; no global state.
+ */
+#ifndef KVPLAN_POLICY_H
+#define KVPLAN_POLICY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kvplan/error.h"
+#include "kvplan/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum kvp_engine {
+    KVP_ENGINE_TRTLLM = 0,
+    KVP_ENGINE_VLLM,
+    KVP_ENGINE_SGLANG,
+    KVP_ENGINE_LLAMACPP,
+    KVP_ENGINE_COUNT
+} kvp_engine;
+
+/* "trtllm", "vllm", "sglang", "llamacpp"; never NULL. */
+const char *kvp_engine_name(kvp_engine engine);
+/* Parse an engine name (also "llama.cpp", "tensorrt-llm", "trt-llm").
+ * KVP_INVALID_ARG when unknown. */
+KVP_NODISCARD kvp_status kvp_engine_parse(const char *name, kvp_engine *out);
+
+/* Deployment settings as the engines name them. Start from
+ * kvp_policy_settings_default() and set what the deployment states; every
+ * field left at its default means "the engine's default for this version". */
+typedef struct kvp_policy_settings {
+    kvp_engine engine;
+    char engine_version[128];       /* "" = latest rules; "0.9.1", "v1-mid", "b7217", ... */
+
+    /* Budget. kv_budget_bytes > 0: the engine's own "available" figure
+     * (vLLM available KV memory, SGLang rest memory, TRT-LLM memory after
+     * the fraction) and the memory facts below are ignored. */
+    uint64_t kv_budget_bytes;
+    uint64_t total_memory_bytes;    /* device total (vLLM) / free before load (SGLang) */
+    uint64_t free_memory_bytes;     /* free at start-up (vLLM suggestions), 0 = unknown */
+    uint64_t weights_bytes;
+    uint64_t peak_activation_bytes;
+    uint64_t non_torch_bytes;
+    uint64_t cudagraph_bytes;
+    double gpu_memory_utilization;  /* vLLM; 0 = default 0.9 */
+    double mem_fraction_static;     /* SGLang; 0 = GPU-size heuristic */
+
+    /* Parallelism. */
+    uint32_t tp, pp, dp;            /* 0 = 1 */
+    bool enable_dp_attention;       /* SGLang: attention TP = tp / dp */
+
+    /* KV cache. */
+    char kv_dtype[32];              /* engine spelling; "" / "auto" = model dtype */
+    uint32_t block_size;            /* vLLM block / SGLang page / TRT tokens_per_block; 0 = default */
+    uint64_t max_model_len;         /* 0 = config max_position_embeddings */
+    bool auto_fit_max_model_len;    /* vLLM --max-model-len -1: shrink to what fits */
+
+    /* vLLM scheduler settings. */
+    uint64_t max_num_batched_tokens; /* 0 = 8192 */
+    uint32_t max_num_seqs;           /* 0 = 256 (only checked against Mamba blocks) */
+    char mamba_cache_mode[8];        /* "", "none", "align", "all" */
+    uint32_t num_draft_layers;       /* EAGLE/MTP drafter attention layers in the pool */
+
+    /* llama.cpp context. */
+    uint64_t n_ctx;                 /* --ctx-size; 0 = train length */
+    uint32_t n_seq_max;             /* --parallel; 0 = 1 */
+    int kv_unified;                 /* -1 = default (false), 0, 1 */
+    char type_k[16], type_v[16];    /* "" = f16 */
+    int swa_full;                   /* -1 = default (CLI: false), 0, 1 */
+    uint32_t n_ubatch, n_batch;     /* 0 = 512 / 2048 */
+    int flash_attn;                 /* -1 = auto, 0 off, 1 on */
+} kvp_policy_settings;
+
+kvp_policy_settings kvp_policy_settings_default(void);
+
+/* Presence bits of kvp_engine_report fields. */
+enum {
+    KVP_REPORT_NUM_GPU_BLOCKS = 1u << 0,
+    KVP_REPORT_GPU_KV_CACHE_TOKENS = 1u << 1,
+    KVP_REPORT_MAX_CONCURRENCY = 1u << 2,
+    KVP_REPORT_AVAILABLE_KV_CACHE_BYTES = 1u << 3,
+    KVP_REPORT_MAX_TOTAL_NUM_TOKENS = 1u << 4,
+    KVP_REPORT_K_SIZE_BYTES = 1u << 5,
+    KVP_REPORT_V_SIZE_BYTES = 1u << 6,
+    KVP_REPORT_MAX_RUNNING_REQUESTS = 1u << 7,
+    KVP_REPORT_KV_SIZE_BYTES = 1u << 8,
+    KVP_REPORT_CELLS = 1u << 9,
+    KVP_REPORT_SWA_KV_SIZE_BYTES = 1u << 10,
+    KVP_REPORT_RECURRENT_SIZE_BYTES = 1u << 11,
+    KVP_REPORT_MAX_TOKENS = 1u << 12,
+    KVP_REPORT_KV_CACHE_BYTES = 1u << 13,
+};
+
+/* The figures an engine prints, named after its log line (JSON `engine_report`). */
+typedef struct kvp_engine_report {
+    uint32_t present;                  /* KVP_REPORT_* bits */
+    /* vLLM */
+    uint64_t num_gpu_blocks;
+    uint64_t gpu_kv_cache_tokens;
+    double max_concurrency;            /* unrounded; the log prints %.2f */
+    uint64_t available_kv_cache_bytes;
+    /* SGLang */
+    uint64_t max_total_num_tokens;
+    uint64_t max_running_requests;
+    /* SGLang and llama.cpp (main cache) */
+    uint64_t k_size_bytes, v_size_bytes;
+    /* llama.cpp */
+    uint64_t kv_size_bytes;
+    uint64_t cells;
+    uint64_t swa_kv_size_bytes;
+    uint64_t recurrent_size_bytes;
+    /* TensorRT-LLM */
+    uint64_t max_tokens;
+    uint64_t kv_cache_bytes;
+} kvp_engine_report;
+
+/* One pool (vLLM KV cache group, SGLang pool, llama.cpp cache). */
+typedef struct kvp_policy_pool {
+    char name[24];                /* "full", "sliding", "mamba", "swa", "main", "recurrent", ... */
+    kvp_cache_kind kind;
+    uint32_t layers;              /* layers in the pool (vLLM: in the group, after padding) */
+    uint32_t block_size_tokens;   /* vLLM block / SGLang page; llama.cpp 1 */
+    uint64_t page_bytes;          /* one block of one layer (vLLM), cell bytes (SGLang) */
+    uint64_t tokens;              /* capacity in tokens / cells (0 for state pools) */
+    uint64_t k_bytes, v_bytes;    /* bytes of K and V (llama.cpp, SGLang); recurrent R and S */
+    uint64_t bytes;               /* bytes of the pool */
+    uint64_t per_request_blocks;  /* vLLM: blocks one max_model_len request takes */
+} kvp_policy_pool;
+
+#define KVP_POLICY_MAX_POOLS 16
+#define KVP_POLICY_MAX_NOTES 8
+#define KVP_POLICY_NOTE_MAX 240
+
+/* A policy's plan: a plain value, copy freely. */
+typedef struct kvp_policy_result {
+    kvp_engine engine;
+    char engine_version[128];     /* as given */
+    char era[24];                 /* the rule set chosen ("v1-mid", "b7000+", "post-11309") */
+    kvp_dtype kv_dtype;           /* resolved element type (llama.cpp: f16 for block types) */
+    char kv_dtype_name[24];       /* engine spelling ("bf16", "fp8_ds_mla", "q4_0") */
+    char type_v_name[24];         /* llama.cpp V type */
+    uint64_t budget_bytes;        /* 0 for llama.cpp */
+    char budget_formula[160];     /* how budget_bytes was obtained */
+    uint32_t tp, pp;
+    uint64_t max_model_len;       /* context the figures were computed for */
+    kvp_engine_report report;
+    uint32_t pool_count;
+    kvp_policy_pool pools[KVP_POLICY_MAX_POOLS];
+
+    /* Engine-specific figures with no contract field (printed by the CLI). */
+    uint32_t block_size;          /* vLLM final attention block / SGLang page / TRT tpb */
+    uint32_t num_groups;          /* vLLM KV cache groups */
+    uint32_t group_size;          /* vLLM layers per group */
+    uint64_t page_bytes;          /* vLLM unified page (one layer, one block) */
+    uint64_t per_request_blocks;  /* vLLM blocks per max_model_len request */
+    uint64_t needed_bytes;        /* vLLM: KV one max_model_len request needs */
+    uint64_t estimated_max_model_len; /* vLLM: largest length that fits (when < max_model_len) */
+    uint64_t cell_bytes;          /* SGLang cell_size (full layers) */
+    uint64_t swa_tokens;          /* SGLang SWA pool tokens / llama.cpp SWA cells */
+    uint64_t mamba_cache_size;    /* SGLang max_mamba_cache_size */
+    uint64_t n_ctx, n_ctx_seq;    /* llama.cpp */
+    uint32_t n_seq_max, n_stream; /* llama.cpp */
+    uint32_t main_layers, swa_layers, recurrent_layers, total_layers; /* llama.cpp line layers */
+    uint64_t swa_k_bytes, swa_v_bytes, recurrent_r_bytes, recurrent_s_bytes, recurrent_cells;
+    uint64_t indexer_bytes;       /* llama.cpp DSA indexer cache */
+    uint32_t indexer_layers;
+    uint64_t trt_estimator_bytes_per_token, trt_manager_bytes_per_token;
+
+    uint32_t note_count;
+    char notes[KVP_POLICY_MAX_NOTES][KVP_POLICY_NOTE_MAX];
+} kvp_policy_result;
+
+/* Plan `model` under `settings` with the engine's rules.
+ * Errors: KVP_INVALID_ARG for a setting the engine does not have (llama.cpp
+ * with TP 2, SGLang with a q4_0 cache, an unknown dtype or version),
+ * KVP_INFEASIBLE when no budget is given and memory facts are missing or the
+ * budget is not positive, KVP_UNSUPPORTED for layer kinds ENGINES.md has no
+ * rule for, KVP_OVERFLOW for absurd inputs. `out` is filled on success. */
+KVP_NODISCARD kvp_status kvp_policy_plan(const kvp_model *model, const kvp_policy_settings *settings,
+                                         kvp_policy_result *out, kvp_error *err);
+
+/* llama.cpp cache types: bytes of a row of `n` elements of `type_name`
+ * ("f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "iq4_nl").
+ * KVP_INVALID_ARG for an unknown type or n not a multiple of its block. */
+KVP_NODISCARD kvp_status kvp_llamacpp_row_bytes(const char *type_name, uint64_t n,
+                                                uint64_t *out_bytes, kvp_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,416 @@
+/*
+ * gguf_arch.c — GGUF metadata to kvp_model with llama.cpp's architecture rules
+ * (src/llama-model.cpp load_hparams / create_memory, llama-hparams.cpp;
+ * ENGINES.md §3.2-3.8): which layers own a KV cache, their row widths (scalar
+ * or per-layer head counts, _swa and _mla lengths), the sliding-window layer
+ * pattern per architecture, and the recurrent state of SSM / RWKV / LFM2 layers.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gguf_internal.h"
+
+typedef struct arch_ctx {
+    const kvp__gguf_meta *m;
+    const char *arch;
+    uint32_t n_layer;
+    kvp_error *err;
+} arch_ctx;
+
+static const kvp__gguf_kv *akey(const arch_ctx *a, const char *suffix, char *full, size_t size) {
+    snprintf(full, size, "%s.%s", a->arch, suffix);
+    return kvp__gguf_find(a->m, full);
+}
+
+/* Scalar integer key; false when absent. Errors on a wrong type or a negative value. */
+static kvp_status get_u64(const arch_ctx *a, const char *suffix, uint64_t *out, bool *found) {
+    char full[256];
+    const kvp__gguf_kv *kv = akey(a, suffix, full, sizeof full);
+    *found = false;
+    if (!kv) return KVP_OK;
+    if (kv->type == KVP__GGUF_ARRAY || kv->type == KVP__GGUF_STRING || !kv->is_int ||
+        kv->ival < 0)
+        return kvp__fail(a->err, KVP_CONFIG, a->m->name, full,
+                         "expected a non-negative integer scalar");
+    *out = (uint64_t)kv->ival;
+    *found = true;
+    return KVP_OK;
+}
+
+/* Per-layer integer: an array indexed by layer, or a scalar for every layer. */
+static kvp_status get_layer(const arch_ctx *a, const char *suffix, uint32_t il, uint64_t def,
+                            uint64_t *out, bool *found) {
+    char full[256];
+    const kvp__gguf_kv *kv = akey(a, suffix, full, sizeof full);
+    *out = def;
+    if (found) *found = kv != NULL;
+    if (!kv) return KVP_OK;
+    double v;
+    if (kv->type == KVP__GGUF_ARRAY) {
+        if (!kv->values || kv->count < a->n_layer)
+            return kvp__fail(a->err, KVP_CONFIG, a->m->name, full,
+                             "per-layer array has %llu entries, expected %u",
+                             (unsigned long long)kv->count, a->n_layer);
+        v = kv->values[il];
+    } else if (kv->type != KVP__GGUF_STRING) {
+        v = kv->fval;
+    } else {
+        return kvp__fail(a->err, KVP_CONFIG, a->m->name, full, "expected a number, found a string");
+    }
+    if (!(v >= 0) || v > 4294967295.0 || v != floor(v))
+        return kvp__fail(a->err, KVP_CONFIG, a->m->name, full,
+                         "layer %u: %g is not a non-negative integer", il, v);
+    *out = (uint64_t)v;
+    return KVP_OK;
+}
+
+static bool has(const arch_ctx *a, const char *suffix) {
+    char full[256];
+    return akey(a, suffix, full, sizeof full) != NULL;
+}
+
+static bool is(const char *arch, const char *name) { return strcmp(arch, name) == 0; }
+
+typedef struct swa_rule {
+    const char *arch;
+    uint32_t pattern;
+    bool dense_first;
+    uint32_t default_window; /* 0: SWA only when the key states a window > 0 */
+    bool chunked;
+} swa_rule;
+
+/* llama_hparams::set_swa_pattern per architecture (ENGINES.md §3.6). */
+static const swa_rule k_swa_rules[] = {
+    {"gemma2", 2, false, 4096, false},    {"gemma3", 6, false, 0, false},
+    {"gemma3n", 5, false, 0, false},      {"gemma-embedding", 6, false, 0, false},
+    {"cohere2", 4, false, 0, false},      {"llama4", 4, false, 8192, true},
+    {"gpt-oss", 2, false, 0, false},      {"olmo2", 4, false, 0, false},
+    {"afmoe", 4, false, 0, false},        {"exaone4", 4, false, 0, false},
+    {"exaone-moe", 4, false, 128, false}, {"smallthinker", 4, true, 4096, false},
+    {"gemma4", 6, false, 0, false}, /* [uncertain] a per-layer pattern key overrides */
+};
+
+static kvp_status swa_layers(const arch_ctx *a, bool *swa, uint64_t *window, bool *chunked) {
+    const swa_rule *rule = NULL;
+    for (size_t i = 0; i < sizeof k_swa_rules / sizeof k_swa_rules[0]; i++)
+        if (is(a->arch, k_swa_rules[i].arch)) rule = &k_swa_rules[i];
+    uint64_t n_swa = rule ? rule->default_window : 0;
+    bool found;
+    kvp_status st = get_u64(a, "attention.sliding_window", &n_swa, &found);
+    if (st) return st;
+    if (!found && rule) n_swa = rule->default_window;
+    *window = n_swa;
+    *chunked = rule && rule->chunked;
+    if (is(a->arch, "phi3")) n_swa = 0; /* SWA disabled in llama.cpp */
+    char full[256];
+    const kvp__gguf_kv *pat = akey(a, "attention.sliding_window_pattern", full, sizeof full);
+    if (n_swa == 0) return KVP_OK;
+    if (pat && pat->type == KVP__GGUF_ARRAY) {
+        if (!pat->values || pat->count < a->n_layer)
+            return kvp__fail(a->err, KVP_CONFIG, a->m->name, full,
+                             "per-layer pattern has %llu entries, expected %u",
+                             (unsigned long long)pat->count, a->n_layer);
+        for (uint32_t il = 0; il < a->n_layer; il++) swa[il] = pat->values[il] != 0;
+        return KVP_OK;
+    }
+    uint64_t p = rule ? rule->pattern : 0;
+    bool dense_first = rule && rule->dense_first;
+    if (pat) {
+        if (pat->type == KVP__GGUF_STRING || !pat->is_int || pat->ival < 0)
+            return kvp__fail(a->err, KVP_CONFIG, a->m->name, full,
+                             "expected a layer period or a per-layer array");
+        p = (uint64_t)pat->ival;
+    } else if (!rule) {
+        return KVP_OK; /* the architecture has no SWA in llama.cpp */
+    }
+    for (uint32_t il = 0; il < a->n_layer; il++) {
+        if (p == 0)
+            swa[il] = true;
+        else if (p == 1)
+            swa[il] = false;
+        else
+            swa[il] = dense_first ? (il % p != 0) : (il % p < p - 1);
+    }
+    return KVP_OK;
+}
+
+typedef enum layer_role { ROLE_ATTN = 1, ROLE_REC = 2 } layer_role;
+
+static kvp_status layer_roles(const arch_ctx *a, uint32_t il, unsigned *roles) {
+    const char *x = a->arch;
+    uint64_t kv = 0, ff = 0;
+    kvp_status st;
+    if (is(x, "mamba") || is(x, "mamba2") || is(x, "rwkv6") || is(x, "rwkv7") ||
+        is(x, "arwkv7") || is(x, "rwkv6qwen2")) {
+        *roles = ROLE_REC;
+        return KVP_OK;
+    }
+    if (is(x, "falcon-h1")) {
+        *roles = ROLE_ATTN | ROLE_REC;
+        return KVP_OK;
+    }
+    if (is(x, "qwen3next") || is(x, "qwen35") || is(x, "qwen35moe")) {
+        uint64_t interval = 4;
+        bool found;
+        if ((st = get_u64(a, "full_attention_interval", &interval, &found))) return st;
+        if (interval == 0) interval = 4;
+        *roles = (il + 1) % interval == 0 ? ROLE_ATTN : ROLE_REC;
+        return KVP_OK;
+    }
+    uint64_t heads = 0;
+    if ((st = get_layer(a, "attention.head_count", il, 0, &heads, NULL))) return st;
+    if ((st = get_layer(a, "attention.head_count_kv", il, heads, &kv, NULL))) return st;
+    if (is(x, "jamba") || is(x, "plamo2") || is(x, "granitehybrid") || is(x, "lfm2") ||
+        is(x, "lfm2moe")) {
+        *roles = kv == 0 ? ROLE_REC : ROLE_ATTN;
+        return KVP_OK;
+    }
+    if (is(x, "nemotron_h") || is(x, "nemotron_h_moe")) {
+        if ((st = get_layer(a, "feed_forward_length", il, 0, &ff, NULL))) return st;
+        *roles = kv > 0 ? ROLE_ATTN : (ff == 0 ? ROLE_REC : 0);
+        return KVP_OK;
+    }
+    *roles = kv > 0 ? ROLE_ATTN : 0;
+    return KVP_OK;
+}
+
+/* Recurrent state geometry (llama_hparams::n_embd_r / n_embd_s); false when the
+ * metadata does not state it. */
+static kvp_status recurrent_geometry(const arch_ctx *a, uint64_t n_embd,
+                                     kvp_recurrent_geometry *g, bool *ok) {
+    memset(g, 0, sizeof *g);
+    *ok = false;
+    bool f1, f2, f3, f4, f5;
+    uint64_t conv = 0, inner = 0, state = 0, rank = 0, groups = 0;
+    kvp_status st;
+    if (is(a->arch, "rwkv6") || is(a->arch, "rwkv7") || is(a->arch, "arwkv7") ||
+        is(a->arch, "rwkv6qwen2")) {
+        uint64_t shift = 2, head = 0;
+        if ((st = get_u64(a, "token_shift_count", &shift, &f1)) ||
+            (st = get_u64(a, "wkv.head_size", &head, &f2)))
+            return st;
+        if (!f1) shift = 2;
+        if (!f2 || !n_embd) return KVP_OK;
+        /* n_embd_r = token_shift_count * n_embd; n_embd_s = n_embd * head_size. */
+        g->conv_kernel = (uint32_t)shift + 1;
+        g->heads = (uint32_t)n_embd;
+        g->head_dim = 1;
+        g->state_dim = (uint32_t)head;
+        *ok = true;
+        return KVP_OK;
+    }
+    if (is(a->arch, "lfm2") || is(a->arch, "lfm2moe")) {
+        uint64_t l_cache = 0;
+        if ((st = get_u64(a, "shortconv.l_cache", &l_cache, &f1))) return st;
+        if (!f1 || !n_embd) return KVP_OK;
+        g->conv_kernel = (uint32_t)l_cache; /* n_embd_r = n_embd * (l_cache - 1), no S */
+        g->heads = (uint32_t)n_embd;
+        g->head_dim = 1;
+        *ok = true;
+        return KVP_OK;
+    }
+    if ((st = get_u64(a, "ssm.conv_kernel", &conv, &f1)) ||
+        (st = get_u64(a, "ssm.inner_size", &inner, &f2)) ||
+        (st = get_u64(a, "ssm.state_size", &state, &f3)) ||
+        (st = get_u64(a, "ssm.time_step_rank", &rank, &f4)) ||
+        (st = get_u64(a, "ssm.group_count", &groups, &f5)))
+        return st;
+    if (!f1 || !f2 || !f3) {
+        /* A geometry that states llama.cpp's row widths directly (n_embd_r, n_embd_s,
+         * as its recurrent log line implies): conv = (k - 1) * 1, ssm = 1 * 1 * s. */
+        uint64_t er = 0, es = 0;
+        if ((st = get_u64(a, "n_embd_r", &er, &f1)) || (st = get_u64(a, "n_embd_s", &es, &f2)))
+            return st;
+        if (!f1 && !f2) return KVP_OK;
+        if (er >= UINT32_MAX || es > UINT32_MAX)
+            return kvp__fail(a->err, KVP_CONFIG, a->m->name, "n_embd_r", "absurd state width");
+        g->conv_kernel = (uint32_t)er + 1;
+        g->heads = 1;
+        g->head_dim = 1;
+        g->state_dim = (uint32_t)es;
+        *ok = true;
+        return KVP_OK;
+    }
+    if (conv > 4096 || inner > (1u << 24) || state > 65536 || groups > 65536)
+        return kvp__fail(a->err, KVP_CONFIG, a->m->name, "ssm", "absurd SSM geometry");
+    /* conv = (d_conv - 1) * (d_inner + 2 * n_group * d_state); ssm = d_state * d_inner. */
+    if (rank > 0 && inner % rank == 0 && !is(a->arch, "mamba") && !is(a->arch, "jamba")) {
+        g->heads = (uint32_t)rank;
+        g->head_dim = (uint32_t)(inner / rank);
+    } else {
+        g->heads = (uint32_t)inner;
+        g->head_dim = 1;
+    }
+    g->state_dim = (uint32_t)state;
+    g->groups = (uint32_t)groups;
+    g->group_dim = (uint32_t)state;
+    g->conv_kernel = (uint32_t)conv;
+    *ok = true;
+    return KVP_OK;
+}
+
+kvp_status kvp__gguf_build_model(const kvp__gguf_meta *m, const kvp_allocator *alc,
+                                 kvp_model **out, kvp_error *err) {
+    *out = NULL;
+    const kvp__gguf_kv *ak = kvp__gguf_find(m, "general.architecture");
+    if (!ak || ak->type != KVP__GGUF_STRING || !ak->str || !ak->str[0] || strlen(ak->str) > 60)
+        return kvp__fail(err, KVP_CONFIG, m->name, "general.architecture",
+                         "missing or not a short string");
+    arch_ctx a = {m, ak->str, 0, err};
+    uint64_t n_layer = 0, n_embd = 0, ctx = 0, v;
+    bool found;
+    kvp_status st = get_u64(&a, "block_count", &n_layer, &found);
+    if (st) return st;
+    if (!found || n_layer == 0 || n_layer > KVP_MAX_LAYERS)
+        return kvp__fail(err, KVP_CONFIG, m->name, "block_count",
+                         "%s.block_count missing or out of range (1..%u)", a.arch, KVP_MAX_LAYERS);
+    a.n_layer = (uint32_t)n_layer;
+    if ((st = get_u64(&a, "embedding_length", &n_embd, &found))) return st;
+    if ((st = get_u64(&a, "context_length", &ctx, &found))) return st;
+
+    bool *swa = kvp__calloc(alc, (size_t)n_layer, sizeof *swa);
+    if (!swa) return kvp__fail(err, KVP_NOMEM, m->name, NULL, "out of memory");
+    uint64_t window = 0;
+    bool chunked = false;
+    kvp_model *model = NULL;
+    if ((st = swa_layers(&a, swa, &window, &chunked))) goto done;
+
+    model = kvp__model_new(alc, m->name);
+    if (!model) {
+        st = kvp__fail(err, KVP_NOMEM, m->name, NULL, "out of memory");
+        goto done;
+    }
+    kvp_model_info *info = kvp__model_info(model);
+    kvp__strlcpy(info->model_type, a.arch, sizeof info->model_type);
+    kvp__strlcpy(info->architecture, a.arch, sizeof info->architecture);
+    info->num_layers = (uint32_t)n_layer;
+    info->hidden_size = n_embd;
+    info->max_position_embeddings = ctx;
+    info->dtype = KVP_DTYPE_FP16;
+    info->dtype_stated = false;
+    if (!(st = get_u64(&a, "vocab_size", &v, &found)) && found) info->vocab_size = v;
+    if (!st && !(st = get_u64(&a, "expert_count", &v, &found)) && found)
+        info->num_experts = (uint32_t)(v > UINT32_MAX ? UINT32_MAX : v);
+    if (!st && !(st = get_u64(&a, "expert_used_count", &v, &found)) && found)
+        info->num_experts_per_tok = (uint32_t)(v > UINT32_MAX ? UINT32_MAX : v);
+    if (st) goto done;
+
+    uint64_t nextn = 0, shared = 0, lora = 0, idx_len = 0;
+    if ((st = get_u64(&a, "nextn_predict_layers", &nextn, &found)) ||
+        (st = get_u64(&a, "attention.shared_kv_layers", &shared, &found)) ||
+        (st = get_u64(&a, "attention.kv_lora_rank", &lora, &found)) ||
+        (st = get_u64(&a, "attention.indexer.key_length", &idx_len, &found)))
+        goto done;
+    if (nextn > n_layer || shared > n_layer || idx_len > KVP_MAX_HEAD_DIM) {
+        st = kvp__fail(err, KVP_CONFIG, m->name, "nextn_predict_layers",
+                       "next-n / shared KV layers exceed the %llu blocks",
+                       (unsigned long long)n_layer);
+        goto done;
+    }
+    info->num_nextn_predict_layers = (uint32_t)nextn;
+    uint64_t kv_end = n_layer - (nextn > shared ? nextn : shared);
+    bool is_mla = has(&a, "attention.key_length_mla") && has(&a, "attention.value_length_mla");
+    info->is_mla = is_mla;
+    info->sliding_window = (uint32_t)(window > UINT32_MAX ? 0 : window);
+    if (chunked) info->attention_chunk_size = info->sliding_window;
+    bool any_attn = false, any_rec = false;
+
+    for (uint32_t il = 0; il < n_layer && !st; il++) {
+        unsigned roles;
+        if ((st = layer_roles(&a, il, &roles))) break;
+        if ((roles & ROLE_ATTN) && il < kv_end) {
+            uint64_t heads, kvh, kl, vl;
+            if ((st = get_layer(&a, "attention.head_count", il, 0, &heads, NULL)) ||
+                (st = get_layer(&a, "attention.head_count_kv", il, heads, &kvh, NULL)))
+                break;
+            uint64_t def_dim = heads ? n_embd / heads : 0;
+            if ((st = get_layer(&a, "attention.key_length", il, def_dim, &kl, NULL)) ||
+                (st = get_layer(&a, "attention.value_length", il, def_dim, &vl, NULL)))
+                break;
+            if (swa[il]) {
+                bool fk, fv;
+                uint64_t kls, vls;
+                if ((st = get_layer(&a, "attention.key_length_swa", il, kl, &kls, &fk)) ||
+                    (st = get_layer(&a, "attention.value_length_swa", il, vl, &vls, &fv)))
+                    break;
+                kl = kls;
+                vl = vls;
+            }
+            if (kvh == 0) kvh = is_mla ? 1 : 0;
+            if (kvh == 0) continue;
+            if (kl == 0 || kl > KVP_MAX_HEAD_DIM || vl > KVP_MAX_HEAD_DIM || kvh > KVP_MAX_HEADS) {
+                st = kvp__fail(err, KVP_CONFIG, m->name, "attention.key_length",
+                               "layer %u: head size %llu / %llu or %llu KV heads out of range "
+                               "(state %s.attention.key_length or embedding_length)",
+                               il, (unsigned long long)kl, (unsigned long long)vl,
+                               (unsigned long long)kvh, a.arch);
+                break;
+            }
+            kvp_layer_cache c;
+            memset(&c, 0, sizeof c);
+            c.layer = il;
+            if (is_mla) {
+                /* K-only latent row of kv_lora_rank + rope (converter: key_length). */
+                c.kind = KVP_CACHE_MLA;
+                c.kv_heads = 1;
+                c.k_head_dim = (uint32_t)kl;
+                c.replicated = true;
+                if (!info->kv_lora_rank) {
+                    info->kv_lora_rank = (uint32_t)(lora ? lora : vl);
+                    info->qk_rope_head_dim =
+                        (uint32_t)(kl > info->kv_lora_rank ? kl - info->kv_lora_rank : 0);
+                }
+            } else {
+                c.kind = swa[il] ? (chunked ? KVP_CACHE_CHUNKED : KVP_CACHE_SLIDING)
+                                 : KVP_CACHE_FULL;
+                c.kv_heads = (uint32_t)kvh;
+                c.k_head_dim = (uint32_t)kl;
+                c.v_head_dim = (uint32_t)vl;
+                c.window_tokens = swa[il] ? window : 0;
+            }
+            if (!any_attn) {
+                info->num_attention_heads = (uint32_t)heads;
+                info->num_kv_heads = c.kv_heads;
+                info->head_dim = (uint32_t)kl;
+            }
+            any_attn = true;
+            if ((st = kvp__model_add_cache(model, &c, err))) break;
+            if (idx_len) {
+                kvp_layer_cache ix;
+                memset(&ix, 0, sizeof ix);
+                ix.layer = il;
+                ix.kind = KVP_CACHE_INDEXER;
+                ix.kv_heads = 1;
+                ix.k_head_dim = (uint32_t)idx_len;
+                ix.replicated = true;
+                ix.dtype = KVP_DTYPE_FP8;
+                ix.scale_bytes_per_token = (uint32_t)(idx_len / 128 * 4);
+                if ((st = kvp__model_add_cache(model, &ix, err))) break;
+            }
+        }
+        if (roles & ROLE_REC) {
+            kvp_recurrent_geometry g;
+            bool ok;
+            if ((st = recurrent_geometry(&a, n_embd, &g, &ok))) break;
+            if (!ok) continue;
+            kvp_layer_cache c;
+            memset(&c, 0, sizeof c);
+            c.layer = il;
+            c.kind = KVP_CACHE_RECURRENT;
+            c.kv_heads = g.heads;
+            c.recurrent = g;
+            any_rec = true;
+            if ((st = kvp__model_add_cache(model, &c, err))) break;
+        }
+    }
+    info->is_hybrid_recurrent = any_attn && any_rec;
+done:
+    kvp__free(alc, swa);
+    if (st) {
+        kvp_model_free(model);
+        return st;
+    }
+    *out = model;
+    return KVP_OK;
+}

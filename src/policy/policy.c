@@ -1,0 +1,305 @@
+/*
+ * policy.c — what the engine policies share: settings defaults, the normalised
+ * layer list, config look-ups for keys the cost model does not keep, version
+ * strings, and the dispatch to one engine (ENGINES.md §0).
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "policy_internal.h"
+
+static const char *const k_engine_names[KVP_ENGINE_COUNT] = {
+    [KVP_ENGINE_TRTLLM] = "trtllm",
+    [KVP_ENGINE_VLLM] = "vllm",
+    [KVP_ENGINE_SGLANG] = "sglang",
+    [KVP_ENGINE_LLAMACPP] = "llamacpp",
+};
+
+const char *kvp_engine_name(kvp_engine engine) {
+    return (unsigned)engine < KVP_ENGINE_COUNT ? k_engine_names[engine] : "unknown";
+}
+
+kvp_status kvp_engine_parse(const char *name, kvp_engine *out) {
+    static const struct {
+        const char *name;
+        kvp_engine engine;
+    } k_alias[] = {
+        {"trtllm", KVP_ENGINE_TRTLLM},     {"trt-llm", KVP_ENGINE_TRTLLM},
+        {"tensorrt-llm", KVP_ENGINE_TRTLLM}, {"tensorrt_llm", KVP_ENGINE_TRTLLM},
+        {"vllm", KVP_ENGINE_VLLM},         {"sglang", KVP_ENGINE_SGLANG},
+        {"llamacpp", KVP_ENGINE_LLAMACPP}, {"llama.cpp", KVP_ENGINE_LLAMACPP},
+        {"llama-cpp", KVP_ENGINE_LLAMACPP},
+    };
+    if (!name) return KVP_INVALID_ARG;
+    for (size_t i = 0; i < sizeof k_alias / sizeof k_alias[0]; i++)
+        if (kvp__strcasecmp(name, k_alias[i].name) == 0) {
+            *out = k_alias[i].engine;
+            return KVP_OK;
+        }
+    return KVP_INVALID_ARG;
+}
+
+kvp_policy_settings kvp_policy_settings_default(void) {
+    kvp_policy_settings s;
+    memset(&s, 0, sizeof s);
+    s.engine = KVP_ENGINE_TRTLLM;
+    s.tp = 1;
+    s.pp = 1;
+    s.dp = 1;
+    s.kv_unified = -1;
+    s.swa_full = -1;
+    s.flash_attn = -1;
+    return s;
+}
+
+void kvp__policy_note(kvp_policy_result *out, const char *fmt, ...) {
+    if (out->note_count >= KVP_POLICY_MAX_NOTES) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(out->notes[out->note_count], KVP_POLICY_NOTE_MAX, fmt, ap);
+    va_end(ap);
+    out->note_count++;
+}
+
+bool kvp__policy_contains(const char *text, const char *needle) {
+    if (!text || !needle) return false;
+    size_t n = strlen(needle);
+    for (const char *p = text; *p; p++) {
+        size_t i = 0;
+        while (i < n && p[i] && tolower((unsigned char)p[i]) == tolower((unsigned char)needle[i]))
+            i++;
+        if (i == n) return true;
+    }
+    return n == 0;
+}
+
+bool kvp__policy_version(const char *text, uint32_t *out) {
+    if (!text) return false;
+    for (const char *p = text; *p; p++) {
+        if (!isdigit((unsigned char)*p)) continue;
+        if (p > text && p[-1] != 'v' && p[-1] != 'V' &&
+            (isalnum((unsigned char)p[-1]) || p[-1] == '.'))
+            continue;
+        unsigned long v[3] = {0, 0, 0};
+        int parts = 0;
+        const char *q = p;
+        while (parts < 3 && isdigit((unsigned char)*q)) {
+            unsigned long x = 0;
+            int digits = 0;
+            while (isdigit((unsigned char)*q) && digits < 6) {
+                x = x * 10 + (unsigned long)(*q - '0');
+                q++;
+                digits++;
+            }
+            v[parts++] = x;
+            if (*q == '.' && isdigit((unsigned char)q[1]))
+                q++;
+            else
+                break;
+        }
+        if (parts >= 2 && v[0] < 100 && v[1] < 100 && v[2] < 100) {
+            *out = (uint32_t)(v[0] * 10000 + v[1] * 100 + v[2]);
+            return true;
+        }
+    }
+    return false;
+}
+
+uint32_t kvp__policy_build_number(const char *text) {
+    if (!text) return 0;
+    for (const char *p = text; *p; p++) {
+        const char *q = NULL;
+        if ((*p == 'b' || *p == 'B') && isdigit((unsigned char)p[1]) &&
+            (p == text || !isalnum((unsigned char)p[-1])))
+            q = p + 1;
+        else if (tolower((unsigned char)p[0]) == 'b' && tolower((unsigned char)p[1]) == 'u' &&
+                 tolower((unsigned char)p[2]) == 'i' && tolower((unsigned char)p[3]) == 'l' &&
+                 tolower((unsigned char)p[4]) == 'd') {
+            q = p + 5;
+            while (*q == ':' || *q == ' ' || *q == '=') q++;
+            if (!isdigit((unsigned char)*q)) q = NULL;
+        }
+        if (!q) continue;
+        unsigned long x = 0;
+        int digits = 0;
+        while (isdigit((unsigned char)*q) && digits < 7) {
+            x = x * 10 + (unsigned long)(*q - '0');
+            q++;
+            digits++;
+        }
+        if (x > 0 && x < 10000000ul && *q != '.') return (uint32_t)x;
+    }
+    return 0;
+}
+
+kvp_dtype kvp__policy_auto_dtype(const kvp_model *model) {
+    const kvp_model_info *info = kvp_model_get_info(model);
+    if (info->kv_dtype_declared != KVP_DTYPE_AUTO) return info->kv_dtype_declared;
+    return info->dtype == KVP_DTYPE_AUTO ? KVP_DTYPE_BF16 : info->dtype;
+}
+
+void kvp__policy_pp_range(uint32_t num_layers, uint32_t pp, uint32_t stage, uint32_t *begin,
+                          uint32_t *end) {
+    if (pp == 0) pp = 1;
+    uint32_t base = num_layers / pp, rem = num_layers % pp;
+    uint32_t b = 0;
+    for (uint32_t s = 0; s <= stage && s < pp; s++) {
+        /* partitions[-i] += 1 for i in 2 .. rem+1: stages pp-2 down to pp-1-rem. */
+        uint32_t n = base + ((rem > 0 && s + 1 < pp && s + 1 + rem >= pp) ? 1u : 0u);
+        if (s == stage) {
+            *begin = b;
+            *end = b + n;
+            return;
+        }
+        b += n;
+    }
+    *begin = *end = num_layers;
+}
+
+/* ---------------------------------------------------------------- config keys */
+
+static json_t *load_source(const kvp_model *model) {
+    size_t len = 0;
+    const char *text = kvp_model_source_text(model, &len);
+    if (!text || len == 0) return NULL;
+    return json_loadb(text, len, 0, NULL);
+}
+
+static json_t *find_key(json_t *root, const char *key) {
+    static const char *const k_nested[] = {"text_config", "llm_config", "language_config",
+                                           "thinker_config"};
+    if (!json_is_object(root)) return NULL;
+    json_t *v = json_object_get(root, key);
+    if (v) return v;
+    for (size_t i = 0; i < sizeof k_nested / sizeof k_nested[0]; i++) {
+        json_t *sub = json_object_get(root, k_nested[i]);
+        if (json_is_object(sub) && (v = json_object_get(sub, key)) != NULL) return v;
+    }
+    return NULL;
+}
+
+bool kvp__policy_cfg_u64(const kvp_model *model, const char *key, uint64_t *out) {
+    json_t *root = load_source(model);
+    if (!root) return false;
+    json_t *v = find_key(root, key);
+    bool ok = false;
+    if (json_is_integer(v) && json_integer_value(v) >= 0) {
+        *out = (uint64_t)json_integer_value(v);
+        ok = true;
+    }
+    json_decref(root);
+    return ok;
+}
+
+bool kvp__policy_cfg_str(const kvp_model *model, const char *key, char *buf, size_t size) {
+    json_t *root = load_source(model);
+    if (!root) return false;
+    json_t *v = find_key(root, key);
+    bool ok = false;
+    if (json_is_string(v)) {
+        kvp__strlcpy(buf, json_string_value(v), size);
+        ok = true;
+    }
+    json_decref(root);
+    return ok;
+}
+
+/* ---------------------------------------------------------------- layer list */
+
+void kvp__policy_layers_free(kvp__policy_layers *layers) {
+    if (!layers) return;
+    kvp__free(NULL, layers->items);
+    layers->items = NULL;
+    layers->count = 0;
+}
+
+kvp_status kvp__policy_layers_load(const kvp_model *model, uint32_t draft_layers,
+                                   kvp__policy_layers *out, kvp_error *err) {
+    const kvp_model_info *info = kvp_model_get_info(model);
+    size_t n = kvp_model_cache_count(model);
+    memset(out, 0, sizeof *out);
+    out->num_layers = info->num_layers;
+    bool has_indexer = false, has_mla = false;
+    for (size_t i = 0; i < n; i++) {
+        const kvp_layer_cache *c = kvp_model_cache(model, i);
+        if (c->kind == KVP_CACHE_INDEXER) has_indexer = true;
+        if (c->kind == KVP_CACHE_MLA) has_mla = true;
+        if (c->layer + 1 > out->num_layers) out->num_layers = c->layer + 1;
+    }
+    uint64_t index_head_dim = 0;
+    bool add_indexer = has_mla && !has_indexer &&
+                       kvp__policy_cfg_u64(model, "index_head_dim", &index_head_dim) &&
+                       index_head_dim > 0 && index_head_dim <= 65536u;
+    size_t extra = draft_layers + (add_indexer ? n : 0);
+    if (draft_layers > 1024)
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "--num-draft-layers",
+                         "%u drafter layers, expected at most 1024", draft_layers);
+    size_t cap = n + extra;
+    out->items = kvp__calloc(NULL, cap ? cap : 1, sizeof *out->items);
+    if (!out->items) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
+    const kvp_layer_cache *last_attn = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const kvp_layer_cache *c = kvp_model_cache(model, i);
+        out->items[out->count++] = *c;
+        if (c->kind == KVP_CACHE_FULL || c->kind == KVP_CACHE_MLA) last_attn = c;
+        if (add_indexer && c->kind == KVP_CACHE_MLA) {
+            /* DSA lightning indexer: fp8 keys of index_head_dim plus one fp32
+             * scale per 128 (ENGINES.md §2.3; SGLang PR #11309). */
+            kvp_layer_cache ix;
+            memset(&ix, 0, sizeof ix);
+            ix.layer = c->layer;
+            ix.kind = KVP_CACHE_INDEXER;
+            ix.kv_heads = 1;
+            ix.k_head_dim = (uint32_t)index_head_dim;
+            ix.replicated = true;
+            ix.dtype = KVP_DTYPE_FP8;
+            ix.scale_bytes_per_token = (uint32_t)(index_head_dim / 128 * 4);
+            out->items[out->count++] = ix;
+        }
+    }
+    if (draft_layers && !last_attn)
+        return kvp__fail(err, KVP_INVALID_ARG, kvp_model_name(model), "--num-draft-layers",
+                         "the model has no attention layer a drafter could copy");
+    for (uint32_t d = 0; d < draft_layers; d++) {
+        kvp_layer_cache c = *last_attn;
+        c.layer = out->num_layers + d;
+        out->items[out->count++] = c;
+    }
+    return KVP_OK;
+}
+
+/* ---------------------------------------------------------------- dispatch */
+
+kvp_status kvp_policy_plan(const kvp_model *model, const kvp_policy_settings *settings,
+                           kvp_policy_result *out, kvp_error *err) {
+    if (!model || !out)
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "model and result are required");
+    kvp_policy_settings s = settings ? *settings : kvp_policy_settings_default();
+    if (s.tp == 0) s.tp = 1;
+    if (s.pp == 0) s.pp = 1;
+    if (s.dp == 0) s.dp = 1;
+    if (s.tp > 65536 || s.pp > 65536 || s.dp > 65536)
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "--tp",
+                         "parallel sizes above 65536 are not supported");
+    memset(out, 0, sizeof *out);
+    out->engine = s.engine;
+    kvp__strlcpy(out->engine_version, s.engine_version, sizeof out->engine_version);
+    out->tp = s.tp;
+    out->pp = s.pp;
+    switch (s.engine) {
+    case KVP_ENGINE_VLLM:
+        return kvp__policy_vllm(model, &s, out, err);
+    case KVP_ENGINE_SGLANG:
+        return kvp__policy_sglang(model, &s, out, err);
+    case KVP_ENGINE_LLAMACPP:
+        return kvp__policy_llamacpp(model, &s, out, err);
+    case KVP_ENGINE_TRTLLM:
+        return kvp__policy_trtllm(model, &s, out, err);
+    default:
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "--policy", "unknown engine %d",
+                         (int)s.engine);
+    }
+}

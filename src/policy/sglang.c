@@ -1,0 +1,352 @@
+/*
+ * sglang.c — the SGLang policy (ENGINES.md §2): rest memory, cell_size for
+ * MHA/GQA, MLA (fp8 NSA rows, fp4 scales) and the DSA indexer, hybrid SWA and
+ * Mamba pools, max_total_num_tokens with page alignment, the allocated K/V
+ * buffers (including the page of padding rows) and max_running_requests.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy_internal.h"
+
+typedef struct sdtype {
+    kvp_dtype dtype;
+    bool fp4, mxfp8;
+    char name[24];
+} sdtype;
+
+static kvp_status parse_dtype(const kvp_model *model, const char *text, sdtype *d, kvp_error *err) {
+    memset(d, 0, sizeof *d);
+    if (!text || !*text || kvp__strcasecmp(text, "auto") == 0) {
+        d->dtype = kvp__policy_auto_dtype(model);
+        kvp__strlcpy(d->name, kvp_dtype_name(d->dtype), sizeof d->name);
+        return KVP_OK;
+    }
+    kvp__strlcpy(d->name, text, sizeof d->name);
+    if (kvp__strcasecmp(text, "fp4_e2m1") == 0 || kvp__strcasecmp(text, "fp4") == 0 ||
+        kvp__strcasecmp(text, "nvfp4") == 0) {
+        d->dtype = KVP_DTYPE_NVFP4;
+        d->fp4 = true;
+        return KVP_OK;
+    }
+    if (kvp__strcasecmp(text, "mxfp8") == 0) {
+        d->dtype = KVP_DTYPE_FP8;
+        d->mxfp8 = true;
+        return KVP_OK;
+    }
+    if (kvp_dtype_parse(text, &d->dtype) != KVP_OK || d->dtype == KVP_DTYPE_AUTO ||
+        kvp__strcasecmp(text, "fp8_ds_mla") == 0 || d->dtype == KVP_DTYPE_NVFP4)
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "--kv-cache-dtype",
+                         "SGLang has no KV cache dtype '%s' (expected auto, bf16, fp16, fp8_e4m3, "
+                         "fp8_e5m2, fp4_e2m1, mxfp8)",
+                         text);
+    return KVP_OK;
+}
+
+static uint64_t elem_size(const sdtype *d) {
+    switch (d->dtype) {
+    case KVP_DTYPE_FP32: return 4;
+    case KVP_DTYPE_FP16:
+    case KVP_DTYPE_BF16: return 2;
+    default: return 1; /* fp8, int8, fp4 stored as uint8 */
+    }
+}
+
+/* Default mem_fraction_static from the GPU size (server_args._handle_gpu_memory_settings,
+ * 2025-2026). [uncertain] older releases used fixed values per TP size. */
+static double default_mfs(uint64_t gpu_bytes, const kvp_policy_settings *s) {
+    double mb = (double)gpu_bytes / 1048576.0;
+    double chunk, graph_bs;
+    if (mb < 20 * 1024) { chunk = 2048; graph_bs = 8; }
+    else if (mb < 35 * 1024) { chunk = 2048; graph_bs = s->tp < 4 ? 24 : 80; }
+    else if (mb < 60 * 1024) { chunk = 4096; graph_bs = s->tp < 4 ? 32 : 160; }
+    else if (mb < 90 * 1024) { chunk = 8192; graph_bs = s->tp < 4 ? 256 : 512; }
+    else if (mb < 160 * 1024) { chunk = 8192; graph_bs = s->tp < 4 ? 256 : 512; }
+    else { chunk = 16384; graph_bs = 512; }
+    double reserve = 512 + (chunk > 2048 ? chunk : 2048) * 1.5 + graph_bs * 2 +
+                     (double)s->tp * (double)s->pp / 8.0 * 1024;
+    if (s->enable_dp_attention) {
+        reserve += graph_bs * s->dp * 3;
+        if (graph_bs > 300) reserve += graph_bs * s->dp * 1.5;
+    }
+    if (mb > 60 * 1024 && reserve < 10 * 1024) reserve = 10 * 1024;
+    if (s->num_draft_layers) reserve += 2 * 1024;
+    return round((mb - reserve) / mb * 1000.0) / 1000.0;
+}
+
+kvp_status kvp__policy_sglang(const kvp_model *model, const kvp_policy_settings *s,
+                              kvp_policy_result *out, kvp_error *err) {
+    const kvp_model_info *info = kvp_model_get_info(model);
+    sdtype d;
+    kvp_status st = parse_dtype(model, s->kv_dtype, &d, err);
+    if (st) return st;
+    out->kv_dtype = d.dtype;
+    kvp__strlcpy(out->kv_dtype_name, d.name, sizeof out->kv_dtype_name);
+    /* PR #11309 (2025-10-07) added the DSA indexer to cell_size; releases up to 0.5.3
+     * and earlier dates allocate it without counting it. */
+    const char *ver = s->engine_version;
+    uint32_t version = 0;
+    bool pre_11309 = kvp__policy_contains(ver, "pre-11309") ||
+                     kvp__policy_contains(ver, "pre 11309") || kvp__policy_contains(ver, "pre-pr");
+    if (!pre_11309 && !kvp__policy_contains(ver, "11309")) {
+        if (kvp__policy_version(ver, &version) && version < 504) pre_11309 = true;
+        for (const char *p = ver; *p && !pre_11309; p++)
+            if (p[0] == '2' && p[1] == '0' && strlen(p) >= 10 && p[4] == '-' && p[7] == '-') {
+                int y = atoi(p), mo = atoi(p + 5), day = atoi(p + 8);
+                if (y > 1999 && (y * 10000 + mo * 100 + day) < 20251007) pre_11309 = true;
+                break;
+            }
+    }
+    bool pre_18039 = kvp__policy_contains(s->engine_version, "pre-18039");
+    kvp__strlcpy(out->era, pre_11309 ? "pre-11309" : "post-11309", sizeof out->era);
+
+    uint32_t attn_tp = s->tp;
+    if (s->enable_dp_attention) {
+        if (s->dp == 0 || s->tp % s->dp != 0)
+            return kvp__fail(err, KVP_INVALID_ARG, NULL, "--dp",
+                             "--enable-dp-attention needs dp (%u) to divide tp (%u)", s->dp, s->tp);
+        attn_tp = s->tp / s->dp;
+    }
+    uint32_t page = s->block_size ? s->block_size : 1;
+    out->block_size = page;
+    uint64_t ctx = s->max_model_len ? s->max_model_len : info->max_position_embeddings;
+    out->max_model_len = ctx;
+
+    kvp__policy_layers L;
+    st = kvp__policy_layers_load(model, s->num_draft_layers, &L, err);
+    if (st) return st;
+    uint32_t total_layers = L.num_layers + s->num_draft_layers;
+    if (s->pp > total_layers) {
+        kvp__policy_layers_free(&L);
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "--pp",
+                         "pipeline parallelism %u is larger than the %u layers", s->pp, total_layers);
+    }
+    /* The busiest PP stage decides (each stage prints its own pool). */
+    uint32_t lb = 0, le = total_layers;
+    if (s->pp > 1) {
+        uint32_t best = 0;
+        for (uint32_t stage = 0; stage < s->pp; stage++) {
+            uint32_t b, e;
+            kvp__policy_pp_range(total_layers, s->pp, stage, &b, &e);
+            if (e - b > best) {
+                best = e - b;
+                lb = b;
+                le = e;
+            }
+        }
+    }
+
+    bool nsa = false;
+    for (size_t i = 0; i < L.count; i++)
+        if (L.items[i].kind == KVP_CACHE_INDEXER) nsa = true;
+
+    /* Per-token bytes: full-type layers (F, with K and V split), SWA layers (S), Mamba state. */
+    uint64_t full_k = 0, full_v = 0, swa_k = 0, swa_v = 0, mla_row = 0, state = 0;
+    /* Drafter layers (appended after the model's layers) fold into cell_size but
+     * their buffers belong to the draft pool, which prints its own line (§2.3). */
+    uint64_t draft_k = 0, draft_v = 0, draft_row = 0;
+    uint32_t n_full = 0, n_swa = 0, n_mamba = 0;
+    uint64_t es = elem_size(&d);
+    for (size_t i = 0; i < L.count && !st; i++) {
+        const kvp_layer_cache *c = &L.items[i];
+        if (c->layer < lb || c->layer >= le) continue;
+        switch (c->kind) {
+        case KVP_CACHE_FULL:
+        case KVP_CACHE_SLIDING:
+        case KVP_CACHE_CHUNKED: {
+            uint64_t h = c->kv_heads / attn_tp ? c->kv_heads / attn_tp : 1;
+            uint64_t k = h * c->k_head_dim * es, v = h * c->v_head_dim * es;
+            if (d.fp4) { /* half a byte per value plus one scale byte per 16 */
+                k = h * c->k_head_dim / 2 + h * c->k_head_dim / 16;
+                v = h * c->v_head_dim / 2 + h * c->v_head_dim / 16;
+            } else if (d.mxfp8) {
+                k += k / 32;
+                v += v / 32;
+            }
+            if (c->kind == KVP_CACHE_SLIDING && !pre_18039) {
+                swa_k += k;
+                swa_v += v;
+                n_swa++;
+            } else {
+                full_k += k;
+                full_v += v;
+                if (c->layer >= L.num_layers) {
+                    draft_k += k;
+                    draft_v += v;
+                }
+                n_full++;
+            }
+            break;
+        }
+        case KVP_CACHE_MLA: {
+            uint64_t row;
+            uint64_t lora = info->kv_lora_rank ? info->kv_lora_rank : c->k_head_dim - 64;
+            uint64_t rope = c->k_head_dim > lora ? c->k_head_dim - lora : 64;
+            if (nsa && d.dtype == KVP_DTYPE_FP8 && !d.mxfp8)
+                row = lora + lora / 128 * 4 + rope * 2; /* 656: fp8 latent, scales, bf16 rope */
+            else if (d.fp4)
+                row = c->k_head_dim / 2 + c->k_head_dim / 16 * 1;
+            else
+                row = (uint64_t)c->k_head_dim * es;
+            mla_row += row;
+            if (c->layer >= L.num_layers) draft_row += row;
+            n_full++;
+            break;
+        }
+        case KVP_CACHE_INDEXER:
+            if (!pre_11309) mla_row += (uint64_t)c->k_head_dim + (uint64_t)c->k_head_dim / 128 * 4;
+            break;
+        case KVP_CACHE_RECURRENT: {
+            const kvp_recurrent_geometry *r = &c->recurrent;
+            if (r->heads % s->tp) {
+                st = kvp__fail(err, KVP_CONFIG, kvp_model_name(model), "recurrent heads",
+                               "layer %u: %u heads do not divide over TP %u", c->layer, r->heads,
+                               s->tp);
+                break;
+            }
+            uint64_t h = r->heads / s->tp;
+            uint64_t g = r->groups ? (r->groups % s->tp == 0 ? r->groups / s->tp : 1) : 0;
+            uint64_t inner, grp, width, conv, ssm, cb = 0;
+            kvp_dtype mdt = info->dtype == KVP_DTYPE_AUTO ? KVP_DTYPE_BF16 : info->dtype;
+            /* --mamba-ssm-dtype defaults to float32. */
+            if (!kvp__mul_u64(h, r->head_dim, &inner) ||
+                !kvp__mul_many_u64(&grp, 3, (uint64_t)2, g, (uint64_t)r->group_dim) ||
+                !kvp__add_u64(inner, grp, &width) ||
+                !kvp__mul_u64(width, r->conv_kernel ? r->conv_kernel - 1u : 0u, &conv) ||
+                kvp_dtype_bytes(mdt, conv, &cb) != KVP_OK ||
+                !kvp__mul_many_u64(&ssm, 3, inner, (uint64_t)r->state_dim, (uint64_t)4) ||
+                !kvp__add_u64(state, cb, &state) || !kvp__add_u64(state, ssm, &state)) {
+                st = kvp__fail(err, KVP_OVERFLOW, kvp_model_name(model), NULL,
+                               "layer %u: state bytes overflow", c->layer);
+                break;
+            }
+            n_mamba++;
+            break;
+        }
+        default:
+            st = kvp__fail(err, KVP_UNSUPPORTED, kvp_model_name(model), NULL,
+                           "layer %u: no SGLang rule for %s caches", c->layer,
+                           kvp_cache_kind_name(c->kind));
+        }
+    }
+    kvp__policy_layers_free(&L);
+    if (st) return st;
+
+    /* Budget: rest memory after the weights (§2.2). */
+    double rest_d;
+    if (s->kv_budget_bytes) {
+        rest_d = (double)s->kv_budget_bytes;
+        kvp__strlcpy(out->budget_formula, "--kv-budget (rest memory)", sizeof out->budget_formula);
+    } else if (s->total_memory_bytes) {
+        double mfs = s->mem_fraction_static > 0 ? s->mem_fraction_static
+                                                : default_mfs(s->total_memory_bytes, s);
+        double X = (double)s->total_memory_bytes / 1073741824.0;
+        double Y = X - (double)s->weights_bytes / 1073741824.0;
+        rest_d = (Y - X * (1.0 - mfs)) * 1073741824.0;
+        snprintf(out->budget_formula, sizeof out->budget_formula,
+                 "avail_after_load - avail_before_load * (1 - %.3f)", mfs);
+        if (rest_d <= 0)
+            return kvp__fail(err, KVP_INFEASIBLE, NULL, "--mem-fraction-static",
+                             "Not enough memory. Please try to increase --mem-fraction-static "
+                             "(%.3f).", mfs);
+    } else {
+        return kvp__fail(err, KVP_INFEASIBLE, NULL, "--kv-budget",
+                         "SGLang's pool needs --kv-budget (rest memory), or --gpu/--gpu-mem with "
+                         "--weights");
+    }
+    uint64_t rest = (uint64_t)rest_d;
+
+    /* Mamba / GDN: the state pool takes ratio/(1+ratio) of rest (§2.6). */
+    uint64_t max_mamba = 0;
+    if (n_mamba && state) {
+        double ratio = 0.9;
+        max_mamba = (uint64_t)((double)rest * ratio / (1.0 + ratio)) / state;
+        rest -= max_mamba * state;
+        out->mamba_cache_size = max_mamba;
+    }
+
+    uint64_t cell = full_k + full_v + mla_row;
+    out->cell_bytes = cell;
+    uint64_t N = 0, swa_n = 0;
+    if (n_swa && !pre_18039) {
+        /* full_tokens * F + r * full_tokens * S = rest, r = 0.8 (PR #18039). */
+        double r = 0.8;
+        double denom = (double)cell + r * (double)(swa_k + swa_v);
+        N = denom > 0 ? (uint64_t)((double)rest / denom) : 0;
+        N = N / page * page;
+        swa_n = (uint64_t)((double)N * r) / page * page;
+        out->swa_tokens = swa_n;
+    } else if (cell) {
+        N = rest / cell / page * page;
+    }
+
+    uint64_t rows = N + page, swa_rows = swa_n + page;
+    kvp_engine_report *rep = &out->report;
+    rep->max_total_num_tokens = N;
+    if (mla_row) {
+        rep->k_size_bytes = rows * (cell - draft_row);
+        rep->v_size_bytes = 0;
+    } else {
+        rep->k_size_bytes = rows * (full_k - draft_k);
+        rep->v_size_bytes = rows * (full_v - draft_v);
+    }
+    /* Default max_running_requests: the request pool is sized from the token pool
+     * (min(max(N / context * 512, 2048), 4096), plus a padding slot) and capped by
+     * half the tokens and the Mamba pool. [uncertain] ENGINES.md §2.7 / S1. */
+    uint64_t reqs = 0;
+    if (ctx) {
+        uint64_t x = (uint64_t)((double)N / (double)ctx * 512.0);
+        if (x < 2048) x = 2048;
+        if (x > 4096) x = 4096;
+        reqs = x + 1;
+    }
+    if (N / 2 < reqs) reqs = N / 2;
+    if (max_mamba && max_mamba / 3 < reqs) reqs = max_mamba / 3;
+    rep->max_running_requests = reqs;
+    rep->present = KVP_REPORT_MAX_TOTAL_NUM_TOKENS | KVP_REPORT_K_SIZE_BYTES |
+                   KVP_REPORT_V_SIZE_BYTES | KVP_REPORT_MAX_RUNNING_REQUESTS;
+    out->budget_bytes = s->kv_budget_bytes ? s->kv_budget_bytes : (uint64_t)rest_d;
+
+    kvp_policy_pool *pl = &out->pools[out->pool_count++];
+    kvp__strlcpy(pl->name, mla_row ? "mla" : "full", sizeof pl->name);
+    pl->kind = mla_row ? KVP_CACHE_MLA : KVP_CACHE_FULL;
+    pl->layers = n_full;
+    pl->block_size_tokens = page;
+    pl->page_bytes = cell;
+    pl->tokens = N;
+    pl->k_bytes = rep->k_size_bytes;
+    pl->v_bytes = rep->v_size_bytes;
+    pl->bytes = rep->k_size_bytes + rep->v_size_bytes;
+    if (n_swa) {
+        pl = &out->pools[out->pool_count++];
+        kvp__strlcpy(pl->name, "swa", sizeof pl->name);
+        pl->kind = KVP_CACHE_SLIDING;
+        pl->layers = n_swa;
+        pl->block_size_tokens = page;
+        pl->page_bytes = swa_k + swa_v;
+        pl->tokens = swa_n;
+        pl->k_bytes = swa_rows * swa_k;
+        pl->v_bytes = swa_rows * swa_v;
+        pl->bytes = pl->k_bytes + pl->v_bytes;
+        kvp__policy_note(out, "Use sliding window memory pool. full_layer_tokens=%llu, "
+                              "swa_layer_tokens=%llu",
+                         (unsigned long long)N, (unsigned long long)swa_n);
+    }
+    if (n_mamba) {
+        pl = &out->pools[out->pool_count++];
+        kvp__strlcpy(pl->name, "mamba", sizeof pl->name);
+        pl->kind = KVP_CACHE_RECURRENT;
+        pl->layers = n_mamba;
+        pl->page_bytes = state;
+        pl->tokens = 0;
+        pl->bytes = max_mamba * state;
+        kvp__policy_note(out, "Mamba Cache is allocated. max_mamba_cache_size: %llu",
+                         (unsigned long long)max_mamba);
+    }
+    if (nsa && d.dtype != KVP_DTYPE_FP8)
+        kvp__policy_note(out, "[uncertain] DeepSeek V3.2 on Blackwell may default to the fp8 NSA "
+                              "layout (656 B rows); pass --kv-cache-dtype fp8_e4m3 for it");
+    return KVP_OK;
+}

@@ -1,0 +1,116 @@
+/*
+ * trtllm.c — TensorRT-LLM's printed figures for uniform attention models
+ * (ENGINES.md §4): "Allocated X GiB for max tokens in paged KV cache (N)".
+ *
+ * The V1 creator sizes max_tokens with the static estimator
+ * (get_cache_size_per_token: floor(hd * kvh / tp) per layer, a per-layer head
+ * list by its mean, 2 bytes for everything but fp8/nvfp4), while the manager
+ * allocates with ceil(kvh / tp) heads per layer and the real element size.
+ * Both are reported; when they differ the manager's memory bound decides.
+ * The full seed port (VSWA, Mamba, cross, draft splits) is the plan room's.
+ */
+#include <string.h>
+
+#include "kvplan/cost.h"
+#include "policy_internal.h"
+
+kvp_status kvp__policy_trtllm(const kvp_model *model, const kvp_policy_settings *s,
+                              kvp_policy_result *out, kvp_error *err) {
+    const kvp_model_info *info = kvp_model_get_info(model);
+    kvp_dtype dt = kvp__policy_auto_dtype(model);
+    if (s->kv_dtype[0] && kvp__strcasecmp(s->kv_dtype, "auto") != 0 &&
+        (kvp_dtype_parse(s->kv_dtype, &dt) != KVP_OK || dt == KVP_DTYPE_INT8))
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "--kv-dtype",
+                         "TensorRT-LLM has no KV cache dtype '%s' (fp8, fp16, bf16, fp32, nvfp4)",
+                         s->kv_dtype);
+    out->kv_dtype = dt;
+    kvp__strlcpy(out->kv_dtype_name, kvp_dtype_name(dt), sizeof out->kv_dtype_name);
+    kvp__strlcpy(out->era, "pytorch-v1", sizeof out->era);
+    uint32_t tpb = s->block_size ? s->block_size : 32;
+    out->block_size = tpb;
+    if (!s->kv_budget_bytes)
+        return kvp__fail(err, KVP_INFEASIBLE, NULL, "--kv-budget",
+                         "this TensorRT-LLM report needs --kv-budget (KV memory after the fraction)");
+
+    uint32_t b, e;
+    uint32_t nl = info->num_layers;
+    uint32_t best_b = 0, best_e = nl;
+    uint32_t most = 0;
+    for (uint32_t stage = 0; stage < s->pp; stage++) {
+        kvp_pp_stage_layers(nl, s->pp, stage, &b, &e);
+        if (e - b > most) {
+            most = e - b;
+            best_b = b;
+            best_e = e;
+        }
+    }
+    uint64_t est_elems = 0, mgr = 0, heads_sum = 0, n_attn = 0, mla_elems = 0;
+    uint32_t hd = info->head_dim;
+    size_t n = kvp_model_cache_count(model);
+    for (size_t i = 0; i < n; i++) {
+        const kvp_layer_cache *c = kvp_model_cache(model, i);
+        if (c->layer < best_b || c->layer >= best_e) continue;
+        if (c->kind == KVP_CACHE_FULL) {
+            uint64_t h = (c->kv_heads + s->tp - 1) / s->tp, bytes;
+            if (kvp_dtype_bytes(dt, h * ((uint64_t)c->k_head_dim + c->v_head_dim), &bytes))
+                return kvp__fail(err, KVP_OVERFLOW, NULL, NULL, "bytes per token overflow");
+            mgr += bytes;
+            heads_sum += c->kv_heads;
+            n_attn++;
+            if (!hd) hd = c->k_head_dim;
+        } else if (c->kind == KVP_CACHE_MLA) {
+            uint64_t bytes;
+            if (kvp_dtype_bytes(dt, c->k_head_dim, &bytes))
+                return kvp__fail(err, KVP_OVERFLOW, NULL, NULL, "bytes per token overflow");
+            mgr += bytes;
+            mla_elems += c->k_head_dim;
+        } else {
+            return kvp__fail(err, KVP_UNSUPPORTED, kvp_model_name(model), NULL,
+                             "layer %u: %s caches are planned by --policy trtllm in `kvplan plan`",
+                             c->layer, kvp_cache_kind_name(c->kind));
+        }
+    }
+    if (n_attn) {
+        /* 2 * L * floor(hd * mean(kvh) / tp) elements. */
+        double mean = (double)heads_sum / (double)n_attn;
+        uint64_t per_layer = (uint64_t)((double)hd * mean / (double)s->tp);
+        est_elems = 2 * n_attn * per_layer;
+    }
+    est_elems += mla_elems;
+    uint64_t est;
+    if (dt == KVP_DTYPE_FP8)
+        est = est_elems;
+    else if (dt == KVP_DTYPE_NVFP4)
+        est = kvp__ceil_div_u64(est_elems, 2) + kvp__ceil_div_u64(est_elems, 16);
+    else
+        est = est_elems * 2;
+    if (est == 0 || mgr == 0)
+        return kvp__fail(err, KVP_UNSUPPORTED, kvp_model_name(model), NULL,
+                         "the model keeps no attention cache on this stage");
+    out->trt_estimator_bytes_per_token = est;
+    out->trt_manager_bytes_per_token = mgr;
+    uint64_t budget = s->kv_budget_bytes;
+    out->budget_bytes = budget;
+    uint64_t t_est = budget / est, t_mgr = budget / mgr;
+    uint64_t t = t_est < t_mgr ? t_est : t_mgr;
+    uint64_t blocks = t / tpb;
+    out->report.max_tokens = blocks * tpb;
+    out->report.kv_cache_bytes = blocks * tpb * mgr;
+    out->report.present = KVP_REPORT_MAX_TOKENS | KVP_REPORT_KV_CACHE_BYTES;
+    if (est != mgr)
+        kvp__policy_note(out,
+                         "V1 estimator rounds KV heads down (%llu B/token) but the manager "
+                         "allocates ceil(kvh/tp) heads (%llu B/token): estimator max_tokens %llu, "
+                         "manager %llu",
+                         (unsigned long long)est, (unsigned long long)mgr,
+                         (unsigned long long)(t_est / tpb * tpb), (unsigned long long)(t_mgr / tpb * tpb));
+    kvp_policy_pool *p = &out->pools[out->pool_count++];
+    kvp__strlcpy(p->name, "kv", sizeof p->name);
+    p->kind = mla_elems ? KVP_CACHE_MLA : KVP_CACHE_FULL;
+    p->layers = (uint32_t)(best_e - best_b);
+    p->block_size_tokens = tpb;
+    p->page_bytes = mgr * tpb;
+    p->tokens = out->report.max_tokens;
+    p->bytes = out->report.kv_cache_bytes;
+    return KVP_OK;
+}

@@ -1,0 +1,635 @@
+/*
+ * vllm.c — the vLLM policy (ENGINES.md §1): "Available KV cache memory", the
+ * per-layer KV specs and page sizes, grouping of layers into KV cache groups
+ * with page-size unification, the block count, and the "GPU KV cache size" and
+ * "Maximum concurrency" lines as each era computes them.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "policy_internal.h"
+
+typedef enum vllm_era { ERA_V0 = 0, ERA_V1_JAN25, ERA_V1_MID, ERA_V1_NEW } vllm_era;
+
+typedef enum vtype { VT_FULL = 0, VT_SLIDING, VT_CHUNKED, VT_MLA, VT_INDEXER, VT_MAMBA, VT_CROSS } vtype;
+
+static const char *const k_vtype_names[] = {"full", "sliding", "chunked", "mla",
+                                            "indexer", "mamba", "cross"};
+
+/* One distinct KV spec (vLLM KVCacheSpec) and the layers that carry it. */
+typedef struct vspec {
+    vtype type;
+    uint64_t window;   /* sliding window / chunk / encoder length */
+    uint64_t unit;     /* attention: bytes per token of one layer; mamba: state bytes */
+    uint64_t page;     /* bytes of one block of one layer (after padding / unification) */
+    uint32_t bs;       /* tokens per block of this spec */
+    uint32_t count;    /* layers, all stages */
+    uint32_t *layers;  /* layer ids in order */
+    uint32_t groups;   /* KV cache groups this spec is split into */
+} vspec;
+
+#define MAX_SPECS 32
+
+typedef struct vplan {
+    vspec specs[MAX_SPECS];
+    uint32_t nspec;
+    bool uniform_type; /* one group of UniformTypeKVCacheSpecs */
+    uint32_t group_size;
+    uint32_t num_groups;
+    uint64_t page;     /* unified page (mixed / single spec) */
+} vplan;
+
+static void vplan_free(vplan *p) {
+    for (uint32_t i = 0; i < p->nspec; i++) kvp__free(NULL, p->specs[i].layers);
+}
+
+static vllm_era parse_era(const char *v, uint32_t *version, bool *have_version,
+                          kvp_policy_result *out) {
+    *have_version = false;
+    *version = 0;
+    if (!v || !*v) return ERA_V1_NEW;
+    /* A stated era tag wins; a version next to it still decides the hybrid allocator. */
+    *have_version = kvp__policy_version(v, version);
+    if (kvp__policy_contains(v, "v1-jan25")) return ERA_V1_JAN25;
+    if (kvp__policy_contains(v, "v1-mid")) return ERA_V1_MID;
+    if (kvp__policy_contains(v, "v1-new")) return ERA_V1_NEW;
+    bool says_v0 = kvp__policy_contains(v, "v0 engine") || kvp__policy_contains(v, "VLLM_USE_V1=0") ||
+                   (v[0] == 'v' && v[1] == '0' && (v[2] == '\0' || v[2] == ' '));
+    if (kvp__policy_version(v, version)) {
+        *have_version = true;
+        if (says_v0 || *version < 800) return ERA_V0; /* V1 became the default in 0.8.0 */
+        /* [uncertain] PR #40694 (tokens = int(concurrency * len)) shipped after 0.19.0
+         * and before 0.24; 0.20 is taken as the first release with it. */
+        if (*version >= 2000) return ERA_V1_NEW;
+        return ERA_V1_MID;
+    }
+    if (says_v0) return ERA_V0;
+    kvp__policy_note(out, "engine version '%s' not understood; using the latest vLLM rules", v);
+    return ERA_V1_NEW;
+}
+
+static const char *era_name(vllm_era e) {
+    switch (e) {
+    case ERA_V0: return "v0";
+    case ERA_V1_JAN25: return "v1-jan25";
+    case ERA_V1_MID: return "v1-mid";
+    default: return "v1-new";
+    }
+}
+
+/* KV dtype spellings of --kv-cache-dtype. */
+typedef struct vdtype {
+    kvp_dtype dtype;
+    bool ds_mla;         /* fp8_ds_mla: 656-byte MLA rows */
+    bool per_token_head; /* int8/fp8_per_token_head: fp32 scale per token and head, K and V */
+    char name[24];
+} vdtype;
+
+static kvp_status parse_dtype(const kvp_model *model, const char *text, vdtype *d, kvp_error *err) {
+    memset(d, 0, sizeof *d);
+    if (!text || !*text || kvp__strcasecmp(text, "auto") == 0) {
+        d->dtype = kvp__policy_auto_dtype(model);
+        kvp__strlcpy(d->name, kvp_dtype_name(d->dtype), sizeof d->name);
+        return KVP_OK;
+    }
+    kvp__strlcpy(d->name, text, sizeof d->name);
+    if (kvp__strcasecmp(text, "fp8_ds_mla") == 0) {
+        d->dtype = KVP_DTYPE_FP8;
+        d->ds_mla = true;
+        return KVP_OK;
+    }
+    if (kvp__strcasecmp(text, "int8_per_token_head") == 0 ||
+        kvp__strcasecmp(text, "fp8_per_token_head") == 0) {
+        d->dtype = text[0] == 'i' ? KVP_DTYPE_INT8 : KVP_DTYPE_FP8;
+        d->per_token_head = true;
+        return KVP_OK;
+    }
+    if (kvp__strcasecmp(text, "fp8_inc") == 0) {
+        d->dtype = KVP_DTYPE_FP8;
+        return KVP_OK;
+    }
+    if (kvp_dtype_parse(text, &d->dtype) != KVP_OK || d->dtype == KVP_DTYPE_AUTO)
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "--kv-cache-dtype",
+                         "vLLM has no KV cache dtype '%s' (expected auto, bfloat16, float16, fp8, "
+                         "fp8_e4m3, fp8_e5m2, fp8_ds_mla, nvfp4, int8_per_token_head, "
+                         "fp8_per_token_head)",
+                         text);
+    return KVP_OK;
+}
+
+/* Bytes per token of one attention layer on one rank (page = bs * this). */
+static kvp_status attn_unit(const kvp_model *model, const kvp_layer_cache *c, const vdtype *d,
+                            uint32_t tp, uint64_t *out, kvp_error *err) {
+    const kvp_model_info *info = kvp_model_get_info(model);
+    uint64_t h = c->kv_heads ? c->kv_heads : 1;
+    if (c->kind == KVP_CACHE_MLA) {
+        /* One latent row every rank stores in full (§1.3). */
+        if (d->ds_mla) {
+            uint64_t lora = info->kv_lora_rank ? info->kv_lora_rank : 512;
+            uint64_t rope = info->qk_rope_head_dim ? info->qk_rope_head_dim : 64;
+            *out = lora + lora / 128 * 4 + rope * 2;
+            return KVP_OK;
+        }
+        if (kvp_dtype_bytes(d->dtype, c->k_head_dim, out) != KVP_OK) goto ovf;
+        return KVP_OK;
+    }
+    if (c->kind == KVP_CACHE_INDEXER) {
+        /* fp8 keys plus one fp32 scale per 128 elements, stored as uint8. */
+        *out = (uint64_t)c->k_head_dim + (uint64_t)c->k_head_dim / 128 * 4;
+        return KVP_OK;
+    }
+    if (d->ds_mla)
+        return kvp__fail(err, KVP_INVALID_ARG, kvp_model_name(model), "--kv-cache-dtype",
+                         "fp8_ds_mla is for MLA models only; layer %u is %s attention", c->layer,
+                         kvp_cache_kind_name(c->kind));
+    if (!c->replicated) h = h / tp ? h / tp : 1; /* max(1, H // tp) */
+    uint64_t elems, bytes;
+    if (!kvp__mul_u64(h, (uint64_t)c->k_head_dim + c->v_head_dim, &elems)) goto ovf;
+    kvp_dtype dt = c->dtype != KVP_DTYPE_AUTO ? c->dtype : d->dtype;
+    if (kvp_dtype_bytes(dt, elems, &bytes) != KVP_OK) goto ovf;
+    if (d->per_token_head) bytes += 2 * h * 4;
+    *out = bytes;
+    return KVP_OK;
+ovf:
+    return kvp__fail(err, KVP_OVERFLOW, kvp_model_name(model), NULL,
+                     "layer %u: bytes per token overflow", c->layer);
+}
+
+/* Mamba / GDN state of one layer on one rank: conv in the model dtype, SSM in
+ * mamba_ssm_dtype when the config states it (Qwen3.5: float32), §1.3. */
+static kvp_status mamba_state(const kvp_model *model, const kvp_layer_cache *c, uint32_t tp,
+                              uint64_t *out, kvp_error *err) {
+    const kvp_recurrent_geometry *r = &c->recurrent;
+    const kvp_model_info *info = kvp_model_get_info(model);
+    kvp_dtype mdt = info->dtype == KVP_DTYPE_AUTO ? KVP_DTYPE_BF16 : info->dtype;
+    kvp_dtype cd = r->conv_dtype != KVP_DTYPE_AUTO ? r->conv_dtype : mdt;
+    kvp_dtype sd = mdt;
+    char buf[32];
+    if (kvp__policy_cfg_str(model, "mamba_ssm_dtype", buf, sizeof buf)) {
+        kvp_dtype x;
+        if (kvp_dtype_parse(buf, &x) == KVP_OK && x != KVP_DTYPE_AUTO) sd = x;
+    } else if (r->ssm_dtype != KVP_DTYPE_AUTO) {
+        sd = r->ssm_dtype;
+    }
+    uint64_t heads = r->heads, groups = r->groups;
+    if (heads % tp != 0)
+        return kvp__fail(err, KVP_CONFIG, kvp_model_name(model), "recurrent heads",
+                         "layer %u: %u recurrent heads do not divide over TP %u", c->layer,
+                         r->heads, tp);
+    heads /= tp;
+    if (groups) groups = groups % tp == 0 ? groups / tp : 1; /* replicated groups */
+    uint64_t inner, grp, width, conv_e, ssm_e, cb, sb;
+    if (!kvp__mul_u64(heads, r->head_dim, &inner) ||
+        !kvp__mul_many_u64(&grp, 3, (uint64_t)2, groups, (uint64_t)r->group_dim) ||
+        !kvp__add_u64(inner, grp, &width) ||
+        !kvp__mul_u64(width, r->conv_kernel ? r->conv_kernel - 1u : 0u, &conv_e) ||
+        !kvp__mul_u64(inner, r->state_dim, &ssm_e) ||
+        kvp_dtype_bytes(cd, conv_e, &cb) || kvp_dtype_bytes(sd, ssm_e, &sb) ||
+        !kvp__add_u64(cb, sb, out))
+        return kvp__fail(err, KVP_OVERFLOW, kvp_model_name(model), NULL,
+                         "layer %u: state bytes overflow", c->layer);
+    return KVP_OK;
+}
+
+/* Blocks one request of `len` tokens takes in a group of this spec (max_memory_usage_bytes / page). */
+static uint64_t spec_blocks(const vspec *v, uint64_t len, uint64_t mnbt, const char *mamba_mode) {
+    uint64_t bs = v->bs;
+    switch (v->type) {
+    case VT_SLIDING: {
+        uint64_t n = v->window ? v->window - 1 + mnbt : len;
+        if (n > len) n = len;
+        return kvp__ceil_div_u64(n, bs) + 1;
+    }
+    case VT_CHUNKED: {
+        uint64_t n = v->window + mnbt;
+        if (n > len) n = len;
+        return kvp__ceil_div_u64(n, bs);
+    }
+    case VT_CROSS:
+        return kvp__ceil_div_u64(v->window, bs);
+    case VT_MAMBA:
+        if (strcmp(mamba_mode, "all") == 0) return kvp__ceil_div_u64(len, bs);
+        return strcmp(mamba_mode, "align") == 0 ? 2 : 1;
+    default:
+        return kvp__ceil_div_u64(len, bs);
+    }
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b) {
+    uint64_t s;
+    return kvp__add_u64(a, b, &s) ? s : UINT64_MAX;
+}
+
+/* a * b saturating at UINT64_MAX (reported pool sizes only). */
+static uint64_t mul_sat(uint64_t a, uint64_t b) {
+    uint64_t p;
+    return kvp__mul_u64(a, b, &p) ? p : UINT64_MAX;
+}
+
+/* Blocks one request of `len` tokens takes across the groups (per_req of §1.7). */
+static uint64_t req_blocks(const struct vplan *P, uint64_t len, uint64_t mnbt, const char *mode);
+
+static bool is_attention(vtype t) { return t != VT_MAMBA; }
+
+/* Specs that need the same token slots (full attention, MLA, the DSA indexer
+ * keys) merge into one UniformTypeKVCacheSpecs group when their sizes differ;
+ * this is how DeepSeek-V3.2's 656/1152-byte MLA rows and 132-byte indexer rows
+ * share one block table (their pages are not integer multiples). */
+static int slot_class(vtype t) {
+    return (t == VT_FULL || t == VT_MLA || t == VT_INDEXER) ? (int)VT_FULL : (int)t;
+}
+
+static uint64_t req_blocks(const vplan *P, uint64_t len, uint64_t mnbt, const char *mode) {
+    uint64_t r = 0;
+    for (uint32_t k = 0; k < P->nspec; k++) {
+        uint64_t b = spec_blocks(&P->specs[k], len, mnbt, mode);
+        if (P->uniform_type)
+            r = b > r ? b : r;
+        else
+            r = sat_add(r, mul_sat(b, P->specs[k].groups));
+    }
+    return r;
+}
+
+/* Layers of spec `v`'s group `g` (layers [g::groups]) on stage [b, e). */
+static uint32_t group_layers_on_stage(const vspec *v, uint32_t g, uint32_t b, uint32_t e) {
+    uint32_t n = 0;
+    for (uint32_t i = g; i < v->count; i += v->groups)
+        if (v->layers[i] >= b && v->layers[i] < e) n++;
+    return n;
+}
+
+kvp_status kvp__policy_vllm(const kvp_model *model, const kvp_policy_settings *s,
+                            kvp_policy_result *out, kvp_error *err) {
+    const kvp_model_info *info = kvp_model_get_info(model);
+    uint32_t version = 0;
+    bool have_version = false;
+    vllm_era era = parse_era(s->engine_version, &version, &have_version, out);
+    kvp__strlcpy(out->era, era_name(era), sizeof out->era);
+    /* The hybrid allocator (separate SWA / Mamba groups) exists from ≈0.10 (§1.5 item 1). */
+    bool hybrid = era >= ERA_V1_MID && (!have_version || version >= 1000);
+
+    vdtype d;
+    kvp_status st = parse_dtype(model, s->kv_dtype, &d, err);
+    if (st) return st;
+    out->kv_dtype = d.dtype;
+    kvp__strlcpy(out->kv_dtype_name, d.name, sizeof out->kv_dtype_name);
+
+    const char *mamba_mode = s->mamba_cache_mode[0] ? s->mamba_cache_mode : NULL;
+    if (mamba_mode && strcmp(mamba_mode, "none") && strcmp(mamba_mode, "align") &&
+        strcmp(mamba_mode, "all"))
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "--mamba-cache-mode",
+                         "'%s', expected none, align or all", mamba_mode);
+    uint64_t mnbt = s->max_num_batched_tokens ? s->max_num_batched_tokens : 8192;
+    uint64_t len = s->max_model_len ? s->max_model_len : info->max_position_embeddings;
+    if (len == 0)
+        return kvp__fail(err, KVP_INVALID_ARG, kvp_model_name(model), "--max-model-len",
+                         "the config states no max_position_embeddings; give --max-model-len");
+    out->max_model_len = len;
+
+    kvp__policy_layers L;
+    st = kvp__policy_layers_load(model, s->num_draft_layers, &L, err);
+    if (st) return st;
+    uint32_t total_layers = L.num_layers + s->num_draft_layers;
+    if (s->pp > total_layers) {
+        kvp__policy_layers_free(&L);
+        return kvp__fail(err, KVP_INVALID_ARG, kvp_model_name(model), "--pp",
+                         "pipeline parallelism %u is larger than the %u layers", s->pp,
+                         total_layers);
+    }
+
+    vplan P;
+    memset(&P, 0, sizeof P);
+    bool has_mamba = false, has_mla = false;
+    uint64_t attn_ppt = 0; /* one full-attention layer, one token (model-level heads) */
+    for (size_t i = 0; i < L.count && !st; i++) {
+        const kvp_layer_cache *c = &L.items[i];
+        vspec key;
+        memset(&key, 0, sizeof key);
+        switch (c->kind) {
+        case KVP_CACHE_FULL: key.type = VT_FULL; break;
+        case KVP_CACHE_SLIDING: key.type = hybrid ? VT_SLIDING : VT_FULL; break;
+        case KVP_CACHE_CHUNKED: key.type = hybrid ? VT_CHUNKED : VT_FULL; break;
+        case KVP_CACHE_MLA: key.type = VT_MLA; has_mla = true; break;
+        case KVP_CACHE_INDEXER: key.type = VT_INDEXER; break;
+        case KVP_CACHE_RECURRENT: key.type = VT_MAMBA; has_mamba = true; break;
+        case KVP_CACHE_CROSS: key.type = VT_CROSS; break;
+        default:
+            st = kvp__fail(err, KVP_UNSUPPORTED, kvp_model_name(model), NULL,
+                           "layer %u: no vLLM rule for %s caches", c->layer,
+                           kvp_cache_kind_name(c->kind));
+            continue;
+        }
+        if (key.type == VT_SLIDING || key.type == VT_CHUNKED || key.type == VT_CROSS)
+            key.window = c->window_tokens;
+        if (key.type == VT_MAMBA)
+            st = mamba_state(model, c, s->tp, &key.unit, err);
+        else
+            st = attn_unit(model, c, &d, s->tp, &key.unit, err);
+        if (st) break;
+        if (attn_ppt == 0 && (key.type == VT_FULL || key.type == VT_SLIDING)) attn_ppt = key.unit;
+        vspec *v = NULL;
+        for (uint32_t k = 0; k < P.nspec; k++)
+            if (P.specs[k].type == key.type && P.specs[k].window == key.window &&
+                P.specs[k].unit == key.unit)
+                v = &P.specs[k];
+        if (!v) {
+            if (P.nspec == MAX_SPECS) {
+                st = kvp__fail(err, KVP_UNSUPPORTED, kvp_model_name(model), NULL,
+                               "more than %d distinct vLLM KV specs", MAX_SPECS);
+                break;
+            }
+            v = &P.specs[P.nspec++];
+            *v = key;
+            v->layers = kvp__calloc(NULL, L.count, sizeof *v->layers);
+            if (!v->layers) {
+                st = kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
+                break;
+            }
+        }
+        v->layers[v->count++] = c->layer;
+    }
+    kvp__policy_layers_free(&L);
+    if (st) {
+        vplan_free(&P);
+        return st;
+    }
+
+    /* Attention block size: user, else 16 ([verified] on dense logs); MLA models run
+     * FlashMLA with 64-token blocks; hybrids align to the Mamba page (§1.5). */
+    uint32_t bs = s->block_size;
+    if (bs == 0) {
+        bs = 16;
+        if (has_mla) {
+            bs = 64;
+            kvp__policy_note(out, "[uncertain] MLA model: block size 64 (FlashMLA) assumed; "
+                                  "pass --block-size to override");
+        }
+    }
+    uint64_t mamba_page = 0;
+    for (uint32_t k = 0; k < P.nspec; k++)
+        if (P.specs[k].type == VT_MAMBA && P.specs[k].unit > mamba_page) mamba_page = P.specs[k].unit;
+    if (has_mamba && attn_ppt > 0 && era >= ERA_V1_MID) {
+        uint64_t need = 16 * kvp__ceil_div_u64(mamba_page, 16 * attn_ppt);
+        if (s->block_size == 0 || (uint64_t)s->block_size * attn_ppt < mamba_page) {
+            if (need > 1u << 24) {
+                vplan_free(&P);
+                return kvp__fail(err, KVP_OVERFLOW, kvp_model_name(model), NULL,
+                                 "attention block size for the Mamba page is absurd");
+            }
+            bs = (uint32_t)need;
+            kvp__policy_note(out, "Setting attention block size to %u tokens to ensure that "
+                                  "attention page size is >= mamba page size.", bs);
+        }
+        mamba_page = (uint64_t)bs * attn_ppt;
+    }
+    if (!mamba_mode) {
+        /* [uncertain] none fits v0.19.0, align fits v0.24.0 (ENGINES.md §6 V2). */
+        mamba_mode = (!have_version || version >= 2400) ? "align" : "none";
+        if (has_mamba) kvp__policy_note(out, "[uncertain] mamba_cache_mode %s by version", mamba_mode);
+    }
+    out->block_size = bs;
+
+    for (uint32_t k = 0; k < P.nspec; k++) {
+        vspec *v = &P.specs[k];
+        v->bs = bs;
+        if (v->type == VT_MAMBA)
+            v->page = mamba_page ? mamba_page : v->unit;
+        else if (!kvp__mul_u64(v->unit, bs, &v->page)) {
+            vplan_free(&P);
+            return kvp__fail(err, KVP_OVERFLOW, kvp_model_name(model), "--block-size",
+                             "page bytes overflow");
+        }
+    }
+
+    /* Budget: the engine's "Available KV cache memory" (§1.2). */
+    uint64_t avail = s->kv_budget_bytes;
+    if (avail) {
+        kvp__strlcpy(out->budget_formula, "--kv-budget (Available KV cache memory)",
+                     sizeof out->budget_formula);
+    } else {
+        if (!s->total_memory_bytes) {
+            vplan_free(&P);
+            return kvp__fail(err, KVP_INFEASIBLE, NULL, "--kv-budget",
+                             "vLLM's available KV memory needs --kv-budget, or --gpu/--gpu-mem "
+                             "with --weights, --peak, --non-torch (and --cuda-graph)");
+        }
+        double u = s->gpu_memory_utilization > 0 ? s->gpu_memory_utilization : 0.9;
+        double req_d = ceil((double)s->total_memory_bytes * u);
+        uint64_t requested = (uint64_t)req_d;
+        bool with_graphs = !have_version || version >= 2100;
+        uint64_t used = s->weights_bytes + s->peak_activation_bytes + s->non_torch_bytes +
+                        (with_graphs ? s->cudagraph_bytes : 0);
+        if (used >= requested) {
+            vplan_free(&P);
+            return kvp__fail(err, KVP_INFEASIBLE, NULL, "--gpu-memory-utilization",
+                             "No available memory for the cache blocks: %.2f GiB requested, "
+                             "%.2f GiB used by weights, activations, non-torch%s",
+                             (double)requested / 1073741824.0, (double)used / 1073741824.0,
+                             with_graphs ? " and CUDA graphs" : "");
+        }
+        avail = requested - used;
+        snprintf(out->budget_formula, sizeof out->budget_formula,
+                 "ceil(total * %.4g) - weights - peak activation - non-torch%s", u,
+                 with_graphs ? " - CUDA graphs (>= 0.21)" : "");
+    }
+    out->budget_bytes = avail;
+
+    /* Grouping (§1.5). */
+    uint64_t B = 0, per_req = 0, page_sum = 0;
+    uint32_t nattn_types = 0;
+    bool same_type = P.nspec > 0;
+    for (uint32_t k = 0; k < P.nspec; k++) {
+        if (slot_class(P.specs[k].type) != slot_class(P.specs[0].type) ||
+            P.specs[k].window != P.specs[0].window)
+            same_type = false;
+        if (is_attention(P.specs[k].type)) nattn_types++;
+    }
+    if (P.nspec == 0) {
+        B = 1;
+        P.num_groups = 0;
+    } else if (P.nspec == 1 || era < ERA_V1_MID) {
+        /* One group (or V0 / early V1: one block spans every layer). */
+        P.num_groups = 1;
+        for (uint32_t k = 0; k < P.nspec; k++) {
+            P.specs[k].groups = 1;
+            page_sum = sat_add(page_sum, mul_sat(P.specs[k].page, P.specs[k].count));
+        }
+        P.page = P.specs[0].page;
+        P.group_size = 0;
+        for (uint32_t k = 0; k < P.nspec; k++) P.group_size += P.specs[k].count;
+        if (P.nspec > 1) P.uniform_type = true;
+    } else if (same_type) {
+        P.uniform_type = true;
+        P.num_groups = 1;
+        for (uint32_t k = 0; k < P.nspec; k++) {
+            P.specs[k].groups = 1;
+            page_sum = sat_add(page_sum, mul_sat(P.specs[k].page, P.specs[k].count));
+        }
+        P.group_size = 0;
+        for (uint32_t k = 0; k < P.nspec; k++) P.group_size += P.specs[k].count;
+        P.page = P.specs[0].page;
+    } else {
+        uint64_t maxp = 0;
+        uint32_t minc = UINT32_MAX, maxc = 0;
+        for (uint32_t k = 0; k < P.nspec; k++) {
+            if (P.specs[k].page > maxp) maxp = P.specs[k].page;
+            if (P.specs[k].count < minc) minc = P.specs[k].count;
+            if (P.specs[k].count > maxc) maxc = P.specs[k].count;
+        }
+        for (uint32_t k = 0; k < P.nspec; k++) {
+            vspec *v = &P.specs[k];
+            if (maxp % v->page != 0) {
+                vplan_free(&P);
+                return kvp__fail(err, KVP_UNSUPPORTED, kvp_model_name(model), NULL,
+                                 "vLLM cannot unify page sizes %llu and %llu bytes "
+                                 "(NotImplementedError in unify_kv_cache_spec_page_size)",
+                                 (unsigned long long)v->page, (unsigned long long)maxp);
+            }
+            uint64_t ratio = maxp / v->page;
+            if (ratio > 1) {
+                if ((uint64_t)v->bs * ratio > 1u << 24) {
+                    vplan_free(&P);
+                    return kvp__fail(err, KVP_OVERFLOW, NULL, "--block-size", "block size overflow");
+                }
+                v->bs = (uint32_t)(v->bs * ratio);
+                v->page = maxp;
+            }
+        }
+        P.page = maxp;
+        /* group_size: the smallest layer count, unless the largest is below 1.5x it. */
+        P.group_size = (double)maxc < 1.5 * (double)minc ? maxc : minc;
+        uint32_t padded = 0;
+        for (uint32_t k = 0; k < P.nspec; k++) {
+            vspec *v = &P.specs[k];
+            v->groups = (uint32_t)kvp__ceil_div_u64(v->count, P.group_size);
+            P.num_groups += v->groups;
+            padded += v->groups * P.group_size - v->count;
+        }
+        if (padded)
+            kvp__policy_note(out, "Add %u padding layers, may waste at most %.2f%% KV cache memory",
+                             padded, 100.0 * padded / (double)(P.num_groups * P.group_size));
+    }
+    (void)nattn_types;
+
+    /* Blocks per worker, then the minimum over workers (§1.2, §1.6). */
+    if (P.nspec > 0) {
+        B = UINT64_MAX;
+        for (uint32_t stage = 0; stage < s->pp; stage++) {
+            uint32_t b, e;
+            kvp__policy_pp_range(total_layers, s->pp, stage, &b, &e);
+            uint64_t denom = 0;
+            if (P.num_groups == 1) {
+                for (uint32_t k = 0; k < P.nspec; k++)
+                    for (uint32_t i = 0; i < P.specs[k].count; i++)
+                        if (P.specs[k].layers[i] >= b && P.specs[k].layers[i] < e)
+                            denom = sat_add(denom, P.specs[k].page);
+            } else {
+                uint32_t gs = 0;
+                for (uint32_t k = 0; k < P.nspec; k++)
+                    for (uint32_t g = 0; g < P.specs[k].groups; g++) {
+                        uint32_t n = group_layers_on_stage(&P.specs[k], g, b, e);
+                        if (n > gs) gs = n;
+                    }
+                denom = mul_sat(P.page, gs);
+            }
+            if (denom == 0) continue;
+            uint64_t bs_stage = avail / denom;
+            if (bs_stage < B) B = bs_stage;
+        }
+        if (B == UINT64_MAX) B = 0;
+    }
+
+    /* Admission check and the estimated maximum length (§1.8). */
+    {
+        uint64_t unit = P.uniform_type ? page_sum : mul_sat(P.page, P.group_size);
+        uint64_t needed = 0, req0 = req_blocks(&P, len, mnbt, mamba_mode);
+        if (req0 && kvp__mul_u64(unit, req0, &needed) && needed > avail) {
+            out->needed_bytes = needed;
+            uint64_t lo = 0, hi = len;
+            while (lo < hi) {
+                uint64_t mid = lo + (hi - lo + 1) / 2, r = req_blocks(&P, mid, mnbt, mamba_mode);
+                uint64_t nb = 0;
+                if (kvp__mul_u64(unit, r, &nb) && nb <= avail) lo = mid;
+                else hi = mid - 1;
+            }
+            out->estimated_max_model_len = lo;
+            kvp__policy_note(out,
+                             "To serve at least one request with the models's max seq len (%llu), "
+                             "(%.2f GiB KV cache is needed, which is larger than the available KV "
+                             "cache memory (%.2f GiB). Based on the available memory, the "
+                             "estimated maximum model length is %llu.",
+                             (unsigned long long)len, (double)needed / 1073741824.0,
+                             (double)avail / 1073741824.0, (unsigned long long)lo);
+            if (s->auto_fit_max_model_len && lo > 0) {
+                kvp__policy_note(out, "Auto-fit max_model_len: reduced from %llu to %llu",
+                                 (unsigned long long)len, (unsigned long long)lo);
+                len = lo;
+                out->max_model_len = len;
+            }
+        } else {
+            out->needed_bytes = needed;
+        }
+    }
+
+    /* Blocks per request and the printed lines (§1.7). */
+    uint32_t bs_min = UINT32_MAX;
+    per_req = req_blocks(&P, len, mnbt, mamba_mode);
+    for (uint32_t k = 0; k < P.nspec; k++)
+        if (P.specs[k].bs < bs_min) bs_min = P.specs[k].bs;
+    if (bs_min == UINT32_MAX) bs_min = bs;
+    out->num_groups = P.num_groups;
+    out->group_size = P.uniform_type ? P.group_size : P.group_size;
+    out->page_bytes = P.uniform_type ? page_sum : P.page;
+    out->per_request_blocks = per_req;
+
+    double conc = 0;
+    uint64_t tokens = 0;
+    if (era <= ERA_V1_JAN25) {
+        conc = (double)B * (double)bs / (double)len;
+        tokens = mul_sat(B, bs);
+    } else if (era == ERA_V1_MID) {
+        conc = per_req ? (double)B / (double)per_req : 0;
+        tokens = mul_sat(P.num_groups ? B / P.num_groups : B, bs_min);
+    } else {
+        conc = per_req ? (double)B / (double)per_req : 0;
+        tokens = (uint64_t)(conc * (double)len);
+    }
+    out->report.num_gpu_blocks = B;
+    out->report.gpu_kv_cache_tokens = tokens;
+    out->report.max_concurrency = conc;
+    out->report.available_kv_cache_bytes = avail;
+    out->report.present = KVP_REPORT_NUM_GPU_BLOCKS | KVP_REPORT_GPU_KV_CACHE_TOKENS |
+                          KVP_REPORT_MAX_CONCURRENCY | KVP_REPORT_AVAILABLE_KV_CACHE_BYTES;
+
+    /* Pools: one per spec. */
+    for (uint32_t k = 0; k < P.nspec && out->pool_count < KVP_POLICY_MAX_POOLS; k++) {
+        vspec *v = &P.specs[k];
+        kvp_policy_pool *pl = &out->pools[out->pool_count++];
+        kvp__strlcpy(pl->name, k_vtype_names[v->type], sizeof pl->name);
+        pl->kind = v->type == VT_MAMBA ? KVP_CACHE_RECURRENT
+                   : v->type == VT_SLIDING ? KVP_CACHE_SLIDING
+                   : v->type == VT_CHUNKED ? KVP_CACHE_CHUNKED
+                   : v->type == VT_MLA ? KVP_CACHE_MLA
+                   : v->type == VT_INDEXER ? KVP_CACHE_INDEXER
+                   : v->type == VT_CROSS ? KVP_CACHE_CROSS : KVP_CACHE_FULL;
+        pl->layers = v->count;
+        pl->block_size_tokens = v->bs;
+        pl->page_bytes = v->page;
+        pl->tokens = v->type == VT_MAMBA ? 0 : mul_sat(B, v->bs);
+        pl->bytes = mul_sat(mul_sat(B, v->page), v->count);
+        pl->per_request_blocks = spec_blocks(v, len, mnbt, mamba_mode) * v->groups;
+    }
+
+    if (has_mamba && s->max_num_seqs && B > 0) {
+        uint64_t state_blocks = B; /* each request takes per-group mamba blocks from the shared pool */
+        if (s->max_num_seqs > state_blocks)
+            kvp__policy_note(out, "max_num_seqs (%u) exceeds available Mamba cache blocks (%llu)",
+                             s->max_num_seqs, (unsigned long long)state_blocks);
+    }
+    if (!hybrid && era >= ERA_V1_MID && (info->sliding_window || info->attention_chunk_size))
+        kvp__policy_note(out, "no hybrid KV cache manager before 0.10: sliding layers cost full context");
+    vplan_free(&P);
+    return KVP_OK;
+}
