@@ -503,6 +503,9 @@ static void print_text(plan_ctx *p) {
     fprintf(f, "  allocated %s of %s\n", gib(p->plan.allocated_bytes, b1, sizeof b1),
             gib(p->cap.kv_max_memory_bytes, b2, sizeof b2));
 
+    fprintf(f, "  engine log: [MemUsageChange] Allocated %.2f GiB for max tokens in paged KV "
+               "cache (%llu).\n",
+            (double)t->bytes / (double)(1ull << 30), (unsigned long long)t->max_tokens_out);
     fputs("\ncapacity\n", f);
     fprintf(f, "  max tokens              %s\n",
             kvp_cli_fmt_count(t->max_tokens_out, c1, sizeof c1));
@@ -622,6 +625,13 @@ static json_t *plan_json(plan_ctx *p) {
     json_object_set_new(o, "managers", mgrs);
     json_object_set_new(o, "allocated_bytes", ju(p->plan.allocated_bytes));
     json_object_set_new(o, "max_tokens", ju(t->max_tokens_out));
+    /* The figures TensorRT-LLM's block manager prints ("[MemUsageChange] Allocated
+     * X GiB for max tokens in paged KV cache (N)"): primary blocks x tokens per
+     * block, and the bytes of the target's pools (ENGINES.md 4.5). */
+    json_t *er = json_object();
+    json_object_set_new(er, "max_tokens", ju(t->max_tokens_out));
+    json_object_set_new(er, "kv_cache_bytes", ju(t->bytes));
+    json_object_set_new(o, "engine_report", er);
     json_t *ms = json_object();
     json_object_set_new(ms, "seq_len", ju(p->seq_len));
     json_object_set_new(ms, "count", ju(p->count));
