@@ -28,6 +28,14 @@ typedef struct kvp_estimate_settings {
     bool cuda_graphs;         /* count CUDA-graph memory */
     const char *model_dir;    /* folder with *.safetensors for exact weights; NULL = none */
     kvp_dtype weights_dtype;  /* AUTO = from the config's dtype / quantization_config */
+    uint32_t cuda_graph_max_batch; /* largest captured batch (TRT-LLM --cuda-graph-batch-size,
+                                      vLLM max_num_seqs); 0 -> min(max_batch_size, 512) */
+    uint32_t sampler_rows;    /* logits rows of the profiling sampler step (vLLM:
+                                 max_num_seqs); 0 -> min(max_batch_size, 256) */
+    uint32_t sampler_bytes_per_logit; /* live bytes per vocabulary entry per row at the
+                                 sampler's peak; 0 -> 10 (16-bit lm_head output, fp32
+                                 logits, fp32 probabilities). vLLM's dummy sampler also
+                                 sorts for top-k/top-p (fp32 values + int64 indices): 22 */
 } kvp_estimate_settings;
 
 /* What the estimate found, term by term, for reports and --explain.
@@ -40,6 +48,8 @@ typedef struct kvp_estimate_detail {
     uint64_t params_embedding, params_lm_head, params_attention, params_mlp;
     uint64_t params_experts, params_shared_experts, params_router, params_mixer;
     uint64_t params_norm, params_vision, params_encoder, params_mtp_excluded;
+    uint64_t buffer_elems;             /* non-parameters loaded with the weights: the rotary
+                                          cos/sin cache (max positions x rotary dim), per stage */
     uint64_t weights_total_bytes;      /* whole model, all ranks, from the config */
     uint64_t weights_rank_bytes;       /* busiest rank, from the config */
     uint64_t weights_replicated_bytes; /* of weights_rank_bytes: held by every TP rank */
@@ -54,22 +64,47 @@ typedef struct kvp_estimate_detail {
     /* runtime memory outside the allocator */
     uint64_t non_torch_context_bytes;  /* CUDA context and loaded kernel images */
     uint64_t non_torch_comm_bytes;     /* NCCL channels + all-reduce workspace (tp*pp > 1) */
+    uint64_t non_torch_after_init_bytes; /* of memory outside the allocator, what appears only
+                                          after an engine's start-up snapshot (cuBLAS handles
+                                          and workspaces): what vLLM's "non-torch memory"
+                                          term counts, since its budget is a fraction of the
+                                          total taken after the context and NCCL exist */
     uint32_t cuda_graph_count;         /* captured batch sizes */
 } kvp_estimate_detail;
 
-/* Like kvp_memory_estimate, and also fills *detail (may be NULL). */
+/* Estimate the memory facts of one rank (the busiest pipeline stage of
+ * `settings->tp` x `settings->pp`) of `model`:
+ *   total_bytes       = settings->total_bytes (not estimated here);
+ *   weights_bytes     from the config (parameter count per family, MoE, MLA,
+ *                     Mamba/GDN, tied embeddings, quantization_config), or the
+ *                     exact total from safetensors headers in settings->model_dir
+ *                     split per rank in the config's proportions (weights_source
+ *                     says which; KVP_MEM_EST_WEIGHTS is cleared then);
+ *   activation_bytes  peak of a forward of max_num_tokens tokens + workspaces;
+ *   non_torch_bytes   CUDA context + NCCL / all-reduce buffers (tp*pp > 1);
+ *   cuda_graph_bytes  when settings->cuda_graphs (0 otherwise, bit not set).
+ * docs/gpus.md "How memory is estimated" gives every formula and constant.
+ * `out` is fully overwritten (zeroed on failure). `detail` (may be NULL)
+ * receives every intermediate figure. Errors: KVP_INVALID_ARG (NULL model /
+ * settings / out, total_bytes 0, absurd tp or max_num_tokens), KVP_CONFIG
+ * (pp above the layer count, a config without hidden size or layers, a
+ * malformed key), KVP_OVERFLOW, KVP_IO / KVP_SYNTAX from the safetensors
+ * files (a missing shard is an error, not a silent fallback; a folder with no
+ * safetensors at all is not). Thread-safe: no shared state. */
 KVP_NODISCARD kvp_status kvp_memory_estimate_detail(const kvp_model *model,
                                                     const kvp_estimate_settings *settings,
                                                     kvp_memory_facts *out,
                                                     kvp_estimate_detail *detail, kvp_error *err);
 
-/* Fill every term of *out that the estimate covers (total from settings,
- * weights, activation, non-torch, CUDA graphs) and set `estimated` bits. */
+/* kvp_memory_estimate_detail without the detail. */
 KVP_NODISCARD kvp_status kvp_memory_estimate(const kvp_model *model,
                                              const kvp_estimate_settings *settings,
                                              kvp_memory_facts *out, kvp_error *err);
 
-/* Weight bytes of the whole model (all ranks) from the config alone. */
+/* Weight bytes of the whole model (all ranks, MTP layers excluded, the
+ * rotary cache counted once) from the config alone; `weights_dtype` AUTO
+ * follows the checkpoint's quantization_config, any other value puts the
+ * linear layers at that dtype. */
 KVP_NODISCARD kvp_status kvp_weights_estimate(const kvp_model *model, kvp_dtype weights_dtype,
                                               uint64_t *out_bytes, kvp_error *err);
 

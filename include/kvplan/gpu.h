@@ -4,7 +4,7 @@
  *
  * total_bytes is the memory an engine budgets from: the total that
  * cudaMemGetInfo / torch.cuda.mem_get_info reports when the catalogue knows it
- * (basis "cuda"), else the NVML / nvidia-smi "Total" (basis "nvml", a few
+ * (basis "cuda"; "hip" on AMD), else the NVML / nvidia-smi "Total" (basis "nvml", a few
  * hundred MiB above the CUDA figure because it includes driver-reserved
  * memory), else a figure derived from the marketing size (basis "derived").
  * `source` says where the figures come from.
@@ -34,7 +34,7 @@ typedef struct kvp_gpu_info {
     char source[160];              /* where the figures come from */
     /* Added by the probe room (issue 5); zero-initialised by older callers. */
     uint64_t driver_total_bytes;   /* NVML / nvidia-smi "Total" (incl. driver-reserved), 0 if unknown */
-    char total_basis[16];          /* "cuda", "nvml", "derived" (catalogue); "nvml", "nvml-v2",
+    char total_basis[16];          /* "cuda", "hip", "nvml", "derived" (catalogue); "nvml", "nvml-v2",
                                       "cuda", "sysfs" (probe) */
 } kvp_gpu_info;
 

@@ -1,0 +1,409 @@
+/*
+ * memory_estimate.c — memory facts from first principles when nothing was
+ * measured (issue 3, kvplan plan without --peak/--weights/--non-torch).
+ *
+ * An engine sizes the KV cache from what a profiling run leaves:
+ *   weights (read from the checkpoint) + the peak of a dummy forward of
+ *   max_num_tokens tokens + memory outside the allocator (CUDA context, NCCL)
+ *   (+ CUDA graphs, captured before or after depending on the engine).
+ * Each term is modelled here; docs/gpus.md "How memory is estimated" states
+ * the formulas and which figures are estimates.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kvplan/cost.h"
+#include "kvplan/safetensors.h"
+#include "memory_internal.h"
+
+#define MIB (1ull << 20)
+#define EST_DEFAULT_TOKENS 8192u
+#define EST_DEFAULT_BATCH 2048u
+/* Activations are bf16/fp16 even for fp8/fp4 weights. */
+#define ACT_BYTES 2u
+/* Rows of logits a profiling run samples: vLLM's dummy sampler runs
+ * max_num_seqs rows (256 by default); TRT-LLM's estimation pass has fewer. */
+#define EST_SAMPLER_ROWS 256u
+/* Per vocabulary entry and row: 16-bit lm_head output + fp32 logits + fp32
+ * probabilities. */
+#define EST_SAMPLER_BYTES_PER_LOGIT 10u
+/* cuBLAS(Lt) workspaces and attention-backend scratch the allocator holds
+ * during the forward (vLLM's FlashInfer workspace is 128-256 MiB alone). */
+#define EST_WORKSPACE_BYTES (256ull * MIB)
+/* CUDA context of a CUDA 12 process with lazy module loading (~0.5 GiB on
+ * Hopper) plus the kernel images of cuBLAS, NCCL and the attention/MoE
+ * kernels that load on first use. */
+#define EST_CONTEXT_BYTES (768ull * MIB)
+/* NCCL: 16 channels x 2 directions x 2 ring neighbours x 4 MiB buffers. */
+#define EST_NCCL_BASE_BYTES (256ull * MIB)
+#define EST_NCCL_PER_PEER_BYTES (32ull * MIB)
+/* Memory outside the allocator that grows after an engine's start-up
+ * snapshot: 0.13 GiB in vLLM's itemised log (shared/reference vllm-33). */
+#define EST_AFTER_INIT_BYTES (128ull * MIB)
+/* CUDA graphs: kernel nodes and their parameters per captured layer; MoE and
+ * recurrent layers launch about twice the kernels of a dense layer. Set so
+ * that a dense 32-layer model with 67 graphs takes ~0.53 GiB (vLLM's usual
+ * "took 0.5x GiB" for 8B models) and vllm-33's 40 GDN+MoE layers 1.3 GiB. */
+#define EST_GRAPH_PER_LAYER_BYTES (256ull * 1024)
+#define EST_GRAPH_PER_HEAVY_LAYER_BYTES (512ull * 1024)
+#define EST_GRAPH_MAX_BATCH 512u
+/* Chunk lengths of the chunked linear-attention scans (fla GDN, Mamba2 SSD). */
+#define GDN_CHUNK 64u
+#define MAMBA2_CHUNK 256u
+
+typedef struct mulc {
+    bool overflow;
+} mulc;
+
+static uint64_t m(mulc *c, int n, ...) {
+    va_list ap;
+    va_start(ap, n);
+    uint64_t acc = 1;
+    for (int i = 0; i < n; i++) {
+        uint64_t v = va_arg(ap, uint64_t);
+        if (!kvp__mul_u64(acc, v, &acc)) c->overflow = true;
+    }
+    va_end(ap);
+    return acc;
+}
+static uint64_t add(mulc *c, uint64_t a, uint64_t b) {
+    uint64_t r;
+    if (!kvp__add_u64(a, b, &r)) c->overflow = true;
+    return r;
+}
+static uint64_t cdiv(uint64_t a, uint64_t b) { return kvp__ceil_div_u64(a, b ? b : 1); }
+static uint64_t max2(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
+/* Largest live set inside one decoder layer for a forward of T tokens on one
+ * rank, beyond the residual stream; *phase names the part that set it. */
+static uint64_t layer_peak(const kvp__arch *a, const kvp__layer_arch *L, uint64_t T, uint64_t t,
+                           mulc *c, const char **phase) {
+    const uint64_t e = ACT_BYTES, h = a->hidden;
+    uint64_t best = 0;
+    const char *name = "none";
+#define CONSIDER(v, nm)                                                                        \
+    do {                                                                                       \
+        uint64_t v_ = (v);                                                                     \
+        if (v_ > best) {                                                                       \
+            best = v_;                                                                         \
+            name = (nm);                                                                       \
+        }                                                                                      \
+    } while (0)
+    uint64_t out = m(c, 3, T, h, e); /* a projection back to the hidden size */
+    if (L->attention) {
+        uint64_t hq = cdiv(L->q_heads, t), hkv = cdiv(L->kv_heads, t);
+        uint64_t qkv = m(c, 3, T, add(c, m(c, 3, hq, (uint64_t)L->k_head_dim,
+                                            a->attn_output_gate ? 2ull : 1ull),
+                                       m(c, 2, hkv, (uint64_t)L->k_head_dim + L->v_head_dim)),
+                         e);
+        uint64_t o = m(c, 4, T, hq, (uint64_t)L->v_head_dim, e);
+        CONSIDER(add(c, add(c, qkv, o), out), "attention");
+    }
+    if (L->mla) {
+        uint64_t hq = cdiv(L->q_heads, t), qk = (uint64_t)a->qk_nope + a->qk_rope;
+        uint64_t per_tok = (uint64_t)a->q_lora + hq * qk + a->kv_lora + a->qk_rope +
+                           hq * ((uint64_t)a->qk_nope + a->v_head) + hq * qk + hq * a->v_head;
+        CONSIDER(add(c, m(c, 3, T, per_tok, e), out), "mla attention");
+    }
+    const kvp_recurrent_geometry *r = &L->rec;
+    if (L->mixer == KVP__MIX_GDN) {
+        uint64_t kd = (uint64_t)r->groups * r->group_dim, vd = (uint64_t)r->heads * r->head_dim;
+        uint64_t proj = m(c, 3, T, cdiv(2 * kd + 2 * vd + 2ull * r->heads, t), e);
+        uint64_t conv = m(c, 3, T, cdiv(2 * kd + vd, t), e);
+        uint64_t core = m(c, 4, T, cdiv(vd, t), e, 2);
+        uint64_t states = m(c, 5, cdiv(T, GDN_CHUNK), cdiv(r->heads, t), (uint64_t)r->state_dim,
+                            (uint64_t)r->head_dim, 4);
+        CONSIDER(add(c, add(c, proj, conv), add(c, core, states)), "gated delta net");
+    } else if (L->mixer == KVP__MIX_MAMBA2) {
+        uint64_t din = (uint64_t)r->heads * r->head_dim, gn = (uint64_t)r->groups * r->group_dim;
+        uint64_t proj = m(c, 3, T, cdiv(2 * din + 2 * gn + r->heads, t), e);
+        uint64_t conv = m(c, 3, T, cdiv(din + 2 * gn, t), e);
+        uint64_t y = m(c, 4, T, cdiv(din, t), e, 2);
+        uint64_t states = m(c, 5, cdiv(T, MAMBA2_CHUNK), cdiv(r->heads, t), (uint64_t)r->head_dim,
+                            (uint64_t)r->state_dim, 4);
+        CONSIDER(add(c, add(c, proj, conv), add(c, y, states)), "mamba2");
+    } else if (L->mixer == KVP__MIX_MAMBA1) {
+        uint64_t din = r->heads;
+        uint64_t v = m(c, 3, T, add(c, cdiv(5 * din, t), (uint64_t)a->dt_rank + 2ull * r->state_dim),
+                       e);
+        CONSIDER(v, "mamba");
+    }
+    if (L->ffn & KVP__FFN_DENSE) {
+        uint64_t ir = cdiv(L->dense_inter, t);
+        uint64_t up = m(c, 4, T, ir, a->gated_mlp ? 2ull : 1ull, e), act = m(c, 3, T, ir, e);
+        CONSIDER(max2(add(c, up, act), add(c, act, out)), "mlp");
+    }
+    if (L->ffn & KVP__FFN_MOE) {
+        /* fused-MoE scratch: gate/up output and the final per-expert output
+         * share one buffer (T * k * max(2 I, h)), the activation another
+         * (T * k * I); routing logits in fp32. */
+        uint64_t ir = cdiv(a->expert_inter, t), k = a->topk ? a->topk : 1;
+        uint64_t c13 = m(c, 4, T, k, max2((a->gated_experts ? 2 : 1) * ir, h), e);
+        uint64_t c2 = m(c, 4, T, k, ir, e);
+        uint64_t route = add(c, m(c, 3, T, (uint64_t)a->experts, 4), m(c, 3, T, k, 8));
+        uint64_t v = add(c, add(c, c13, c2), add(c, route, out));
+        if (a->shared_inter) {
+            uint64_t sr = cdiv(a->shared_inter, t);
+            v = max2(v, add(c, m(c, 4, T, sr, a->gated_mlp ? 3ull : 2ull, e), out));
+        }
+        CONSIDER(v, "moe");
+    }
+#undef CONSIDER
+    *phase = name;
+    return best;
+}
+
+typedef struct act_result {
+    uint64_t layer_bytes, logits_bytes, peak_bytes;
+    const char *phase;
+} act_result;
+
+static act_result activation(const kvp__arch *a, uint64_t T, uint64_t t, uint32_t begin,
+                             uint32_t end, uint64_t rows, uint64_t per_logit, mulc *c) {
+    act_result r = {0, 0, 0, "none"};
+    uint64_t resid = m(c, 4, T, a->hidden, ACT_BYTES, 2); /* residual + normed input */
+    for (uint32_t l = begin; l < end && l < a->layers; l++) {
+        const char *ph = "none";
+        uint64_t v = layer_peak(a, &a->layer[l], T, t, c, &ph);
+        if (v > r.layer_bytes) {
+            r.layer_bytes = v;
+            r.phase = ph;
+        }
+    }
+    r.layer_bytes = add(c, r.layer_bytes, resid);
+    /* Logits are gathered to the full vocabulary on the sampling rank: the
+     * lm_head output (16-bit), fp32 logits and fp32 probabilities. */
+    if (rows > T) rows = T;
+    r.logits_bytes = add(c, m(c, 3, rows, a->vocab, per_logit), resid / 2);
+    r.peak_bytes = max2(r.layer_bytes, r.logits_bytes);
+    if (r.logits_bytes > r.layer_bytes) r.phase = "logits";
+    return r;
+}
+
+static uint32_t graph_count(uint64_t batch) {
+    uint64_t b = batch < EST_GRAPH_MAX_BATCH ? batch : EST_GRAPH_MAX_BATCH;
+    uint32_t n = 0;
+    if (b >= 1) n++;
+    if (b >= 2) n++;
+    if (b >= 4) n++;
+    return n + (uint32_t)(b / 8);
+}
+
+/* Weights of the busiest stage at tp; also the whole-model figures. */
+static kvp_status weights(const kvp__arch *a, uint32_t tp, uint32_t pp, uint64_t *rank_bytes,
+                          uint64_t *repl_bytes, uint32_t *busy_begin, uint32_t *busy_end,
+                          kvp_error *err) {
+    *rank_bytes = 0;
+    *repl_bytes = 0;
+    for (uint32_t s = 0; s < pp; s++) {
+        uint32_t b, e;
+        kvp_pp_stage_layers(a->layers, pp, s, &b, &e);
+        uint64_t p[KVP__W_COUNT], repl = 0, bytes = 0;
+        kvp_status st = kvp__arch_params(a, tp, b, e, s == 0, s == pp - 1, p, &repl, err);
+        if (st != KVP_OK) return st;
+        st = kvp__arch_bytes(a, p, &bytes, err);
+        if (st != KVP_OK) return st;
+        if (bytes > *rank_bytes) {
+            *rank_bytes = bytes;
+            /* replicated parts (norms, routers, MLA down-projections) at 16 bits */
+            if (!kvp__mul_u64(repl, 2, repl_bytes))
+                return kvp__fail(err, KVP_OVERFLOW, NULL, NULL, "replicated bytes overflow");
+            *busy_begin = b;
+            *busy_end = e;
+        }
+    }
+    return KVP_OK;
+}
+
+static void fill_detail_params(kvp_estimate_detail *d, const uint64_t p[KVP__W_COUNT]) {
+    d->params_embedding = p[KVP__W_EMBEDDING];
+    d->params_lm_head = p[KVP__W_LM_HEAD];
+    d->params_attention = p[KVP__W_ATTENTION];
+    d->params_mlp = p[KVP__W_MLP];
+    d->params_experts = p[KVP__W_EXPERTS];
+    d->params_shared_experts = p[KVP__W_SHARED];
+    d->params_router = p[KVP__W_ROUTER];
+    d->params_mixer = p[KVP__W_MIXER];
+    d->params_norm = p[KVP__W_NORM];
+    d->params_vision = p[KVP__W_VISION];
+    d->params_encoder = p[KVP__W_ENCODER];
+    d->buffer_elems = p[KVP__W_BUFFER];
+    uint64_t sum = 0;
+    for (int k = 0; k < KVP__W_COUNT; k++)
+        if (k != KVP__W_BUFFER) sum += p[k];
+    d->params_total = sum;
+}
+
+/* Parameters of the MTP layers a checkpoint ships next to the decoder (not
+ * loaded unless MTP decoding is on): each one decoder layer like the last,
+ * plus its h x 2h projection and two norms. */
+static kvp_status mtp_bytes(const kvp__arch *a, uint64_t *params, uint64_t *bytes,
+                            kvp_error *err) {
+    *params = 0;
+    *bytes = 0;
+    if (!a->mtp_layers || !a->layers) return KVP_OK;
+    uint64_t p[KVP__W_COUNT], repl;
+    kvp_status st = kvp__arch_params(a, 1, a->layers - 1, a->layers, false, false, p, &repl, err);
+    if (st != KVP_OK) return st;
+    p[KVP__W_BUFFER] = 0;
+    p[KVP__W_ATTENTION] += 2 * a->hidden * a->hidden;
+    p[KVP__W_NORM] += 2 * a->hidden;
+    /* DeepSeek-style checkpoints store a copy of the embedding and the head
+     * with every MTP layer. */
+    if (!strncmp(a->model_type, "deepseek", 8) || !strncmp(a->model_type, "kimi", 4) ||
+        !strncmp(a->model_type, "glm", 3)) {
+        p[KVP__W_EMBEDDING] += a->vocab * a->hidden;
+        p[KVP__W_LM_HEAD] += a->vocab * a->hidden;
+    }
+    for (int k = 0; k < KVP__W_COUNT; k++) {
+        uint64_t v;
+        if (!kvp__mul_u64(p[k], a->mtp_layers, &v))
+            return kvp__fail(err, KVP_OVERFLOW, NULL, NULL, "MTP parameter count overflows");
+        p[k] = v;
+        *params += v;
+    }
+    return kvp__arch_bytes(a, p, bytes, err);
+}
+
+kvp_status kvp_weights_estimate(const kvp_model *model, kvp_dtype weights_dtype,
+                                uint64_t *out_bytes, kvp_error *err) {
+    if (!model || !out_bytes)
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "model and out_bytes are required");
+    kvp__arch a;
+    kvp_status st = kvp__arch_read(model, weights_dtype, &a, err);
+    if (st != KVP_OK) return st;
+    uint64_t p[KVP__W_COUNT], repl;
+    st = kvp__arch_params(&a, 1, 0, a.layers, true, true, p, &repl, err);
+    if (st == KVP_OK) st = kvp__arch_bytes(&a, p, out_bytes, err);
+    kvp__arch_free(&a);
+    return st;
+}
+
+kvp_status kvp_memory_estimate_detail(const kvp_model *model, const kvp_estimate_settings *s,
+                                      kvp_memory_facts *out, kvp_estimate_detail *detail,
+                                      kvp_error *err) {
+    if (!model || !s || !out)
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "model, settings and out are required");
+    if (s->total_bytes == 0)
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "--gpu",
+                         "the estimate needs the GPU's total memory (--gpu NAME, --gpu-mem BYTES "
+                         "or --probe)");
+    uint32_t tp = s->tp ? s->tp : 1, pp = s->pp ? s->pp : 1;
+    const kvp_model_info *info = kvp_model_get_info(model);
+    if (tp > 4096) return kvp__fail(err, KVP_INVALID_ARG, NULL, "--tp", "tp %u is absurd", tp);
+    if (pp > info->num_layers && info->num_layers)
+        return kvp__fail(err, KVP_CONFIG, NULL, "--pp", "pp %u exceeds the %u layers", pp,
+                         info->num_layers);
+    uint64_t T = s->max_num_tokens ? s->max_num_tokens : EST_DEFAULT_TOKENS;
+    uint64_t batch = s->max_batch_size ? s->max_batch_size : EST_DEFAULT_BATCH;
+    if (T > (1ull << 32))
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "--max-num-tokens",
+                         "%llu tokens is absurd for one forward pass", (unsigned long long)T);
+    kvp_estimate_detail local;
+    kvp_estimate_detail *d = detail ? detail : &local;
+    memset(d, 0, sizeof *d);
+    memset(out, 0, sizeof *out);
+
+    kvp__arch a;
+    kvp_status st = kvp__arch_read(model, s->weights_dtype, &a, err);
+    if (st != KVP_OK) return st;
+    kvp__strlcpy(d->weights_format, a.format, sizeof d->weights_format);
+    uint64_t p[KVP__W_COUNT], repl = 0;
+    st = kvp__arch_params(&a, 1, 0, a.layers, true, true, p, &repl, err);
+    if (st == KVP_OK) st = kvp__arch_bytes(&a, p, &d->weights_total_bytes, err);
+    if (st != KVP_OK) goto done;
+    fill_detail_params(d, p);
+    uint64_t mtp_b = 0;
+    st = mtp_bytes(&a, &d->params_mtp_excluded, &mtp_b, err);
+    if (st != KVP_OK) goto done;
+    uint32_t busy_b = 0, busy_e = a.layers;
+    st = weights(&a, tp, pp, &d->weights_rank_bytes, &d->weights_replicated_bytes, &busy_b,
+                 &busy_e, err);
+    if (st != KVP_OK) goto done;
+
+    out->total_bytes = s->total_bytes;
+    out->weights_bytes = d->weights_rank_bytes;
+    out->estimated = KVP_MEM_EST_WEIGHTS | KVP_MEM_EST_ACTIVATION | KVP_MEM_EST_NON_TORCH;
+    kvp__strlcpy(out->weights_source, "estimated from config", sizeof out->weights_source);
+    if (s->model_dir && *s->model_dir) {
+        uint64_t exact = 0;
+        char src[96];
+        st = kvp_safetensors_dir_bytes(s->model_dir, &exact, src, sizeof src, err);
+        if (st != KVP_OK && st != KVP_NOT_FOUND) goto done;
+        if (st == KVP_NOT_FOUND && err) kvp_error_clear(err); /* no checkpoint: estimate */
+        if (st == KVP_OK && exact > 0) {
+            d->weights_exact_total_bytes = exact;
+            /* Checkpoints ship MTP layers that plain decoding never loads. */
+            uint64_t effective = exact > mtp_b ? exact - mtp_b : exact;
+            /* The exact total, split per rank in the config's proportions;
+             * the buffers no checkpoint stores (rotary cache) added back. */
+            uint64_t bp[KVP__W_COUNT] = {0}, buf_b = 0, share;
+            bp[KVP__W_BUFFER] = d->buffer_elems;
+            st = kvp__arch_bytes(&a, bp, &buf_b, err);
+            if (st != KVP_OK) goto done;
+            uint64_t est_total = d->weights_total_bytes - buf_b;
+            uint64_t est_rank = d->weights_rank_bytes - buf_b;
+            if (est_total && kvp__mul_u64(effective, est_rank, &share))
+                out->weights_bytes = kvp__ceil_div_u64(share, est_total) + buf_b;
+            else
+                out->weights_bytes = kvp__ceil_div_u64(effective, (uint64_t)tp * pp) + buf_b;
+            out->estimated &= ~(uint32_t)KVP_MEM_EST_WEIGHTS;
+            kvp__strlcpy(out->weights_source, src, sizeof out->weights_source);
+        }
+        st = KVP_OK;
+    }
+
+    mulc c = {false};
+    uint64_t rows = s->sampler_rows ? s->sampler_rows
+                                    : (batch < EST_SAMPLER_ROWS ? batch : EST_SAMPLER_ROWS);
+    uint64_t per_logit = s->sampler_bytes_per_logit ? s->sampler_bytes_per_logit
+                                                    : EST_SAMPLER_BYTES_PER_LOGIT;
+    act_result r = activation(&a, T, tp, busy_b, busy_e, rows, per_logit, &c);
+    d->activation_tokens = T;
+    d->activation_layer_bytes = r.layer_bytes;
+    d->activation_logits_bytes = r.logits_bytes;
+    d->activation_workspace_bytes = EST_WORKSPACE_BYTES;
+    kvp__strlcpy(d->activation_phase, r.phase, sizeof d->activation_phase);
+    out->activation_bytes = add(&c, r.peak_bytes, EST_WORKSPACE_BYTES);
+
+    d->non_torch_context_bytes = EST_CONTEXT_BYTES;
+    d->non_torch_after_init_bytes = EST_AFTER_INIT_BYTES;
+    uint64_t ranks = (uint64_t)tp * pp;
+    if (ranks > 1) {
+        uint64_t comm = add(&c, EST_NCCL_BASE_BYTES, m(&c, 2, ranks - 1, EST_NCCL_PER_PEER_BYTES));
+        /* all-reduce staging (custom / one-shot kernels): in and out of T x h */
+        if (tp > 1) comm = add(&c, comm, m(&c, 4, T, a.hidden, (uint64_t)ACT_BYTES, 2));
+        d->non_torch_comm_bytes = comm;
+    }
+    out->non_torch_bytes = add(&c, d->non_torch_context_bytes, d->non_torch_comm_bytes);
+
+    if (s->cuda_graphs) {
+        uint64_t gb = s->cuda_graph_max_batch ? s->cuda_graph_max_batch : batch;
+        if (gb > EST_GRAPH_MAX_BATCH) gb = EST_GRAPH_MAX_BATCH;
+        d->cuda_graph_count = graph_count(gb);
+        uint64_t tg = gb;
+        act_result g = activation(&a, tg, tp, busy_b, busy_e, rows, per_logit, &c);
+        uint64_t per_graph = 0;
+        for (uint32_t l = busy_b; l < busy_e && l < a.layers; l++) {
+            bool heavy = (a.layer[l].ffn & KVP__FFN_MOE) || a.layer[l].mixer != KVP__MIX_NONE;
+            per_graph = add(&c, per_graph,
+                            heavy ? EST_GRAPH_PER_HEAVY_LAYER_BYTES : EST_GRAPH_PER_LAYER_BYTES);
+        }
+        out->cuda_graph_bytes =
+            add(&c, m(&c, 2, (uint64_t)d->cuda_graph_count, per_graph), g.layer_bytes);
+        out->estimated |= KVP_MEM_EST_CUDA_GRAPH;
+    }
+    if (c.overflow)
+        st = kvp__fail(err, KVP_OVERFLOW, kvp_model_name(model), NULL,
+                       "activation estimate overflows 64 bits");
+done:
+    kvp__arch_free(&a);
+    if (st != KVP_OK) memset(out, 0, sizeof *out);
+    return st;
+}
+
+kvp_status kvp_memory_estimate(const kvp_model *model, const kvp_estimate_settings *settings,
+                               kvp_memory_facts *out, kvp_error *err) {
+    return kvp_memory_estimate_detail(model, settings, out, NULL, err);
+}

@@ -1,0 +1,183 @@
+/*
+ * memory_weights.c — parameters and bytes of the weights, per category and
+ * per rank (issue 3: "weights from the config").
+ *
+ * Per decoder layer (h = hidden size, TP size t, ceil division throughout):
+ *   attention  q: h * Hq * Dk (x2 with an output gate), k: h * Hkv * Dk,
+ *              v: h * Hkv * Dv, o: Hq * Dv * h; heads per rank ceil(H / t), so
+ *              KV heads are replicated when Hkv < t (as engines do).
+ *   MLA        q_a: h * q_lora (replicated), q_b: q_lora * Hq * (nope + rope)
+ *              (or q: h * Hq * (nope + rope) without q_lora), kv_a: h * (kv_lora
+ *              + rope) (replicated), kv_b: kv_lora * Hq * (nope + v), o: Hq * v * h;
+ *              DSA indexer q: q_lora * Hi * Di, k: h * Di, weights: h * Hi.
+ *   cross      4 matrices like attention, with the cross cache's heads.
+ *   dense FFN  (gated ? 3 : 2) * h * I, I across TP.
+ *   MoE        E * (gated ? 3 : 2) * h * I_e experts + shared (3 * h * I_s) +
+ *              router h * E (replicated).
+ *   GDN        in_proj_qkvz h * (2 Hk Dk + 2 Hv Dv), in_proj_ba h * 2 Hv,
+ *              conv (2 Hk Dk + Hv Dv) * K, dt/A 2 Hv, norm Dv, out Hv Dv * h.
+ *   Mamba2     in_proj h * (2 d_in + 2 G N + H), conv (d_in + 2 G N) * K,
+ *              A/D/dt 3 H, norm d_in, out d_in * h (d_in = H * P).
+ *   Mamba-1    in_proj h * 2 d_in, conv d_in * K, x_proj d_in * (R + 2 N),
+ *              dt_proj R * d_in + d_in, A d_in * N, D d_in, out d_in * h.
+ *   norms      2 h per layer (replicated).
+ * Every stage also holds the rotary cos/sin cache (max positions x rotary dim).
+ * Plus embeddings v * h (first stage), LM head v * h unless tied (last stage;
+ * with pipeline parallelism a tied head is a second copy there) and the
+ * final norm h.
+ */
+#include <string.h>
+
+#include "memory_internal.h"
+
+typedef struct acc {
+    uint64_t p[KVP__W_COUNT];
+    uint64_t repl;
+    bool overflow;
+} acc;
+
+/* Add a*b*c (sharded by `div` when > 1, ceil) to category k. */
+static void add3(acc *s, kvp__wcat k, uint64_t a, uint64_t b, uint64_t c, uint64_t div,
+                 bool replicated) {
+    uint64_t v;
+    if (!kvp__mul_many_u64(&v, 3, a, b, c)) {
+        s->overflow = true;
+        return;
+    }
+    if (div > 1) v = kvp__ceil_div_u64(v, div);
+    if (!kvp__add_u64(s->p[k], v, &s->p[k])) s->overflow = true;
+    if (replicated && !kvp__add_u64(s->repl, v, &s->repl)) s->overflow = true;
+}
+
+static uint64_t ceil_div(uint64_t a, uint64_t b) { return kvp__ceil_div_u64(a, b ? b : 1); }
+
+static void layer_params(const kvp__arch *a, const kvp__layer_arch *L, uint64_t t, acc *s) {
+    uint64_t h = a->hidden;
+    if (L->attention) {
+        uint64_t hq = ceil_div(L->q_heads, t), hkv = ceil_div(L->kv_heads, t);
+        add3(s, KVP__W_ATTENTION, h, hq, (uint64_t)L->k_head_dim * (a->attn_output_gate ? 2 : 1), 1,
+             false);
+        add3(s, KVP__W_ATTENTION, h, hkv, (uint64_t)L->k_head_dim + L->v_head_dim, 1, false);
+        add3(s, KVP__W_ATTENTION, hq, L->v_head_dim, h, 1, false);
+    }
+    if (L->mla) {
+        uint64_t hq = ceil_div(L->q_heads, t);
+        uint64_t qk = (uint64_t)a->qk_nope + a->qk_rope;
+        if (a->q_lora) {
+            add3(s, KVP__W_ATTENTION, h, a->q_lora, 1, 1, true);
+            add3(s, KVP__W_NORM, a->q_lora, 1, 1, 1, true);
+            add3(s, KVP__W_ATTENTION, a->q_lora, hq, qk, 1, false);
+        } else {
+            add3(s, KVP__W_ATTENTION, h, hq, qk, 1, false);
+        }
+        add3(s, KVP__W_ATTENTION, h, (uint64_t)a->kv_lora + a->qk_rope, 1, 1, true);
+        add3(s, KVP__W_NORM, a->kv_lora, 1, 1, 1, true);
+        add3(s, KVP__W_ATTENTION, a->kv_lora, hq, (uint64_t)a->qk_nope + a->v_head, 1, false);
+        add3(s, KVP__W_ATTENTION, hq, a->v_head, h, 1, false);
+        if (a->index_head_dim) {
+            uint64_t qin = a->q_lora ? a->q_lora : h;
+            add3(s, KVP__W_ATTENTION, qin, a->index_heads, a->index_head_dim, 1, true);
+            add3(s, KVP__W_ATTENTION, h, a->index_head_dim, 1, 1, true);
+            add3(s, KVP__W_ATTENTION, h, a->index_heads, 1, 1, true);
+        }
+    }
+    if (L->cross) {
+        uint64_t hq = ceil_div(L->q_heads, t), hkv = ceil_div(L->cross_kv_heads, t);
+        add3(s, KVP__W_ATTENTION, h, hq, L->cross_head_dim, 1, false);
+        add3(s, KVP__W_ATTENTION, h, hkv, 2ull * L->cross_head_dim, 1, false);
+        add3(s, KVP__W_ATTENTION, hq, L->cross_head_dim, h, 1, false);
+        add3(s, KVP__W_NORM, h, 1, 1, 1, true);
+    }
+    const kvp_recurrent_geometry *r = &L->rec;
+    switch (L->mixer) {
+    case KVP__MIX_GDN: {
+        uint64_t kd = (uint64_t)r->groups * r->group_dim, vd = (uint64_t)r->heads * r->head_dim;
+        add3(s, KVP__W_MIXER, h, 2 * kd + 2 * vd + 2ull * r->heads, 1, t, false);
+        add3(s, KVP__W_MIXER, 2 * kd + vd, r->conv_kernel, 1, t, false);
+        add3(s, KVP__W_MIXER, 2ull * r->heads + r->head_dim, 1, 1, t, false);
+        add3(s, KVP__W_MIXER, vd, h, 1, t, false);
+        break;
+    }
+    case KVP__MIX_MAMBA2: {
+        uint64_t din = (uint64_t)r->heads * r->head_dim, gn = (uint64_t)r->groups * r->group_dim;
+        add3(s, KVP__W_MIXER, h, 2 * din + 2 * gn + r->heads, 1, t, false);
+        add3(s, KVP__W_MIXER, din + 2 * gn, (uint64_t)r->conv_kernel + 1, 1, t, false);
+        add3(s, KVP__W_MIXER, 3ull * r->heads + din, 1, 1, t, false);
+        add3(s, KVP__W_MIXER, din, h, 1, t, false);
+        break;
+    }
+    case KVP__MIX_MAMBA1: {
+        uint64_t din = r->heads, n = r->state_dim, rk = a->dt_rank;
+        add3(s, KVP__W_MIXER, h, 2 * din, 1, t, false);
+        add3(s, KVP__W_MIXER, din, (uint64_t)r->conv_kernel + 1, 1, t, false);
+        add3(s, KVP__W_MIXER, din, rk + 2 * n, 1, t, false);
+        add3(s, KVP__W_MIXER, din, rk + 1, 1, t, false);
+        add3(s, KVP__W_MIXER, din, n + 1, 1, t, false);
+        add3(s, KVP__W_MIXER, din, h, 1, t, false);
+        break;
+    }
+    default: break;
+    }
+    uint64_t mats = a->gated_mlp ? 3 : 2;
+    if (L->ffn & KVP__FFN_DENSE) add3(s, KVP__W_MLP, mats * h, L->dense_inter, 1, t, false);
+    if (L->linear_replacement) add3(s, KVP__W_MLP, h, h, 1, t, false);
+    if (L->ffn & KVP__FFN_MOE) {
+        add3(s, KVP__W_EXPERTS, a->experts, (a->gated_experts ? 3 : 2) * h, a->expert_inter, t,
+             false);
+        if (a->shared_inter) add3(s, KVP__W_SHARED, mats * h, a->shared_inter, 1, t, false);
+        add3(s, KVP__W_ROUTER, h, a->experts, 1, 1, true);
+    }
+    add3(s, KVP__W_NORM, 2 * h, 1, 1, 1, true);
+}
+
+kvp_status kvp__arch_params(const kvp__arch *a, uint32_t tp, uint32_t begin, uint32_t end,
+                            bool with_first, bool with_last, uint64_t params[KVP__W_COUNT],
+                            uint64_t *replicated_params, kvp_error *err) {
+    acc s;
+    memset(&s, 0, sizeof s);
+    uint64_t t = tp ? tp : 1;
+    if (end > a->layers) end = a->layers;
+    for (uint32_t l = begin; l < end; l++) layer_params(a, &a->layer[l], t, &s);
+    /* The rotary cos/sin cache (vLLM: max_position_embeddings x rotary dim in
+     * the model dtype) is loaded with the weights on every stage. */
+    if (end > begin) add3(&s, KVP__W_BUFFER, a->rope_cache_elems, 1, 1, 1, true);
+    if (with_first) {
+        add3(&s, KVP__W_EMBEDDING, a->vocab, a->hidden, 1, t, false);
+        if (a->vision_params) add3(&s, KVP__W_VISION, a->vision_params, 1, 1, t, false);
+        if (a->encoder_layers) {
+            uint64_t h = a->hidden;
+            /* encoder layer: 4 h^2 attention + 2 h I MLP + 2 norms of 2 h */
+            add3(&s, KVP__W_ENCODER, a->encoder_layers, 4 * h, h, t, false);
+            add3(&s, KVP__W_ENCODER, a->encoder_layers, 2 * h, a->encoder_ffn, t, false);
+            add3(&s, KVP__W_NORM, a->encoder_layers, 4 * h, 1, 1, true);
+            add3(&s, KVP__W_ENCODER, a->encoder_extra_params, 1, 1, t, false);
+        }
+    }
+    if (with_last) {
+        /* A tied head shares the embedding's storage on a one-stage model;
+         * on a later stage it is a second copy. */
+        if (!a->tied || !with_first)
+            add3(&s, KVP__W_LM_HEAD, a->vocab, a->hidden, 1, t, false);
+        add3(&s, KVP__W_NORM, a->hidden, 1, 1, 1, true);
+    }
+    if (s.overflow)
+        return kvp__fail(err, KVP_OVERFLOW, NULL, NULL,
+                         "weights estimate: parameter count overflows 64 bits");
+    memcpy(params, s.p, sizeof s.p);
+    if (replicated_params) *replicated_params = s.repl;
+    return KVP_OK;
+}
+
+kvp_status kvp__arch_bytes(const kvp__arch *a, const uint64_t params[KVP__W_COUNT],
+                           uint64_t *out_bytes, kvp_error *err) {
+    uint64_t total = 0;
+    for (int k = 0; k < KVP__W_COUNT; k++) {
+        uint64_t scaled;
+        if (!kvp__mul_u64(params[k], a->rate[k], &scaled) ||
+            !kvp__add_u64(total, kvp__ceil_div_u64(scaled, KVP__RATE_ONE), &total))
+            return kvp__fail(err, KVP_OVERFLOW, NULL, NULL,
+                             "weights estimate: byte count overflows 64 bits");
+    }
+    *out_bytes = total;
+    return KVP_OK;
+}

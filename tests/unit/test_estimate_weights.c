@@ -1,0 +1,368 @@
+/* test_estimate_weights.c — weights from the config, worked by hand for a
+ * dense GQA model (Llama-3.1-8B), an MoE (Mixtral-8x7B), an MLA MoE
+ * (DeepSeek-V2-Lite), quantized checkpoints, TP and PP sharding. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "kvplan/kvplan.h"
+#include "model/model_internal.h"
+
+static kvp_model *open_model(const char *name) {
+    kvp_model *m = NULL;
+    kvp_error err;
+    kvp_status st = kvp_model_open(name, NULL, &m, &err);
+    if (st != KVP_OK) fprintf(stderr, "%s: %s\n", name, err.message);
+    assert_int_equal(st, KVP_OK);
+    return m;
+}
+
+static kvp_model *from_json(const char *text) {
+    kvp_model *m = NULL;
+    kvp_error err;
+    kvp_status st = kvp_model_from_hf_json(text, strlen(text), "test.json", NULL, &m, &err);
+    if (st != KVP_OK) fprintf(stderr, "test.json: %s\n", err.message);
+    assert_int_equal(st, KVP_OK);
+    return m;
+}
+
+static kvp_estimate_settings settings(uint32_t tp, uint32_t pp) {
+    kvp_estimate_settings s;
+    memset(&s, 0, sizeof s);
+    s.tp = tp;
+    s.pp = pp;
+    s.total_bytes = 80ull << 30;
+    return s;
+}
+
+/* Llama-3.1-8B: h 4096, vocab 128256, 32 layers, 32 q / 8 kv heads of 128,
+ * intermediate 14336, untied.
+ *   embedding = lm_head = 128256 * 4096           =   525,336,576
+ *   per layer: q 4096*32*128 = 16,777,216; k+v 4096*8*256 = 8,388,608;
+ *              o 16,777,216; mlp 3*4096*14336 = 176,160,768; norms 8,192
+ *              = 218,112,000; x32 = 6,979,584,000
+ *   final norm 4,096
+ *   total = 6,979,584,000 + 2*525,336,576 + 4,096 = 8,030,261,248 (the
+ *   published count). bf16: 16,060,522,496 B, plus the rotary cache
+ *   131072 * 128 * 2 B = 33,554,432 -> 16,094,076,928 B = 14.9888 GiB, the
+ *   figure vLLM logs as "Loading model weights took 14.9888 GB". */
+static void test_llama_8b_dense(void **state) {
+    (void)state;
+    kvp_model *m = open_model("meta-llama/Llama-3.1-8B");
+    kvp_estimate_settings s = settings(1, 1);
+    kvp_memory_facts f;
+    kvp_estimate_detail d;
+    kvp_error err;
+    assert_int_equal(kvp_memory_estimate_detail(m, &s, &f, &d, &err), KVP_OK);
+    assert_int_equal(d.params_total, 8030261248ull);
+    assert_int_equal(d.params_embedding, 525336576ull);
+    assert_int_equal(d.params_lm_head, 525336576ull);
+    assert_int_equal(d.params_attention, 32ull * 41943040);
+    assert_int_equal(d.params_mlp, 32ull * 176160768);
+    assert_int_equal(d.buffer_elems, 131072ull * 128);
+    assert_int_equal(f.weights_bytes, 16094076928ull);
+    assert_int_equal(d.weights_total_bytes, 16094076928ull);
+    assert_string_equal(f.weights_source, "estimated from config");
+    assert_true(f.estimated & KVP_MEM_EST_WEIGHTS);
+    uint64_t whole = 0;
+    assert_int_equal(kvp_weights_estimate(m, KVP_DTYPE_AUTO, &whole, &err), KVP_OK);
+    assert_int_equal(whole, 16094076928ull);
+    /* fp8 requested: the linear layers (attention + mlp) at 1 B,
+     * embeddings/head/norms/rope at 2 B:
+     *   linear 32 * (41,943,040 + 176,160,768) = 6,979,321,856 B
+     *   + 2 * (1,050,673,152 + 32*8,192 + 4,096 + 131072*128) = 2,135,433,216 B
+     *   = 9,114,755,072 B */
+    assert_int_equal(kvp_weights_estimate(m, KVP_DTYPE_FP8, &whole, &err), KVP_OK);
+    assert_int_equal(whole, 9114755072ull);
+    kvp_model_free(m);
+}
+
+/* TP 2: heads 16 q / 4 kv per rank; vocab split.
+ *   per layer: q 8,388,608 + kv 4,194,304 + o 8,388,608 + mlp 88,080,384
+ *              + norms 8,192 = 109,060,096; x32 = 3,489,923,072
+ *   embedding + head 2 * 262,668,288 = 525,336,576; final norm 4,096;
+ *   rope cache 16,777,216 (replicated)
+ *   = 4,032,040,960 elements x 2 B = 8,064,081,920 B */
+static void test_llama_8b_tp2(void **state) {
+    (void)state;
+    kvp_model *m = open_model("meta-llama/Llama-3.1-8B");
+    kvp_estimate_settings s = settings(2, 1);
+    kvp_memory_facts f;
+    kvp_estimate_detail d;
+    assert_int_equal(kvp_memory_estimate_detail(m, &s, &f, &d, NULL), KVP_OK);
+    assert_int_equal(f.weights_bytes, 8064081920ull);
+    /* replicated: norms 32*8,192 + 4,096 + rope 16,777,216 = 17,043,456 elements x 2 B */
+    assert_int_equal(d.weights_replicated_bytes, 34086912ull);
+    kvp_model_free(m);
+}
+
+/* TP 16 > 8 KV heads: each rank keeps one whole KV head (replicated), so
+ * k+v per layer per rank = 4096 * 1 * 256 = 1,048,576, not 524,288. */
+static void test_kv_heads_replicated_beyond_tp(void **state) {
+    (void)state;
+    kvp_model *m = open_model("meta-llama/Llama-3.1-8B");
+    kvp_estimate_settings s8 = settings(8, 1), s16 = settings(16, 1);
+    kvp_memory_facts f8, f16;
+    assert_int_equal(kvp_memory_estimate(m, &s8, &f8, NULL), KVP_OK);
+    assert_int_equal(kvp_memory_estimate(m, &s16, &f16, NULL), KVP_OK);
+    /* TP 8 per layer: q 2,097,152 + kv 1,048,576 + o 2,097,152 + mlp 22,020,096
+     *   + norms 8,192 = 27,271,168; x32 = 872,677,376; + 2*65,667,072 + 4,096
+     *   + rope 16,777,216 = 1,020,792,832 elements -> 2,041,585,664 B
+     * TP 16 per layer: q 1,048,576 + kv 1,048,576 + o 1,048,576 + mlp 11,010,048
+     *   + 8,192 = 14,163,968; x32 = 453,246,976; + 2*32,833,536 + 4,096
+     *   + 16,777,216 = 535,695,360 elements -> 1,071,390,720 B */
+    assert_int_equal(f8.weights_bytes, 2041585664ull);
+    assert_int_equal(f16.weights_bytes, 1071390720ull);
+    kvp_model_free(m);
+}
+
+/* PP 2 on 32 layers: 16 + 16. Stage 0: 16 layers + embedding; stage 1:
+ * 16 layers + head + final norm (+ 4,096): stage 1 is the busier one.
+ *   16 * 218,112,000 = 3,489,792,000; + 525,336,576 + 4,096 + rope 16,777,216
+ *   = 4,031,909,888 elements -> 8,063,819,776 B */
+static void test_llama_8b_pp2(void **state) {
+    (void)state;
+    kvp_model *m = open_model("meta-llama/Llama-3.1-8B");
+    kvp_estimate_settings s = settings(1, 2);
+    kvp_memory_facts f;
+    assert_int_equal(kvp_memory_estimate(m, &s, &f, NULL), KVP_OK);
+    assert_int_equal(f.weights_bytes, 8063819776ull);
+    kvp_model_free(m);
+}
+
+/* Mixtral-8x7B: h 4096, 32 layers, 8 experts of 14336, vocab 32000.
+ *   per layer: attention 41,943,040; experts 8*3*4096*14336 = 1,409,286,144;
+ *   router 4096*8 = 32,768; norms 8,192 = 1,451,270,144; x32 = 46,440,644,608
+ *   + embedding and head 2*32000*4096 = 262,144,000 + final norm 4,096
+ *   = 46,702,792,704 (the published count). */
+static void test_mixtral_moe(void **state) {
+    (void)state;
+    kvp_model *m = open_model("mistralai/Mixtral-8x7B-v0.1");
+    kvp_estimate_settings s = settings(1, 1);
+    kvp_memory_facts f;
+    kvp_estimate_detail d;
+    assert_int_equal(kvp_memory_estimate_detail(m, &s, &f, &d, NULL), KVP_OK);
+    assert_int_equal(d.params_total, 46702792704ull);
+    assert_int_equal(d.params_experts, 32ull * 1409286144);
+    assert_int_equal(d.params_router, 32ull * 32768);
+    kvp_model_free(m);
+}
+
+/* DeepSeek-V2-Lite: h 2048, 27 layers, 16 heads, no q_lora, kv_lora 512,
+ * nope 128, rope 64, v 128; layer 0 dense (10944), 26 MoE layers of 64
+ * experts x 1408 plus 2 shared (2816); vocab 102400, untied.
+ *   MLA per layer: q 2048*16*192 = 6,291,456; kv_a 2048*576 = 1,179,648;
+ *     kv norm 512; kv_b 512*16*256 = 2,097,152; o 16*128*2048 = 4,194,304
+ *     -> 13,762,560 + 512 norm; layer norms 4,096
+ *   27 * 13,767,168 = 371,713,536
+ *   dense FFN 3*2048*10944 = 67,239,936
+ *   26 MoE: experts 64*3*2048*1408 = 553,648,128 + shared 3*2048*2816 =
+ *     17,301,504 + router 131,072 = 571,080,704; x26 = 14,848,098,304
+ *   embedding + head 2*102400*2048 = 419,430,400; final norm 2,048
+ *   = 15,706,484,224 (the published count). */
+static void test_deepseek_v2_lite_mla(void **state) {
+    (void)state;
+    kvp_model *m = open_model("deepseek-ai/DeepSeek-V2-Lite-Chat");
+    kvp_estimate_settings s = settings(1, 1);
+    kvp_memory_facts f;
+    kvp_estimate_detail d;
+    assert_int_equal(kvp_memory_estimate_detail(m, &s, &f, &d, NULL), KVP_OK);
+    assert_int_equal(d.params_total, 15706484224ull);
+    assert_int_equal(d.params_shared_experts, 26ull * 17301504);
+    /* TP 2: the MLA down-projections kv_a (1,179,648) and the kv norm stay
+     * whole on every rank; q, kv_b and o halve. */
+    kvp_estimate_settings s2 = settings(2, 1);
+    kvp_estimate_detail d2;
+    assert_int_equal(kvp_memory_estimate_detail(m, &s2, &f, &d2, NULL), KVP_OK);
+    /* replicated per rank: 27*(1,179,648 + 512 + 4,096) + 26*131,072 (routers)
+     *   + 2,048 + rope 163840*64 = 10,485,760
+     *   = 31,974,912 + 3,407,872 + 2,048 + 10,485,760 = 45,870,592 elements */
+    assert_int_equal(d2.weights_replicated_bytes, 2ull * 45870592);
+    kvp_model_free(m);
+}
+
+/* A small fp8 checkpoint with one excluded module family, worked in full:
+ * h 256, 2 layers, 4 q / 2 kv heads of 64, intermediate 512, vocab 1000,
+ * max positions 128, untied; fp8 block 128x128; self_attn not converted.
+ *   attention per layer: q 256*4*64 = 65,536; k+v 256*2*128 = 65,536;
+ *     o 65,536 -> 196,608 (bf16: 393,216 B)
+ *   mlp per layer 3*256*512 = 393,216 at 1 + 16/65536 B = 393,216 + 96 B
+ *   norms 512 per layer; embedding, head 256,000 each; final norm 256;
+ *   rope 128*64 = 8,192
+ *   bytes = 2*393,216 + 2*393,312 + 2*(2*512 + 2*256,000 + 256 + 8,192)
+ *         = 786,432 + 786,624 + 1,042,944 = 2,616,000 */
+static const char *k_tiny_fp8 =
+    "{\"architectures\": [\"LlamaForCausalLM\"], \"model_type\": \"llama\","
+    " \"hidden_size\": 256, \"num_hidden_layers\": 2, \"num_attention_heads\": 4,"
+    " \"num_key_value_heads\": 2, \"head_dim\": 64, \"intermediate_size\": 512,"
+    " \"vocab_size\": 1000, \"max_position_embeddings\": 128, \"tie_word_embeddings\": false,"
+    " \"torch_dtype\": \"bfloat16\","
+    " \"quantization_config\": {\"quant_method\": \"fp8\", \"weight_block_size\": [128, 128],"
+    "   \"modules_to_not_convert\": [\"self_attn\", \"lm_head\"]}}";
+
+static void test_fp8_with_exclusions(void **state) {
+    (void)state;
+    kvp_model *m = from_json(k_tiny_fp8);
+    kvp_estimate_settings s = settings(1, 1);
+    kvp_memory_facts f;
+    kvp_estimate_detail d;
+    kvp_error err;
+    assert_int_equal(kvp_memory_estimate_detail(m, &s, &f, &d, &err), KVP_OK);
+    assert_int_equal(d.params_attention, 2ull * 196608);
+    assert_int_equal(f.weights_bytes, 2616000ull);
+    assert_non_null(strstr(d.weights_format, "fp8 block-128x128"));
+    assert_non_null(strstr(d.weights_format, "attention"));
+    kvp_model_free(m);
+}
+
+/* gpt-oss style mxfp4: experts at 4 bits + one scale byte per 32 = 17/32 B. */
+static void test_mxfp4_experts_only(void **state) {
+    (void)state;
+    kvp_model *m = open_model("openai/gpt-oss-20b");
+    kvp_estimate_settings s = settings(1, 1);
+    kvp_memory_facts f;
+    kvp_estimate_detail d;
+    assert_int_equal(kvp_memory_estimate_detail(m, &s, &f, &d, NULL), KVP_OK);
+    /* 24 layers x 32 experts x 3 x 2880 x 2880 = 19,110,297,600 expert params */
+    assert_int_equal(d.params_experts, 19110297600ull);
+    uint64_t other = d.params_total - d.params_experts;
+    /* experts: 19,110,297,600 * 17/32 = 10,152,345,600 B; everything else at 2 B
+     * (plus the rotary cache) */
+    assert_int_equal(f.weights_bytes,
+                     10152345600ull + 2 * (other + d.buffer_elems));
+    kvp_model_free(m);
+}
+
+/* Activation peak, runtime memory and CUDA graphs of Llama-3.1-8B for a
+ * forward of 8192 tokens (bf16 activations, 2 B):
+ *   residual + normed input 2*8192*4096*2            = 134,217,728
+ *   attention: qkv 8192*(32*128 + 8*256)*2 = 100,663,296; out 8192*4096*2 =
+ *     67,108,864; o_proj out 67,108,864              = 234,881,024
+ *   mlp: gate_up 8192*2*14336*2 = 469,762,048 + act 8192*14336*2 =
+ *     234,881,024                                    = 704,643,072  <- peak
+ *   layer = 704,643,072 + 134,217,728                = 838,860,800
+ *   logits: 256 rows * 128256 * (2 + 4 + 4) = 328,335,360 + 67,108,864
+ *                                                    = 395,444,224
+ *   activation = 838,860,800 + 256 MiB workspace     = 1,107,296,256
+ *   non-torch TP1 = 768 MiB context                  = 805,306,368
+ *   TP2 adds NCCL 256 MiB + 1 peer x 32 MiB + all-reduce staging
+ *     8192*4096*2*2 = 134,217,728                    -> 1,241,513,984
+ *   CUDA graphs, batch 2048 capped at 512: sizes 1,2,4 + 64 multiples of 8
+ *     = 67 graphs x 32 layers x 256 KiB = 562,036,736, plus the live set of a
+ *     512-token layer: residual 8,388,608 + mlp 29,360,128 + 14,680,064
+ *                                                    = 614,465,536 */
+static void test_activation_llama_8b(void **state) {
+    (void)state;
+    kvp_model *m = open_model("meta-llama/Llama-3.1-8B");
+    kvp_estimate_settings s = settings(1, 1);
+    s.cuda_graphs = true;
+    kvp_memory_facts f;
+    kvp_estimate_detail d;
+    assert_int_equal(kvp_memory_estimate_detail(m, &s, &f, &d, NULL), KVP_OK);
+    assert_int_equal(d.activation_tokens, 8192);
+    assert_int_equal(d.activation_layer_bytes, 838860800ull);
+    assert_int_equal(d.activation_logits_bytes, 395444224ull);
+    assert_string_equal(d.activation_phase, "mlp");
+    assert_int_equal(f.activation_bytes, 1107296256ull);
+    assert_int_equal(f.non_torch_bytes, 805306368ull);
+    assert_int_equal(d.cuda_graph_count, 67);
+    assert_int_equal(f.cuda_graph_bytes, 614465536ull);
+    assert_int_equal(f.total_bytes, 80ull << 30);
+    assert_int_equal(f.estimated, KVP_MEM_EST_WEIGHTS | KVP_MEM_EST_ACTIVATION |
+                                      KVP_MEM_EST_NON_TORCH | KVP_MEM_EST_CUDA_GRAPH);
+    s = settings(2, 1);
+    assert_int_equal(kvp_memory_estimate_detail(m, &s, &f, &d, NULL), KVP_OK);
+    assert_int_equal(f.non_torch_bytes, 1241513984ull);
+    assert_int_equal(f.cuda_graph_bytes, 0); /* graphs off */
+    assert_false(f.estimated & KVP_MEM_EST_CUDA_GRAPH);
+    kvp_model_free(m);
+}
+
+/* A model built without config text (the internal builder): the estimate
+ * falls back to kvp_model_info. h 64, 2 layers, 4 q / 2 kv heads of 16,
+ * intermediate 128, vocab 100, untied, no positions (no rotary cache):
+ *   per layer: q 64*4*16 = 4,096; k+v 64*2*32 = 4,096; o 4,096;
+ *              mlp 3*64*128 = 24,576; norms 128 -> 36,992; x2 = 73,984
+ *   embedding + head 2*100*64 = 12,800; final norm 64 -> 86,848 params
+ *   bf16: 173,696 B */
+static void test_builder_model_without_config_text(void **state) {
+    (void)state;
+    kvp_model *m = kvp__model_new(NULL, "built");
+    assert_non_null(m);
+    kvp_model_info *info = kvp__model_info(m);
+    info->hidden_size = 64;
+    info->num_layers = 2;
+    info->num_attention_heads = 4;
+    info->num_kv_heads = 2;
+    info->head_dim = 16;
+    info->intermediate_size = 128;
+    info->vocab_size = 100;
+    uint64_t bytes = 0;
+    kvp_error err;
+    assert_int_equal(kvp_weights_estimate(m, KVP_DTYPE_AUTO, &bytes, &err), KVP_OK);
+    assert_int_equal(bytes, 173696);
+    /* no layers: the estimate refuses rather than inventing a model */
+    info->num_layers = 0;
+    assert_int_equal(kvp_weights_estimate(m, KVP_DTYPE_AUTO, &bytes, &err), KVP_CONFIG);
+    kvp_model_free(m);
+}
+
+/* vLLM-style sampler settings on Qwen3.5-35B-A3B at TP 4 (the model of
+ * shared/reference case vllm-33): 1024 rows x vocab 248,320 x 22 B =
+ * 5,594,152,960, plus half the residual stream 8192*2048*2*2/2 = 33,554,432
+ * -> 5,627,707,392 B; with 256 MiB of workspaces 5,896,142,848 B = 5.49 GiB
+ * (vLLM logged 5.66 GiB "peak activation" for this model). */
+static void test_vllm_sampler_settings(void **state) {
+    (void)state;
+    kvp_model *m = open_model("Qwen/Qwen3.5-35B-A3B");
+    kvp_estimate_settings s = settings(4, 1);
+    s.sampler_rows = 1024;
+    s.sampler_bytes_per_logit = 22;
+    kvp_memory_facts f;
+    kvp_estimate_detail d;
+    assert_int_equal(kvp_memory_estimate_detail(m, &s, &f, &d, NULL), KVP_OK);
+    assert_int_equal(d.activation_logits_bytes, 5627707392ull);
+    assert_string_equal(d.activation_phase, "logits");
+    assert_int_equal(f.activation_bytes, 5896142848ull);
+    assert_int_equal(d.non_torch_after_init_bytes, 128ull << 20);
+    kvp_model_free(m);
+}
+
+static void test_errors(void **state) {
+    (void)state;
+    kvp_model *m = open_model("meta-llama/Llama-3.1-8B");
+    kvp_estimate_settings s = settings(1, 1);
+    kvp_memory_facts f;
+    kvp_error err;
+    s.total_bytes = 0;
+    assert_int_equal(kvp_memory_estimate(m, &s, &f, &err), KVP_INVALID_ARG);
+    assert_non_null(strstr(err.message, "total memory"));
+    s = settings(1, 33);
+    assert_int_equal(kvp_memory_estimate(m, &s, &f, &err), KVP_CONFIG);
+    assert_string_equal(err.key, "--pp");
+    assert_int_equal(kvp_memory_estimate(NULL, &s, &f, &err), KVP_INVALID_ARG);
+    kvp_model_free(m);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_llama_8b_dense),
+        cmocka_unit_test(test_llama_8b_tp2),
+        cmocka_unit_test(test_kv_heads_replicated_beyond_tp),
+        cmocka_unit_test(test_llama_8b_pp2),
+        cmocka_unit_test(test_mixtral_moe),
+        cmocka_unit_test(test_deepseek_v2_lite_mla),
+        cmocka_unit_test(test_fp8_with_exclusions),
+        cmocka_unit_test(test_mxfp4_experts_only),
+        cmocka_unit_test(test_activation_llama_8b),
+        cmocka_unit_test(test_builder_model_without_config_text),
+        cmocka_unit_test(test_vllm_sampler_settings),
+        cmocka_unit_test(test_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
