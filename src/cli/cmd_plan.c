@@ -5,9 +5,12 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "kvplan/plan.h"
+#include "kvplan/probe.h"
+#include "util.h"
 
 #if defined(__has_include)
 #if __has_include("plan_policy.h")
@@ -26,6 +29,8 @@ static void usage(FILE *out) {
         "memory of one GPU (rank):\n"
         "  --gpu NAME                   a GPU from the catalogue (exact usable bytes)\n"
         "  --gpu-mem BYTES              device memory, e.g. 80GiB\n"
+        "  --probe [--device N]         plan against the live memory of GPU N (default 0)\n"
+        "  --gpus N                     GPUs per node (TP x PP must fit)\n"
         "  --weights BYTES              measured weights on this rank\n"
         "  --peak BYTES                 measured allocator peak of the profiling pass\n"
         "                               (weights + activations)\n"
@@ -61,6 +66,9 @@ typedef struct opts {
     const char *model, *draft, *gpu;
     uint64_t gpu_mem, weights, peak, non_torch, estimation_kv, kv_budget;
     bool has_gpu_mem, has_weights, has_peak, has_non_torch, has_kv_budget;
+    bool probe;          /* --probe: live memory of --device */
+    uint32_t device;     /* --device N */
+    uint32_t gpus;       /* --gpus N: GPUs per node, 0 = not given */
     uint64_t seq_len;
     bool has_max_seq_len;
     uint32_t cuda_graph_bs;
@@ -176,7 +184,8 @@ static const char *const k_known[] = {
     "--cross-kv-cache-fraction", "--tp", "--pp", "--attention-dp", "--kv-dtype",
     "--max-batch-size", "--max-num-tokens", "--max-beam-width", "--max-seq-len", "--seq-len",
     "--cuda-graph-batch-size", "--draft", "--spec-mode", "--max-draft-len", "--num-draft-layers",
-    "--separate-draft-kv", "--policy", "--explain", "--json", "--help", NULL};
+    "--separate-draft-kv", "--policy", "--explain", "--json", "--help", "--probe", "--device",
+    "--gpus", NULL};
 
 /* Returns -1 to continue, else an exit status. */
 static int parse(int argc, char **argv, opts *o) {
@@ -197,6 +206,13 @@ static int parse(int argc, char **argv, opts *o) {
             o->d.attention_dp = true;
         } else if (kvp_cli_flag(a, "--separate-draft-kv")) {
             o->d.separate_draft_kv_cache = 1;
+        } else if (kvp_cli_flag(a, "--probe")) {
+            o->probe = true;
+        } else if (kvp_cli_opt(argc, argv, &i, "--device", &v, &bad)) {
+            if (bad || !p_u32("--device", v, 0, 1023, &o->device)) return KVP_EXIT_BAD_INPUT;
+            o->probe = true;
+        } else if (kvp_cli_opt(argc, argv, &i, "--gpus", &v, &bad)) {
+            if (bad || !p_u32("--gpus", v, 1, 1024, &o->gpus)) return KVP_EXIT_BAD_INPUT;
         } else if (kvp_cli_opt(argc, argv, &i, "--gpu-mem", &v, &bad)) {
             if (bad || !p_bytes("--gpu-mem", v, true, &o->gpu_mem)) return KVP_EXIT_BAD_INPUT;
             o->has_gpu_mem = true;
@@ -671,6 +687,11 @@ static json_t *plan_json(plan_ctx *p) {
         if (p->have_mem && (m->estimated & (1u << b)))
             json_array_append_new(est, json_string(k_est_names[b]));
     json_object_set_new(mem, "estimated", est);
+    json_object_set_new(mem, "weights_source",
+                        p->have_mem && m->weights_source[0] ? json_string(m->weights_source)
+                                                            : json_null());
+    json_object_set_new(mem, "total_source",
+                        p->have_mem && p->total_source ? json_string(p->total_source) : json_null());
     json_object_set_new(o, "memory", mem);
     if (p->est.estimating) {
         json_t *e = json_object();
@@ -697,10 +718,22 @@ static int memory_facts(plan_ctx *p) {
                              "--peak, --weights and --non-torch");
         return -1;
     }
-    uint64_t total = 0;
-    if (o->gpu && o->has_gpu_mem)
-        return bad_input(KVP_INVALID_ARG, "--gpu", "give --gpu or --gpu-mem, not both");
-    if (o->gpu) {
+    uint64_t total = 0, free_now = 0;
+    uint32_t ranks = (o->d.tp ? o->d.tp : 1) * (o->d.pp ? o->d.pp : 1);
+    if (o->gpus && ranks > o->gpus)
+        return bad_input(KVP_INVALID_ARG, "--gpus",
+                         "TP x PP = %u ranks need %u GPUs, but --gpus gives %u per node", ranks,
+                         ranks, o->gpus);
+    if ((o->gpu != NULL) + o->has_gpu_mem + o->probe > 1)
+        return bad_input(KVP_INVALID_ARG, "--gpu", "give one of --gpu, --gpu-mem or --probe");
+    if (o->probe) {
+        /* Live figures: the planner budgets from what is free now on that device. */
+        kvp_gpu_info g;
+        if (kvp_probe_device(o->device, &g, &err) != KVP_OK) return fail_err(p, &err);
+        total = g.total_bytes;
+        free_now = g.free_bytes;
+        p->total_source = "probe";
+    } else if (o->gpu) {
         kvp_gpu_info g;
         if (kvp_gpu_lookup(o->gpu, &g, &err) != KVP_OK) return fail_err(p, &err);
         total = g.total_bytes;
@@ -725,13 +758,31 @@ static int memory_facts(plan_ctx *p) {
         es.max_num_tokens = o->d.max_num_tokens ? o->d.max_num_tokens : 8192;
         es.max_batch_size = (uint32_t)(o->d.max_batch_size ? o->d.max_batch_size : 2048);
         es.cuda_graphs = o->cuda_graph_bs > 0;
+        es.cuda_graph_max_batch = o->cuda_graph_bs;
         es.weights_dtype = KVP_DTYPE_AUTO;
+        /* Exact weights from safetensors headers when MODEL is a checkpoint folder
+         * (or a config.json inside one). */
+        char dir[4096];
+        struct stat st;
+        if (stat(o->model, &st) == 0) {
+            kvp__strlcpy(dir, o->model, sizeof dir);
+            if (!S_ISDIR(st.st_mode)) {
+                char *slash = strrchr(dir, '/');
+                if (slash)
+                    *slash = '\0';
+                else
+                    kvp__strlcpy(dir, ".", sizeof dir);
+            }
+            es.model_dir = dir;
+        }
         if (kvp_memory_estimate(p->model, &es, m, &err) != KVP_OK) return fail_err(p, &err);
     }
     m->total_bytes = total;
+    m->free_bytes = free_now;
     m->estimated &= ~(uint32_t)(KVP_MEM_EST_TOTAL | KVP_MEM_EST_FREE);
     if (o->has_weights) {
         m->weights_bytes = o->weights;
+        kvp__strlcpy(m->weights_source, "measured (--weights)", sizeof m->weights_source);
         m->estimated &= ~(uint32_t)KVP_MEM_EST_WEIGHTS;
     }
     if (o->has_peak) {
@@ -742,6 +793,11 @@ static int memory_facts(plan_ctx *p) {
                              (unsigned long long)o->peak, (unsigned long long)m->weights_bytes);
         m->activation_bytes = o->peak - m->weights_bytes;
         m->estimated &= ~(uint32_t)KVP_MEM_EST_ACTIVATION;
+    }
+    if (o->probe && total > free_now && !o->has_non_torch) {
+        /* Memory already held on the device (other processes, a context) counts like
+         * memory outside the allocator: the seed's peak adds total_used - torch_used. */
+        m->non_torch_bytes += total - free_now;
     }
     if (o->has_non_torch) {
         m->non_torch_bytes = o->non_torch;
