@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "kvplan/plan.h"
 #include "kvplan/probe.h"
+#include "kvplan/local.h"
 #include "util.h"
 
 #if defined(__has_include)
@@ -31,6 +32,8 @@ static void usage(FILE *out) {
         "  --gpu-mem BYTES              device memory, e.g. 80GiB\n"
         "  --probe [--device N]         plan against the live memory of GPU N (default 0)\n"
         "  --gpus N                     GPUs per node (TP x PP must fit)\n"
+        "  --local NAME                 model-local KV caches to report (kvplan local --list);\n"
+        "                               with --async-chunk, --streaming, --enforce-eager\n"
         "  --weights BYTES              measured weights on this rank\n"
         "  --peak BYTES                 measured allocator peak of the profiling pass\n"
         "                               (weights + activations)\n"
@@ -69,6 +72,8 @@ typedef struct opts {
     bool probe;          /* --probe: live memory of --device */
     uint32_t device;     /* --device N */
     uint32_t gpus;       /* --gpus N: GPUs per node, 0 = not given */
+    const char *local;   /* --local NAME: model-local cache declarations */
+    kvp_local_deployment local_dep;
     uint64_t seq_len;
     bool has_max_seq_len;
     uint32_t cuda_graph_bs;
@@ -185,7 +190,7 @@ static const char *const k_known[] = {
     "--max-batch-size", "--max-num-tokens", "--max-beam-width", "--max-seq-len", "--seq-len",
     "--cuda-graph-batch-size", "--draft", "--spec-mode", "--max-draft-len", "--num-draft-layers",
     "--separate-draft-kv", "--policy", "--explain", "--json", "--help", "--probe", "--device",
-    "--gpus", NULL};
+    "--gpus", "--local", "--async-chunk", "--streaming", "--enforce-eager", NULL};
 
 /* Returns -1 to continue, else an exit status. */
 static int parse(int argc, char **argv, opts *o) {
@@ -206,6 +211,15 @@ static int parse(int argc, char **argv, opts *o) {
             o->d.attention_dp = true;
         } else if (kvp_cli_flag(a, "--separate-draft-kv")) {
             o->d.separate_draft_kv_cache = 1;
+        } else if (kvp_cli_opt(argc, argv, &i, "--local", &v, &bad)) {
+            if (bad) return KVP_EXIT_BAD_INPUT;
+            o->local = v;
+        } else if (kvp_cli_flag(a, "--async-chunk")) {
+            o->local_dep.async_chunk = true;
+        } else if (kvp_cli_flag(a, "--streaming")) {
+            o->local_dep.streaming = true;
+        } else if (kvp_cli_flag(a, "--enforce-eager")) {
+            o->local_dep.enforce_eager = true;
         } else if (kvp_cli_flag(a, "--probe")) {
             o->probe = true;
         } else if (kvp_cli_opt(argc, argv, &i, "--device", &v, &bad)) {
@@ -374,6 +388,8 @@ typedef struct plan_ctx {
     uint64_t kv_limit, count, longest;
     const char *warnings[64];
     char warn_buf[8][320];
+    kvp_local_report *local; /* model-local caches (--local), NULL when none */
+    uint64_t local_peak_bytes, local_risk_bytes;
     size_t warn_count, warn_buf_used;
 } plan_ctx;
 
@@ -568,6 +584,19 @@ static void print_text(plan_ctx *p) {
                 (unsigned long long)p->est.tokens.cuda_graph_warmup_blocks,
                 (unsigned long long)p->est.tokens.pool_blocks);
     }
+    if (p->local && kvp_local_report_entry_count(p->local)) {
+        fprintf(f, "\nmodel-local caches (%s, reported, not subtracted)\n",
+                kvp_local_report_model(p->local));
+        for (size_t i = 0; i < kvp_local_report_entry_count(p->local); i++) {
+            const kvp_local_entry *e = kvp_local_report_entry(p->local, i);
+            fprintf(f, "  %-34s %s rows (%s) x %s = %s  %s\n", e->name,
+                    kvp_cli_fmt_count(e->rows, c1, sizeof c1),
+                    kvp_local_row_driver_name(e->row_driver),
+                    kvp_cli_fmt_bytes(e->bytes_per_row, b1, sizeof b1),
+                    kvp_cli_fmt_bytes(e->total_bytes, b2, sizeof b2),
+                    e->charged ? "already charged by profiling" : "not charged");
+        }
+    }
     if (p->warn_count) {
         fputs("\nwarnings\n", f);
         for (size_t i = 0; i < p->warn_count; i++) fprintf(f, "  - %s\n", p->warnings[i]);
@@ -693,6 +722,19 @@ static json_t *plan_json(plan_ctx *p) {
     json_object_set_new(mem, "total_source",
                         p->have_mem && p->total_source ? json_string(p->total_source) : json_null());
     json_object_set_new(o, "memory", mem);
+    json_t *lc = json_array();
+    for (size_t i = 0; p->local && i < kvp_local_report_entry_count(p->local); i++) {
+        const kvp_local_entry *e = kvp_local_report_entry(p->local, i);
+        json_t *j = json_object();
+        json_object_set_new(j, "name", json_string(e->name));
+        json_object_set_new(j, "rows", ju(e->rows));
+        json_object_set_new(j, "row_driver", json_string(kvp_local_row_driver_name(e->row_driver)));
+        json_object_set_new(j, "bytes_per_row", ju(e->bytes_per_row));
+        json_object_set_new(j, "total_bytes", ju(e->total_bytes));
+        json_object_set_new(j, "charged", json_boolean(e->charged));
+        json_array_append_new(lc, j);
+    }
+    json_object_set_new(o, "local_caches", lc);
     if (p->est.estimating) {
         json_t *e = json_object();
         json_object_set_new(e, "max_tokens", ju(p->est.max_tokens));
@@ -825,6 +867,29 @@ static int run(plan_ctx *p) {
     o->d.max_cuda_graph_batch_size = o->cuda_graph_bs;
     int rc = memory_facts(p);
     if (rc >= 0) return rc;
+    if (o->local) {
+        /* Model-local caches: reported, never subtracted when memory was measured; with
+         * estimated memory the graph-resident part joins the predicted peak
+         * (model-local-kv-caches.md, "What is and is not already accounted for"). */
+        o->local_dep.max_num_seqs = o->d.max_batch_size ? o->d.max_batch_size : 2048;
+        if (kvp_local_report_for(o->local, &o->local_dep, NULL, &p->local, &err) != KVP_OK)
+            return fail_err(p, &err);
+        bool measured = p->have_mem && !(p->mem.estimated & KVP_MEM_EST_ACTIVATION);
+        kvp_local_budget_effect(p->local, measured, &p->local_peak_bytes, &p->local_risk_bytes);
+        if (p->have_mem && p->local_peak_bytes) {
+            p->mem.cuda_graph_bytes += p->local_peak_bytes;
+            warn(p, "model-local graph-resident caches (%.2f MiB) are added to the predicted "
+                    "CUDA-graph memory because memory was estimated",
+                 (double)p->local_peak_bytes / 1048576.0);
+        }
+        if (p->local_risk_bytes) {
+            char rb[32];
+            warn(p, "model-local per-request caches are NOT charged by profiling: up to %s at "
+                    "%llu sequences comes on top of this plan",
+                 kvp_cli_fmt_bytes(p->local_risk_bytes, rb, sizeof rb),
+                 (unsigned long long)o->local_dep.max_num_seqs);
+        }
+    }
 
     if (kvp_creator_new(p->model, p->draft, &o->d, &o->kv, NULL, &p->creator, &err) != KVP_OK)
         return fail_err(p, &err);
@@ -987,6 +1052,7 @@ int kvp_cmd_plan(int argc, char **argv) {
     p.o = &o;
     rc = run(&p);
     kvp_creator_free(p.creator);
+    kvp_local_report_free(p.local);
     kvp_model_free(p.draft);
     kvp_model_free(p.model);
     return rc;
