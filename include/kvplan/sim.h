@@ -1,0 +1,200 @@
+/*
+ * kvplan/sim.h — replay a workload through continuous batching over a
+ * kvp_pool, to answer "how many of *my* requests does this plan serve at once".
+ *
+ * A plan reports concurrency as if every request used max_model_len; the
+ * simulator runs the pool an engine would build (kvplan/pool.h) under the
+ * scheduling an engine does (vLLM v1's scheduler is the model):
+ *   - each step has a token budget (max_num_tokens) and a sequence cap
+ *     (max_batch_size); running requests are served first, in admission
+ *     order, then waiting ones are admitted first come first served while
+ *     the budget, the cap and the pool allow;
+ *   - a request's prompt is computed in chunks that fit the budget (chunked
+ *     prefill; with it off a prompt is scheduled whole or not at all), then
+ *     one token per decode step;
+ *   - when a running request cannot get a block, the newest running request
+ *     is preempted by recomputation (its blocks are released — kept as
+ *     cached-free with prefix reuse — and it goes back to the front of the
+ *     queue to recompute its prompt and the output so far); no request is
+ *     admitted in a step that preempted;
+ *   - with prefix reuse an admitted request first matches cached blocks
+ *     (shared system prompts, its own blocks after a preemption).
+ * A request of P prompt and O output tokens holds P + O - 1 tokens at most
+ * (the last sampled token is never written). Prompts longer than
+ * max_model_len are rejected as the engine would and counted; outputs are
+ * cut at max_model_len. A request that can never fit (more blocks than the
+ * pool has, or a prompt past the token budget without chunked prefill) is
+ * counted and dropped, never looped on.
+ *
+ * Time is counted in steps (one forward pass each). Arrivals in seconds are
+ * turned into steps with a fixed step time. Idle gaps are skipped.
+ *
+ * Thread safety: a workload is read-only once built; a simulation run owns
+ * everything it creates. No global state.
+ */
+#ifndef KVPLAN_SIM_H
+#define KVPLAN_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kvplan/error.h"
+#include "kvplan/model.h"
+#include "kvplan/pool.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ workload */
+
+/* One request. Token positions [0, explicit_tokens) have known ids (a shared
+ * prefix, or a prompt given as ids); the rest are unique to the request. */
+typedef struct kvp_request {
+    uint64_t arrival_step;
+    uint32_t prompt_tokens;
+    uint32_t output_tokens;
+    uint32_t prefix_index;    /* 1-based index of a shared prefix, 0 = none */
+    uint32_t explicit_tokens; /* ids known for the first explicit_tokens positions */
+    uint64_t token_offset;    /* where those ids start in the workload's token store */
+    uint32_t line;            /* workload line (0 for synthetic requests) */
+} kvp_request;
+
+/* Limits on what a workload may declare (bounded before allocating). */
+#define KVP_WORKLOAD_MAX_TOKENS 16777216u    /* per prompt or output */
+#define KVP_WORKLOAD_MAX_REQUESTS 100000000u
+#define KVP_WORKLOAD_MAX_FILE_BYTES ((size_t)1 << 31)
+
+typedef enum kvp_arrival_unit {
+    KVP_ARRIVAL_STEPS = 0, /* "arrival" counts scheduler steps */
+    KVP_ARRIVAL_SECONDS,   /* "arrival" is seconds; step_seconds converts */
+} kvp_arrival_unit;
+
+typedef struct kvp_workload_options {
+    kvp_arrival_unit arrival_unit;
+    double step_seconds;   /* seconds per step for KVP_ARRIVAL_SECONDS; 0 -> 0.02 */
+} kvp_workload_options;
+
+typedef struct kvp_workload kvp_workload;
+
+/* Read a JSON-lines workload: one object per line, blank lines skipped:
+ *   {"arrival": 0, "prompt_len": 1000, "output_len": 200,
+ *    "prefix_id": "system-a", "prefix_len": 512}
+ * "prompt_tokens": [ids...] may replace "prompt_len" (prefix sharing then
+ * follows from the ids). "arrival" (default 0) is in steps or seconds per
+ * the options; requests are replayed in arrival order (stable). A prefix_id
+ * (string or integer) names a shared prompt head of prefix_len tokens.
+ * Errors (KVP_SYNTAX / KVP_CONFIG, err->line set, err->key the JSON key):
+ * bad JSON, missing or negative or non-integer lengths, output_len 0,
+ * prefix_len longer than the prompt, one prefix_id with two lengths.
+ * Unknown keys are not errors: each distinct one is recorded once as a
+ * warning (kvp_workload_warning()). */
+KVP_NODISCARD kvp_status kvp_workload_read(const char *path, const kvp_workload_options *options,
+                                           const kvp_allocator *alc, kvp_workload **out,
+                                           kvp_error *err);
+/* Same from text in memory; `name` is used in messages. */
+KVP_NODISCARD kvp_status kvp_workload_parse(const char *text, size_t len, const char *name,
+                                            const kvp_workload_options *options,
+                                            const kvp_allocator *alc, kvp_workload **out,
+                                            kvp_error *err);
+
+/* Length distributions of a synthetic workload. */
+typedef enum kvp_dist_kind { KVP_DIST_FIXED = 0, KVP_DIST_UNIFORM, KVP_DIST_LOGNORMAL } kvp_dist_kind;
+typedef struct kvp_dist {
+    kvp_dist_kind kind;
+    double a; /* fixed: N; uniform: low; lognormal: mean */
+    double b; /* uniform: high (inclusive); lognormal: sigma of the underlying normal */
+} kvp_dist;
+
+typedef struct kvp_synthetic_spec {
+    uint64_t requests;            /* default 1000 */
+    kvp_dist prompt, output;      /* required */
+    uint32_t shared_prefix_tokens; /* 0 = no sharing */
+    double shared_fraction;       /* of requests that start with a shared prefix */
+    uint32_t prefixes;            /* distinct shared prefixes, used round robin; default 1 */
+    double rate;                  /* mean arrivals per step (Poisson); 0 = all at step 0 */
+    uint64_t seed;                /* default 0 */
+} kvp_synthetic_spec;
+
+/* Parse "requests=100000,prompt=lognormal:1000:0.8,output=lognormal:200:0.5,
+ * shared_prefix=512:0.3,seed=7" (also prefixes=K, rate=R). Distributions:
+ * fixed:N, uniform:A:B, lognormal:MEAN:SIGMA. Errors: KVP_INVALID_ARG with
+ * err->key the offending key. */
+KVP_NODISCARD kvp_status kvp_synthetic_parse(const char *text, kvp_synthetic_spec *out,
+                                             kvp_error *err);
+
+/* Generate a workload (deterministic for a seed: xoshiro256** seeded by
+ * splitmix64). Lengths are rounded to integers >= 1 and capped at
+ * KVP_WORKLOAD_MAX_TOKENS; a sharing request's prompt is raised to
+ * prefix + 1 tokens when drawn shorter. */
+KVP_NODISCARD kvp_status kvp_workload_synthetic(const kvp_synthetic_spec *spec,
+                                                const kvp_allocator *alc, kvp_workload **out,
+                                                kvp_error *err);
+
+void kvp_workload_free(kvp_workload *workload);
+size_t kvp_workload_count(const kvp_workload *workload);
+/* Request i in arrival order (NULL past the end); owned by the workload. */
+const kvp_request *kvp_workload_request(const kvp_workload *workload, size_t index);
+/* The ids a request's explicit positions refer to. */
+const uint32_t *kvp_workload_tokens(const kvp_workload *workload, const kvp_request *request);
+/* Warnings gathered while reading (unknown keys, once each). */
+size_t kvp_workload_warning_count(const kvp_workload *workload);
+const char *kvp_workload_warning(const kvp_workload *workload, size_t index);
+
+/* ------------------------------------------------------------------ simulation */
+
+#define KVP_SIM_MAX_SAMPLES 64
+
+/* Called every few thousand steps with requests done (finished or
+ * rejected) and the total; for a progress bar. */
+typedef void (*kvp_sim_progress_fn)(void *ctx, uint64_t done, uint64_t total);
+
+typedef struct kvp_sim_config {
+    kvp_pool_config pool;    /* the planned pool; pool.prefix_reuse switches reuse */
+    uint32_t max_batch_size; /* running requests at most; 0 -> 256 */
+    uint32_t max_num_tokens; /* tokens per step; 0 -> 8192 */
+    uint64_t max_model_len;  /* 0 -> pool.max_seq_tokens */
+    bool no_chunked_prefill; /* schedule prompts whole */
+    kvp_sim_progress_fn progress_fn;
+    void *progress_ctx;
+} kvp_sim_config;
+
+typedef struct kvp_sim_result {
+    uint64_t requests;           /* in the workload */
+    uint64_t finished;
+    uint64_t rejected_too_long;  /* prompt > max_model_len */
+    uint64_t rejected_never_fit; /* could not fit an empty pool / batch */
+    uint64_t steps;              /* scheduler steps run (idle gaps skipped) */
+    uint32_t peak_running;
+    double mean_running;         /* running requests averaged over steps */
+    uint64_t promised_max_sequences; /* sequences of max_model_len the pool holds */
+    uint64_t preemptions;
+    uint64_t prefix_hit_tokens, prefix_query_tokens;
+    double prefix_hit_rate;      /* hit / query prompt tokens; 0 without queries */
+    uint64_t peak_blocks_used;   /* busiest block pool's peak */
+    uint64_t total_blocks;       /* that pool's blocks */
+    uint64_t prompt_tokens, output_tokens; /* of finished requests */
+    uint64_t computed_tokens;    /* written to the pool, recomputation included */
+    double elapsed_seconds;
+    double steps_per_second;
+    uint32_t samples;            /* block utilization over time, */
+    uint64_t sample_stride_steps; /* one sample every stride steps */
+    double utilization[KVP_SIM_MAX_SAMPLES]; /* used / total of the busiest pool */
+} kvp_sim_result;
+
+/* Sequences of max_model_len tokens the pool holds at once: the smallest,
+ * over pools, of blocks / blocks one such sequence needs (recurrent: slots). */
+uint64_t kvp_sim_promised_sequences(const kvp_pool_config *pool, uint64_t max_model_len);
+
+/* Run the workload. Builds the pool from config->pool (max_sequences is
+ * set to max_batch_size, max_seq_tokens to max_model_len). Errors: those of
+ * kvp_pool_new(), KVP_INVALID_ARG for bad settings. */
+KVP_NODISCARD kvp_status kvp_sim_run(const kvp_sim_config *config, const kvp_workload *workload,
+                                     const kvp_allocator *alc, kvp_sim_result *out,
+                                     kvp_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

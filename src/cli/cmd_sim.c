@@ -1,0 +1,532 @@
+/* cmd_sim.c — `kvplan sim MODEL --workload FILE|--synthetic SPEC`: replay a
+ * workload through continuous batching over the pool a KV budget buys, and
+ * set the concurrency a plan promises beside what the mix achieves. */
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "kvplan/sim.h"
+#include "util.h"
+
+static void usage(FILE *out) {
+    fputs("usage: kvplan sim MODEL (--gpu NAME | --gpu-mem BYTES | --kv-budget BYTES |\n"
+          "                         --blocks N) (--workload FILE | --synthetic SPEC) [options]\n"
+          "  MODEL                  config.json, a folder holding one, or a catalogue name\n"
+          "the pool, as `kvplan plan` sizes it (TensorRT-LLM's creator) from:\n"
+          "  --gpu NAME             a GPU from the catalogue (memory terms estimated)\n"
+          "  --gpu-mem BYTES        device memory (\"80GiB\")\n"
+          "  --kv-budget BYTES      the KV budget directly (after the fraction)\n"
+          "  --free-gpu-memory-fraction F   (default 0.9)\n"
+          "  --cross-kv-cache-fraction F    encoder-decoder models: the cross pool's share\n"
+          "or, bypassing the plan:\n"
+          "  --blocks N             N blocks in every block pool (recurrent pools get\n"
+          "                         --recurrent-slots state slots)\n"
+          "the workload:\n"
+          "  --workload FILE        JSON lines: {\"arrival\": 0, \"prompt_len\": 1000,\n"
+          "                         \"output_len\": 200, \"prefix_id\": \"sys\", \"prefix_len\": 512}\n"
+          "  --synthetic SPEC       requests=N,prompt=DIST,output=DIST[,shared_prefix=LEN:FRAC]\n"
+          "                         [,prefixes=K][,rate=R][,seed=S]; DIST = fixed:N,\n"
+          "                         uniform:A:B or lognormal:MEAN:SIGMA\n"
+          "  --tp N, --pp N         parallelism of the costed rank (default 1)\n"
+          "  --kv-dtype T           auto|fp32|fp16|bf16|fp8|int8|nvfp4 (default auto)\n"
+          "  --block-size N         tokens per block (default 32; alias --tokens-per-block)\n"
+          "  --max-model-len N      longest sequence (default: the model's max positions)\n"
+          "  --max-batch-size N     running requests at most (default 256)\n"
+          "  --max-num-tokens N     tokens per step (default 8192)\n"
+          "  --recurrent-slots N    with --blocks: state slots per recurrent pool (default:\n"
+          "                         batch size, twice that with prefix reuse for snapshots)\n"
+          "  --no-chunked-prefill   schedule each prompt whole\n"
+          "  --no-prefix-reuse      no prefix caching\n"
+          "  --arrival-unit U       steps|seconds: unit of \"arrival\" (default steps)\n"
+          "  --step-time S          seconds per step for --arrival-unit seconds (default 0.02)\n"
+          "  --no-timing            leave out wall-clock figures (reproducible output)\n"
+          "  --json                 machine-readable output\n",
+          out);
+}
+
+static json_t *juint(uint64_t v) { return json_integer((json_int_t)v); }
+
+/* A bad-input line on stderr, and with --json the error object on stdout. */
+static int fail_input(bool json, kvp_status code, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int fail_input(bool json, kvp_status code, const char *key, const char *fmt, ...) {
+    kvp_error err;
+    va_list ap;
+    va_start(ap, fmt);
+    kvp__vfail(&err, code, NULL, key, fmt, ap);
+    va_end(ap);
+    return kvp_cli_report_error(&err, json);
+}
+
+typedef struct progress {
+    bool on;
+    int last_pct;
+} progress;
+
+/* A progress bar on stderr, only when stderr is a terminal. */
+static void on_progress(void *ctx, uint64_t done, uint64_t total) {
+    progress *p = ctx;
+    if (!p->on || total == 0) return;
+    int pct = (int)(done * 100 / total);
+    if (pct == p->last_pct) return;
+    p->last_pct = pct;
+    int filled = pct * 40 / 100;
+    fprintf(stderr, "\r[%.*s%*s] %3d%% (%llu/%llu requests)", filled,
+            "########################################", 40 - filled, "", pct,
+            (unsigned long long)done, (unsigned long long)total);
+    if (done >= total) fputc('\n', stderr);
+    fflush(stderr);
+}
+
+typedef struct options {
+    const char *model, *workload, *synthetic, *gpu;
+    uint64_t budget_bytes, blocks, max_model_len, recurrent_slots, gpu_mem;
+    uint32_t max_batch, max_tokens;
+    double fraction, cross_fraction;
+    bool have_cross_fraction;
+    bool have_budget, have_blocks, have_slots, have_gpu_mem, have_fraction;
+    bool no_chunked, no_reuse, json, no_timing;
+    kvp_cost_settings cost;
+    kvp_workload_options wl;
+} options;
+
+static int parse_args(int argc, char **argv, options *o) {
+    static const char *const known[] = {
+        "--kv-budget", "--blocks", "--workload", "--synthetic", "--tp", "--pp", "--kv-dtype",
+        "--block-size", "--tokens-per-block", "--max-model-len", "--max-batch-size",
+        "--max-num-tokens", "--recurrent-slots", "--no-chunked-prefill", "--no-prefix-reuse",
+        "--arrival-unit", "--step-time", "--no-timing", "--json", "--help", "--gpu",
+        "--gpu-mem", "--free-gpu-memory-fraction", "--cross-kv-cache-fraction", NULL};
+    bool bad = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = NULL;
+        if (kvp_cli_flag(a, "--help") || kvp_cli_flag(a, "-h")) {
+            usage(stdout);
+            return -1;
+        } else if (kvp_cli_flag(a, "--json")) {
+            o->json = true;
+        } else if (kvp_cli_flag(a, "--no-timing")) {
+            o->no_timing = true;
+        } else if (kvp_cli_flag(a, "--no-chunked-prefill")) {
+            o->no_chunked = true;
+        } else if (kvp_cli_flag(a, "--no-prefix-reuse")) {
+            o->no_reuse = true;
+        } else if (kvp_cli_opt(argc, argv, &i, "--kv-budget", &v, &bad)) {
+            if (bad || !kvp_cli_bytes("--kv-budget", v, &o->budget_bytes)) return KVP_EXIT_BAD_INPUT;
+            o->have_budget = true;
+        } else if (kvp_cli_opt(argc, argv, &i, "--gpu-mem", &v, &bad)) {
+            if (bad || !kvp_cli_bytes("--gpu-mem", v, &o->gpu_mem)) return KVP_EXIT_BAD_INPUT;
+            o->have_gpu_mem = true;
+        } else if (kvp_cli_opt(argc, argv, &i, "--gpu", &v, &bad)) {
+            if (bad) return KVP_EXIT_BAD_INPUT;
+            o->gpu = v;
+        } else if (kvp_cli_opt(argc, argv, &i, "--free-gpu-memory-fraction", &v, &bad)) {
+            if (bad || !kvp_cli_fraction("--free-gpu-memory-fraction", v, &o->fraction))
+                return KVP_EXIT_BAD_INPUT;
+            o->have_fraction = true;
+        } else if (kvp_cli_opt(argc, argv, &i, "--cross-kv-cache-fraction", &v, &bad)) {
+            if (bad || !kvp_cli_fraction("--cross-kv-cache-fraction", v, &o->cross_fraction))
+                return KVP_EXIT_BAD_INPUT;
+            o->have_cross_fraction = true;
+        } else if (kvp_cli_opt(argc, argv, &i, "--blocks", &v, &bad)) {
+            if (bad || !kvp_cli_u64_count("--blocks", v, &o->blocks)) return KVP_EXIT_BAD_INPUT;
+            if (o->blocks == 0 || o->blocks > KVP_POOL_MAX_BLOCKS)
+                return kvp_cli_fail("--blocks: expected 1 to %u blocks, found %s",
+                                    KVP_POOL_MAX_BLOCKS, v);
+            o->have_blocks = true;
+        } else if (kvp_cli_opt(argc, argv, &i, "--workload", &v, &bad)) {
+            if (bad) return KVP_EXIT_BAD_INPUT;
+            o->workload = v;
+        } else if (kvp_cli_opt(argc, argv, &i, "--synthetic", &v, &bad)) {
+            if (bad) return KVP_EXIT_BAD_INPUT;
+            o->synthetic = v;
+        } else if (kvp_cli_opt(argc, argv, &i, "--tp", &v, &bad)) {
+            if (bad || !kvp_cli_u32("--tp", v, 1, 65536, &o->cost.tp)) return KVP_EXIT_BAD_INPUT;
+        } else if (kvp_cli_opt(argc, argv, &i, "--pp", &v, &bad)) {
+            if (bad || !kvp_cli_u32("--pp", v, 1, 65536, &o->cost.pp)) return KVP_EXIT_BAD_INPUT;
+        } else if (kvp_cli_opt(argc, argv, &i, "--kv-dtype", &v, &bad)) {
+            if (bad || !kvp_cli_dtype("--kv-dtype", v, &o->cost.kv_dtype)) return KVP_EXIT_BAD_INPUT;
+        } else if (kvp_cli_opt(argc, argv, &i, "--block-size", &v, &bad) ||
+                   kvp_cli_opt(argc, argv, &i, "--tokens-per-block", &v, &bad)) {
+            if (bad || !kvp_cli_u32("--block-size", v, 1, 65536, &o->cost.tokens_per_block))
+                return KVP_EXIT_BAD_INPUT;
+        } else if (kvp_cli_opt(argc, argv, &i, "--max-model-len", &v, &bad)) {
+            uint32_t u;
+            if (bad || !kvp_cli_u32("--max-model-len", v, 1, 2 * KVP_WORKLOAD_MAX_TOKENS, &u))
+                return KVP_EXIT_BAD_INPUT;
+            o->max_model_len = u;
+        } else if (kvp_cli_opt(argc, argv, &i, "--max-batch-size", &v, &bad)) {
+            if (bad || !kvp_cli_u32("--max-batch-size", v, 1, 1u << 20, &o->max_batch))
+                return KVP_EXIT_BAD_INPUT;
+        } else if (kvp_cli_opt(argc, argv, &i, "--max-num-tokens", &v, &bad)) {
+            if (bad || !kvp_cli_u32("--max-num-tokens", v, 1, 1u << 30, &o->max_tokens))
+                return KVP_EXIT_BAD_INPUT;
+        } else if (kvp_cli_opt(argc, argv, &i, "--recurrent-slots", &v, &bad)) {
+            uint32_t u;
+            if (bad || !kvp_cli_u32("--recurrent-slots", v, 1, KVP_POOL_MAX_BLOCKS, &u))
+                return KVP_EXIT_BAD_INPUT;
+            o->recurrent_slots = u;
+            o->have_slots = true;
+        } else if (kvp_cli_opt(argc, argv, &i, "--arrival-unit", &v, &bad)) {
+            if (bad) return KVP_EXIT_BAD_INPUT;
+            if (strcmp(v, "steps") == 0) o->wl.arrival_unit = KVP_ARRIVAL_STEPS;
+            else if (strcmp(v, "seconds") == 0) o->wl.arrival_unit = KVP_ARRIVAL_SECONDS;
+            else return kvp_cli_fail("--arrival-unit: expected steps or seconds, found '%s'", v);
+        } else if (kvp_cli_opt(argc, argv, &i, "--step-time", &v, &bad)) {
+            if (bad) return KVP_EXIT_BAD_INPUT;
+            char *end;
+            double t = strtod(v, &end);
+            if (*end || !(t > 0 && t < 3600))
+                return kvp_cli_fail("--step-time: expected seconds in (0, 3600), found '%s'", v);
+            o->wl.step_seconds = t;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            return kvp_cli_unknown_option(a, known);
+        } else if (!o->model) {
+            o->model = a;
+        } else {
+            return kvp_cli_fail("sim takes one MODEL, got a second: '%s'", a);
+        }
+    }
+    if (!o->model)
+        return kvp_cli_fail("sim needs a MODEL (a config.json, a folder, or a name from "
+                            "'kvplan models'); see 'kvplan sim --help'");
+    if (!o->workload == !o->synthetic)
+        return kvp_cli_fail("sim needs exactly one of --workload FILE and --synthetic SPEC");
+    int sources = o->have_budget + o->have_blocks + (o->gpu != NULL) + o->have_gpu_mem;
+    if (sources != 1)
+        return kvp_cli_fail("sim needs exactly one of --gpu NAME, --gpu-mem BYTES, --kv-budget "
+                            "BYTES and --blocks N");
+    if (o->have_slots && !o->have_blocks)
+        return kvp_cli_fail("--recurrent-slots goes with --blocks; a plan sizes its own slots");
+    if (o->have_fraction && (o->have_blocks || o->have_budget))
+        return kvp_cli_fail("--free-gpu-memory-fraction goes with --gpu or --gpu-mem");
+    return 0;
+}
+
+/* --blocks: the same block count in every block pool, `slots` state slots
+ * in every recurrent pool (the uniform layout of vLLM's hybrid allocator). */
+static int pool_uniform(const options *o, const kvp_cost *c, kvp_pool_config *pc, kvp_error *err) {
+    uint32_t slots = o->have_slots ? (uint32_t)o->recurrent_slots
+                                   : (o->no_reuse ? o->max_batch : 2 * o->max_batch);
+    if (kvp_pool_config_from_cost(c, o->blocks, slots, o->max_batch, o->max_model_len,
+                                  !o->no_reuse, pc, err) != KVP_OK)
+        return kvp_cli_report_error(err, o->json);
+    return 0;
+}
+
+/* --gpu / --gpu-mem / --kv-budget: the pools `kvplan plan` gives (the
+ * TensorRT-LLM creator, include/kvplan/plan.h), for this deployment's
+ * batch size, token budget and max_model_len. Memory terms not measured
+ * are estimated from the config, as `kvplan plan` does. *promised gets the
+ * plan's own count of max_model_len sequences. */
+static int pool_from_plan(const options *o, const kvp_model *m, kvp_pool_config *pc,
+                          uint64_t *promised, kvp_error *err) {
+    kvp_deploy_settings d;
+    memset(&d, 0, sizeof d);
+    d.tp = o->cost.tp;
+    d.pp = o->cost.pp;
+    d.pp_rank = -1;
+    d.kv_dtype = o->cost.kv_dtype;
+    d.max_batch_size = o->max_batch;
+    d.max_num_tokens = o->max_tokens;
+    d.max_seq_len = o->max_model_len;
+    d.enable_chunked_prefill = !o->no_chunked;
+    d.max_cuda_graph_batch_size = 128; /* `kvplan plan`'s default, so both size the same pool */
+    kvp_kv_config kv;
+    memset(&kv, 0, sizeof kv);
+    kv.tokens_per_block = o->cost.tokens_per_block;
+    kv.enable_block_reuse = !o->no_reuse;
+    if (o->have_fraction) kv.free_gpu_memory_fraction = o->fraction;
+    kv.has_cross_kv_cache_fraction = o->have_cross_fraction;
+    kv.cross_kv_cache_fraction = o->cross_fraction;
+    kvp_creator *cr = NULL;
+    kvp_plan plan;
+    int rc = 0;
+    if (kvp_creator_new(m, NULL, &d, &kv, NULL, &cr, err) != KVP_OK) goto fail;
+    if (o->have_budget) {
+        kvp_estimation_plan est;
+        kvp_capacity cap;
+        if (kvp_creator_prepare_estimation(cr, 0, &est, err) != KVP_OK ||
+            kvp_creator_configure_budget(cr, o->budget_bytes, &cap, err) != KVP_OK)
+            goto fail;
+    } else {
+        uint64_t total = o->gpu_mem;
+        if (o->gpu) {
+            kvp_gpu_info g;
+            if (kvp_gpu_lookup(o->gpu, &g, err) != KVP_OK) goto fail;
+            total = g.total_bytes;
+        }
+        kvp_estimate_settings es;
+        memset(&es, 0, sizeof es);
+        es.tp = d.tp;
+        es.pp = d.pp;
+        es.total_bytes = total;
+        es.max_num_tokens = o->max_tokens;
+        es.max_batch_size = o->max_batch;
+        es.cuda_graphs = true;
+        es.cuda_graph_max_batch = 128;
+        /* Exact weights from safetensors headers when MODEL is a checkpoint
+         * folder (or a config.json inside one), as `kvplan plan` does. */
+        char dir[4096];
+        struct stat sb;
+        if (stat(o->model, &sb) == 0) {
+            snprintf(dir, sizeof dir, "%s", o->model);
+            if (!S_ISDIR(sb.st_mode)) {
+                char *slash = strrchr(dir, '/');
+                if (slash) *slash = '\0';
+                else snprintf(dir, sizeof dir, ".");
+            }
+            es.model_dir = dir;
+        }
+        kvp_memory_facts mf;
+        memset(&mf, 0, sizeof mf);
+        if (kvp_memory_estimate(m, &es, &mf, err) != KVP_OK) goto fail;
+        uint64_t used = mf.weights_bytes + mf.non_torch_bytes + mf.cuda_graph_bytes;
+        kvp_estimation_plan est;
+        if (kvp_creator_prepare_estimation(cr, total > used ? total - used : 0, &est, err) !=
+            KVP_OK)
+            goto fail;
+        kvp_measured_memory mm;
+        memset(&mm, 0, sizeof mm);
+        mm.total_bytes = total;
+        mm.profiled = est.estimating;
+        mm.allocator_peak_bytes = mf.weights_bytes + mf.activation_bytes;
+        mm.non_allocator_bytes = mf.non_torch_bytes + mf.cuda_graph_bytes;
+        mm.weights_bytes = mf.weights_bytes;
+        mm.used_bytes = used;
+        kvp_capacity cap;
+        if (kvp_creator_configure(cr, &mm, &cap, err) != KVP_OK) goto fail;
+    }
+    if (kvp_creator_build(cr, false, &plan, err) != KVP_OK) goto fail;
+    memset(pc, 0, sizeof *pc);
+    /* Target pools, then the cross pools of an encoder-decoder model (the
+     * draft's pools belong to speculative decoding, which sim does not model). */
+    static const kvp_manager_role roles[] = {KVP_ROLE_TARGET, KVP_ROLE_CROSS};
+    for (size_t r = 0; r < sizeof roles / sizeof roles[0]; r++) {
+        const kvp_manager_plan *mp = &plan.managers[roles[r]];
+        if (!mp->present) continue;
+        for (uint32_t k = 0; k < mp->pool_count && pc->pool_count < KVP_MAX_POOLS; k++) {
+            const kvp_plan_pool *pp = &mp->pools[k];
+            if (pp->blocks == 0 || pp->blocks > KVP_POOL_MAX_BLOCKS) {
+                char b1[32];
+                rc = fail_input(o->json, KVP_INFEASIBLE, "budget",
+                                "the plan gives pool %u (%s) %llu blocks of %s: %s", k,
+                                kvp_cache_kind_name(pp->kind), (unsigned long long)pp->blocks,
+                                kvp_cli_fmt_bytes(pp->page_bytes, b1, sizeof b1),
+                                pp->blocks ? "more than a pool indexes"
+                                           : "the budget does not buy one block");
+                goto done;
+            }
+            kvp_pool_spec *sp = &pc->pools[pc->pool_count++];
+            sp->kind = roles[r] == KVP_ROLE_CROSS ? KVP_CACHE_CROSS : pp->kind;
+            sp->window_tokens = roles[r] == KVP_ROLE_CROSS ? mp->max_seq_len : pp->window_tokens;
+            sp->tokens_per_block = pp->tokens_per_block;
+            sp->page_bytes = pp->page_bytes;
+            sp->blocks = (uint32_t)pp->blocks;
+        }
+    }
+    if (pc->pool_count == 0) {
+        rc = fail_input(o->json, KVP_INFEASIBLE, "budget", "the plan has no pools to simulate");
+        goto done;
+    }
+    pc->max_sequences = o->max_batch;
+    pc->max_seq_tokens = o->max_model_len;
+    pc->prefix_reuse = !o->no_reuse;
+    if (kvp_plan_max_sequences(&plan, o->max_model_len, 1, promised, err) != KVP_OK) goto fail;
+    goto done;
+fail:
+    rc = kvp_cli_report_error(err, o->json);
+done:
+    kvp_creator_free(cr);
+    return rc;
+}
+
+static void print_json(const options *o, const kvp_model *m, const kvp_pool_config *pc,
+                       const kvp_workload *w, const kvp_sim_result *r) {
+    json_t *j = json_object();
+    json_object_set_new(j, "model", json_string(kvp_model_name(m)));
+    json_object_set_new(j, "workload", json_string(o->workload ? o->workload : o->synthetic));
+    json_t *pools = json_array();
+    for (uint32_t k = 0; k < pc->pool_count; k++) {
+        const kvp_pool_spec *p = &pc->pools[k];
+        json_t *e = json_object();
+        json_object_set_new(e, "kind", json_string(kvp_cache_kind_name(p->kind)));
+        json_object_set_new(e, "blocks", juint(p->blocks));
+        json_object_set_new(e, "tokens_per_block",
+                            p->kind == KVP_CACHE_RECURRENT ? json_null() : juint(p->tokens_per_block));
+        json_object_set_new(e, "window_tokens", p->window_tokens ? juint(p->window_tokens) : json_null());
+        json_object_set_new(e, "page_bytes", juint(p->page_bytes));
+        json_array_append_new(pools, e);
+    }
+    json_object_set_new(j, "pools", pools);
+    json_object_set_new(j, "max_model_len", juint(o->max_model_len));
+    json_object_set_new(j, "max_batch_size", juint(o->max_batch));
+    json_object_set_new(j, "max_num_tokens", juint(o->max_tokens));
+    json_object_set_new(j, "chunked_prefill", json_boolean(!o->no_chunked));
+    json_object_set_new(j, "prefix_reuse", json_boolean(!o->no_reuse));
+    json_object_set_new(j, "requests", juint(r->requests));
+    json_object_set_new(j, "finished", juint(r->finished));
+    json_object_set_new(j, "rejected_too_long", juint(r->rejected_too_long));
+    json_object_set_new(j, "rejected_never_fit", juint(r->rejected_never_fit));
+    json_object_set_new(j, "steps", juint(r->steps));
+    json_object_set_new(j, "peak_running", juint(r->peak_running));
+    json_object_set_new(j, "mean_running", json_real(r->mean_running));
+    json_object_set_new(j, "promised_max_sequences", juint(r->promised_max_sequences));
+    json_object_set_new(j, "preemptions", juint(r->preemptions));
+    json_object_set_new(j, "prefix_hit_rate", json_real(r->prefix_hit_rate));
+    json_object_set_new(j, "prefix_hit_tokens", juint(r->prefix_hit_tokens));
+    json_object_set_new(j, "prefix_query_tokens", juint(r->prefix_query_tokens));
+    json_object_set_new(j, "peak_blocks_used", juint(r->peak_blocks_used));
+    json_object_set_new(j, "total_blocks", juint(r->total_blocks));
+    json_object_set_new(j, "prompt_tokens", juint(r->prompt_tokens));
+    json_object_set_new(j, "output_tokens", juint(r->output_tokens));
+    json_object_set_new(j, "computed_tokens", juint(r->computed_tokens));
+    json_t *u = json_array();
+    for (uint32_t i = 0; i < r->samples; i++) json_array_append_new(u, json_real(r->utilization[i]));
+    json_object_set_new(j, "utilization", u);
+    json_object_set_new(j, "utilization_stride_steps", juint(r->sample_stride_steps));
+    json_object_set_new(j, "elapsed_seconds", json_real(o->no_timing ? 0.0 : r->elapsed_seconds));
+    json_object_set_new(j, "steps_per_second", json_real(o->no_timing ? 0.0 : r->steps_per_second));
+    json_t *warn = json_array();
+    for (size_t i = 0; i < kvp_workload_warning_count(w); i++)
+        json_array_append_new(warn, json_string(kvp_workload_warning(w, i)));
+    json_object_set_new(j, "warnings", warn);
+    char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+    if (s) {
+        puts(s);
+        free(s);
+    }
+    json_decref(j);
+}
+
+static double pct(uint64_t a, uint64_t b) { return b ? 100.0 * (double)a / (double)b : 0.0; }
+
+static void print_text(const options *o, const kvp_model *m, const kvp_pool_config *pc,
+                       const kvp_sim_result *r) {
+    char b1[32], b2[32], b3[32], b4[32];
+    printf("model              %s\n", kvp_model_name(m));
+    printf("workload           %s %s\n", o->workload ? "file" : "synthetic",
+           o->workload ? o->workload : o->synthetic);
+    for (uint32_t k = 0; k < pc->pool_count; k++) {
+        const kvp_pool_spec *p = &pc->pools[k];
+        printf("pool %-14u%s", k, kvp_cache_kind_name(p->kind));
+        if (p->window_tokens) printf(" (window %s)", kvp_cli_fmt_count(p->window_tokens, b1, sizeof b1));
+        if (p->kind == KVP_CACHE_RECURRENT)
+            printf(", %s state slots of %s\n", kvp_cli_fmt_count(p->blocks, b2, sizeof b2),
+                   kvp_cli_fmt_bytes(p->page_bytes, b3, sizeof b3));
+        else
+            printf(", %s blocks x %u tokens, %s per block\n",
+                   kvp_cli_fmt_count(p->blocks, b2, sizeof b2), p->tokens_per_block,
+                   kvp_cli_fmt_bytes(p->page_bytes, b3, sizeof b3));
+    }
+    printf("scheduler          max batch %u, %s tokens/step, max_model_len %s, chunked prefill "
+           "%s, prefix reuse %s\n\n",
+           o->max_batch, kvp_cli_fmt_count(o->max_tokens, b1, sizeof b1),
+           kvp_cli_fmt_count(o->max_model_len, b2, sizeof b2), o->no_chunked ? "off" : "on",
+           o->no_reuse ? "off" : "on");
+    printf("requests           %s: %s finished, %s rejected as longer than max_model_len, %s "
+           "that could never fit\n",
+           kvp_cli_fmt_count(r->requests, b1, sizeof b1),
+           kvp_cli_fmt_count(r->finished, b2, sizeof b2),
+           kvp_cli_fmt_count(r->rejected_too_long, b3, sizeof b3),
+           kvp_cli_fmt_count(r->rejected_never_fit, b4, sizeof b4));
+    printf("steps              %s\n", kvp_cli_fmt_count(r->steps, b1, sizeof b1));
+    printf("running            peak %u, mean %.2f\n", r->peak_running, r->mean_running);
+    printf("max sequences      %s promised at max_model_len %s, %u reached by this mix\n",
+           kvp_cli_fmt_count(r->promised_max_sequences, b1, sizeof b1),
+           kvp_cli_fmt_count(o->max_model_len, b2, sizeof b2), r->peak_running);
+    printf("preemptions        %s\n", kvp_cli_fmt_count(r->preemptions, b1, sizeof b1));
+    printf("prefix hit rate    %.1f%% (%s of %s prompt tokens)\n", 100.0 * r->prefix_hit_rate,
+           kvp_cli_fmt_count(r->prefix_hit_tokens, b1, sizeof b1),
+           kvp_cli_fmt_count(r->prefix_query_tokens, b2, sizeof b2));
+    printf("peak blocks used   %s of %s (%.1f%%)\n", kvp_cli_fmt_count(r->peak_blocks_used, b1, sizeof b1),
+           kvp_cli_fmt_count(r->total_blocks, b2, sizeof b2), pct(r->peak_blocks_used, r->total_blocks));
+    /* At most 16 samples, evenly picked, as whole percents. */
+    printf("utilization        ");
+    uint32_t shown = r->samples < 16 ? r->samples : 16;
+    for (uint32_t i = 0; i < shown; i++) {
+        uint32_t idx = shown < r->samples ? (uint32_t)((uint64_t)i * r->samples / shown) : i;
+        printf("%s%.0f%%", i ? " " : "", 100.0 * r->utilization[idx]);
+    }
+    uint64_t every = r->sample_stride_steps;
+    if (shown < r->samples) every = every * r->samples / shown;
+    printf(" (every %s step%s)\n", kvp_cli_fmt_count(every, b1, sizeof b1), every == 1 ? "" : "s");
+    if (!o->no_timing)
+        printf("elapsed            %.2f s, %s steps/s\n", r->elapsed_seconds,
+               kvp_cli_fmt_count((uint64_t)r->steps_per_second, b1, sizeof b1));
+}
+
+int kvp_cmd_sim(int argc, char **argv) {
+    options o;
+    memset(&o, 0, sizeof o);
+    o.cost = kvp_cost_settings_default();
+    o.wl.step_seconds = 0.02;
+    int rc = parse_args(argc, argv, &o);
+    if (rc == -1) return KVP_EXIT_OK;
+    if (rc) return rc;
+    if (!o.max_batch) o.max_batch = 256;
+    if (!o.max_tokens) o.max_tokens = 8192;
+
+    kvp_error err;
+    kvp_error_clear(&err);
+    kvp_model *m = NULL;
+    kvp_workload *w = NULL;
+    int exit_code = KVP_EXIT_OK;
+    if (kvp_model_open(o.model, NULL, &m, &err) != KVP_OK) return kvp_cli_report_error(&err, o.json);
+    kvp_cost c;
+    if (kvp_cost_compute(m, &o.cost, &c, &err) != KVP_OK) {
+        exit_code = kvp_cli_report_error(&err, o.json);
+        goto out;
+    }
+    if (!o.max_model_len) {
+        uint64_t mp = kvp_model_get_info(m)->max_position_embeddings;
+        o.max_model_len = mp && mp <= 2ull * KVP_WORKLOAD_MAX_TOKENS ? mp : 8192;
+    }
+    kvp_pool_config pc;
+    uint64_t promised = 0;
+    exit_code = o.have_blocks ? pool_uniform(&o, &c, &pc, &err)
+                              : pool_from_plan(&o, m, &pc, &promised, &err);
+    if (exit_code) goto out;
+
+    kvp_status st;
+    if (o.workload) {
+        st = kvp_workload_read(o.workload, &o.wl, NULL, &w, &err);
+    } else {
+        kvp_synthetic_spec spec;
+        st = kvp_synthetic_parse(o.synthetic, &spec, &err);
+        if (st == KVP_OK) st = kvp_workload_synthetic(&spec, NULL, &w, &err);
+    }
+    if (st != KVP_OK) {
+        exit_code = kvp_cli_report_error(&err, o.json);
+        goto out;
+    }
+    for (size_t i = 0; i < kvp_workload_warning_count(w); i++)
+        fprintf(stderr, "kvplan: warning: %s\n", kvp_workload_warning(w, i));
+
+    progress prog = {isatty(STDERR_FILENO) != 0, -1};
+    kvp_sim_config sc;
+    memset(&sc, 0, sizeof sc);
+    sc.pool = pc;
+    sc.max_batch_size = o.max_batch;
+    sc.max_num_tokens = o.max_tokens;
+    sc.max_model_len = o.max_model_len;
+    sc.no_chunked_prefill = o.no_chunked;
+    sc.progress_fn = on_progress;
+    sc.progress_ctx = &prog;
+    kvp_sim_result r;
+    if (kvp_sim_run(&sc, w, NULL, &r, &err) != KVP_OK) {
+        exit_code = kvp_cli_report_error(&err, o.json);
+        goto out;
+    }
+    if (!o.have_blocks) r.promised_max_sequences = promised;
+    if (o.json) print_json(&o, m, &pc, w, &r);
+    else print_text(&o, m, &pc, &r);
+out:
+    kvp_workload_free(w);
+    kvp_model_free(m);
+    return exit_code;
+}

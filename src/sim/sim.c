@@ -1,0 +1,438 @@
+/* sim.c — continuous batching over a kvp_pool (include/kvplan/sim.h).
+ *
+ * One loop iteration is one scheduler step, shaped after vLLM v1's
+ * Scheduler.schedule(): serve running requests in admission order within
+ * the token budget, preempting the newest when a block is short; then, if
+ * nothing was preempted, admit waiting requests. A request's state is two
+ * counters: tokens computed (written to the pool) and tokens generated;
+ * it "knows" prompt + generated tokens, and a step that brings computed up
+ * to known samples one more token. Preemption resets computed to 0. */
+#include <string.h>
+#include <time.h>
+
+#include "sim_internal.h"
+
+#define PROGRESS_EVERY_STEPS 4096u
+
+/* What a waiting (or preempted) request carries between admissions. */
+typedef struct req_state {
+    uint32_t generated;  /* output tokens sampled so far */
+    uint32_t output;     /* output tokens to sample (cut at max_model_len) */
+} req_state;
+
+/* A running request: everything a step touches, in one contiguous array so
+ * the per-token loop stays in L1 instead of chasing the request table. */
+typedef struct run_slot {
+    uint32_t q;          /* request index */
+    uint32_t seq;        /* pool sequence */
+    uint32_t computed;   /* tokens in the pool */
+    uint32_t generated;
+    uint32_t output;
+    uint32_t prompt;
+    uint32_t explicit_tokens; /* ids known for the first positions */
+    uint32_t snap_at;    /* recurrent snapshot boundary, 0 = none */
+    const uint32_t *ids; /* those ids */
+    uint32_t sched;      /* got tokens this step */
+} run_slot;
+
+typedef struct sim {
+    const kvp_sim_config *cfg;
+    const kvp_workload *w;
+    kvp_pool *pool;
+    kvp_sim_result *res;
+    req_state *st;
+    run_slot *running;    /* admission order */
+    uint32_t nrunning;
+    uint32_t *queue;      /* waiting requests: a ring buffer, preempted ones at the front */
+    size_t qcap, qhead, qlen;
+    uint32_t max_batch, max_tokens;
+    uint64_t max_model_len;
+    uint32_t tpb;
+    bool reuse, has_recurrent;
+    double running_sum;
+    uint64_t done;
+} sim;
+
+static inline uint64_t known_tokens(const run_slot *r) {
+    return (uint64_t)r->prompt + r->generated;
+}
+
+static void queue_push_back(sim *s, uint32_t q) {
+    s->queue[(s->qhead + s->qlen) % s->qcap] = q;
+    s->qlen++;
+}
+
+static void queue_push_front(sim *s, uint32_t q) {
+    s->qhead = (s->qhead + s->qcap - 1) % s->qcap;
+    s->queue[s->qhead] = q;
+    s->qlen++;
+}
+
+static uint32_t queue_pop(sim *s) {
+    uint32_t q = s->queue[s->qhead];
+    s->qhead = (s->qhead + 1) % s->qcap;
+    s->qlen--;
+    return q;
+}
+
+/* Blocks pool part `p` needs at least for a request of `len` tokens, however
+ * it is scheduled: a request that needs more than a pool has is rejected on
+ * arrival (the step loop catches what only a real schedule reveals). A
+ * window pool needs at least the blocks of one window. */
+static uint64_t need_blocks(const sim *s, const kvp_pool_spec *p, uint64_t len) {
+    uint64_t tpb = s->tpb;
+    switch (p->kind) {
+    case KVP_CACHE_RECURRENT:
+        return 1;
+    case KVP_CACHE_CROSS:
+        return kvp__ceil_div_u64(p->window_tokens, tpb);
+    case KVP_CACHE_SLIDING:
+    case KVP_CACHE_CHUNKED:
+        if (p->window_tokens && p->window_tokens < len) return kvp__ceil_div_u64(p->window_tokens, tpb);
+        return kvp__ceil_div_u64(len, tpb);
+    default:
+        return kvp__ceil_div_u64(len, tpb);
+    }
+}
+
+/* Arrival: reject what the engine would refuse or what can never fit. */
+static void arrive(sim *s, uint32_t q) {
+    const kvp_request *r = &s->w->requests[q];
+    kvp_sim_result *res = s->res;
+    if (r->prompt_tokens > s->max_model_len) {
+        res->rejected_too_long++;
+        s->done++;
+        return;
+    }
+    /* The output stops at max_model_len; the last sampled token is never written. */
+    uint64_t room = s->max_model_len - r->prompt_tokens + 1;
+    req_state *t = &s->st[q];
+    t->output = r->output_tokens < room ? r->output_tokens : (uint32_t)room;
+    t->generated = 0;
+    uint64_t peak_len = (uint64_t)r->prompt_tokens + t->output - 1;
+    bool fits = !(s->cfg->no_chunked_prefill && r->prompt_tokens > s->max_tokens);
+    for (uint32_t k = 0; k < s->cfg->pool.pool_count && fits; k++)
+        fits = need_blocks(s, &s->cfg->pool.pools[k], peak_len) <= s->cfg->pool.pools[k].blocks;
+    if (!fits) {
+        res->rejected_never_fit++;
+        s->done++;
+        return;
+    }
+    queue_push_back(s, q);
+}
+
+/* Tokens to schedule for r: at most `budget`; without chunked prefill a
+ * prompt that fits the budget goes whole or waits; with recurrent prefix
+ * reuse a chunk stops at the shared prefix's last block boundary so the
+ * state can be snapshotted there. 0 = nothing this step. */
+static inline uint64_t chunk_for(const sim *s, const run_slot *r, uint64_t budget) {
+    uint64_t need = known_tokens(r) - r->computed;
+    uint64_t n = need < budget ? need : budget;
+    if (n < need && s->cfg->no_chunked_prefill && need <= s->max_tokens) return 0;
+    if (r->snap_at && r->computed < r->snap_at && r->computed + n > r->snap_at)
+        n = r->snap_at - r->computed;
+    return n;
+}
+
+static inline kvp_status append(sim *s, run_slot *r, uint64_t n) {
+    uint64_t c = r->computed;
+    uint64_t ex = 0;
+    const uint32_t *tok = NULL;
+    if (c < r->explicit_tokens) {
+        ex = r->explicit_tokens - c;
+        if (ex > n) ex = n;
+        tok = r->ids + c;
+    }
+    kvp_status st = kvp_pool_seq_append(s->pool, r->seq, tok, ex, n, NULL);
+    if (st != KVP_OK) return st;
+    r->computed += (uint32_t)n;
+    s->res->computed_tokens += n;
+    if (r->snap_at && r->computed == r->snap_at) {
+        /* Best effort: without a free slot the prefix is simply not reusable. */
+        kvp_status snap = kvp_pool_seq_snapshot(s->pool, r->seq, NULL);
+        (void)snap;
+    }
+    return KVP_OK;
+}
+
+/* Remove running[i], keeping admission order. */
+static void running_remove(sim *s, uint32_t i) {
+    memmove(s->running + i, s->running + i + 1, (s->nrunning - i - 1) * sizeof *s->running);
+    s->nrunning--;
+}
+
+static void reject_never_fit(sim *s, uint32_t seq) {
+    kvp_pool_seq_close(s->pool, seq);
+    s->res->rejected_never_fit++;
+    s->done++;
+}
+
+/* Serve running requests; *preempted tells whether one was preempted. */
+static kvp_status serve_running(sim *s, uint64_t *budget, bool *preempted, kvp_error *err) {
+    uint32_t i = 0;
+    while (i < s->nrunning && *budget > 0) {
+        run_slot *r = &s->running[i];
+        uint64_t n = chunk_for(s, r, *budget);
+        if (n == 0) {
+            i++;
+            continue;
+        }
+        kvp_status st = append(s, r, n);
+        if (st == KVP_INFEASIBLE) {
+            if (s->nrunning == 1) { /* alone in the pool and still short */
+                reject_never_fit(s, r->seq);
+                running_remove(s, 0);
+                break;
+            }
+            /* Preempt the newest running request (recomputation). */
+            run_slot *v = &s->running[s->nrunning - 1];
+            kvp_pool_seq_close(s->pool, v->seq);
+            s->st[v->q].generated = v->generated;
+            queue_push_front(s, v->q);
+            s->nrunning--;
+            s->res->preemptions++;
+            *preempted = true;
+            continue; /* retry r (if r itself was the newest, the loop ends) */
+        }
+        if (st != KVP_OK) return kvp__fail(err, st, NULL, "sim", "pool append failed");
+        r->sched = 1;
+        *budget -= n;
+        i++;
+    }
+    return KVP_OK;
+}
+
+static kvp_status admit(sim *s, uint64_t *budget, kvp_error *err) {
+    while (s->qlen > 0 && s->nrunning < s->max_batch && *budget > 0) {
+        uint32_t q = s->queue[s->qhead];
+        const kvp_request *req = &s->w->requests[q];
+        run_slot *r = &s->running[s->nrunning];
+        kvp_status st = kvp_pool_seq_open(s->pool, (uint64_t)q + 1, &r->seq, NULL);
+        if (st == KVP_INFEASIBLE) {
+            if (s->nrunning > 0) break;
+            queue_pop(s);
+            s->res->rejected_never_fit++;
+            s->done++;
+            continue;
+        }
+        if (st != KVP_OK) return kvp__fail(err, st, NULL, "sim", "pool open failed");
+        r->q = q;
+        r->generated = s->st[q].generated;
+        r->output = s->st[q].output;
+        r->prompt = req->prompt_tokens;
+        r->explicit_tokens = req->explicit_tokens;
+        r->ids = req->explicit_tokens ? s->w->tokens + req->token_offset : NULL;
+        r->snap_at = s->reuse && s->has_recurrent && req->prefix_index
+                         ? req->explicit_tokens / s->tpb * s->tpb
+                         : 0;
+        r->sched = 0;
+        uint64_t known = known_tokens(r), hit = 0;
+        if (s->reuse) {
+            uint64_t ex = r->explicit_tokens < known ? r->explicit_tokens : known;
+            st = kvp_pool_seq_match(s->pool, r->seq, r->ids, ex, known, &hit, err);
+            if (st != KVP_OK) return st;
+        }
+        r->computed = (uint32_t)hit;
+        uint64_t n = chunk_for(s, r, *budget);
+        st = n ? append(s, r, n) : KVP_INFEASIBLE;
+        if (st == KVP_INFEASIBLE) {
+            if (s->nrunning > 0 || n == 0) {
+                kvp_pool_seq_close(s->pool, r->seq);
+                break;
+            }
+            queue_pop(s);
+            reject_never_fit(s, r->seq);
+            continue;
+        }
+        if (st != KVP_OK) return kvp__fail(err, st, NULL, "sim", "pool append failed");
+        queue_pop(s);
+        s->res->prefix_hit_tokens += hit;
+        s->res->prefix_query_tokens += known;
+        r->sched = 1;
+        s->nrunning++;
+        *budget -= n;
+    }
+    return KVP_OK;
+}
+
+/* Sample a token for every request whose known tokens are all computed;
+ * finish those that reached their output. */
+static void sample_and_finish(sim *s) {
+    uint32_t o = 0;
+    for (uint32_t i = 0; i < s->nrunning; i++) {
+        run_slot *r = &s->running[i];
+        if (r->sched && r->computed == known_tokens(r)) {
+            r->generated++;
+            if (r->generated >= r->output) {
+                kvp_pool_seq_close(s->pool, r->seq);
+                s->res->finished++;
+                s->res->prompt_tokens += r->prompt;
+                s->res->output_tokens += r->generated;
+                s->done++;
+                continue;
+            }
+        }
+        r->sched = 0;
+        if (o != i) s->running[o] = *r;
+        o++;
+    }
+    s->nrunning = o;
+}
+
+/* Busiest block pool's used fraction, and which pool that is. */
+static double utilization(const sim *s) {
+    double best = 0;
+    for (uint32_t k = 0; k < kvp_pool_count(s->pool); k++) {
+        kvp_pool_stats ps;
+        kvp_pool_get_stats(s->pool, k, &ps);
+        if (kvp_pool_get_spec(s->pool, k)->kind == KVP_CACHE_RECURRENT) continue;
+        double u = (double)ps.used_blocks / (double)ps.total_blocks;
+        if (u > best) best = u;
+    }
+    return best;
+}
+
+static void take_sample(sim *s) {
+    kvp_sim_result *res = s->res;
+    if (res->steps % res->sample_stride_steps != 0) return;
+    if (res->samples == KVP_SIM_MAX_SAMPLES) {
+        /* Full: keep every other sample and sample half as often. */
+        for (uint32_t i = 0; i < KVP_SIM_MAX_SAMPLES / 2; i++)
+            res->utilization[i] = res->utilization[2 * i];
+        res->samples = KVP_SIM_MAX_SAMPLES / 2;
+        res->sample_stride_steps *= 2;
+        if (res->steps % res->sample_stride_steps != 0) return;
+    }
+    res->utilization[res->samples++] = utilization(s);
+}
+
+uint64_t kvp_sim_promised_sequences(const kvp_pool_config *pool, uint64_t max_model_len) {
+    if (!pool) return 0;
+    uint64_t best = UINT64_MAX, tpb = 0;
+    for (uint32_t k = 0; k < pool->pool_count; k++)
+        if (pool->pools[k].kind != KVP_CACHE_RECURRENT) tpb = pool->pools[k].tokens_per_block;
+    for (uint32_t k = 0; k < pool->pool_count; k++) {
+        const kvp_pool_spec *p = &pool->pools[k];
+        uint64_t per;
+        if (p->kind == KVP_CACHE_RECURRENT) {
+            per = 1;
+        } else {
+            uint64_t tokens = max_model_len;
+            if (p->kind == KVP_CACHE_CROSS) tokens = p->window_tokens;
+            else if ((p->kind == KVP_CACHE_SLIDING || p->kind == KVP_CACHE_CHUNKED) &&
+                     p->window_tokens && p->window_tokens < tokens)
+                tokens = p->window_tokens;
+            per = kvp__ceil_div_u64(tokens, tpb ? tpb : 1);
+        }
+        if (per == 0) continue;
+        uint64_t n = p->blocks / per;
+        if (n < best) best = n;
+    }
+    return best == UINT64_MAX ? 0 : best;
+}
+
+static double now_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void sim_free(sim *s, const kvp_allocator *alc) {
+    kvp_pool_free(s->pool);
+    kvp__free(alc, s->st);
+    kvp__free(alc, s->running);
+    kvp__free(alc, s->queue);
+}
+
+kvp_status kvp_sim_run(const kvp_sim_config *config, const kvp_workload *workload,
+                       const kvp_allocator *alc, kvp_sim_result *out, kvp_error *err) {
+    if (!config || !workload || !out)
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "sim", "NULL argument");
+    memset(out, 0, sizeof *out);
+    sim s;
+    memset(&s, 0, sizeof s);
+    kvp_sim_config cfg = *config;
+    s.cfg = &cfg;
+    s.w = workload;
+    s.res = out;
+    s.max_batch = cfg.max_batch_size ? cfg.max_batch_size : 256;
+    s.max_tokens = cfg.max_num_tokens ? cfg.max_num_tokens : 8192;
+    s.max_model_len = cfg.max_model_len ? cfg.max_model_len : cfg.pool.max_seq_tokens;
+    if (s.max_model_len == 0 || s.max_model_len > KVP_WORKLOAD_MAX_TOKENS * 2ull)
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "--max-model-len",
+                         "expected 1 to %u tokens, found %llu", KVP_WORKLOAD_MAX_TOKENS * 2u,
+                         (unsigned long long)s.max_model_len);
+    if (s.max_batch > KVP_POOL_MAX_SEQUENCES)
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "--max-batch-size",
+                         "expected 1 to %u sequences, found %u", KVP_POOL_MAX_SEQUENCES,
+                         s.max_batch);
+    cfg.pool.max_sequences = s.max_batch;
+    cfg.pool.max_seq_tokens = s.max_model_len;
+    kvp_status st = kvp_pool_new(&cfg.pool, alc, &s.pool, err);
+    if (st) return st;
+    s.tpb = kvp_pool_tokens_per_block(s.pool);
+    s.reuse = cfg.pool.prefix_reuse;
+    for (uint32_t k = 0; k < cfg.pool.pool_count; k++)
+        s.has_recurrent = s.has_recurrent || cfg.pool.pools[k].kind == KVP_CACHE_RECURRENT;
+    size_t n = workload->count;
+    s.st = kvp__calloc(alc, n ? n : 1, sizeof *s.st);
+    s.running = kvp__calloc(alc, s.max_batch, sizeof *s.running);
+    s.qcap = n + 1;
+    s.queue = kvp__calloc(alc, s.qcap, sizeof *s.queue);
+    if (!s.st || !s.running || !s.queue) {
+        sim_free(&s, alc);
+        return kvp__fail(err, KVP_NOMEM, NULL, "sim", "out of memory for %zu requests", n);
+    }
+    out->requests = n;
+    out->promised_max_sequences = kvp_sim_promised_sequences(&cfg.pool, s.max_model_len);
+    out->sample_stride_steps = 1;
+    double t0 = now_seconds();
+    uint64_t step = 0;
+    size_t next = 0;
+    for (;;) {
+        while (next < n && workload->requests[next].arrival_step <= step)
+            arrive(&s, (uint32_t)next++);
+        if (s.nrunning == 0 && s.qlen == 0) {
+            if (next >= n) break;
+            step = workload->requests[next].arrival_step; /* skip the idle gap */
+            continue;
+        }
+        uint64_t budget = s.max_tokens;
+        bool preempted = false;
+        st = serve_running(&s, &budget, &preempted, err);
+        if (st == KVP_OK && !preempted) st = admit(&s, &budget, err);
+        if (st != KVP_OK) {
+            sim_free(&s, alc);
+            return st;
+        }
+        if (s.nrunning > out->peak_running) out->peak_running = s.nrunning;
+        s.running_sum += s.nrunning;
+        out->steps++;
+        take_sample(&s);
+        sample_and_finish(&s);
+        step++;
+        if (cfg.progress_fn && out->steps % PROGRESS_EVERY_STEPS == 0)
+            cfg.progress_fn(cfg.progress_ctx, s.done, n);
+    }
+    if (cfg.progress_fn) cfg.progress_fn(cfg.progress_ctx, s.done, n);
+    out->elapsed_seconds = now_seconds() - t0;
+    out->steps_per_second =
+        out->elapsed_seconds > 0 ? (double)out->steps / out->elapsed_seconds : 0;
+    out->mean_running = out->steps ? s.running_sum / (double)out->steps : 0;
+    out->prefix_hit_rate = out->prefix_query_tokens
+                               ? (double)out->prefix_hit_tokens / (double)out->prefix_query_tokens
+                               : 0;
+    for (uint32_t k = 0; k < kvp_pool_count(s.pool); k++) {
+        if (kvp_pool_get_spec(s.pool, k)->kind == KVP_CACHE_RECURRENT) continue;
+        kvp_pool_stats ps;
+        kvp_pool_get_stats(s.pool, k, &ps);
+        if (out->total_blocks == 0 ||
+            (double)ps.peak_used_blocks / ps.total_blocks >
+                (double)out->peak_blocks_used / (double)out->total_blocks) {
+            out->peak_blocks_used = ps.peak_used_blocks;
+            out->total_blocks = ps.total_blocks;
+        }
+    }
+    sim_free(&s, alc);
+    return KVP_OK;
+}
