@@ -123,23 +123,6 @@ bool kvp_cli_opt(int argc, char **argv, int *i, const char *name, const char **v
 
 bool kvp_cli_flag(const char *arg, const char *name) { return strcmp(arg, name) == 0; }
 
-/* Levenshtein distance, bounded to short option names. */
-static size_t edit_distance(const char *a, const char *b) {
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 63 || lb > 63) return 99;
-    size_t prev[64], cur[64];
-    for (size_t j = 0; j <= lb; j++) prev[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        cur[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
-            size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
-            cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
-        }
-        memcpy(prev, cur, (lb + 1) * sizeof prev[0]);
-    }
-    return prev[lb];
-}
 
 int kvp_cli_unknown_option(const char *arg, const char *const *known) {
     const char *best = NULL;
@@ -149,7 +132,7 @@ int kvp_cli_unknown_option(const char *arg, const char *const *known) {
     char *eq = strchr(bare, '=');
     if (eq) *eq = '\0';
     for (size_t i = 0; known && known[i]; i++) {
-        size_t d = edit_distance(bare, known[i]);
+        size_t d = kvp__edit_distance(bare, known[i]);
         if (d < best_d) {
             best_d = d;
             best = known[i];

@@ -85,24 +85,6 @@ static bool name_matches(const catalog_entry *e, const char *q) {
     return false;
 }
 
-static size_t edit_distance_ci(const char *a, const char *b) {
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 127 || lb > 127) return 999;
-    size_t prev[128], cur[128];
-    for (size_t j = 0; j <= lb; j++) prev[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        cur[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            int ca = a[i - 1], cb = b[j - 1];
-            if (ca >= 'A' && ca <= 'Z') ca += 32;
-            if (cb >= 'A' && cb <= 'Z') cb += 32;
-            size_t sub = prev[j - 1] + (ca != cb), del = prev[j] + 1, ins = cur[j - 1] + 1;
-            cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
-        }
-        memcpy(prev, cur, (lb + 1) * sizeof prev[0]);
-    }
-    return prev[lb];
-}
 
 kvp_status kvp_model_from_catalog(const char *name, const kvp_allocator *alc, kvp_model **out,
                                   kvp_error *err) {
@@ -115,28 +97,18 @@ kvp_status kvp_model_from_catalog(const char *name, const kvp_allocator *alc, kv
         return st;
     }
     /* Closest three names by edit distance, for the message. */
-    size_t best[3] = {SIZE_MAX, SIZE_MAX, SIZE_MAX}, bestd[3] = {999, 999, 999};
+    kvp__nearest near;
+    kvp__nearest_init(&near);
     for (size_t i = 0; i < g_count; i++) {
-        size_t d = edit_distance_ci(name, g_entries[i].name);
-        size_t d2 = edit_distance_ci(name, g_entries[i].hf_id);
-        if (d2 < d) d = d2;
-        for (int k = 0; k < 3; k++) {
-            if (d < bestd[k]) {
-                for (int m = 2; m > k; m--) {
-                    bestd[m] = bestd[m - 1];
-                    best[m] = best[m - 1];
-                }
-                bestd[k] = d;
-                best[k] = i;
-                break;
-            }
-        }
+        size_t d = kvp__edit_distance(name, g_entries[i].name);
+        size_t d2 = kvp__edit_distance(name, g_entries[i].hf_id);
+        kvp__nearest_offer(&near, i, d2 < d ? d2 : d);
     }
     char hint[384] = "";
-    for (int k = 0; k < 3; k++) {
-        if (best[k] == SIZE_MAX) continue;
+    for (int k = 0; k < KVP_NEAREST_MAX; k++) {
+        if (near.index[k] == SIZE_MAX) continue;
         size_t n = strlen(hint);
-        snprintf(hint + n, sizeof hint - n, "%s%s", k ? ", " : "", g_entries[best[k]].name);
+        snprintf(hint + n, sizeof hint - n, "%s%s", k ? ", " : "", g_entries[near.index[k]].name);
     }
     return kvp__fail(err, KVP_NOT_FOUND, NULL, name,
                      "no such file or catalogue model (closest: %s; 'kvplan models' lists all)",

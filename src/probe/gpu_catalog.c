@@ -151,30 +151,13 @@ kvp_status kvp_gpu_catalog_entry(size_t index, kvp_gpu_info *out) {
     return st;
 }
 
-static size_t edit_distance(const char *a, const char *b) {
-    size_t la = strlen(a), lb = strlen(b);
-    if (la >= NORM_MAX || lb >= NORM_MAX) return SIZE_MAX / 2;
-    size_t prev[NORM_MAX], cur[NORM_MAX];
-    for (size_t j = 0; j <= lb; j++) prev[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        cur[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
-            size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
-            size_t m = sub < del ? sub : del;
-            cur[j] = m < ins ? m : ins;
-        }
-        memcpy(prev, cur, (lb + 1) * sizeof prev[0]);
-    }
-    return prev[lb];
-}
 
 /* Distance of a query to an entry: the smallest over its name and aliases.
  * A query that is a prefix of a name ("h10") counts as close. */
 static size_t entry_distance(json_t *e, const char *q) {
     char norm[NORM_MAX];
     kvp__gpu_normalize(str_or(e, "name", ""), norm, sizeof norm);
-    size_t best = edit_distance(q, norm);
+    size_t best = kvp__edit_distance(q, norm);
     json_t *aliases = json_object_get(e, "aliases");
     size_t i;
     json_t *a;
@@ -182,7 +165,7 @@ static size_t entry_distance(json_t *e, const char *q) {
         const char *s = json_string_value(a);
         if (!s) continue;
         kvp__gpu_normalize(s, norm, sizeof norm);
-        size_t d = edit_distance(q, norm);
+        size_t d = kvp__edit_distance(q, norm);
         if (d < best) best = d;
     }
     return best;
@@ -221,27 +204,15 @@ kvp_status kvp_gpu_lookup(const char *name, kvp_gpu_info *out, kvp_error *err) {
         }
     }
     /* Not found: the three closest distinct entries. */
-    size_t best[3] = {SIZE_MAX, SIZE_MAX, SIZE_MAX}, bestd[3] = {SIZE_MAX, SIZE_MAX, SIZE_MAX};
-    json_array_foreach(gpus, i, e) {
-        size_t d = entry_distance(e, q);
-        for (int k = 0; k < 3; k++) {
-            if (d < bestd[k]) {
-                for (int m = 2; m > k; m--) {
-                    bestd[m] = bestd[m - 1];
-                    best[m] = best[m - 1];
-                }
-                bestd[k] = d;
-                best[k] = i;
-                break;
-            }
-        }
-    }
+    kvp__nearest near;
+    kvp__nearest_init(&near);
+    json_array_foreach(gpus, i, e) kvp__nearest_offer(&near, i, entry_distance(e, q));
     char hint[256] = "";
-    for (int k = 0; k < 3; k++) {
-        if (best[k] == SIZE_MAX) continue;
+    for (int k = 0; k < KVP_NEAREST_MAX; k++) {
+        if (near.index[k] == SIZE_MAX) continue;
         size_t n = strlen(hint);
         snprintf(hint + n, sizeof hint - n, "%s%s", k ? ", " : "",
-                 str_or(json_array_get(gpus, best[k]), "name", "?"));
+                 str_or(json_array_get(gpus, near.index[k]), "name", "?"));
     }
     json_decref(root);
     return kvp__fail(err, KVP_NOT_FOUND, NULL, name,

@@ -59,6 +59,17 @@ bool kvp__utf8_valid(const char *s, size_t len, size_t *bad_offset);
 
 /* Bounded string copy that always terminates (dst_size > 0). */
 void kvp__strlcpy(char *dst, const char *src, size_t dst_size);
+/* Case-insensitive edit distance of two short names (SIZE_MAX/2 past 127 chars). */
+size_t kvp__edit_distance(const char *a, const char *b);
+/* The closest few candidates to an unknown name, for "did you mean" messages. */
+#define KVP_NEAREST_MAX 3
+typedef struct kvp__nearest {
+    size_t index[KVP_NEAREST_MAX];    /* SIZE_MAX when unused */
+    size_t distance[KVP_NEAREST_MAX];
+} kvp__nearest;
+void kvp__nearest_init(kvp__nearest *n);
+void kvp__nearest_offer(kvp__nearest *n, size_t index, size_t distance);
+
 /* Case-insensitive ASCII comparison. */
 int kvp__strcasecmp(const char *a, const char *b);
 
