@@ -181,6 +181,7 @@ typedef struct kvp_sim_result {
     uint32_t samples;            /* block utilization over time, */
     uint64_t sample_stride_steps; /* one sample every stride steps */
     double utilization[KVP_SIM_MAX_SAMPLES]; /* used / total of the busiest pool */
+    uint32_t running[KVP_SIM_MAX_SAMPLES];   /* running requests at the same steps */
 } kvp_sim_result;
 
 /* Sequences of max_model_len tokens the pool holds at once: the smallest,

@@ -11,6 +11,8 @@
 #include "kvplan/plan.h"
 #include "kvplan/probe.h"
 #include "kvplan/local.h"
+#include "kvplan/fit.h"
+#include "from_cmd.h"
 #include "util.h"
 
 #if defined(__has_include)
@@ -32,6 +34,9 @@ static void usage(FILE *out) {
         "  --gpu-mem BYTES              device memory, e.g. 80GiB\n"
         "  --probe [--device N]         plan against the live memory of GPU N (default 0)\n"
         "  --gpus N                     GPUs per node (TP x PP must fit)\n"
+        "  --from \"ENGINE COMMAND\"       take policy and options from a vllm serve / sglang /\n"
+        "                               llama-server / trtllm-serve command line\n"
+        "  --svg FILE, --html FILE      also write the memory bar (SVG) / a self-contained page\n"
         "  --local NAME                 model-local KV caches to report (kvplan local --list);\n"
         "                               with --async-chunk, --streaming, --enforce-eager\n"
         "  --weights BYTES              measured weights on this rank\n"
@@ -73,6 +78,7 @@ typedef struct opts {
     uint32_t device;     /* --device N */
     uint32_t gpus;       /* --gpus N: GPUs per node, 0 = not given */
     const char *local;   /* --local NAME: model-local cache declarations */
+    const char *svg, *html; /* --svg FILE, --html FILE */
     kvp_local_deployment local_dep;
     uint64_t seq_len;
     bool has_max_seq_len;
@@ -190,7 +196,7 @@ static const char *const k_known[] = {
     "--max-batch-size", "--max-num-tokens", "--max-beam-width", "--max-seq-len", "--seq-len",
     "--cuda-graph-batch-size", "--draft", "--spec-mode", "--max-draft-len", "--num-draft-layers",
     "--separate-draft-kv", "--policy", "--explain", "--json", "--help", "--probe", "--device",
-    "--gpus", "--local", "--async-chunk", "--streaming", "--enforce-eager", NULL};
+    "--gpus", "--from", "--svg", "--html", "--local", "--async-chunk", "--streaming", "--enforce-eager", NULL};
 
 /* Returns -1 to continue, else an exit status. */
 static int parse(int argc, char **argv, opts *o) {
@@ -211,6 +217,12 @@ static int parse(int argc, char **argv, opts *o) {
             o->d.attention_dp = true;
         } else if (kvp_cli_flag(a, "--separate-draft-kv")) {
             o->d.separate_draft_kv_cache = 1;
+        } else if (kvp_cli_opt(argc, argv, &i, "--svg", &v, &bad)) {
+            if (bad) return KVP_EXIT_BAD_INPUT;
+            o->svg = v;
+        } else if (kvp_cli_opt(argc, argv, &i, "--html", &v, &bad)) {
+            if (bad) return KVP_EXIT_BAD_INPUT;
+            o->html = v;
         } else if (kvp_cli_opt(argc, argv, &i, "--local", &v, &bad)) {
             if (bad) return KVP_EXIT_BAD_INPUT;
             o->local = v;
@@ -408,9 +420,8 @@ static json_t *ju(uint64_t v) { return json_integer((json_int_t)v); }
 static const char *const k_est_names[] = {"total", "free", "weights", "activation", "non_torch",
                                           "cuda_graph"};
 
-static void print_text(plan_ctx *p) {
-    outbuf ob = {stdout, p->o->explain};
-    FILE *f = stdout;
+static void print_text(plan_ctx *p, FILE *f) {
+    outbuf ob = {f, p->o->explain};
     char b1[32], b2[32];
     const kvp_deploy_settings *d = kvp_creator_deploy(p->creator);
     const kvp_manager_plan *t = &p->plan.managers[KVP_ROLE_TARGET];
@@ -1012,7 +1023,27 @@ static int run(plan_ctx *p) {
         }
         json_decref(j);
     } else {
-        print_text(p);
+        print_text(p, stdout);
+    }
+    /* Pictures of the same plan, written atomically (temporary name, then rename). */
+    uint64_t local_bytes = p->local_peak_bytes + p->local_risk_bytes;
+    if (o->svg && kvp_report_write_plan_svg(o->svg, kvp_model_name(p->model),
+                                            p->have_mem ? &p->mem : NULL, &p->cap, &p->plan,
+                                            local_bytes, &err) != KVP_OK)
+        return kvp_cli_report_error(&err, false);
+    if (o->html) {
+        char *text = NULL;
+        size_t text_len = 0;
+        FILE *mf = open_memstream(&text, &text_len);
+        if (mf) {
+            print_text(p, mf);
+            fclose(mf);
+        }
+        kvp_status st = kvp_report_write_plan_html(o->html, kvp_model_name(p->model), text,
+                                                   p->have_mem ? &p->mem : NULL, &p->cap,
+                                                   &p->plan, local_bytes, &err);
+        free(text);
+        if (st != KVP_OK) return kvp_cli_report_error(&err, false);
     }
     return KVP_EXIT_OK;
 }
@@ -1026,6 +1057,15 @@ static const char *policy_arg(int argc, char **argv) {
 }
 
 int kvp_cmd_plan(int argc, char **argv) {
+    /* --from "vllm serve ...": rewrite the engine's command into plan options first,
+     * since the rewritten arguments carry the --policy. */
+    kvp_from_argv from;
+    if (kvp_cli_from_rewrite(argc, argv, &from) != 0) return KVP_EXIT_BAD_INPUT;
+    if (from.rewritten) {
+        int frc = kvp_cmd_plan(from.argc, from.argv);
+        kvp_cli_from_finish(&from, frc);
+        return frc;
+    }
     const char *policy = policy_arg(argc, argv);
     if (policy && strcmp(policy, "trtllm") != 0) {
 #ifdef KVP_HAVE_PLAN_POLICY

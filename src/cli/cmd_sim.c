@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "kvplan/report.h"
 #include "kvplan/sim.h"
 #include "util.h"
 
@@ -92,6 +93,7 @@ typedef struct options {
     bool no_chunked, no_reuse, json, no_timing;
     kvp_cost_settings cost;
     kvp_workload_options wl;
+    const char *svg; /* --svg FILE: utilization and running requests over steps */
 } options;
 
 static int parse_args(int argc, char **argv, options *o) {
@@ -100,7 +102,7 @@ static int parse_args(int argc, char **argv, options *o) {
         "--block-size", "--tokens-per-block", "--max-model-len", "--max-batch-size",
         "--max-num-tokens", "--recurrent-slots", "--no-chunked-prefill", "--no-prefix-reuse",
         "--arrival-unit", "--step-time", "--no-timing", "--json", "--help", "--gpu",
-        "--gpu-mem", "--free-gpu-memory-fraction", "--cross-kv-cache-fraction", NULL};
+        "--gpu-mem", "--free-gpu-memory-fraction", "--cross-kv-cache-fraction", "--svg", NULL};
     bool bad = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
@@ -109,6 +111,9 @@ static int parse_args(int argc, char **argv, options *o) {
             return -1;
         } else if (kvp_cli_flag(a, "--json")) {
             o->json = true;
+        } else if (kvp_cli_opt(argc, argv, &i, "--svg", &v, &bad)) {
+            if (bad) return KVP_EXIT_BAD_INPUT;
+            o->svg = v;
         } else if (kvp_cli_flag(a, "--no-timing")) {
             o->no_timing = true;
         } else if (kvp_cli_flag(a, "--no-chunked-prefill")) {
@@ -525,6 +530,21 @@ int kvp_cmd_sim(int argc, char **argv) {
     if (!o.have_blocks) r.promised_max_sequences = promised;
     if (o.json) print_json(&o, m, &pc, w, &r);
     else print_text(&o, m, &pc, &r);
+    if (o.svg) {
+        /* Block utilization and running requests over steps, one chart. */
+        static double x[KVP_SIM_MAX_SAMPLES], util[KVP_SIM_MAX_SAMPLES], run[KVP_SIM_MAX_SAMPLES];
+        for (uint32_t i = 0; i < r.samples; i++) {
+            x[i] = (double)i * (double)r.sample_stride_steps;
+            util[i] = 100.0 * r.utilization[i];
+            run[i] = (double)r.running[i];
+        }
+        kvp_report_text t;
+        memset(&t, 0, sizeof t);
+        if (kvp_svg_sim_chart("kvplan sim", x, util, run, r.samples, &t, &err) != KVP_OK ||
+            kvp_report_write_file(o.svg, t.data, t.len, &err) != KVP_OK)
+            exit_code = kvp_cli_report_error(&err, false);
+        kvp_report_text_free(&t);
+    }
 out:
     kvp_workload_free(w);
     kvp_model_free(m);

@@ -298,11 +298,15 @@ static void take_sample(sim *s) {
     if (res->samples == KVP_SIM_MAX_SAMPLES) {
         /* Full: keep every other sample and sample half as often. */
         for (uint32_t i = 0; i < KVP_SIM_MAX_SAMPLES / 2; i++)
+        {
             res->utilization[i] = res->utilization[2 * i];
+            res->running[i] = res->running[2 * i];
+        }
         res->samples = KVP_SIM_MAX_SAMPLES / 2;
         res->sample_stride_steps *= 2;
         if (res->steps % res->sample_stride_steps != 0) return;
     }
+    res->running[res->samples] = s->nrunning;
     res->utilization[res->samples++] = utilization(s);
 }
 

@@ -1,0 +1,262 @@
+/* cmd_compare.c — `kvplan compare MODEL --gpu ...`: the same model, GPU and
+ * memory terms under every engine policy side by side, with the terms that
+ * make them differ: how each defines its budget, how it rounds to pages, and
+ * what it leaves for activations and everything else. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fit_env.h"
+#include "from_cmd.h"
+#include "util.h"
+
+static void usage(FILE *out) {
+    fputs("usage: kvplan compare MODEL (--gpu NAME | --gpu-mem BYTES | --kv-budget BYTES) "
+          "[options]\n"
+          "  --policies LIST              engines to compare (default trtllm,vllm,sglang,llamacpp)\n"
+          "  --html FILE                  one self-contained page: table and a memory bar each\n",
+          out);
+    fputs(kvp_fit_cli_usage, out);
+}
+
+/* Bytes a policy leaves for everything that is not weights or KV cache:
+ * activations, runtime, fragmentation margin. */
+static uint64_t left_over(const kvp_fit_eval *e) {
+    uint64_t used = e->weights_bytes + e->kv_bytes;
+    return e->total_bytes > used ? e->total_bytes - used : 0;
+}
+
+static uint64_t rounding(const kvp_fit_eval *e) {
+    if (e->point.engine == KVP_ENGINE_LLAMACPP) return 0; /* allocates exactly what it asks */
+    return e->budget_bytes > e->kv_bytes ? e->budget_bytes - e->kv_bytes : 0;
+}
+
+static json_t *engine_json(const kvp_fit_eval *e) {
+    json_t *o = fit_eval_json(e);
+    if (e->status != KVP_OK) return o;
+    json_object_set_new(o, "left_for_activations_bytes",
+                        e->total_bytes ? json_integer((json_int_t)left_over(e)) : json_null());
+    json_object_set_new(o, "page_rounding_bytes", json_integer((json_int_t)rounding(e)));
+    json_t *notes = json_array();
+    if (e->point.engine == KVP_ENGINE_TRTLLM) {
+        /* The creator's notes live in the creator; the plan keeps none. */
+    } else {
+        json_object_set_new(o, "era", json_string(e->policy.era));
+        for (uint32_t i = 0; i < e->policy.note_count; i++)
+            json_array_append_new(notes, json_string(e->policy.notes[i]));
+    }
+    json_object_set_new(o, "notes", notes);
+    return o;
+}
+
+int kvp_cmd_compare(int argc, char **argv) {
+    kvp_from_argv from;
+    if (kvp_cli_from_rewrite(argc, argv, &from) != 0) return KVP_EXIT_BAD_INPUT;
+    if (from.rewritten) {
+        int frc = kvp_cmd_compare(from.argc, from.argv);
+        kvp_cli_from_finish(&from, frc);
+        return frc;
+    }
+    fit_cli c;
+    fit_cli_init(&c);
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--json")) c.json = true;
+    kvp_engine engines[KVP_ENGINE_COUNT];
+    size_t n_engines = 0;
+    const char *html = NULL;
+    static const char *const extra[] = {"--policies", "--html", NULL};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = NULL;
+        bool handled = false, bad = false;
+        if (kvp_cli_flag(a, "--help") || kvp_cli_flag(a, "-h")) {
+            usage(stdout);
+            return KVP_EXIT_OK;
+        }
+        int rc = fit_cli_option(&c, argc, argv, &i, &handled);
+        if (rc >= 0) return rc;
+        if (handled) continue;
+        if (kvp_cli_opt(argc, argv, &i, "--policies", &v, &bad)) {
+            if (bad) return KVP_EXIT_BAD_INPUT;
+            char list[256];
+            kvp__strlcpy(list, v, sizeof list);
+            n_engines = 0;
+            char *save = NULL;
+            for (char *it = strtok_r(list, ",", &save); it; it = strtok_r(NULL, ",", &save)) {
+                kvp_engine en;
+                if (kvp_engine_parse(it, &en) != KVP_OK)
+                    return fit_cli_bad(&c, KVP_INVALID_ARG, "--policies",
+                                       "--policies: unknown engine '%s' (expected trtllm, vllm, "
+                                       "sglang, llamacpp)",
+                                       it);
+                bool dup = false;
+                for (size_t k = 0; k < n_engines; k++) dup = dup || engines[k] == en;
+                if (!dup && n_engines < KVP_ENGINE_COUNT) engines[n_engines++] = en;
+            }
+        } else if (kvp_cli_opt(argc, argv, &i, "--html", &v, &bad)) {
+            if (bad) return KVP_EXIT_BAD_INPUT;
+            html = v;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            const char *known[80];
+            size_t n = 0;
+            for (size_t k = 0; kvp_fit_cli_known[k] && n < 70; k++) known[n++] = kvp_fit_cli_known[k];
+            for (size_t k = 0; extra[k]; k++) known[n++] = extra[k];
+            known[n] = NULL;
+            if (c.json)
+                return fit_cli_bad(&c, KVP_INVALID_ARG, a, "unknown option '%s' (see --help)", a);
+            return kvp_cli_unknown_option(a, known);
+        } else if (!c.model_arg) {
+            c.model_arg = a;
+        } else {
+            return fit_cli_bad(&c, KVP_INVALID_ARG, NULL,
+                               "compare takes one MODEL, got a second: '%s'", a);
+        }
+    }
+    if (n_engines == 0)
+        for (int k = 0; k < KVP_ENGINE_COUNT; k++) engines[n_engines++] = (kvp_engine)k;
+    if (c.base.kv_dtype[0])
+        return fit_cli_bad(&c, KVP_INVALID_ARG, "--kv-dtype",
+                           "compare keeps each engine's own KV dtype spelling: drop --kv-dtype "
+                           "(or use 'kvplan sweep --over policy=... --over kv-dtype=...')");
+    int rc = fit_cli_finish(&c, "compare");
+    if (rc >= 0) {
+        fit_cli_free(&c);
+        return rc;
+    }
+    kvp_fit_eval *ev = calloc(n_engines, sizeof *ev);
+    if (!ev) {
+        fit_cli_free(&c);
+        return kvp_cli_fail("out of memory");
+    }
+    kvp_error err;
+    kvp_error_clear(&err);
+    for (size_t k = 0; k < n_engines; k++) {
+        kvp_fit_point p = c.base;
+        p.engine = engines[k];
+        if (kvp_fit_evaluate(&c.env, &p, &ev[k], &err) != KVP_OK) {
+            free(ev);
+            fit_cli_free(&c);
+            return kvp_cli_report_error(&err, c.json);
+        }
+    }
+    const kvp_fit_eval *ref = NULL;
+    for (size_t k = 0; k < n_engines && !ref; k++)
+        if (ev[k].status == KVP_OK) ref = &ev[k];
+
+    if (c.json) {
+        json_t *o = json_object();
+        json_object_set_new(o, "model", json_string(kvp_model_name(c.model)));
+        json_object_set_new(o, "gpu", c.has_gpu_info ? json_string(c.gpu_info.name) : json_null());
+        json_t *arr = json_array();
+        for (size_t k = 0; k < n_engines; k++) json_array_append_new(arr, engine_json(&ev[k]));
+        json_object_set_new(o, "engines", arr);
+        fit_json_print(o);
+    } else {
+        char b1[32], b2[32], b3[32], n1[32], n2[32];
+        printf("model: %s", kvp_model_name(c.model));
+        if (c.has_gpu_info)
+            printf("   gpu: %s (%s)", c.gpu_info.name,
+                   fit_gib(c.gpu_info.total_bytes, b1, sizeof b1));
+        printf("\n");
+        if (ref && ref->total_bytes)
+            printf("memory terms, the same for every engine%s: weights %s, activation peak %s, "
+                   "runtime %s\n",
+                   ref->memory_estimated ? " (estimated from the config)" : "",
+                   fit_gib(ref->weights_bytes, b1, sizeof b1),
+                   fit_gib(ref->activation_bytes, b2, sizeof b2),
+                   fit_gib(ref->runtime_bytes, b3, sizeof b3));
+        printf("\n%-9s %-9s %11s %10s %9s %8s %12s %9s %13s  %s\n", "engine", "kv dtype",
+               "max_seq_len", "budget GiB", "KV GiB", "page", "KV tokens", "max seqs",
+               "left GiB", "limited by");
+        for (size_t k = 0; k < n_engines; k++) {
+            const kvp_fit_eval *e = &ev[k];
+            if (e->status != KVP_OK) {
+                printf("%-9s %s\n", kvp_engine_name(e->point.engine), e->message);
+                continue;
+            }
+            char page[24], why[96];
+            snprintf(page, sizeof page, "%u tok", e->block_tokens);
+            kvp__strlcpy(why, e->binding, sizeof why);
+            char *paren = strstr(why, " (");
+            if (paren) *paren = '\0';
+            char left[24];
+            if (e->total_bytes)
+                snprintf(left, sizeof left, "%.2f", (double)left_over(e) / 1073741824.0);
+            else
+                snprintf(left, sizeof left, "-");
+            printf("%-9s %-9s %11s %10.2f %9.2f %8s %12s %9s %13s  %s\n",
+                   kvp_engine_name(e->point.engine), e->point.kv_dtype,
+                   kvp_cli_fmt_count(e->point.max_seq_len, n1, sizeof n1),
+                   (double)e->budget_bytes / 1073741824.0, (double)e->kv_bytes / 1073741824.0,
+                   page, kvp_cli_fmt_count(e->tokens, n2, sizeof n2),
+                   kvp_cli_fmt_count(e->max_sequences, b1, sizeof b1), left, why);
+        }
+        printf("\nhow each engine defines its KV budget:\n");
+        for (size_t k = 0; k < n_engines; k++)
+            if (ev[k].status == KVP_OK)
+                printf("  %-9s %s\n", kvp_engine_name(ev[k].point.engine), ev[k].budget_formula);
+        printf("page rounding (budget not turned into whole pages):\n");
+        for (size_t k = 0; k < n_engines; k++)
+            if (ev[k].status == KVP_OK)
+                printf("  %-9s %s in pages of %u tokens\n", kvp_engine_name(ev[k].point.engine),
+                       kvp_cli_fmt_bytes(rounding(&ev[k]), b1, sizeof b1), ev[k].block_tokens);
+        if (ref && ref->total_bytes)
+            printf("left GiB = GPU total - weights - KV: what each leaves for activations, "
+                   "runtime and margin\n");
+        for (size_t k = 0; k < n_engines; k++)
+            for (uint32_t i = 0; ev[k].status == KVP_OK && ev[k].point.engine != KVP_ENGINE_TRTLLM &&
+                                 i < ev[k].policy.note_count;
+                 i++)
+                printf("note (%s): %s\n", kvp_engine_name(ev[k].point.engine), ev[k].policy.notes[i]);
+    }
+
+    rc = KVP_EXIT_OK;
+    if (html) {
+        kvp_report_text page;
+        kvp_report_text_init(&page, NULL);
+        char title[256];
+        snprintf(title, sizeof title, "kvplan compare: %s%s%s", kvp_model_name(c.model),
+                 c.has_gpu_info ? " on " : "", c.has_gpu_info ? c.gpu_info.name : "");
+        kvp_html_begin(&page, title);
+        enum { COLS = 7 };
+        static const char *const header[COLS] = {"engine", "kv dtype", "budget GiB", "KV tokens",
+                                                 "max seqs", "limited by", "budget formula"};
+        const char *cells[KVP_ENGINE_COUNT * COLS];
+        char text[KVP_ENGINE_COUNT][3][32];
+        for (size_t k = 0; k < n_engines; k++) {
+            const kvp_fit_eval *e = &ev[k];
+            const char **r = &cells[k * COLS];
+            r[0] = kvp_engine_name(e->point.engine);
+            r[1] = e->point.kv_dtype;
+            snprintf(text[k][0], 32, "%.2f", (double)e->budget_bytes / 1073741824.0);
+            kvp_cli_fmt_count(e->tokens, text[k][1], 32);
+            kvp_cli_fmt_count(e->max_sequences, text[k][2], 32);
+            r[2] = text[k][0];
+            r[3] = text[k][1];
+            r[4] = text[k][2];
+            r[5] = e->status == KVP_OK ? e->binding : e->message;
+            r[6] = e->budget_formula;
+        }
+        kvp_html_table(&page, "every engine, same model, GPU and memory terms", COLS, header,
+                       n_engines, cells);
+        kvp_status st = KVP_OK;
+        for (size_t k = 0; k < n_engines && st == KVP_OK; k++) {
+            if (ev[k].status != KVP_OK) continue;
+            kvp_memory_segment segs[KVP_REPORT_MAX_SEGMENTS];
+            size_t n = kvp_fit_memory_segments(&ev[k], 0, segs, KVP_REPORT_MAX_SEGMENTS);
+            char bar_title[64];
+            snprintf(bar_title, sizeof bar_title, "%s", kvp_engine_name(ev[k].point.engine));
+            kvp_memory_bar bar = {bar_title, ev[k].budget_formula, ev[k].total_bytes, n, segs};
+            kvp_report_text svg;
+            kvp_report_text_init(&svg, NULL);
+            st = kvp_svg_memory_bar(&bar, &svg, &err);
+            kvp_html_svg(&page, &svg);
+            kvp_report_text_free(&svg);
+        }
+        if (st == KVP_OK) st = kvp_html_end(&page, &err);
+        if (st == KVP_OK) st = kvp_report_write_file(html, page.data, page.len, &err);
+        kvp_report_text_free(&page);
+        if (st != KVP_OK) rc = kvp_cli_report_error(&err, c.json);
+    }
+    free(ev);
+    fit_cli_free(&c);
+    return rc;
+}

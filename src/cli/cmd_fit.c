@@ -1,0 +1,270 @@
+/* cmd_fit.c — `kvplan fit MODEL --gpu ...`: solve for the setting left free
+ * (the longest --max-seq-len serving --concurrency N, the most sequences at
+ * a length, the smallest TP on --gpus N, the KV dtype needed), exactly, with
+ * the binding constraint named. Exit 0 when the target is met, 1 when not
+ * (the best that can be done is printed), 2 on bad input. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fit_env.h"
+#include "from_cmd.h"
+#include "util.h"
+
+static void usage(FILE *out) {
+    fputs("usage: kvplan fit MODEL (--gpu NAME | --gpu-mem BYTES | --kv-budget BYTES) "
+          "[constraints]\n"
+          "Solves for what is left free; by default the longest --max-seq-len serving\n"
+          "--concurrency sequences at once, or, with --max-seq-len, the most sequences.\n"
+          "  --solve max-seq-len|concurrency|tp|kv-dtype   what to solve for\n"
+          "  --concurrency N              sequences served at once (default 1)\n"
+          "  --gpus N                     GPUs available for --solve tp (default 8)\n"
+          "  --allow-pp                   --solve tp may also use pipeline parallelism\n"
+          "  --max-seq-len-limit N        upper bound of the length search (default: the\n"
+          "                               model's max_position_embeddings)\n"
+          "  --svg FILE                   the GPU memory bar of the plan at the answer\n",
+          out);
+    fputs(kvp_fit_cli_usage, out);
+}
+
+static int parse_solve(const fit_cli *c, const char *v, kvp_fit_target *out) {
+    if (!strcmp(v, "max-seq-len") || !strcmp(v, "max_seq_len") || !strcmp(v, "context"))
+        *out = KVP_FIT_MAX_SEQ_LEN;
+    else if (!strcmp(v, "concurrency") || !strcmp(v, "batch"))
+        *out = KVP_FIT_CONCURRENCY;
+    else if (!strcmp(v, "tp") || !strcmp(v, "parallel"))
+        *out = KVP_FIT_PARALLEL;
+    else if (!strcmp(v, "kv-dtype") || !strcmp(v, "kv_dtype") || !strcmp(v, "dtype"))
+        *out = KVP_FIT_KV_DTYPE;
+    else
+        return fit_cli_bad(c, KVP_INVALID_ARG, "--solve",
+                           "--solve: '%s' is not max-seq-len, concurrency, tp or kv-dtype", v);
+    return -1;
+}
+
+static void print_eval_line(const char *label, const kvp_fit_eval *e) {
+    char b1[32], n1[32], n2[32], n3[32];
+    if (e->status != KVP_OK) {
+        printf("%s %s\n", label, e->message);
+        return;
+    }
+    char n4[32];
+    printf("%s %s, tp %u, pp %u, kv %s, max_seq_len %s: KV budget %s, %s tokens, KV cache holds "
+           "%s sequences, scheduler cap %s%s\n",
+           label, kvp_engine_name(e->point.engine), e->point.tp, e->point.pp, e->point.kv_dtype,
+           kvp_cli_fmt_count(e->point.max_seq_len, n1, sizeof n1),
+           fit_gib(e->budget_bytes ? e->budget_bytes : e->kv_bytes, b1, sizeof b1),
+           kvp_cli_fmt_count(e->tokens, n2, sizeof n2),
+           kvp_cli_fmt_count(e->max_sequences, n3, sizeof n3),
+           e->batch_limit ? kvp_cli_fmt_count(e->batch_limit, n4, sizeof n4) : "none",
+           e->memory_estimated ? " (memory terms estimated)" : "");
+}
+
+int kvp_cmd_fit(int argc, char **argv) {
+    kvp_from_argv from;
+    if (kvp_cli_from_rewrite(argc, argv, &from) != 0) return KVP_EXIT_BAD_INPUT;
+    if (from.rewritten) {
+        int frc = kvp_cmd_fit(from.argc, from.argv);
+        kvp_cli_from_finish(&from, frc);
+        return frc;
+    }
+    fit_cli c;
+    fit_cli_init(&c);
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--json")) c.json = true;
+    kvp_fit_request req;
+    memset(&req, 0, sizeof req);
+    bool has_solve = false, has_conc = false, has_gpus = false;
+    const char *svg = NULL;
+    static const char *const extra[] = {"--solve", "--concurrency", "--gpus", "--allow-pp",
+                                        "--max-seq-len-limit", "--svg", NULL};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = NULL;
+        bool handled = false, bad = false;
+        if (kvp_cli_flag(a, "--help") || kvp_cli_flag(a, "-h")) {
+            usage(stdout);
+            return KVP_EXIT_OK;
+        }
+        int rc = fit_cli_option(&c, argc, argv, &i, &handled);
+        if (rc >= 0) return rc;
+        if (handled) continue;
+        if (kvp_cli_opt(argc, argv, &i, "--solve", &v, &bad)) {
+            if (bad) return KVP_EXIT_BAD_INPUT;
+            rc = parse_solve(&c, v, &req.solve_for);
+            if (rc >= 0) return rc;
+            has_solve = true;
+        } else if (kvp_cli_opt(argc, argv, &i, "--concurrency", &v, &bad)) {
+            kvp_error e;
+            if (bad) return KVP_EXIT_BAD_INPUT;
+            if (kvp_parse_count(v, &req.concurrency, &e) != KVP_OK || req.concurrency == 0 ||
+                req.concurrency > (1u << 24))
+                return fit_cli_bad(&c, KVP_INVALID_ARG, "--concurrency",
+                                   "--concurrency: '%s', expected 1 to 16777216", v);
+            has_conc = true;
+        } else if (kvp_cli_opt(argc, argv, &i, "--gpus", &v, &bad)) {
+            if (bad || !kvp_cli_u32("--gpus", v, 1, 4096, &req.gpus)) return KVP_EXIT_BAD_INPUT;
+            has_gpus = true;
+        } else if (kvp_cli_flag(a, "--allow-pp")) {
+            req.allow_pp = true;
+        } else if (kvp_cli_opt(argc, argv, &i, "--max-seq-len-limit", &v, &bad)) {
+            if (bad || !kvp_cli_u64_count("--max-seq-len-limit", v, &req.seq_len_hi))
+                return KVP_EXIT_BAD_INPUT;
+            if (req.seq_len_hi == 0)
+                return fit_cli_bad(&c, KVP_INVALID_ARG, "--max-seq-len-limit",
+                                   "--max-seq-len-limit is 0");
+        } else if (kvp_cli_opt(argc, argv, &i, "--svg", &v, &bad)) {
+            if (bad) return KVP_EXIT_BAD_INPUT;
+            svg = v;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            const char *known[80];
+            size_t n = 0;
+            for (size_t k = 0; kvp_fit_cli_known[k] && n < 70; k++) known[n++] = kvp_fit_cli_known[k];
+            for (size_t k = 0; extra[k]; k++) known[n++] = extra[k];
+            known[n] = NULL;
+            if (c.json)
+                return fit_cli_bad(&c, KVP_INVALID_ARG, a, "unknown option '%s' (see --help)", a);
+            return kvp_cli_unknown_option(a, known);
+        } else if (!c.model_arg) {
+            c.model_arg = a;
+        } else {
+            return fit_cli_bad(&c, KVP_INVALID_ARG, NULL, "fit takes one MODEL, got a second: '%s'",
+                               a);
+        }
+    }
+    /* What is left free. */
+    if (!has_solve) {
+        if (has_gpus)
+            req.solve_for = KVP_FIT_PARALLEL;
+        else if (c.has_max_seq_len && !has_conc)
+            req.solve_for = KVP_FIT_CONCURRENCY;
+        else
+            req.solve_for = KVP_FIT_MAX_SEQ_LEN;
+    }
+    if (req.solve_for == KVP_FIT_MAX_SEQ_LEN && c.has_max_seq_len && has_solve)
+        return fit_cli_bad(&c, KVP_INVALID_ARG, "--max-seq-len",
+                           "--solve max-seq-len leaves the length free: drop --max-seq-len (use "
+                           "--max-seq-len-limit for the search bound)");
+    if (req.solve_for == KVP_FIT_PARALLEL && c.base.tp)
+        return fit_cli_bad(&c, KVP_INVALID_ARG, "--tp", "--solve tp leaves --tp free: drop --tp");
+    if (req.solve_for == KVP_FIT_KV_DTYPE && c.base.kv_dtype[0])
+        return fit_cli_bad(&c, KVP_INVALID_ARG, "--kv-dtype",
+                           "--solve kv-dtype leaves --kv-dtype free: drop --kv-dtype");
+    if (req.solve_for == KVP_FIT_CONCURRENCY && has_conc)
+        return fit_cli_bad(&c, KVP_INVALID_ARG, "--concurrency",
+                           "--solve concurrency leaves --concurrency free: drop it");
+    int rc = fit_cli_finish(&c, "fit");
+    if (rc >= 0) {
+        fit_cli_free(&c);
+        return rc;
+    }
+    req.base = c.base;
+    kvp_fit_answer *ans = calloc(1, sizeof *ans);
+    if (!ans) {
+        fit_cli_free(&c);
+        return kvp_cli_fail("out of memory");
+    }
+    kvp_error err;
+    kvp_error_clear(&err);
+    kvp_status st = kvp_fit_solve(&c.env, &req, ans, &err);
+    if (st != KVP_OK) {
+        free(ans);
+        fit_cli_free(&c);
+        return kvp_cli_report_error(&err, c.json);
+    }
+    uint64_t conc = req.concurrency ? req.concurrency : 1;
+    const char *what = kvp_fit_target_name(req.solve_for);
+
+    if (svg && ans->at.status == KVP_OK) {
+        kvp_memory_segment segs[KVP_REPORT_MAX_SEGMENTS];
+        size_t n = kvp_fit_memory_segments(&ans->at, 0, segs, KVP_REPORT_MAX_SEGMENTS);
+        char sub[256];
+        snprintf(sub, sizeof sub, "%s on %s: %s = %s (%s, tp %u)", kvp_model_name(c.model),
+                 c.has_gpu_info ? c.gpu_info.name : "the GPU", what,
+                 ans->found ? ans->value_text : "none", kvp_engine_name(ans->at.point.engine),
+                 ans->at.point.tp);
+        kvp_memory_bar bar = {"GPU memory at the answer", sub,
+                              ans->at.total_bytes ? ans->at.total_bytes : 0, n, segs};
+        kvp_report_text t;
+        kvp_report_text_init(&t, NULL);
+        st = kvp_svg_memory_bar(&bar, &t, &err);
+        if (st == KVP_OK) st = kvp_report_write_file(svg, t.data, t.len, &err);
+        kvp_report_text_free(&t);
+        if (st != KVP_OK) {
+            free(ans);
+            fit_cli_free(&c);
+            return kvp_cli_report_error(&err, c.json);
+        }
+    }
+
+    if (c.json) {
+        json_t *o = json_object();
+        json_object_set_new(o, "model", json_string(kvp_model_name(c.model)));
+        json_object_set_new(o, "gpu", c.has_gpu_info ? json_string(c.gpu_info.name) : json_null());
+        json_object_set_new(o, "solved_for", json_string(what));
+        json_object_set_new(o, "found", json_boolean(ans->found));
+        if (!ans->found)
+            json_object_set_new(o, "value", json_null());
+        else if (req.solve_for == KVP_FIT_KV_DTYPE)
+            json_object_set_new(o, "value", json_string(ans->value_text));
+        else
+            json_object_set_new(o, "value", json_integer((json_int_t)ans->value));
+        if (req.solve_for == KVP_FIT_PARALLEL && ans->found)
+            json_object_set_new(o, "pp", json_integer((json_int_t)ans->at.point.pp));
+        json_object_set_new(o, "concurrency", json_integer((json_int_t)conc));
+        json_object_set_new(o, "limited_by", json_string(ans->limited_by));
+        json_object_set_new(o, "at_search_bound", json_boolean(ans->at_search_bound));
+        json_object_set_new(o, "best", ans->found ? json_null() : json_string(ans->best));
+        json_object_set_new(o, "evaluations", json_integer((json_int_t)ans->evaluations));
+        json_object_set_new(o, "plan", fit_eval_json(&ans->at));
+        fit_json_print(o);
+    } else {
+        char n1[32];
+        printf("model:      %s\n", kvp_model_name(c.model));
+        if (c.has_gpu_info)
+            printf("gpu:        %s (%.2f GiB)\n", c.gpu_info.name,
+                   (double)c.gpu_info.total_bytes / 1073741824.0);
+        printf("policy:     %s\n", kvp_engine_name(c.base.engine));
+        switch (req.solve_for) {
+        case KVP_FIT_MAX_SEQ_LEN:
+            printf("question:   the longest max_seq_len serving %llu sequence%s at once\n",
+                   (unsigned long long)conc, conc == 1 ? "" : "s");
+            break;
+        case KVP_FIT_CONCURRENCY:
+            printf("question:   the most sequences of max_seq_len %s at once\n",
+                   kvp_cli_fmt_count(ans->at.point.max_seq_len, n1, sizeof n1));
+            break;
+        case KVP_FIT_PARALLEL:
+            printf("question:   the smallest parallelism on %u GPUs serving %llu sequence%s\n",
+                   req.gpus ? req.gpus : 8, (unsigned long long)conc, conc == 1 ? "" : "s");
+            break;
+        default:
+            printf("question:   the widest KV dtype serving %llu sequence%s\n",
+                   (unsigned long long)conc, conc == 1 ? "" : "s");
+            break;
+        }
+        if (ans->found) {
+            bool counted = req.solve_for == KVP_FIT_MAX_SEQ_LEN ||
+                           req.solve_for == KVP_FIT_CONCURRENCY;
+            if (counted)
+                printf("answer:     %s = %s\n", what, kvp_cli_fmt_count(ans->value, n1, sizeof n1));
+            else if (req.solve_for == KVP_FIT_PARALLEL)
+                printf("answer:     tp %u, pp %u\n", ans->at.point.tp, ans->at.point.pp);
+            else
+                printf("answer:     %s = %s\n", what, ans->value_text);
+            if (counted && !ans->at_search_bound)
+                printf("limited by: %s (at %s)\n", ans->limited_by,
+                       kvp_cli_fmt_count(ans->value + 1, n1, sizeof n1));
+            else
+                printf("limited by: %s\n", ans->limited_by);
+        } else {
+            printf("answer:     none: the target cannot be met\n");
+            printf("limited by: %s\n", ans->limited_by);
+            printf("best:       %s\n", ans->best);
+        }
+        print_eval_line("plan:      ", &ans->at);
+        printf("(%u plans evaluated)\n", ans->evaluations);
+    }
+    int code = ans->found ? KVP_EXIT_OK : KVP_EXIT_NO;
+    free(ans);
+    fit_cli_free(&c);
+    return code;
+}

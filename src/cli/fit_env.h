@@ -1,0 +1,52 @@
+/* fit_env.h — the options `kvplan fit`, `sweep` and `compare` share: MODEL,
+ * the GPU and measured memory, the engine policy and its base settings, and
+ * the JSON form of one evaluated point. */
+#ifndef KVP_CLI_FIT_ENV_H
+#define KVP_CLI_FIT_ENV_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cli.h"
+#include "kvplan/fit.h"
+
+typedef struct fit_cli {
+    const char *model_arg;
+    const char *gpu;
+    kvp_gpu_info gpu_info;
+    bool has_gpu_info;
+    bool has_gpu_mem;
+    uint64_t gpu_mem;
+    bool json;
+    bool has_max_seq_len;
+    kvp_model *model;           /* owned after fit_cli_finish */
+    char model_dir[4096];       /* checkpoint folder of MODEL, when it is a path */
+    kvp_fit_env env;
+    kvp_fit_point base;
+} fit_cli;
+
+void fit_cli_init(fit_cli *c);
+/* Try argv[*i] as a shared option. Returns -1 when it was handled (or not
+ * ours: *handled false), else an exit status after printing the error. */
+int fit_cli_option(fit_cli *c, int argc, char **argv, int *i, bool *handled);
+/* The names fit_cli_option knows, NULL-terminated (for "did you mean"). */
+extern const char *const kvp_fit_cli_known[];
+/* Load the model and the GPU; check memory was given. -1 or an exit status. */
+int fit_cli_finish(fit_cli *c, const char *command);
+void fit_cli_free(fit_cli *c);
+/* Print an error of kind `code` (one line, and JSON on stdout with --json). */
+int fit_cli_bad(const fit_cli *c, kvp_status code, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Usage lines of the shared options. */
+extern const char kvp_fit_cli_usage[];
+
+/* An evaluated point as JSON (numbers in bytes and tokens). */
+json_t *fit_eval_json(const kvp_fit_eval *e);
+/* Print a JSON value (indented) on stdout and free it. */
+void fit_json_print(json_t *j);
+/* "1.50 GiB" */
+const char *fit_gib(uint64_t bytes, char *buf, size_t n);
+
+#endif

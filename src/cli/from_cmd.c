@@ -1,0 +1,711 @@
+/* from_cmd.c — `kvplan plan --from "<engine command>"` (from_cmd.h): split the
+ * pasted command like a shell, tell the engine from the program name, map the
+ * options kvplan models to `kvplan plan` options and list every other one as
+ * ignored. trtllm-serve's extra-options YAML is read for its simple
+ * `key: value` lines (no YAML library: kvplan needs a dozen scalar keys). */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "from_cmd.h"
+#include "util.h"
+
+#define MAX_TOKENS 512
+
+/* ------------------------------------------------------------- storage */
+
+static char *store(kvp_from_cmd *c, const char *s, size_t n) {
+    if (c->used + n + 1 > sizeof c->storage) return NULL;
+    char *d = c->storage + c->used;
+    memcpy(d, s, n);
+    d[n] = '\0';
+    c->used += n + 1;
+    return d;
+}
+
+static bool emit(kvp_from_cmd *c, const char *s) {
+    if (c->argc >= KVP_FROM_MAX_ARGS) return false;
+    char *d = store(c, s, strlen(s));
+    if (!d) return false;
+    c->argv[c->argc++] = d;
+    return true;
+}
+
+static void ignore(kvp_from_cmd *c, const char *name, const char *value) {
+    c->ignored_count++;
+    size_t len = strlen(c->ignored);
+    if (len + 8 >= sizeof c->ignored) return;
+    snprintf(c->ignored + len, sizeof c->ignored - len, "%s%s%s%s", len ? ", " : "", name,
+             value ? " " : "", value ? value : "");
+}
+
+/* ------------------------------------------------------------ tokenizer */
+
+static bool is_space(char ch) { return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r'; }
+
+/* POSIX-shell word splitting without expansion: '...' literal, "..." with
+ * \" \\ \$ \` escapes, \x outside quotes, backslash-newline joins lines. */
+static int tokenize(const char *s, kvp_from_cmd *c, char **tok, int *count, char *msg,
+                    size_t msg_size) {
+    *count = 0;
+    const char *p = s;
+    for (;;) {
+        while (is_space(*p) || (p[0] == '\\' && (p[1] == '\n' || p[1] == '\r'))) p += p[0] == '\\' ? 2 : 1;
+        if (!*p) break;
+        if (*count >= MAX_TOKENS) {
+            snprintf(msg, msg_size, "--from: the command has more than %d words", MAX_TOKENS);
+            return KVP_EXIT_BAD_INPUT;
+        }
+        char *start = c->storage + c->used;
+        size_t n = 0, room = sizeof c->storage - c->used - 1;
+#define PUT(ch)                                                                              \
+    do {                                                                                     \
+        if (n >= room) {                                                                     \
+            snprintf(msg, msg_size, "--from: the command is too long");                      \
+            return KVP_EXIT_BAD_INPUT;                                                       \
+        }                                                                                    \
+        start[n++] = (ch);                                                                   \
+    } while (0)
+        while (*p && !is_space(*p)) {
+            if (*p == '\'') {
+                const char *q = strchr(p + 1, '\'');
+                if (!q) {
+                    snprintf(msg, msg_size, "--from: unterminated single quote in the command");
+                    return KVP_EXIT_BAD_INPUT;
+                }
+                for (p++; p < q; p++) PUT(*p);
+                p = q + 1;
+            } else if (*p == '"') {
+                p++;
+                while (*p && *p != '"') {
+                    if (*p == '\\' && p[1] && strchr("\"\\$`\n", p[1])) {
+                        if (p[1] != '\n') PUT(p[1]);
+                        p += 2;
+                    } else {
+                        PUT(*p);
+                        p++;
+                    }
+                }
+                if (*p != '"') {
+                    snprintf(msg, msg_size, "--from: unterminated double quote in the command");
+                    return KVP_EXIT_BAD_INPUT;
+                }
+                p++;
+            } else if (*p == '\\') {
+                if (p[1] == '\n') {
+                    p += 2;
+                } else if (p[1]) {
+                    PUT(p[1]);
+                    p += 2;
+                } else {
+                    snprintf(msg, msg_size,
+                             "--from: the command ends with a backslash (a continuation with "
+                             "nothing after it)");
+                    return KVP_EXIT_BAD_INPUT;
+                }
+            } else {
+                PUT(*p);
+                p++;
+            }
+        }
+#undef PUT
+        start[n] = '\0';
+        c->used += n + 1;
+        tok[(*count)++] = start;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ option tables */
+
+typedef enum map_kind {
+    MAP_VALUE = 0,   /* --opt V -> to V */
+    MAP_FLAG,        /* --opt -> to (a false "=value" drops it) */
+    MAP_MODEL,       /* --model M */
+    MAP_YAML,        /* trtllm-serve --extra_llm_api_options FILE */
+    MAP_FA,          /* llama.cpp -fa [on|off|auto] */
+    MAP_IGNORE_FLAG, /* known flag without a value kvplan does not model */
+} map_kind;
+
+typedef struct opt_map {
+    const char *names[4];
+    const char *to;
+    map_kind kind;
+} opt_map;
+
+/* vLLM `vllm serve` (EngineArgs names). */
+static const opt_map k_vllm[] = {
+    {{"--model"}, NULL, MAP_MODEL},
+    {{"--max-model-len"}, "--max-model-len", MAP_VALUE},
+    {{"--tensor-parallel-size", "-tp"}, "--tp", MAP_VALUE},
+    {{"--pipeline-parallel-size", "-pp"}, "--pp", MAP_VALUE},
+    {{"--data-parallel-size", "-dp"}, "--dp", MAP_VALUE},
+    {{"--kv-cache-dtype"}, "--kv-dtype", MAP_VALUE},
+    {{"--gpu-memory-utilization"}, "--gpu-memory-utilization", MAP_VALUE},
+    {{"--block-size"}, "--block-size", MAP_VALUE},
+    {{"--max-num-batched-tokens"}, "--max-num-batched-tokens", MAP_VALUE},
+    {{"--max-num-seqs"}, "--max-num-seqs", MAP_VALUE},
+    {{"--mamba-cache-mode"}, "--mamba-cache-mode", MAP_VALUE},
+    {{"--kv-cache-memory-bytes", "--kv-cache-memory"}, "--kv-budget", MAP_VALUE},
+    {{"--trust-remote-code", "--enforce-eager", "--enable-prefix-caching",
+      "--no-enable-prefix-caching"}, NULL, MAP_IGNORE_FLAG},
+    {{"--enable-chunked-prefill", "--disable-log-requests", "--disable-log-stats",
+      "--enable-auto-tool-choice"}, NULL, MAP_IGNORE_FLAG},
+    {{"--enable-expert-parallel", "--async-scheduling", "--no-enable-chunked-prefill"}, NULL,
+     MAP_IGNORE_FLAG},
+    {{NULL}, NULL, MAP_VALUE},
+};
+
+/* SGLang `python -m sglang.launch_server` (ServerArgs names). */
+static const opt_map k_sglang[] = {
+    {{"--model-path", "--model"}, NULL, MAP_MODEL},
+    {{"--tp", "--tp-size", "--tensor-parallel-size"}, "--tp", MAP_VALUE},
+    {{"--pp", "--pp-size", "--pipeline-parallel-size"}, "--pp", MAP_VALUE},
+    {{"--dp", "--dp-size", "--data-parallel-size"}, "--dp", MAP_VALUE},
+    {{"--enable-dp-attention"}, "--enable-dp-attention", MAP_FLAG},
+    {{"--mem-fraction-static"}, "--mem-fraction-static", MAP_VALUE},
+    {{"--kv-cache-dtype"}, "--kv-dtype", MAP_VALUE},
+    {{"--page-size"}, "--page-size", MAP_VALUE},
+    {{"--context-length"}, "--context-length", MAP_VALUE},
+    {{"--trust-remote-code", "--enable-torch-compile", "--disable-radix-cache",
+      "--disable-cuda-graph"}, NULL, MAP_IGNORE_FLAG},
+    {{"--enable-metrics", "--enable-mixed-chunk", "--skip-server-warmup"}, NULL,
+     MAP_IGNORE_FLAG},
+    {{NULL}, NULL, MAP_VALUE},
+};
+
+/* llama.cpp `llama-server` (common arg names). */
+static const opt_map k_llamacpp[] = {
+    {{"-m", "--model", "-hf", "--hf-repo"}, NULL, MAP_MODEL},
+    {{"-c", "--ctx-size"}, "--ctx-size", MAP_VALUE},
+    {{"-np", "--parallel"}, "--parallel", MAP_VALUE},
+    {{"-ctk", "--cache-type-k"}, "--cache-type-k", MAP_VALUE},
+    {{"-ctv", "--cache-type-v"}, "--cache-type-v", MAP_VALUE},
+    {{"-kvu", "--kv-unified"}, "--kv-unified", MAP_FLAG},
+    {{"-no-kvu", "--no-kv-unified"}, "--no-kv-unified", MAP_FLAG},
+    {{"--swa-full"}, "--swa-full", MAP_FLAG},
+    {{"-ub", "--ubatch-size"}, "--ubatch-size", MAP_VALUE},
+    {{"-b", "--batch-size"}, "--batch-size", MAP_VALUE},
+    {{"-fa", "--flash-attn"}, "--flash-attn", MAP_FA},
+    {{"-cb", "--cont-batching", "--no-mmap", "--mlock"}, NULL, MAP_IGNORE_FLAG},
+    {{"--jinja", "--metrics", "--no-webui", "--embedding"}, NULL, MAP_IGNORE_FLAG},
+    {{"-v", "--verbose", "-nocb", "--no-cont-batching"}, NULL, MAP_IGNORE_FLAG},
+    {{NULL}, NULL, MAP_VALUE},
+};
+
+/* TensorRT-LLM `trtllm-serve` (click option names). */
+static const opt_map k_trtllm[] = {
+    {{"--model"}, NULL, MAP_MODEL},
+    {{"--tp_size", "--tp-size"}, "--tp", MAP_VALUE},
+    {{"--pp_size", "--pp-size"}, "--pp", MAP_VALUE},
+    {{"--max_batch_size", "--max-batch-size"}, "--max-batch-size", MAP_VALUE},
+    {{"--max_num_tokens", "--max-num-tokens"}, "--max-num-tokens", MAP_VALUE},
+    {{"--max_seq_len", "--max-seq-len"}, "--max-seq-len", MAP_VALUE},
+    {{"--max_beam_width", "--max-beam-width"}, "--max-beam-width", MAP_VALUE},
+    {{"--kv_cache_free_gpu_memory_fraction", "--kv-cache-free-gpu-memory-fraction"},
+     "--free-gpu-memory-fraction", MAP_VALUE},
+    {{"--extra_llm_api_options", "--extra-llm-api-options", "--config"}, NULL, MAP_YAML},
+    {{"--trust_remote_code", "--trust-remote-code"}, NULL, MAP_IGNORE_FLAG},
+    {{NULL}, NULL, MAP_VALUE},
+};
+
+static const opt_map *find_opt(const opt_map *table, const char *name) {
+    for (; table->names[0]; table++)
+        for (int k = 0; k < 4 && table->names[k]; k++)
+            if (strcmp(table->names[k], name) == 0) return table;
+    return NULL;
+}
+
+static bool is_false(const char *v) {
+    return v && (strcmp(v, "0") == 0 || kvp__strcasecmp(v, "false") == 0 ||
+                 kvp__strcasecmp(v, "off") == 0 || kvp__strcasecmp(v, "no") == 0);
+}
+
+/* ----------------------------------------------------------------- YAML */
+
+typedef struct yaml_map {
+    const char *key;  /* dotted path */
+    const char *to;
+    bool flag;        /* true/false value: emit `to` on true */
+} yaml_map;
+
+/* The LlmArgs keys that change the KV plan. */
+static const yaml_map k_yaml[] = {
+    {"tensor_parallel_size", "--tp", false},
+    {"pipeline_parallel_size", "--pp", false},
+    {"max_batch_size", "--max-batch-size", false},
+    {"max_num_tokens", "--max-num-tokens", false},
+    {"max_seq_len", "--max-seq-len", false},
+    {"max_beam_width", "--max-beam-width", false},
+    {"enable_attention_dp", "--attention-dp", true},
+    {"kv_cache_config.free_gpu_memory_fraction", "--free-gpu-memory-fraction", false},
+    {"kv_cache_config.dtype", "--kv-dtype", false},
+    {"kv_cache_config.max_tokens", "--max-tokens", false},
+    {"kv_cache_config.enable_block_reuse", "--enable-block-reuse", true},
+    {"kv_cache_config.tokens_per_block", "--tokens-per-block", false},
+    {"kv_cache_config.host_cache_size", "--host-cache-size", false},
+    {"kv_cache_config.max_gpu_total_bytes", "--max-gpu-total-bytes", false},
+    {"kv_cache_config.max_attention_window", "--max-attention-window", false},
+    {"kv_cache_config.cross_kv_cache_fraction", "--cross-kv-cache-fraction", false},
+    {"cuda_graph_config.max_batch_size", "--cuda-graph-batch-size", false},
+    {NULL, NULL, false},
+};
+
+static char *trim(char *s) {
+    while (*s == ' ' || *s == '\t') s++;
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r')) s[--n] = '\0';
+    return s;
+}
+
+/* Cut a trailing " # comment" outside quotes. */
+static void strip_comment(char *s) {
+    char quote = 0;
+    for (char *p = s; *p; p++) {
+        if (quote) {
+            if (*p == quote) quote = 0;
+        } else if (*p == '\'' || *p == '"') {
+            quote = *p;
+        } else if (*p == '#' && (p == s || p[-1] == ' ' || p[-1] == '\t')) {
+            *p = '\0';
+            return;
+        }
+    }
+}
+
+static void unquote(char *v) {
+    size_t n = strlen(v);
+    if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0]) {
+        memmove(v, v + 1, n - 2);
+        v[n - 2] = '\0';
+    }
+}
+
+/* "[4096, 32768]" -> "4096,32768" for --max-attention-window. */
+static bool flow_list(char *v) {
+    size_t n = strlen(v);
+    if (n < 2 || v[0] != '[' || v[n - 1] != ']') return false;
+    size_t o = 0;
+    for (size_t i = 1; i + 1 < n; i++)
+        if (v[i] != ' ') v[o++] = v[i];
+    v[o] = '\0';
+    return true;
+}
+
+static int read_yaml(const char *path, kvp_from_cmd *c, const char **yargv, int *yargc,
+                     char *msg, size_t msg_size) {
+    char *buf = NULL;
+    size_t len = 0;
+    kvp_error err;
+    if (kvp__read_file(path, KVP_FROM_MAX_YAML, NULL, &buf, &len, &err) != KVP_OK) {
+        snprintf(msg, msg_size, "--from: cannot read the extra options file: %s", err.message);
+        return KVP_EXIT_BAD_INPUT;
+    }
+    /* An option file is text: a binary file is a wrong path, not options. */
+    size_t bad_at = 0;
+    bool text = kvp__utf8_valid(buf, len, &bad_at) && memchr(buf, '\0', len) == NULL;
+    for (size_t i = 0; text && i < len; i++) {
+        unsigned char ch = (unsigned char)buf[i];
+        if (ch < 0x20 && ch != '\n' && ch != '\r' && ch != '\t') {
+            text = false;
+            bad_at = i;
+        }
+    }
+    if (!text) {
+        snprintf(msg, msg_size,
+                 "--from: %s is not a YAML text file (binary byte at offset %zu)", path, bad_at);
+        kvp__free(NULL, buf);
+        return KVP_EXIT_BAD_INPUT;
+    }
+    struct {
+        size_t indent;
+        char key[64];
+    } stack[8];
+    int depth = 0;
+    char *save = NULL;
+    for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        strip_comment(line);
+        size_t indent = 0;
+        while (line[indent] == ' ') indent++;
+        char *body = trim(line + indent);
+        if (!*body || strcmp(body, "---") == 0) continue;
+        if (body[0] == '-') continue; /* block list items: the keys kvplan reads are scalars */
+        char *colon = strstr(body, ": ");
+        if (!colon && body[strlen(body) - 1] == ':') colon = body + strlen(body) - 1;
+        if (!colon) continue;
+        *colon = '\0';
+        char *key = trim(body), *value = trim(colon + 1);
+        unquote(key);
+        while (depth > 0 && stack[depth - 1].indent >= indent) depth--;
+        if (!*value) {
+            /* LlmArgs nest two levels; deeper trees are not an options file. */
+            if (depth >= 8) {
+                snprintf(msg, msg_size,
+                         "--from: %s nests mappings deeper than 8 levels (at key '%.64s')", path,
+                         key);
+                kvp__free(NULL, buf);
+                return KVP_EXIT_BAD_INPUT;
+            }
+            stack[depth].indent = indent;
+            kvp__strlcpy(stack[depth].key, key, sizeof stack[depth].key);
+            depth++;
+            continue;
+        }
+        char full[256] = "";
+        for (int d = 0; d < depth; d++) {
+            strncat(full, stack[d].key, sizeof full - strlen(full) - 1);
+            strncat(full, ".", sizeof full - strlen(full) - 1);
+        }
+        strncat(full, key, sizeof full - strlen(full) - 1);
+        unquote(value);
+        bool null_value = strcmp(value, "null") == 0 || strcmp(value, "~") == 0 ||
+                          strcmp(value, "None") == 0;
+        /* Sections kvplan reads must be mappings. */
+        if (depth == 0 && !null_value &&
+            (strcmp(full, "kv_cache_config") == 0 || strcmp(full, "cuda_graph_config") == 0)) {
+            snprintf(msg, msg_size, "--from: %s: %s must be a mapping, found '%.64s'", path, full,
+                     value);
+            kvp__free(NULL, buf);
+            return KVP_EXIT_BAD_INPUT;
+        }
+        /* An unclosed [ or { is not a value. */
+        size_t vlen = strlen(value);
+        if ((value[0] == '[' && value[vlen - 1] != ']') ||
+            (value[0] == '{' && value[vlen - 1] != '}')) {
+            snprintf(msg, msg_size, "--from: %s: %s: unclosed '%c' in '%.64s'", path, full,
+                     value[0], value);
+            kvp__free(NULL, buf);
+            return KVP_EXIT_BAD_INPUT;
+        }
+        /* cuda_graph_config: null disables CUDA graphs. */
+        if (strcmp(full, "cuda_graph_config") == 0 && null_value) {
+            if (*yargc + 2 > KVP_FROM_MAX_ARGS) break;
+            yargv[(*yargc)++] = "--cuda-graph-batch-size";
+            yargv[(*yargc)++] = "0";
+            continue;
+        }
+        const yaml_map *m = NULL;
+        for (const yaml_map *t = k_yaml; t->key; t++)
+            if (strcmp(t->key, full) == 0) m = t;
+        if (!m) {
+            char what[320];
+            snprintf(what, sizeof what, "%s: %s", full, value);
+            ignore(c, what, NULL);
+            continue;
+        }
+        if (null_value) continue;
+        if (strcmp(m->key, "kv_cache_config.max_attention_window") == 0 && value[0] == '[' &&
+            !flow_list(value)) {
+            ignore(c, full, value);
+            continue;
+        }
+        if (*yargc + 2 > KVP_FROM_MAX_ARGS) break;
+        if (m->flag) {
+            if (!is_false(value)) yargv[(*yargc)++] = m->to;
+            continue;
+        }
+        char *v = store(c, value, strlen(value));
+        if (!v) {
+            snprintf(msg, msg_size, "--from: the extra options file %s is too large", path);
+            kvp__free(NULL, buf);
+            return KVP_EXIT_BAD_INPUT;
+        }
+        yargv[(*yargc)++] = m->to;
+        yargv[(*yargc)++] = v;
+    }
+    kvp__free(NULL, buf);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ parse */
+
+static const char *base_name(const char *path) {
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+static bool env_assignment(const char *t) {
+    if (!((t[0] >= 'A' && t[0] <= 'Z') || (t[0] >= 'a' && t[0] <= 'z') || t[0] == '_'))
+        return false;
+    for (const char *p = t; *p; p++) {
+        if (*p == '=') return true;
+        if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+              *p == '_'))
+            return false;
+    }
+    return false;
+}
+
+int kvp_from_parse(const char *cmdline, kvp_from_cmd *c, char *msg, size_t msg_size) {
+    memset(c, 0, offsetof(kvp_from_cmd, storage));
+    if (!cmdline || strlen(cmdline) >= KVP_FROM_MAX_INPUT) {
+        snprintf(msg, msg_size, "--from: the command is empty or longer than %d bytes",
+                 KVP_FROM_MAX_INPUT);
+        return KVP_EXIT_BAD_INPUT;
+    }
+    char *tok[MAX_TOKENS];
+    int n = 0;
+    int rc = tokenize(cmdline, c, tok, &n, msg, msg_size);
+    if (rc) return rc;
+    int i = 0;
+    while (i < n && (env_assignment(tok[i]) || strcmp(tok[i], "env") == 0 ||
+                     strcmp(tok[i], "exec") == 0))
+        i++;
+    if (i >= n) {
+        snprintf(msg, msg_size, "--from: the command is empty");
+        return KVP_EXIT_BAD_INPUT;
+    }
+    const char *prog = base_name(tok[i]);
+    const opt_map *table = NULL;
+    if (strcmp(prog, "vllm") == 0 && i + 1 < n && strcmp(tok[i + 1], "serve") == 0) {
+        kvp__strlcpy(c->engine, "vllm", sizeof c->engine);
+        table = k_vllm;
+        i += 2;
+    } else if (strncmp(prog, "python", 6) == 0 && i + 2 < n && strcmp(tok[i + 1], "-m") == 0) {
+        const char *mod = tok[i + 2];
+        if (strcmp(mod, "sglang.launch_server") == 0) {
+            kvp__strlcpy(c->engine, "sglang", sizeof c->engine);
+            table = k_sglang;
+        } else if (strcmp(mod, "vllm.entrypoints.openai.api_server") == 0) {
+            kvp__strlcpy(c->engine, "vllm", sizeof c->engine);
+            table = k_vllm;
+        }
+        i += 3;
+    } else if (strcmp(prog, "llama-server") == 0 || strcmp(prog, "llama-cli") == 0) {
+        kvp__strlcpy(c->engine, "llamacpp", sizeof c->engine);
+        table = k_llamacpp;
+        i += 1;
+    } else if (strcmp(prog, "trtllm-serve") == 0) {
+        kvp__strlcpy(c->engine, "trtllm", sizeof c->engine);
+        table = k_trtllm;
+        i += 1;
+        if (i < n && strcmp(tok[i], "serve") == 0) i++;
+    }
+    if (!table) {
+        snprintf(msg, msg_size,
+                 "--from: cannot tell the engine from '%s': expected 'vllm serve', 'python -m "
+                 "sglang.launch_server', 'llama-server' or 'trtllm-serve'",
+                 tok[i]);
+        return KVP_EXIT_BAD_INPUT;
+    }
+    bool positional_model = table == k_vllm || table == k_trtllm;
+    const char *yaml_path = NULL;
+    for (; i < n; i++) {
+        char *a = tok[i];
+        if (a[0] != '-' || a[1] == '\0') {
+            if (positional_model && !c->model)
+                c->model = a;
+            else
+                ignore(c, a, NULL);
+            continue;
+        }
+        /* --name=value */
+        char name[128];
+        const char *inline_value = NULL;
+        kvp__strlcpy(name, a, sizeof name);
+        char *eq = strchr(name, '=');
+        if (eq) {
+            *eq = '\0';
+            inline_value = a + (eq - name) + 1;
+        }
+        const opt_map *m = find_opt(table, name);
+        bool next_is_value = i + 1 < n && (tok[i + 1][0] != '-' ||
+                                           (tok[i + 1][1] >= '0' && tok[i + 1][1] <= '9'));
+        if (!m) {
+            if (inline_value)
+                ignore(c, a, NULL);
+            else if (next_is_value)
+                ignore(c, name, tok[++i]);
+            else
+                ignore(c, name, NULL);
+            continue;
+        }
+        const char *value = inline_value;
+        if (m->kind == MAP_VALUE || m->kind == MAP_MODEL || m->kind == MAP_YAML) {
+            if (!value) {
+                if (i + 1 >= n) {
+                    snprintf(msg, msg_size, "--from: %s needs a value", name);
+                    return KVP_EXIT_BAD_INPUT;
+                }
+                value = tok[++i];
+            }
+        }
+        switch (m->kind) {
+        case MAP_MODEL: c->model = value; break;
+        case MAP_YAML: yaml_path = value; break;
+        case MAP_VALUE:
+            if (!emit(c, m->to) || !emit(c, value)) goto too_many;
+            break;
+        case MAP_FLAG:
+            if (!is_false(value) && !emit(c, m->to)) goto too_many;
+            break;
+        case MAP_FA:
+            /* -fa takes on|off|auto in current llama.cpp; older builds had a bare flag. */
+            if (!value && i + 1 < n &&
+                (!kvp__strcasecmp(tok[i + 1], "on") || !kvp__strcasecmp(tok[i + 1], "off") ||
+                 !kvp__strcasecmp(tok[i + 1], "auto")))
+                value = tok[++i];
+            if (!emit(c, value ? "--flash-attn" : m->to)) goto too_many;
+            if (value && !emit(c, value)) goto too_many;
+            break;
+        case MAP_IGNORE_FLAG: ignore(c, a, NULL); break;
+        }
+    }
+    if (yaml_path) {
+        const char *yargv[KVP_FROM_MAX_ARGS];
+        int yargc = 0;
+        rc = read_yaml(yaml_path, c, yargv, &yargc, msg, msg_size);
+        if (rc) return rc;
+        /* LlmArgs from the YAML override the command-line flags: append them last. */
+        for (int k = 0; k < yargc; k++)
+            if (!emit(c, yargv[k])) goto too_many;
+    }
+    if (!c->model) {
+        snprintf(msg, msg_size, "--from: the %s command names no model (expected %s)", c->engine,
+                 table == k_sglang     ? "--model-path M"
+                 : table == k_llamacpp ? "-m model.gguf"
+                                       : "the model right after the program name");
+        return KVP_EXIT_BAD_INPUT;
+    }
+    return 0;
+too_many:
+    snprintf(msg, msg_size, "--from: the command has too many options");
+    return KVP_EXIT_BAD_INPUT;
+}
+
+/* ------------------------------------------------------------- rewrite */
+
+static bool has_json(int argc, char **argv) {
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--json") == 0) return true;
+    return false;
+}
+
+static int from_fail(int argc, char **argv, const char *msg) {
+    kvp_error e;
+    kvp_error_clear(&e);
+    e.code = KVP_INVALID_ARG;
+    kvp__strlcpy(e.key, "--from", sizeof e.key);
+    kvp__strlcpy(e.message, msg, sizeof e.message);
+    return kvp_cli_report_error(&e, has_json(argc, argv));
+}
+
+/* Print one argument the way a shell would read it back. */
+static void print_word(FILE *f, const char *w) {
+    bool plain = *w != '\0';
+    for (const char *p = w; *p; p++)
+        if (!(strchr("-_./:=,+@%", *p) || (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') ||
+              (*p >= 'A' && *p <= 'Z')))
+            plain = false;
+    if (plain) {
+        fputs(w, f);
+        return;
+    }
+    fputc('\'', f);
+    for (const char *p = w; *p; p++) {
+        if (*p == '\'')
+            fputs("'\\''", f);
+        else
+            fputc(*p, f);
+    }
+    fputc('\'', f);
+}
+
+int kvp_cli_from_rewrite(int argc, char **argv, kvp_from_argv *out) {
+    memset(out, 0, sizeof *out);
+    out->argc = argc;
+    out->argv = argv;
+    int at = -1;
+    const char *cmdline = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *v = NULL;
+        if (strcmp(argv[i], "--from") == 0) {
+            if (i + 1 >= argc)
+                return from_fail(argc, argv, "--from needs a value: the engine command, quoted");
+            v = argv[i + 1];
+        } else if (strncmp(argv[i], "--from=", 7) == 0) {
+            v = argv[i] + 7;
+        } else {
+            continue;
+        }
+        if (at >= 0) return from_fail(argc, argv, "--from given twice");
+        at = i;
+        cmdline = v;
+        if (strcmp(argv[i], "--from") == 0) i++;
+    }
+    if (at < 0) return 0;
+    kvp_from_cmd *c = kvp__malloc(NULL, sizeof *c);
+    if (!c) return from_fail(argc, argv, "out of memory");
+    char msg[512];
+    int rc = kvp_from_parse(cmdline, c, msg, sizeof msg);
+    if (rc) {
+        kvp__free(NULL, c);
+        return from_fail(argc, argv, msg);
+    }
+    size_t cap = (size_t)argc + (size_t)c->argc + 8;
+    char **nv = kvp__calloc(NULL, cap, sizeof *nv);
+    if (!nv) {
+        kvp__free(NULL, c);
+        return from_fail(argc, argv, "out of memory");
+    }
+    /* Every string goes through the command's storage so argv is writable. */
+    int k = 0;
+    const char *head[4] = {argv[0], c->model, "--policy", c->engine};
+    for (int h = 0; h < 4; h++) {
+        nv[k] = store(c, head[h], strlen(head[h]));
+        if (!nv[k]) goto nomem;
+        k++;
+    }
+    for (int j = 0; j < c->argc; j++) nv[k++] = (char *)c->argv[j];
+    for (int j = 1; j < argc; j++) {
+        if (j == at) {
+            if (strcmp(argv[j], "--from") == 0) j++;
+            continue;
+        }
+        nv[k++] = argv[j];
+    }
+    nv[k] = NULL;
+    /* The notes are printed after the run (kvp_cli_from_finish), so a run
+     * refused as bad input keeps its single error line. */
+    char *note = NULL;
+    size_t note_len = 0;
+    FILE *f = open_memstream(&note, &note_len);
+    if (f) {
+        fputs("kvplan: --from: planning as: kvplan", f);
+        for (int j = 0; j < k; j++) {
+            fputc(' ', f);
+            print_word(f, nv[j]);
+        }
+        fputc('\n', f);
+        if (c->ignored_count)
+            fprintf(f, "kvplan: --from: ignored %d option(s) kvplan does not model: %s\n",
+                    c->ignored_count, c->ignored);
+        fclose(f);
+    }
+    out->note = note;
+    out->rewritten = true;
+    out->argc = k;
+    out->argv = nv;
+    out->cmd = c;
+    return 0;
+nomem:
+    kvp__free(NULL, nv);
+    kvp__free(NULL, c);
+    return from_fail(argc, argv, "the --from command is too long");
+}
+
+void kvp_cli_from_free(kvp_from_argv *fa) {
+    if (!fa || !fa->rewritten) return;
+    kvp__free(NULL, fa->argv);
+    kvp__free(NULL, fa->cmd);
+    free(fa->note); /* open_memstream: libc */
+    memset(fa, 0, sizeof *fa);
+}
+
+void kvp_cli_from_finish(kvp_from_argv *fa, int rc) {
+    if (!fa || !fa->rewritten) return;
+    if (rc != KVP_EXIT_BAD_INPUT && fa->note) fputs(fa->note, stderr);
+    kvp_cli_from_free(fa);
+}

@@ -1,0 +1,326 @@
+/* fit_solve.c — `kvplan fit`: solve for the one setting left free
+ * (include/kvplan/fit.h). Lengths and counts by bisection over the planner
+ * (kvp_fit_search_max); tp / dtype by walking the candidates in order. Each
+ * answer carries the plan at the answer and why one step further fails. */
+#include <stdio.h>
+#include <string.h>
+
+#include "kvplan/fit.h"
+#include "util.h"
+
+#define SEQ_LEN_FALLBACK_HI (1ull << 20)
+#define CONCURRENCY_HI (1ull << 24)
+#define LLAMACPP_MAX_SEQ 256 /* llama.cpp's LLAMA_MAX_SEQ */
+
+const char *kvp_fit_target_name(kvp_fit_target target) {
+    switch (target) {
+    case KVP_FIT_MAX_SEQ_LEN: return "max_seq_len";
+    case KVP_FIT_CONCURRENCY: return "concurrency";
+    case KVP_FIT_PARALLEL: return "tp";
+    case KVP_FIT_KV_DTYPE: return "kv_dtype";
+    default: return "unknown";
+    }
+}
+
+/* TensorRT-LLM sizes recurrent state for max_batch_size slots up front: a
+ * fit for N sequences deploys max_batch_size = N unless the user set it. */
+static bool batch_follows_concurrency(const kvp_fit_env *env, const kvp_fit_point *p) {
+    if (p->engine != KVP_ENGINE_TRTLLM || env->deploy.max_batch_size || p->max_batch_size)
+        return false;
+    for (size_t i = 0; i < kvp_model_cache_count(env->model); i++)
+        if (kvp_model_cache(env->model, i)->kind == KVP_CACHE_RECURRENT) return true;
+    return false;
+}
+
+typedef struct search_ctx {
+    const kvp_fit_env *env;
+    kvp_fit_point point;
+    uint64_t concurrency;
+    kvp_fit_eval scratch;      /* evaluation of the last probe */
+    bool cached;               /* CONCURRENCY: one plan answers every probe */
+} search_ctx;
+
+/* MAX_SEQ_LEN probe: plan at length L, serve `concurrency` sequences. */
+static kvp_status probe_len(uint64_t L, void *vctx, bool *fits, char *why, size_t n,
+                            kvp_error *err) {
+    search_ctx *c = vctx;
+    kvp_fit_point p = c->point;
+    p.max_seq_len = L;
+    if (p.engine == KVP_ENGINE_LLAMACPP) p.sequences = (uint32_t)c->concurrency;
+    if (batch_follows_concurrency(c->env, &c->point)) p.max_batch_size = c->concurrency;
+    kvp_status st = kvp_fit_evaluate(c->env, &p, &c->scratch, err);
+    if (st != KVP_OK) return st;
+    *fits = kvp_fit_serves(&c->scratch, c->concurrency, why, n);
+    return KVP_OK;
+}
+
+/* CONCURRENCY probe: N sequences at the point's length. The plan does not
+ * depend on N except for llama.cpp (n_ctx = length * N). */
+static kvp_status probe_count(uint64_t N, void *vctx, bool *fits, char *why, size_t n,
+                              kvp_error *err) {
+    search_ctx *c = vctx;
+    bool per_n = batch_follows_concurrency(c->env, &c->point);
+    if (c->point.engine == KVP_ENGINE_LLAMACPP || per_n) {
+        kvp_fit_point p = c->point;
+        if (per_n)
+            p.max_batch_size = N;
+        else
+            p.sequences = (uint32_t)N;
+        kvp_status st = kvp_fit_evaluate(c->env, &p, &c->scratch, err);
+        if (st != KVP_OK) return st;
+        *fits = kvp_fit_serves(&c->scratch, N, why, n);
+        return KVP_OK;
+    }
+    if (!c->cached) {
+        kvp_status st = kvp_fit_evaluate(c->env, &c->point, &c->scratch, err);
+        if (st != KVP_OK) return st;
+        c->cached = true;
+    }
+    *fits = kvp_fit_serves(&c->scratch, N, why, n);
+    return KVP_OK;
+}
+
+static void describe_eval(const kvp_fit_eval *e, char *buf, size_t n) {
+    if (e->status != KVP_OK)
+        snprintf(buf, n, "%s", e->message);
+    else
+        snprintf(buf, n, "tp %u, pp %u, kv %s, max_seq_len %llu: %llu sequences at once, one "
+                         "sequence up to %llu tokens",
+                 e->point.tp, e->point.pp, e->point.kv_dtype,
+                 (unsigned long long)e->point.max_seq_len,
+                 (unsigned long long)e->max_sequences,
+                 (unsigned long long)(e->longest_tokens == UINT64_MAX ? 0 : e->longest_tokens));
+}
+
+static kvp_status solve_len(const kvp_fit_env *env, const kvp_fit_request *req,
+                            kvp_fit_answer *out, kvp_error *err) {
+    const kvp_model_info *info = kvp_model_get_info(env->model);
+    uint64_t lo = req->seq_len_lo ? req->seq_len_lo : 1;
+    uint64_t hi = req->seq_len_hi ? req->seq_len_hi
+                                  : info->max_position_embeddings ? info->max_position_embeddings
+                                                                  : SEQ_LEN_FALLBACK_HI;
+    if (lo > hi)
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "--max-seq-len",
+                         "the length range is empty: %llu > %llu", (unsigned long long)lo,
+                         (unsigned long long)hi);
+    search_ctx *c = kvp__calloc(NULL, 1, sizeof *c);
+    if (!c) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
+    c->env = env;
+    c->point = req->base;
+    c->concurrency = req->concurrency ? req->concurrency : 1;
+    kvp_fit_search s;
+    kvp_status st = kvp_fit_search_max(lo, hi, probe_len, c, &s, err);
+    if (st == KVP_OK) {
+        out->found = s.found;
+        out->evaluations = s.evaluations;
+        out->at_search_bound = s.at_upper_bound;
+        if (s.found) {
+            out->value = s.value;
+            snprintf(out->value_text, sizeof out->value_text, "%llu", (unsigned long long)s.value);
+            if (s.at_upper_bound)
+                snprintf(out->limited_by, sizeof out->limited_by,
+                         "the search bound: max_seq_len %llu (the model's "
+                         "max_position_embeddings or --max-seq-len-limit)",
+                         (unsigned long long)hi);
+            else
+                kvp__strlcpy(out->limited_by, s.limited_by, sizeof out->limited_by);
+            bool again = false;
+            char why_again[KVP_FIT_REASON_MAX];
+            st = probe_len(s.value, c, &again, why_again, sizeof why_again, err);
+            if (st == KVP_OK) out->at = c->scratch;
+        } else {
+            kvp__strlcpy(out->limited_by, s.limited_by, sizeof out->limited_by);
+            out->at = c->scratch;
+            if (c->concurrency > 1) {
+                /* The best that can be done: serve fewer at once. */
+                c->concurrency = 1;
+                kvp_fit_search one;
+                st = kvp_fit_search_max(lo, hi, probe_len, c, &one, err);
+                out->evaluations += one.evaluations;
+                if (st == KVP_OK && one.found)
+                    snprintf(out->best, sizeof out->best,
+                             "one sequence at a time fits up to max_seq_len %llu",
+                             (unsigned long long)one.value);
+            }
+            if (!out->best[0])
+                snprintf(out->best, sizeof out->best,
+                         "nothing fits even at max_seq_len %llu%s", (unsigned long long)lo,
+                         req->base.engine != KVP_ENGINE_LLAMACPP
+                             ? ": more GPUs may (kvplan fit ... --gpus N solves for tp)"
+                             : "");
+        }
+    }
+    kvp__free(NULL, c);
+    return st;
+}
+
+static kvp_status solve_count(const kvp_fit_env *env, const kvp_fit_request *req,
+                              kvp_fit_answer *out, kvp_error *err) {
+    search_ctx *c = kvp__calloc(NULL, 1, sizeof *c);
+    if (!c) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
+    c->env = env;
+    c->point = req->base;
+    uint64_t hi = req->base.engine == KVP_ENGINE_LLAMACPP ? LLAMACPP_MAX_SEQ : CONCURRENCY_HI;
+    kvp_fit_search s;
+    kvp_status st = kvp_fit_search_max(1, hi, probe_count, c, &s, err);
+    if (st == KVP_OK) {
+        out->found = s.found;
+        out->evaluations = s.evaluations;
+        out->at_search_bound = s.at_upper_bound;
+        if (s.found) {
+            out->value = s.value;
+            snprintf(out->value_text, sizeof out->value_text, "%llu", (unsigned long long)s.value);
+            kvp__strlcpy(out->limited_by,
+                         s.at_upper_bound ? "the search bound" : s.limited_by,
+                         sizeof out->limited_by);
+            bool again = false;
+            char why_again[KVP_FIT_REASON_MAX];
+            st = probe_count(s.value, c, &again, why_again, sizeof why_again, err);
+            if (st == KVP_OK) out->at = c->scratch;
+        } else {
+            kvp__strlcpy(out->limited_by, s.limited_by, sizeof out->limited_by);
+            out->at = c->scratch;
+            if (c->scratch.status == KVP_OK && c->scratch.longest_tokens &&
+                c->scratch.longest_tokens != UINT64_MAX)
+                snprintf(out->best, sizeof out->best,
+                         "one sequence fits up to %llu tokens: lower --max-seq-len to that or "
+                         "below",
+                         (unsigned long long)c->scratch.longest_tokens);
+            else
+                snprintf(out->best, sizeof out->best, "no sequence fits: %s", s.limited_by);
+        }
+    }
+    kvp__free(NULL, c);
+    return st;
+}
+
+/* PARALLEL: fewest GPUs first; at equal GPUs, more tensor parallelism. */
+static kvp_status solve_parallel(const kvp_fit_env *env, const kvp_fit_request *req,
+                                 kvp_fit_answer *out, kvp_error *err) {
+    uint32_t gpus = req->gpus ? req->gpus : 8;
+    uint64_t conc = req->concurrency ? req->concurrency : 1;
+    kvp_fit_eval *e = kvp__calloc(NULL, 1, sizeof *e);
+    if (!e) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
+    char prev_why[KVP_FIT_REASON_MAX] = "";
+    char prev_name[32] = "";
+    bool any = false;
+    for (uint32_t total = 1; total <= gpus && !out->found; total *= 2) {
+        for (uint32_t tp = total; tp >= 1 && !out->found; tp /= 2) {
+            uint32_t pp = total / tp;
+            if (pp > 1 && !req->allow_pp) continue;
+            kvp_fit_point p = req->base;
+            p.tp = tp;
+            p.pp = pp;
+            if (batch_follows_concurrency(env, &p)) p.max_batch_size = conc;
+            kvp_status st = kvp_fit_evaluate(env, &p, e, err);
+            if (st != KVP_OK) {
+                kvp__free(NULL, e);
+                return st;
+            }
+            out->evaluations++;
+            char why[KVP_FIT_REASON_MAX];
+            if (kvp_fit_serves(e, conc, why, sizeof why)) {
+                out->found = true;
+                out->value = tp;
+                snprintf(out->value_text, sizeof out->value_text, "tp %u pp %u", tp, pp);
+                out->at = *e;
+                if (prev_name[0])
+                    snprintf(out->limited_by, sizeof out->limited_by, "%s: %s", prev_name,
+                             prev_why);
+                else
+                    snprintf(out->limited_by, sizeof out->limited_by,
+                             "nothing: the smallest setting fits");
+            } else {
+                snprintf(prev_name, sizeof prev_name, "tp %u pp %u", tp, pp);
+                kvp__strlcpy(prev_why, why, sizeof prev_why);
+                out->at = *e;
+                any = true;
+            }
+            if (tp == 1) break;
+        }
+    }
+    if (!out->found) {
+        snprintf(out->limited_by, sizeof out->limited_by, "%s: %s", prev_name, prev_why);
+        char d[KVP_FIT_REASON_MAX];
+        describe_eval(&out->at, d, sizeof d);
+        snprintf(out->best, sizeof out->best, "the most parallel setting on %u GPUs: %s", gpus,
+                 any ? d : "no candidate");
+    }
+    kvp__free(NULL, e);
+    return KVP_OK;
+}
+
+static kvp_status solve_dtype(const kvp_fit_env *env, const kvp_fit_request *req,
+                              kvp_fit_answer *out, kvp_error *err) {
+    static const char *const trt[] = {"auto", "fp8", "nvfp4"};
+    static const char *const vllm[] = {"auto", "fp8"};
+    static const char *const sgl[] = {"auto", "fp8_e4m3"};
+    static const char *const llama[] = {"f16", "q8_0", "q4_0"};
+    const char *const *list = req->dtypes;
+    size_t count = req->dtype_count;
+    if (!list || !count) {
+        switch (req->base.engine) {
+        case KVP_ENGINE_VLLM: list = vllm; count = 2; break;
+        case KVP_ENGINE_SGLANG: list = sgl; count = 2; break;
+        case KVP_ENGINE_LLAMACPP: list = llama; count = 3; break;
+        default: list = trt; count = 3; break;
+        }
+    }
+    uint64_t conc = req->concurrency ? req->concurrency : 1;
+    kvp_fit_eval *e = kvp__calloc(NULL, 1, sizeof *e);
+    if (!e) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
+    char prev_why[KVP_FIT_REASON_MAX] = "", prev[32] = "";
+    for (size_t i = 0; i < count && !out->found; i++) {
+        kvp_fit_point p = req->base;
+        kvp__strlcpy(p.kv_dtype, list[i], sizeof p.kv_dtype);
+        if (p.engine == KVP_ENGINE_LLAMACPP && conc > 1) p.sequences = (uint32_t)conc;
+        if (batch_follows_concurrency(env, &p)) p.max_batch_size = conc;
+        kvp_status st = kvp_fit_evaluate(env, &p, e, err);
+        if (st != KVP_OK) {
+            kvp__free(NULL, e);
+            return st;
+        }
+        out->evaluations++;
+        char why[KVP_FIT_REASON_MAX];
+        out->at = *e;
+        if (kvp_fit_serves(e, conc, why, sizeof why)) {
+            out->found = true;
+            out->value = i;
+            kvp__strlcpy(out->value_text, list[i], sizeof out->value_text);
+            if (prev[0])
+                snprintf(out->limited_by, sizeof out->limited_by, "kv dtype %s: %s", prev,
+                         prev_why);
+            else
+                snprintf(out->limited_by, sizeof out->limited_by,
+                         "nothing: the widest dtype fits");
+        } else {
+            kvp__strlcpy(prev, list[i], sizeof prev);
+            kvp__strlcpy(prev_why, why, sizeof prev_why);
+        }
+    }
+    if (!out->found) {
+        snprintf(out->limited_by, sizeof out->limited_by, "kv dtype %s: %s", prev, prev_why);
+        char d[KVP_FIT_REASON_MAX];
+        describe_eval(&out->at, d, sizeof d);
+        snprintf(out->best, sizeof out->best, "the narrowest dtype gives %s", d);
+    }
+    kvp__free(NULL, e);
+    return KVP_OK;
+}
+
+kvp_status kvp_fit_solve(const kvp_fit_env *env, const kvp_fit_request *req, kvp_fit_answer *out,
+                         kvp_error *err) {
+    if (!env || !env->model || !req || !out)
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "fit needs a model and a request");
+    memset(out, 0, sizeof *out);
+    out->solved_for = req->solve_for;
+    switch (req->solve_for) {
+    case KVP_FIT_MAX_SEQ_LEN: return solve_len(env, req, out, err);
+    case KVP_FIT_CONCURRENCY: return solve_count(env, req, out, err);
+    case KVP_FIT_PARALLEL: return solve_parallel(env, req, out, err);
+    case KVP_FIT_KV_DTYPE: return solve_dtype(env, req, out, err);
+    default:
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "solve_for", "unknown fit target %d",
+                         (int)req->solve_for);
+    }
+}
