@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Install the Debian 12 packages kvplan needs, only those missing (run as root).
+# valgrind: memcheck over a sample of the hostile corpus (tests/cli/hostile_corpus.sh);
+# binutils: readelf for the hardening check (tests/cli/hostile_hardening.sh).
 set -euo pipefail
 need=()
-for p in build-essential cmake pkg-config libjansson-dev libcmocka-dev clang libclang-rt-14-dev; do
+for p in build-essential cmake pkg-config libjansson-dev libcmocka-dev clang libclang-rt-14-dev \
+         valgrind binutils; do
   dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
 done
 if ((${#need[@]})); then

@@ -1,22 +1,43 @@
 #!/usr/bin/env bash
-# Build kvplan and run every test: a release build with warnings as errors, then
-# the same suite under AddressSanitizer + UndefinedBehaviorSanitizer, then a
-# bounded libFuzzer run of each harness. Installs missing Debian packages first.
+# Build kvplan and run every test: a release build with warnings as errors (its
+# ctest includes the hardening check and valgrind memcheck over a sample of the
+# hostile corpus), then the same suite under AddressSanitizer +
+# UndefinedBehaviorSanitizer (the allocation-failure tests run there too), then
+# the thread tests under ThreadSanitizer, then a bounded libFuzzer run of each
+# harness. Installs missing Debian packages first. docs/hostile.md explains each
+# stage. KVP_FUZZ_SECONDS sets the fuzzing time per harness (default 20).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
 jobs=$(nproc 2>/dev/null || echo 2)
+t0=$SECONDS
+stage() { echo "== $1 (at $((SECONDS - t0)) s)"; }
 
-echo "== release build (-Werror)"
+stage "release build (-Werror, hardened)"
 cmake -S . -B build-ci -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKVP_WERROR=ON >/dev/null
 cmake --build build-ci -j"$jobs"
 ctest --test-dir build-ci --output-on-failure -j"$jobs"
 
-echo "== ASan + UBSan build"
+stage "ASan + UBSan build"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DKVP_SANITIZE=ON -DKVP_BENCH=OFF >/dev/null
 cmake --build build-asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j"$jobs"
 
-echo "== fuzz (bounded)"
+stage "ThreadSanitizer: the thread tests"
+# Only tests/unit/test_threads_*.c are built and run in this tree.
+threads=()
+for f in tests/unit/test_threads_*.c; do
+  [ -e "$f" ] && threads+=("$(basename "$f" .c)")
+done
+if ((${#threads[@]})); then
+  cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DKVP_TSAN=ON -DKVP_BENCH=OFF \
+    -DKVP_WERROR=OFF >/dev/null
+  cmake --build build-tsan -j"$jobs" --target "${threads[@]}"
+  TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+    ctest --test-dir build-tsan --output-on-failure -j"$jobs" -R '^test_threads_'
+fi
+
+stage "fuzz (bounded)"
 bash scripts/fuzz.sh "${KVP_FUZZ_SECONDS:-20}"
+stage "done"

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "hf_json.h"
+#include "json_error.h"
 #include "hf_layers.h"
 
 /* Rewrite bare Infinity / -Infinity / NaN tokens outside strings with numbers
@@ -313,13 +314,7 @@ kvp_status kvp_model_from_hf_json(const char *text, size_t len, const char *name
     kvp__free(alc, work);
     if (!root) {
         kvp_model_free(model);
-        kvp_status st = kvp__fail(err, KVP_SYNTAX, name, NULL, "line %d, column %d: %s", jerr.line,
-                                  jerr.column, jerr.text);
-        if (err) {
-            err->line = jerr.line;
-            err->column = jerr.column;
-        }
-        return st;
+        return kvp__json_load_fail(err, name, &jerr); /* KVP_NOMEM when jansson ran out */
     }
     hf_reader r;
     memset(&r, 0, sizeof r);

@@ -808,7 +808,11 @@ static kvp_status read_mamba_ssm(layers_ctx *c) {
         (s = kvp__hf_u32(r, &ssm, "headdim", 1, KVP_MAX_HEAD_DIM, &headdim, &found)) ||
         (s = kvp__hf_u32(r, &ssm, "ngroups", 1, KVP_MAX_HEADS, &ngroups, &found)))
         return s;
-    uint64_t d_inner = d_model * expand;
+    uint64_t d_inner = d_model * expand; /* < 2^38: d_model <= 2^32-1, expand <= 64 */
+    if (d_inner > KVP_MAX_HEADS * 64ull) /* the bound read_mamba1 uses; heads are uint32 */
+        return kvp__hf_fail(r, root, "d_model", KVP_CONFIG,
+                            "d_inner = d_model %llu x expand %u is absurd",
+                            (unsigned long long)d_model, expand);
     kvp_recurrent_geometry g;
     memset(&g, 0, sizeof g);
     g.conv_kernel = d_conv;
@@ -838,8 +842,16 @@ static kvp_status read_mamba_ssm(layers_ctx *c) {
         if ((s = kvp__hf_u32(r, &acfg, "num_heads", 1, KVP_MAX_HEADS, &heads, NULL))) return s;
         kv = heads;
         if ((s = kvp__hf_u32(r, &acfg, "num_heads_kv", 1, KVP_MAX_HEADS, &kv, &found))) return s;
-        uint32_t hd = (uint32_t)(d_model / heads);
+        uint32_t hd = 0;
         if ((s = kvp__hf_u32(r, &acfg, "head_dim", 1, KVP_MAX_HEAD_DIM, &hd, &found))) return s;
+        if (!found) {
+            /* Derived like every other reader: a head dim of 0 would cost nothing. */
+            if (d_model % heads != 0 || d_model / heads > KVP_MAX_HEAD_DIM)
+                return kvp__hf_fail(r, &acfg, "num_heads", KVP_CONFIG,
+                                    "d_model %llu is not divisible into %u heads of at most %u",
+                                    (unsigned long long)d_model, heads, KVP_MAX_HEAD_DIM);
+            hd = (uint32_t)(d_model / heads);
+        }
         ag.kv_heads = kv;
         ag.k_head_dim = ag.v_head_dim = hd;
         for (size_t k = 0; k < json_array_size(idx); k++) {

@@ -1,9 +1,11 @@
 /* file.c — bounded whole-file reads: a hostile file far larger than any config is refused
  * before it is read, and a file that grows while read is cut at the bound and refused. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -11,17 +13,35 @@ kvp_status kvp__read_file(const char *path, size_t max_bytes, const kvp_allocato
                           char **out_buf, size_t *out_len, kvp_error *err) {
     *out_buf = NULL;
     if (out_len) *out_len = 0;
+    /* Opened non-blocking so that a FIFO nobody writes cannot hang the open (it then
+     * reads as empty); blocking is restored for the reads. fstat on the open file
+     * also closes the window between checking a path and reading it. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return kvp__fail(err, KVP_IO, path, NULL, "cannot open: %s", strerror(errno));
     struct stat st;
-    if (stat(path, &st) != 0)
-        return kvp__fail(err, KVP_IO, path, NULL, "cannot open: %s", strerror(errno));
-    if (S_ISDIR(st.st_mode))
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return kvp__fail(err, KVP_IO, path, NULL, "cannot open: %s", strerror(e));
+    }
+    if (S_ISDIR(st.st_mode)) {
+        close(fd);
         return kvp__fail(err, KVP_IO, path, NULL, "is a directory, expected a file");
-    if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > (uint64_t)max_bytes)
+    }
+    if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > (uint64_t)max_bytes) {
+        close(fd);
         return kvp__fail(err, KVP_IO, path, NULL,
                          "file is %llu bytes, larger than the %zu-byte limit for this kind of input",
                          (unsigned long long)st.st_size, max_bytes);
-    FILE *f = fopen(path, "rb");
-    if (!f) return kvp__fail(err, KVP_IO, path, NULL, "cannot open: %s", strerror(errno));
+    }
+    int flags = fcntl(fd, F_GETFL);
+    if (flags >= 0) (void)fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        int e = errno;
+        close(fd);
+        return kvp__fail(err, KVP_IO, path, NULL, "cannot open: %s", strerror(e));
+    }
     size_t cap = 4096, len = 0;
     char *buf = kvp__malloc(alc, cap + 1);
     if (!buf) {

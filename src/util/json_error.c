@@ -1,0 +1,18 @@
+/* json_error.c — jansson load failures as kvp_error (see json_error.h). */
+#include "json_error.h"
+
+kvp_status kvp__json_load_fail(kvp_error *err, const char *file, const json_error_t *jerr) {
+    /* json_loadb returns NULL with the error left as initialised (line -1, empty
+     * text) when its lexer cannot allocate its first buffer: also out of memory. */
+    if (json_error_code(jerr) == json_error_out_of_memory ||
+        (jerr->line == -1 && jerr->text[0] == '\0'))
+        return kvp__fail(err, KVP_NOMEM, file, NULL, "out of memory parsing JSON");
+    kvp_status st = kvp__fail(err, KVP_SYNTAX, file, NULL, "line %d, column %d: %s", jerr->line,
+                              jerr->column, jerr->text);
+    if (err) {
+        err->line = jerr->line;
+        err->column = jerr->column;
+        err->offset = jerr->position > 0 ? (uint64_t)jerr->position : 0;
+    }
+    return st;
+}

@@ -1,0 +1,21 @@
+/*
+ * json_error.h — one mapping from a jansson load failure to a kvp_error, for
+ * every reader that parses JSON (kvp__ tier).
+ *
+ * jansson reports its own allocation failures through the same json_error_t
+ * as a syntax error (line -1, column -1); kvplan must say KVP_NOMEM then, not
+ * blame the file (issue 8: allocation-failure injection found this).
+ */
+#ifndef KVP_JSON_ERROR_H
+#define KVP_JSON_ERROR_H
+
+#include <jansson.h>
+
+#include "util.h"
+
+/* Fill `err` from a failed json_load*: KVP_NOMEM for jansson's out-of-memory,
+ * else KVP_SYNTAX "FILE: line L, column C: text" with err->line/column set.
+ * Returns the status. `file` may be NULL. */
+kvp_status kvp__json_load_fail(kvp_error *err, const char *file, const json_error_t *jerr);
+
+#endif

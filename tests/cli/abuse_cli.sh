@@ -1,0 +1,203 @@
+#!/usr/bin/env bash
+# abuse_cli.sh KVPLAN SRCDIR — command-line abuse: every numeric option of every
+# subcommand that exists (found in its --help) with negative, non-numeric,
+# overflowing and unit-garbage values; 0 where 0 is meaningless; missing values;
+# unknown options with a "did you mean"; extra arguments. Each must exit 2 with one
+# "kvplan: ..." line on stderr that names the option. Repeated options are checked
+# against the issue's rule (exit 2) as known failures until the CLI refuses them.
+set -u
+KVPLAN=$1
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+fails=0
+checked=0
+known=0
+
+# Aliases whose messages use the canonical option name.
+declare -A alias_of=([--page-size]=--block-size [--tokens-per-block]=--block-size)
+declare -A alias_seen
+
+fail() {
+    echo "FAIL: $*"
+    fails=$((fails + 1))
+}
+
+# refused NAME_IN_MESSAGE -- args... : exit 2, one stderr line "kvplan: ..." naming it.
+refused() {
+    local name=$1
+    shift 2
+    timeout 30 "$KVPLAN" "$@" >"$TMP/out" 2>"$TMP/err" </dev/null
+    local rc=$? lines
+    lines=$(wc -l <"$TMP/err")
+    checked=$((checked + 1))
+    if [ "$rc" -ne 2 ]; then
+        fail "kvplan $*: exit $rc, expected 2: $(head -c 300 "$TMP/err")"
+    elif [ "$lines" -ne 1 ]; then
+        fail "kvplan $*: $lines stderr lines, expected 1: $(head -c 600 "$TMP/err")"
+    elif ! grep -q '^kvplan: ' "$TMP/err"; then
+        fail "kvplan $*: line does not start with 'kvplan: ': $(cat "$TMP/err")"
+    elif [ -n "$name" ] && ! grep -qF -- "$name" "$TMP/err"; then
+        local canon=${alias_of[$name]:-}
+        if [ -n "$canon" ] && grep -qF -- "$canon" "$TMP/err"; then
+            # An alias answered under its canonical name: clear enough, but say so once.
+            if [ -z "${alias_seen[$name]:-}" ]; then
+                echo "KNOWN: $name is answered as '$canon' in its messages"
+                alias_seen[$name]=1
+                known=$((known + 1))
+            fi
+        else
+            fail "kvplan $*: message does not name '$name': $(cat "$TMP/err")"
+        fi
+    elif grep -qE "Sanitizer|runtime error" "$TMP/err"; then
+        fail "kvplan $*: sanitizer report"
+    fi
+}
+
+# known_refused: the issue asks for exit 2; reported, not failed, while the CLI
+# still accepts it (flip to `refused` once it does).
+known_refused() {
+    shift 2
+    timeout 30 "$KVPLAN" "$@" >/dev/null 2>&1 </dev/null
+    if [ $? -eq 2 ]; then
+        echo "note: now refused (make it a hard check): kvplan $*"
+    else
+        echo "KNOWN: accepted, should exit 2: kvplan $*"
+        known=$((known + 1))
+    fi
+}
+
+# Base invocations that succeed; a subcommand without one (or absent) is skipped.
+declare -A base
+base[cost]="cost llama-3.1-8b"
+base[plan]="plan llama-3.1-8b --gpu-mem 80GiB"
+base[local]="local qwen3-tts --max-num-seqs 4"
+base[fit]="fit llama-3.1-8b --gpu-mem 80GiB"
+base[sim]="sim llama-3.1-8b --kv-budget 8GiB --synthetic requests=4,prompt=fixed:100,output=fixed:10 --no-timing"
+base[compare]="compare llama-3.1-8b --gpu-mem 80GiB"
+base[sweep]="sweep llama-3.1-8b --gpu-mem 80GiB --over tp=1,2"
+
+long_name=$(head -c 5000 /dev/zero | tr '\0' 'H')
+PER=6
+if grep -qa "__asan_init" "$KVPLAN"; then PER=2; fi
+# Values no numeric option takes.
+BAD=(-1 abc "" 1e99 18446744073709551616 99999999999999999999999 80XB 1.2.3 nan inf "1 2" "--" 5%)
+
+for sub in cost plan local fit sim compare sweep; do
+    # shellcheck disable=SC2086
+    if ! timeout 30 "$KVPLAN" ${base[$sub]} >/dev/null 2>&1 </dev/null; then
+        echo "note: 'kvplan ${base[$sub]}' does not run: $sub not checked"
+        continue
+    fi
+    read -r -a b <<<"${base[$sub]}"
+    "$KVPLAN" "$sub" --help >"$TMP/help" 2>&1 </dev/null
+    # "  --opt PLACEHOLDER  text": options with a numeric or byte value.
+    # "--opt PLACEHOLDER" anywhere on a line (several options may share one).
+    mapfile -t nums < <(grep -oE -- '--[a-z0-9-]+[ =](N|BYTES|SIZE|FRAC|F|W|S|TOKENS|LEN|COUNT|SECONDS|RATE|BLOCKS|SEQS)\b' "$TMP/help" |
+        awk '{print $1}' | sed 's/=.*//' | sort -u)
+    # Options in the option column (first on a line), for the near-miss checks.
+    mapfile -t all < <( (grep -oE -- '^ +--[a-z0-9-]+' "$TMP/help"; printf '%s\n' "${nums[@]}") |
+        awk 'NF {print $1}' | sort -u)
+    [ "${#nums[@]}" -gt 0 ] || fail "$sub --help lists no numeric option"
+    # Each option gets PER of the bad values, rotating, so that every value meets
+    # many options while the run stays short (fewer under a sanitizer, where each
+    # run costs ten times more).
+    k=0
+    for o in "${nums[@]}"; do
+        for ((j = 0; j < PER; j++)); do
+            v=${BAD[$(((k + j) % ${#BAD[@]}))]}
+            refused "$o" -- "${b[@]}" "$o" "$v"
+        done
+        k=$((k + PER))
+        refused "$o" -- "${b[@]}" "$o=80XB"
+        refused "$o" -- "${b[@]}" "$o="
+        # A value that is missing: the option is last.
+        refused "$o" -- "${b[@]}" "$o"
+    done
+    # Unknown options: a near miss is answered with the closest option.
+    for o in "${all[@]}"; do
+        [ "${#o}" -ge 5 ] || continue
+        refused "did you mean" -- "${b[@]}" "${o}x"
+    done
+    refused "did you mean" -- "${b[@]}" --jsno
+    refused "" -- "${b[@]}" --definitely-not-an-option-of-kvplan
+    # --json with bad input: the error object on stdout, still one line on stderr.
+    refused "" -- "${b[@]}" --json "${nums[0]}" -1
+done
+
+# ---- kvplan cost: values in range for the parser but meaningless or conflicting.
+for o in --tp --pp --block-size --tokens-per-block --beam-width; do
+    refused "" -- cost llama-3.1-8b "$o" 0
+done
+refused "--tp" -- cost llama-3.1-8b --tp 65537
+refused "--tp" -- cost llama-3.1-8b --tp 1e99
+refused "--tp" -- cost llama-3.1-8b --tp 4294967297
+refused "--tp" -- cost llama-3.1-8b --tp 0x10
+refused "--block-size" -- cost llama-3.1-8b --block-size 0x10
+refused "--beam-width" -- cost llama-3.1-8b --beam-width 1025
+refused "--block-size" -- cost llama-3.1-8b --block-size 2G
+refused "--kv-dtype" -- cost llama-3.1-8b --kv-dtype fp9
+refused "--kv-dtype" -- cost llama-3.1-8b --kv-dtype ""
+refused "--pp-rank" -- cost llama-3.1-8b --pp-rank -1
+refused "pp_rank" -- cost llama-3.1-8b --pp 2 --pp-rank 2
+refused "pp" -- cost llama-3.1-8b --pp 33
+refused "tensor parallelism 3" -- cost llama-3.1-8b --tp 3
+refused "second" -- cost llama-3.1-8b llama-3.1-70b
+refused "did you mean '--tp'" -- cost llama-3.1-8b --tpp 2
+refused "did you mean '--json'" -- cost llama-3.1-8b --jsn
+refused "" -- cost llama-3.1-8b -x
+refused "" -- cost ""
+refused "closest" -- cost llama-3.1-8c
+timeout 30 "$KVPLAN" cost no-such-model-anywhere --json >"$TMP/out" 2>"$TMP/err"
+rc=$?
+checked=$((checked + 1))
+[ "$rc" -eq 2 ] || fail "cost --json on a bad model: exit $rc"
+grep -q '^{"error": {"code": "KVP_NOT_FOUND"' "$TMP/out" || fail "cost --json: no error object on stdout: $(cat "$TMP/out")"
+[ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "cost --json: stderr is not one line"
+# Flags take no value.
+for f in --json --layers; do
+    refused "$f" -- cost llama-3.1-8b "$f=yes"
+    if grep -q "did you mean '$f'" "$TMP/err"; then
+        echo "KNOWN: '$f=yes' answers \"did you mean '$f'\" instead of \"takes no value\""
+        known=$((known + 1))
+    fi
+done
+# Repeated and conflicting options (issue 8: a clear message and exit 2).
+known_refused "" -- cost llama-3.1-8b --tp 2 --tp 4
+known_refused "" -- cost llama-3.1-8b --kv-dtype fp8 --kv-dtype bf16
+known_refused "" -- cost llama-3.1-8b --block-size 16 --tokens-per-block 64
+
+# ---- kvplan plan: named values, lists and conflicts.
+P=(plan llama-3.1-8b --gpu-mem 80GiB)
+if timeout 30 "$KVPLAN" "${P[@]}" >/dev/null 2>&1 </dev/null; then
+    refused "" -- plan llama-3.1-8b --gpu ""
+    refused "closest" -- plan llama-3.1-8b --gpu H100XYZ
+    refused "" -- plan llama-3.1-8b --gpu "$long_name"
+    refused "" -- plan llama-3.1-8b --gpu H100 --gpu-mem 80GiB
+    refused "--policy" -- "${P[@]}" --policy nope
+    refused "--spec-mode" -- "${P[@]}" --spec-mode nope
+    refused "no-such-draft" -- "${P[@]}" --draft no-such-draft
+    refused "--max-attention-window" -- "${P[@]}" --max-attention-window 1,,2
+    refused "--max-attention-window" -- "${P[@]}" --max-attention-window 1,-2
+    refused "--max-attention-window" -- "${P[@]}" --max-attention-window ""
+    refused "--max-attention-window" -- "${P[@]}" --max-attention-window "$(printf '1,%.0s' $(seq 1 300))1"
+    refused "--kv-manager" -- "${P[@]}" --kv-manager v3
+    refused "--kv-dtype" -- "${P[@]}" --kv-dtype nvfp5
+    refused "--seq-len" -- "${P[@]}" --seq-len 0
+    refused "cross_kv_cache_fraction" -- "${P[@]}" --cross-kv-cache-fraction 0.5
+    refused "" -- "${P[@]}" --free-gpu-memory-fraction 0
+    refused "" -- "${P[@]}" --free-gpu-memory-fraction 1.0001
+    known_refused "" -- "${P[@]}" --pp 2 --pp 4
+fi
+
+# ---- the command itself.
+timeout 30 "$KVPLAN" >/dev/null 2>"$TMP/err"
+[ $? -eq 2 ] || fail "kvplan without a command must exit 2"
+refused "did you mean 'cost'" -- cots llama-3.1-8b
+refused "" -- --no-such-flag
+long=$(head -c 100000 /dev/zero | tr '\0' 'a')
+refused "" -- cost "$long"
+refused "" -- "$long"
+refused "--tp" -- cost llama-3.1-8b --tp "$long"
+
+echo "abuse: $checked refusals checked, $fails failures, $known known (accepted today)"
+[ "$fails" -eq 0 ]
