@@ -1,0 +1,27 @@
+/*
+ * kvplan/kvplan.h — umbrella header of libkvplan.
+ * Include this one; the family headers below are the whole public API.
+ */
+#ifndef KVPLAN_KVPLAN_H
+#define KVPLAN_KVPLAN_H
+
+#define KVPLAN_VERSION_STRING "0.1.0"
+
+#include "kvplan/error.h"
+#include "kvplan/model.h"
+#include "kvplan/cost.h"
+#include "kvplan/memory.h"
+#include "kvplan/units.h"
+#include "kvplan/gpu.h"
+#include "kvplan/estimate.h"
+#include "kvplan/probe.h"
+#include "kvplan/safetensors.h"
+#include "kvplan/plan.h"
+#include "kvplan/policy.h"
+#include "kvplan/local.h"
+#include "kvplan/pool.h"
+#include "kvplan/sim.h"
+#include "kvplan/report.h"
+#include "kvplan/fit.h"
+
+#endif
