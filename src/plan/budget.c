@@ -98,7 +98,7 @@ kvp_status kvp_budget_bytes(uint64_t total_bytes, uint64_t peak_bytes,
                          (unsigned long long)allocated_during_estimation_bytes);
     /* available_kv_mem = (total - peak + allocated) * fraction, a Python float, then int(). */
     double v = (double)(avail - peak_bytes) * fraction;
-    *out_bytes = (uint64_t)v;
+    *out_bytes = kvp__double_to_u64(v);
     return KVP_OK;
 }
 
@@ -177,7 +177,7 @@ uint64_t kvp_mla_workspace_reserve(uint64_t budget_bytes, uint64_t k_bytes_per_t
     *out_has_cap = true;
     /* The caller subtracts: int(budget - reserve). Return the reserve rounded up so that
      * budget - returned == int(budget - reserve) for a fractional reserve. */
-    uint64_t r = (uint64_t)reserve;
+    uint64_t r = kvp__double_to_u64(reserve);
     if ((double)r < reserve) r++;
     return r;
 }

@@ -819,7 +819,7 @@ kvp_status kvp_creator_configure_helix(kvp_creator *c, uint64_t free_bytes, kvp_
         out->max_tokens = c->max_tokens;
         return KVP_OK;
     }
-    uint64_t b = (uint64_t)((double)free_bytes * c->kv.free_gpu_memory_fraction);
+    uint64_t b = kvp__double_to_u64((double)free_bytes * c->kv.free_gpu_memory_fraction);
     if (b == 0)
         return kvp__fail(err, KVP_INFEASIBLE, NULL, "free_gpu_memory_fraction",
                          "helix CP: fraction-based KV sizing found no usable free memory; set "

@@ -103,7 +103,7 @@ kvp_status kvp_estimation_token_count(const kvp_estimation_inputs *in, kvp_estim
         return KVP_OK;
     }
     double max_memory = in->free_gpu_memory_fraction * (double)in->free_bytes;
-    uint64_t budget = (uint64_t)max_memory;
+    uint64_t budget = kvp__double_to_u64(max_memory);
     /* tokens_for_budget on a float budget: (budget - intercept) // slope, floored. */
     uint64_t t = kvp_affine_tokens_for_budget(in->kv_cost, budget);
     out->tokens_in_memory = t / tpb * tpb;

@@ -51,7 +51,7 @@ static kvp_status cfg_uint(cfg *c, json_t *obj, const char *ptr, const char *key
     if (!json_is_real(v)) goto bad;
     d = json_real_value(v);
     if (!(d >= 0) || d != floor(d) || d > (double)max) goto bad;
-    *out = (uint64_t)d;
+    *out = kvp__double_to_u64(d);
     *found = true;
     return KVP_OK;
 bad:;
@@ -642,7 +642,7 @@ kvp_status kvp__arch_read(const kvp_model *model, kvp_dtype weights_dtype, kvp__
         /* partial rotary (GLM, Phi, Falcon): the rotated part only */
         json_t *prf = json_object_get(c.lm, "partial_rotary_factor");
         if (json_is_number(prf) && json_number_value(prf) > 0 && json_number_value(prf) < 1)
-            rot = (uint64_t)((double)rot * json_number_value(prf));
+            rot = kvp__double_to_u64((double)rot * json_number_value(prf));
         bool has_attention = info->num_attention_heads > 0 && !info->is_encoder_decoder;
         if (maxpos > (1ull << 24)) maxpos = 1ull << 24; /* bounded: 16M positions */
         a->rope_cache_elems = has_attention ? maxpos * rot : 0;

@@ -245,12 +245,12 @@ kvp_status kvp_split_budget_for_cross(bool has_cross_fraction, double cross_frac
         split_any = true;
     }
     if (max_gpu_total_bytes > 0) {
-        out->cross_gpu_bytes = (uint64_t)((double)max_gpu_total_bytes * cross_fraction);
+        out->cross_gpu_bytes = kvp__double_to_u64((double)max_gpu_total_bytes * cross_fraction);
         out->self_gpu_bytes = max_gpu_total_bytes - out->cross_gpu_bytes;
         split_any = true;
     }
     if (host_cache_size > 0) {
-        out->cross_host_bytes = (uint64_t)((double)host_cache_size * cross_fraction);
+        out->cross_host_bytes = kvp__double_to_u64((double)host_cache_size * cross_fraction);
         out->self_host_bytes = host_cache_size - out->cross_host_bytes;
         split_any = true;
     }

@@ -35,6 +35,14 @@ static inline bool kvp__mul_u64(uint64_t a, uint64_t b, uint64_t *out) {
 static inline bool kvp__add_u64(uint64_t a, uint64_t b, uint64_t *out) {
     return !__builtin_add_overflow(a, b, out);
 }
+/* A double to uint64_t the way int() would floor it, but defined for every input:
+ * NaN and negatives give 0, values at or past 2^64 give UINT64_MAX (a cast of those
+ * is undefined behaviour in C). */
+static inline uint64_t kvp__double_to_u64(double v) {
+    if (!(v > 0.0)) return 0;
+    if (v >= 18446744073709551616.0) return UINT64_MAX;
+    return (uint64_t)v;
+}
 /* a*b*c... with overflow detection; n factors. */
 bool kvp__mul_many_u64(uint64_t *out, int n, ...);
 static inline uint64_t kvp__ceil_div_u64(uint64_t a, uint64_t b) {
