@@ -29,6 +29,9 @@ bool kvp_cli_dtype(const char *opt, const char *text, kvp_dtype *out);
 /* Option matching: "--tp 2" and "--tp=2". On a match sets *value (advancing *i
  * past a separate value) and returns true. Missing value: prints and sets *bad. */
 bool kvp_cli_opt(int argc, char **argv, int *i, const char *name, const char **value, bool *bad);
+/* An option given twice ("--tp 2 --tp 4") is ambiguous: print one line naming it and
+ * return true. Options meant to repeat (sweep's --over) are allowed. */
+bool kvp_cli_reject_repeats(int argc, char **argv);
 /* Flag without a value. */
 bool kvp_cli_flag(const char *arg, const char *name);
 /* Unknown option: print a "did you mean" from the NULL-terminated list; returns 2. */

@@ -33,8 +33,11 @@ int kvp_cli_report_error(const kvp_error *err, bool json) {
     /* Messages may carry bytes from hostile files: print them on one line. */
     char msg[KVP_ERROR_MESSAGE_MAX];
     size_t n = 0;
-    for (const char *p = err->message; *p && n + 1 < sizeof msg; p++)
-        msg[n++] = (*p == '\n' || *p == '\r') ? ' ' : *p;
+    for (const char *p = err->message; *p && n + 1 < sizeof msg; p++) {
+        unsigned char c = (unsigned char)*p;
+        /* No terminal control sequences from hostile file names or keys. */
+        msg[n++] = (c == '\n' || c == '\r' || c == '\t') ? ' ' : (c < 0x20 || c == 0x7f) ? '?' : *p;
+    }
     msg[n] = '\0';
     if (json) {
         fputs("{\"error\": {\"code\": ", stdout);
@@ -123,6 +126,31 @@ bool kvp_cli_opt(int argc, char **argv, int *i, const char *name, const char **v
 
 bool kvp_cli_flag(const char *arg, const char *name) { return strcmp(arg, name) == 0; }
 
+bool kvp_cli_reject_repeats(int argc, char **argv) {
+    static const char *const repeatable[] = {"--over", "--decl", NULL};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strncmp(a, "--", 2) != 0 || a[2] == '\0') continue;
+        if (strcmp(a, "--from") == 0) {
+            i++; /* the engine command is one argument, whatever it holds */
+            continue;
+        }
+        size_t n = strcspn(a, "=");
+        bool ok = false;
+        for (size_t r = 0; repeatable[r]; r++)
+            if (strlen(repeatable[r]) == n && strncmp(a, repeatable[r], n) == 0) ok = true;
+        if (ok) continue;
+        for (int j = i + 1; j < argc; j++) {
+            if (strcmp(argv[j - 1], "--from") == 0) continue;
+            if (strncmp(argv[j], a, n) == 0 && (argv[j][n] == '\0' || argv[j][n] == '=')) {
+                kvp_cli_fail("%.*s is given twice; give it once", (int)n, a);
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
 
 int kvp_cli_unknown_option(const char *arg, const char *const *known) {
     const char *best = NULL;
@@ -131,6 +159,9 @@ int kvp_cli_unknown_option(const char *arg, const char *const *known) {
     kvp__strlcpy(bare, arg, sizeof bare);
     char *eq = strchr(bare, '=');
     if (eq) *eq = '\0';
+    for (size_t i = 0; eq && known && known[i]; i++)
+        if (strcmp(bare, known[i]) == 0)
+            return kvp_cli_fail("%s takes no value (found '%s')", bare, arg);
     for (size_t i = 0; known && known[i]; i++) {
         size_t d = kvp__edit_distance(bare, known[i]);
         if (d < best_d) {

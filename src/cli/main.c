@@ -40,8 +40,11 @@ int main(int argc, char **argv) {
         printf("kvplan %s\n", KVPLAN_VERSION_STRING);
         return KVP_EXIT_OK;
     }
-    for (size_t i = 0; i < sizeof k_commands / sizeof k_commands[0]; i++)
-        if (strcmp(name, k_commands[i].name) == 0) return k_commands[i].run(argc - 1, argv + 1);
+    for (size_t i = 0; i < sizeof k_commands / sizeof k_commands[0]; i++) {
+        if (strcmp(name, k_commands[i].name) != 0) continue;
+        if (kvp_cli_reject_repeats(argc - 1, argv + 1)) return KVP_EXIT_BAD_INPUT;
+        return k_commands[i].run(argc - 1, argv + 1);
+    }
     const char *names[sizeof k_commands / sizeof k_commands[0] + 1];
     for (size_t i = 0; i < sizeof k_commands / sizeof k_commands[0]; i++)
         names[i] = k_commands[i].name;

@@ -5,8 +5,10 @@
  * kvp_policy_plan and prints the figures the engine's start-up log would show,
  * or --json with `engine_report`.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,7 @@
 #include "kvplan/policy.h"
 #include "plan_policy.h"
 #include "util.h"
+#include "embedded.h"
 
 static const char *const k_known[] = {
     "--policy", "--engine-version", "--kv-budget", "--tp", "--tensor-parallel-size", "-tp",
@@ -55,10 +58,10 @@ static void usage(void) {
 
 static int bool_word(const char *v) {
     if (!strcmp(v, "1") || !kvp__strcasecmp(v, "true") || !kvp__strcasecmp(v, "on") ||
-        !kvp__strcasecmp(v, "yes"))
+        !kvp__strcasecmp(v, "yes") || !kvp__strcasecmp(v, "enabled"))
         return 1;
     if (!strcmp(v, "0") || !kvp__strcasecmp(v, "false") || !kvp__strcasecmp(v, "off") ||
-        !kvp__strcasecmp(v, "no"))
+        !kvp__strcasecmp(v, "no") || !kvp__strcasecmp(v, "disabled"))
         return 0;
     return -1;
 }
@@ -89,7 +92,8 @@ static bool fa_opt(int argc, char **argv, int *i, int *out, bool *bad) {
     const char *arg = argv[*i];
     const char *v = NULL;
     if (!strcmp(arg, "-fa") || !strcmp(arg, "--flash-attn")) {
-        if (*i + 1 < argc && argv[*i + 1][0] != '-') v = argv[++*i];
+        if (*i + 1 < argc && (bool_word(argv[*i + 1]) >= 0 || !kvp__strcasecmp(argv[*i + 1], "auto")))
+            v = argv[++*i];
         else {
             *out = 1;
             return true;
@@ -101,9 +105,11 @@ static bool fa_opt(int argc, char **argv, int *i, int *out, bool *bad) {
     } else {
         return false;
     }
-    if (!strcmp(v, "1") || !kvp__strcasecmp(v, "on") || !kvp__strcasecmp(v, "true"))
+    if (!strcmp(v, "1") || !kvp__strcasecmp(v, "on") || !kvp__strcasecmp(v, "true") ||
+        !kvp__strcasecmp(v, "enabled") || !kvp__strcasecmp(v, "yes"))
         *out = 1;
-    else if (!strcmp(v, "0") || !kvp__strcasecmp(v, "off") || !kvp__strcasecmp(v, "false"))
+    else if (!strcmp(v, "0") || !kvp__strcasecmp(v, "off") || !kvp__strcasecmp(v, "false") ||
+             !kvp__strcasecmp(v, "disabled") || !kvp__strcasecmp(v, "no"))
         *out = 0;
     else if (!kvp__strcasecmp(v, "auto"))
         *out = -1;
@@ -142,33 +148,449 @@ static bool double_opt(const char *opt, const char *v, double lo, double hi, dou
     return true;
 }
 
-/* A geometry JSON: an object with "arch" (or a reference case's "geometry"). */
-static bool looks_like_geometry(const char *path) {
-    size_t n = strlen(path);
-    if (n < 5 || kvp__strcasecmp(path + n - 5, ".json") != 0) return false;
-    json_t *root = json_load_file(path, 0, NULL);
-    if (!root) return false;
-    json_t *g = json_object_get(root, "geometry");
-    bool yes = json_is_string(json_object_get(root, "arch")) ||
-               (json_is_object(g) && json_is_string(json_object_get(g, "arch")));
-    json_decref(root);
-    return yes;
+/* ---------------------------------------------------------------- model loading */
+
+/* Notes the command line adds to the policy's own (a null input left at its
+ * default, an informational option ignored, a model found by its file name). */
+typedef struct cli_notes {
+    unsigned count;
+    char text[12][200];
+} cli_notes;
+
+static void cli_note(cli_notes *n, const char *fmt, ...) KVP_PRINTF(2, 3);
+static void cli_note(cli_notes *n, const char *fmt, ...) {
+    if (n->count >= sizeof n->text / sizeof n->text[0]) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(n->text[n->count], sizeof n->text[0], fmt, ap);
+    va_end(ap);
+    n->count++;
 }
 
-static kvp_status load_geometry(const char *path, kvp_model **out, kvp_error *err) {
-    char *buf = NULL;
-    size_t len = 0;
-    kvp_status st = kvp__read_file(path, KVP_MAX_CONFIG_BYTES, NULL, &buf, &len, err);
-    if (st) return st;
-    st = kvp_model_from_geometry_json(buf, len, path, NULL, out, err);
-    kvp__free(NULL, buf);
+/* First integer among `keys` of object g. */
+static json_t *first_of(json_t *g, const char *const *keys) {
+    for (; *keys; keys++) {
+        json_t *v = json_object_get(g, *keys);
+        if (v && !json_is_null(v)) return v;
+    }
+    return NULL;
+}
+
+/* A geometry stated in HF or engine words ({"num_layers": 40, "num_kv_heads": 8,
+ * "head_dim": 128, ...}, no GGUF "arch") becomes a minimal config.json, so the
+ * vLLM / SGLang / TRT-LLM policies plan it like the checkpoint's own config.
+ * Keys already in HF spelling pass through; the rest are filled from aliases. */
+static json_t *geometry_to_hf(json_t *g) {
+    static const char *const k_layers[] = {"num_hidden_layers", "num_layers", "n_layer",
+                                           "block_count", "layers", NULL};
+    static const char *const k_kvh[] = {"num_key_value_heads", "num_kv_heads", "kv_heads",
+                                        "head_count_kv", "n_head_kv", NULL};
+    static const char *const k_heads[] = {"num_attention_heads", "n_head", "head_count",
+                                          "num_heads", NULL};
+    static const char *const k_hd[] = {"head_dim", "key_length", "head_size", NULL};
+    static const char *const k_hidden[] = {"hidden_size", "n_embd", "embedding_length", NULL};
+    static const char *const k_dtype[] = {"torch_dtype", "dtype", "model_dtype", NULL};
+    static const char *const k_ctx[] = {"max_position_embeddings", "context_length",
+                                        "n_ctx_train", "max_model_len", NULL};
+    json_t *c = json_deep_copy(g);
+    if (!c) return NULL;
+    json_object_del(c, "source");
+    json_t *v;
+    if ((v = first_of(g, k_layers)) != NULL) json_object_set(c, "num_hidden_layers", v);
+    json_t *kvh = first_of(g, k_kvh), *heads = first_of(g, k_heads), *hd = first_of(g, k_hd);
+    if (kvh) json_object_set(c, "num_key_value_heads", kvh);
+    if (heads) json_object_set(c, "num_attention_heads", heads);
+    else if (kvh) json_object_set(c, "num_attention_heads", kvh);
+    if (!hd && json_is_integer(json_object_get(g, "n_embd_k_gqa")) && json_is_integer(kvh) &&
+        json_integer_value(kvh) > 0)
+        json_object_set_new(c, "head_dim",
+                            json_integer(json_integer_value(json_object_get(g, "n_embd_k_gqa")) /
+                                         json_integer_value(kvh)));
+    else if (hd)
+        json_object_set(c, "head_dim", hd);
+    json_t *h = json_object_get(c, "num_attention_heads"), *d = json_object_get(c, "head_dim");
+    if ((v = first_of(g, k_hidden)) != NULL)
+        json_object_set(c, "hidden_size", v);
+    else if (json_is_integer(h) && json_is_integer(d))
+        json_object_set_new(c, "hidden_size",
+                            json_integer(json_integer_value(h) * json_integer_value(d)));
+    if ((v = first_of(g, k_dtype)) != NULL && json_is_string(v))
+        json_object_set(c, "torch_dtype", v);
+    if ((v = first_of(g, k_ctx)) != NULL) json_object_set(c, "max_position_embeddings", v);
+    if (!json_object_get(c, "model_type") && !json_object_get(c, "architectures")) {
+        bool mla = json_object_get(g, "kv_lora_rank") != NULL;
+        json_object_set_new(c, "model_type", json_string(mla ? "deepseek_v3" : "llama"));
+        json_t *a = json_array();
+        json_array_append_new(a, json_string(mla ? "DeepseekV3ForCausalLM" : "LlamaForCausalLM"));
+        json_object_set_new(c, "architectures", a);
+    }
+    return c;
+}
+
+/* A model from an inline JSON text (geometry or config) or a JSON file. */
+static kvp_status model_from_json_text(const char *text, size_t len, const char *name,
+                                       bool forced_geometry, kvp_model **out, bool *handled,
+                                       kvp_error *err) {
+    *handled = false;
+    json_t *root = json_loadb(text, len, 0, NULL);
+    if (!json_is_object(root)) {
+        json_decref(root);
+        return KVP_OK; /* let the ordinary readers report it */
+    }
+    json_t *g = json_object_get(root, "geometry");
+    bool wrapped = json_is_object(g);
+    if (!wrapped) g = root;
+    bool gguf = json_is_string(json_object_get(g, "arch")) ||
+                json_is_string(json_object_get(g, "general.architecture"));
+    bool hf_shape = json_object_get(g, "architectures") || json_object_get(g, "model_type");
+    kvp_status st = KVP_OK;
+    if (gguf) {
+        *handled = true;
+        st = kvp_model_from_geometry_json(text, len, name, NULL, out, err);
+    } else if (forced_geometry || wrapped || (json_object_get(g, "source") && !hf_shape)) {
+        *handled = true;
+        json_t *cfg = geometry_to_hf(g);
+        char *dump = cfg ? json_dumps(cfg, JSON_COMPACT) : NULL;
+        if (!dump)
+            st = kvp__fail(err, KVP_NOMEM, name, NULL, "out of memory");
+        else
+            st = kvp_model_from_hf_json(dump, strlen(dump), name, NULL, out, err);
+        free(dump);
+        json_decref(cfg);
+    }
+    json_decref(root);
     return st;
+}
+
+static bool ends_with(const char *s, const char *suffix) {
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && kvp__strcasecmp(s + n - m, suffix) == 0;
+}
+
+/* MODEL as the reference cases name it: a path, a catalogue name, an inline
+ * JSON object, a geometry file, or a shared/models file name ("meta-llama__
+ * Llama-3.1-8B.json") found among the embedded configs when no such file exists. */
+static kvp_status load_model(const char *arg, bool forced_geometry, kvp_model **out,
+                             cli_notes *notes, kvp_error *err) {
+    bool handled = false;
+    kvp_status st;
+    if (arg[0] == '{') {
+        /* A case's "config" object ({"file": ..., "location": "shared/models"}): its file. */
+        json_t *ref = json_loads(arg, 0, NULL);
+        json_t *file = json_object_get(ref, "file");
+        if (json_is_string(file) && json_object_get(ref, "location")) {
+            char name[320];
+            snprintf(name, sizeof name, "%s", json_string_value(file));
+            json_decref(ref);
+            return load_model(name, false, out, notes, err);
+        }
+        json_decref(ref);
+        st = model_from_json_text(arg, strlen(arg), "geometry", true, out, &handled, err);
+        if (st || handled) return st;
+        return kvp__fail(err, KVP_CONFIG, "geometry", NULL,
+                         "an inline model must be a JSON object");
+    }
+    FILE *f = ends_with(arg, ".json") ? fopen(arg, "rb") : NULL;
+    if (f) {
+        fclose(f);
+        char *buf = NULL;
+        size_t len = 0;
+        st = kvp__read_file(arg, KVP_MAX_CONFIG_BYTES, NULL, &buf, &len, err);
+        if (st) return st;
+        st = model_from_json_text(buf, len, arg, forced_geometry, out, &handled, err);
+        kvp__free(NULL, buf);
+        if (st || handled) return st;
+        return kvp_model_open(arg, NULL, out, err);
+    }
+    if (forced_geometry)
+        return kvp__fail(err, KVP_IO, arg, "--geometry", "cannot open the geometry file");
+    st = kvp_model_open(arg, NULL, out, err);
+    if (st == KVP_OK || !ends_with(arg, ".json")) return st;
+    const char *base = strrchr(arg, '/');
+    base = base ? base + 1 : arg;
+    char path[320];
+    snprintf(path, sizeof path, "models/%s", base);
+    const kvp__embedded_file *e = kvp__embedded_find(path);
+    if (!e) return st;
+    kvp_error_clear(err);
+    cli_note(notes, "%s: no such file; using the embedded shared/models config %s", arg, base);
+    return kvp_model_from_hf_json(e->data, e->size, base, NULL, out, err);
+}
+
+/* ---------------------------------------------------------------- argument normalisation */
+
+/* How a long option is read before the main parser sees it. */
+typedef enum akind {
+    A_VALUE,   /* takes a value */
+    A_INT,     /* takes an integer value; "4096.0" is read as 4096 */
+    A_BOOL,    /* optional true/false value */
+    A_FLAG,    /* no value */
+    A_INFO,    /* informational input of a reference case: read and ignored */
+    A_MODEL,   /* --model / --config PATH: the positional MODEL */
+    A_VERSION, /* --engine-version: repeated values are joined ("v1-mid 0.9.1") */
+    A_RESOLVED /* --kv-dtype-resolved: the dtype "auto" stands for */
+} akind;
+
+typedef struct alias_t {
+    const char *name;  /* without dashes, '_' read as '-' */
+    const char *canon; /* the option the main parser knows */
+    akind kind;
+} alias_t;
+
+/* Every `inputs` key of shared/reference/README.md under its own name and the
+ * option the README maps it to, plus the engines' spellings. */
+static const alias_t k_alias[] = {
+    {"policy", "--policy", A_VALUE},
+    {"engine-version", "--engine-version", A_VERSION},
+    {"vllm-version", "--engine-version", A_VERSION},
+    {"era", "--era", A_VALUE},
+    {"kv-budget", "--kv-budget", A_VALUE},
+    {"kv-budget-bytes", "--kv-budget", A_VALUE},
+    {"kv-budget-bytes-lo", "--kv-budget", A_VALUE},
+    {"kv-budget-bytes-hi", "--kv-budget", A_VALUE},
+    {"kv-cache-memory", "--kv-budget", A_VALUE},
+    {"kv-cache-memory-bytes", "--kv-budget", A_VALUE},
+    {"tp", "--tp", A_INT},
+    {"tensor-parallel-size", "--tp", A_INT},
+    {"pp", "--pp", A_INT},
+    {"pipeline-parallel-size", "--pp", A_INT},
+    {"dp", "--dp", A_INT},
+    {"data-parallel-size", "--dp", A_INT},
+    {"enable-dp-attention", "--enable-dp-attention", A_BOOL},
+    {"kv-dtype", "--kv-dtype", A_VALUE},
+    {"kv-cache-dtype", "--kv-dtype", A_VALUE},
+    {"kv-dtype-resolved", "--kv-dtype", A_RESOLVED},
+    {"block-size", "--block-size", A_INT},
+    {"page-size", "--block-size", A_INT},
+    {"tokens-per-block", "--block-size", A_INT},
+    {"max-model-len", "--max-model-len", A_INT},
+    {"context-length", "--max-model-len", A_INT},
+    {"context-len", "--max-model-len", A_INT},
+    {"max-seq-len", "--max-model-len", A_INT},
+    {"gpu-memory-utilization", "--gpu-memory-utilization", A_VALUE},
+    {"mem-fraction-static", "--mem-fraction-static", A_VALUE},
+    {"free-gpu-memory-fraction", "--free-gpu-memory-fraction", A_INFO},
+    {"ctx-size", "--ctx-size", A_INT},
+    {"n-ctx", "--ctx-size", A_INT},
+    {"parallel", "--parallel", A_INT},
+    {"n-seq-max", "--parallel", A_INT},
+    {"n-parallel", "--parallel", A_INT},
+    {"kv-unified", "--kv-unified", A_BOOL},
+    {"no-kv-unified", "--no-kv-unified", A_FLAG},
+    {"cache-type-k", "--cache-type-k", A_VALUE},
+    {"type-k", "--cache-type-k", A_VALUE},
+    {"cache-type-v", "--cache-type-v", A_VALUE},
+    {"type-v", "--cache-type-v", A_VALUE},
+    {"swa-full", "--swa-full", A_BOOL},
+    {"flash-attn", "--flash-attn", A_BOOL},
+    {"ubatch-size", "--ubatch-size", A_INT},
+    {"n-ubatch", "--ubatch-size", A_INT},
+    {"batch-size", "--batch-size", A_INT},
+    {"n-batch", "--batch-size", A_INT},
+    {"max-num-batched-tokens", "--max-num-batched-tokens", A_INT},
+    {"max-num-seqs", "--max-num-seqs", A_INT},
+    {"mamba-cache-mode", "--mamba-cache-mode", A_VALUE},
+    {"num-draft-layers", "--num-draft-layers", A_INT},
+    {"num-draft-kv-layers", "--num-draft-layers", A_INT},
+    {"draft-layers", "--num-draft-layers", A_INT},
+    {"indexer-counted", "--indexer-counted", A_BOOL},
+    {"gpu", "--gpu", A_VALUE},
+    {"gpu-mem", "--gpu-mem", A_VALUE},
+    {"total-memory", "--gpu-mem", A_VALUE},
+    {"total-memory-bytes", "--gpu-mem", A_VALUE},
+    {"free-mem", "--free-mem", A_VALUE},
+    {"free-memory-at-start-bytes", "--free-mem", A_VALUE},
+    {"free-memory-bytes", "--free-mem", A_VALUE},
+    {"weights", "--weights", A_VALUE},
+    {"weights-bytes", "--weights", A_VALUE},
+    {"peak", "--peak", A_VALUE},
+    {"peak-activation", "--peak", A_VALUE},
+    {"peak-activation-bytes", "--peak", A_VALUE},
+    {"non-torch", "--non-torch", A_VALUE},
+    {"non-torch-bytes", "--non-torch", A_VALUE},
+    {"cuda-graph", "--cuda-graph", A_VALUE},
+    {"cuda-graph-bytes", "--cuda-graph", A_VALUE},
+    {"cudagraph", "--cuda-graph", A_VALUE},
+    {"cudagraph-bytes", "--cuda-graph", A_VALUE},
+    {"geometry", "--geometry", A_VALUE},
+    {"model", NULL, A_MODEL},
+    {"config", NULL, A_MODEL},
+    {"budget-source", "--budget-source", A_INFO},
+    {"tp-note", "--tp-note", A_INFO},
+    {"draft-kv-layer-geometry", "--draft-kv-layer-geometry", A_INFO},
+    {"formula", "--formula", A_INFO}, /* budget_inputs.formula: the era decides it */
+    {"note", "--note", A_INFO},
+    {"notes", "--notes", A_INFO},
+    {"requested-memory-bytes", "--requested-memory-bytes", A_INFO},
+    {"json", "--json", A_FLAG},
+    {"help", "--help", A_FLAG},
+};
+
+/* Python's None / JSON null written as a value: the input was not stated. An empty
+ * value stays an error ("--tp=" is a typo, not an unstated input). */
+static bool nullish(const char *v, bool none_is_value) {
+    return !strcmp(v, "null") || !strcmp(v, "None") || !strcmp(v, "NULL") ||
+           !strcmp(v, "nil") || (!none_is_value && !strcmp(v, "none"));
+}
+
+static bool boolish(const char *v) {
+    static const char *const k_words[] = {"1", "0", "true", "false", "on", "off", "yes", "no",
+                                          "auto", "enabled", "disabled", NULL};
+    for (const char *const *w = k_words; *w; w++)
+        if (!kvp__strcasecmp(v, *w)) return true;
+    return false;
+}
+
+/* The rewritten command line; strings live in `arena` or in the caller's argv. */
+typedef struct norm_args {
+    int argc;
+    char **argv;
+    char *arena;
+    size_t used, cap;
+    char *resolved_dtype; /* --kv-dtype-resolved */
+} norm_args;
+
+static char *arena_put(norm_args *n, const char *a, const char *sep, const char *b) {
+    size_t la = strlen(a), ls = sep ? strlen(sep) : 0, lb = b ? strlen(b) : 0;
+    if (n->used + la + ls + lb + 1 > n->cap) return NULL;
+    char *p = n->arena + n->used;
+    memcpy(p, a, la);
+    if (sep) memcpy(p + la, sep, ls);
+    if (b) memcpy(p + la + ls, b, lb);
+    p[la + ls + lb] = '\0';
+    n->used += la + ls + lb + 1;
+    return p;
+}
+
+static void norm_free(norm_args *n) {
+    free(n->argv);
+    free(n->arena);
+}
+
+/* Rewrites argv: long option names are matched case-insensitively with '_' read
+ * as '-', input-key spellings become the option the README maps them to, a null
+ * value drops the option (the engine default applies), whole-number floats are
+ * read as integers, and informational inputs are dropped. Each drop is noted. */
+static bool normalize_args(int argc, char **argv, bool trt, norm_args *n, cli_notes *notes) {
+    memset(n, 0, sizeof *n);
+    size_t total = 64;
+    for (int i = 0; i < argc; i++) total += 2 * strlen(argv[i]) + 48;
+    n->argv = calloc((size_t)argc * 2 + 2, sizeof *n->argv);
+    n->arena = malloc(total);
+    n->cap = total;
+    if (!n->argv || !n->arena) return false;
+    int version_at = -1;
+    n->argv[n->argc++] = argv[0];
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (a[0] != '-' || a[1] != '-' || a[2] == '\0') {
+            n->argv[n->argc++] = argv[i]; /* positional, short option or "--" */
+            continue;
+        }
+        char name[64];
+        size_t k = 0;
+        const char *p = a + 2;
+        while (*p && *p != '=' && k + 1 < sizeof name) {
+            char c = (char)tolower((unsigned char)*p++);
+            name[k++] = c == '_' ? '-' : c;
+        }
+        name[k] = '\0';
+        const char *inline_v = strchr(a, '=') ? strchr(a, '=') + 1 : NULL;
+        const alias_t *al = NULL;
+        for (size_t j = 0; j < sizeof k_alias / sizeof k_alias[0]; j++)
+            if (!strcmp(name, k_alias[j].name)) al = &k_alias[j];
+        if (!al) {
+            n->argv[n->argc++] = argv[i]; /* the main parser says it is unknown */
+            continue;
+        }
+        /* The seed's plan takes TensorRT-LLM's fraction (used when no --kv-budget). */
+        static const alias_t k_fraction = {"free-gpu-memory-fraction", "--free-gpu-memory-fraction",
+                                           A_VALUE};
+        if (trt && al->kind == A_INFO && !strcmp(al->name, "free-gpu-memory-fraction")) al = &k_fraction;
+        const char *v = inline_v;
+        if (al->kind == A_FLAG) {
+            n->argv[n->argc++] = (char *)al->canon;
+            continue;
+        }
+        if (al->kind == A_BOOL) {
+            if (!v && i + 1 < argc && (boolish(argv[i + 1]) || nullish(argv[i + 1], false)))
+                v = argv[++i];
+            if (v && nullish(v, false)) {
+                cli_note(notes, "%s: not stated; the engine default applies", al->canon);
+                continue;
+            }
+            n->argv[n->argc++] = v ? arena_put(n, al->canon, "=", v) : (char *)al->canon;
+            continue;
+        }
+        if (!v) {
+            if (i + 1 >= argc) {
+                n->argv[n->argc++] = al->canon ? (char *)al->canon : argv[i];
+                continue; /* "needs a value" from the main parser */
+            }
+            v = argv[++i];
+        }
+        bool none_ok = al->canon && !strcmp(al->canon, "--mamba-cache-mode");
+        if (nullish(v, none_ok)) {
+            if (al->kind != A_INFO)
+                cli_note(notes, "--%s: not stated; the engine default applies", name);
+            continue;
+        }
+        switch (al->kind) {
+        case A_INFO:
+            cli_note(notes, "--%s: informational input, not used", name);
+            continue;
+        case A_MODEL:
+            n->argv[n->argc++] = (char *)v;
+            continue;
+        case A_RESOLVED:
+            n->resolved_dtype = (char *)v;
+            continue;
+        case A_VERSION:
+            if (version_at >= 0) {
+                char *joined = arena_put(n, n->argv[version_at], " ", v);
+                if (joined) n->argv[version_at] = joined;
+                continue;
+            }
+            n->argv[n->argc++] = (char *)al->canon;
+            version_at = n->argc;
+            n->argv[n->argc++] = (char *)v;
+            continue;
+        case A_INT: {
+            /* "4096.0" (a float written by a JSON tool) is the integer 4096. */
+            const char *dot = strchr(v, '.');
+            if (dot && dot > v) {
+                const char *q = dot + 1;
+                while (*q == '0') q++;
+                bool digits = true;
+                for (const char *r = v; r < dot; r++)
+                    if (!isdigit((unsigned char)*r) && !(r == v && *r == '-')) digits = false;
+                if (*q == '\0' && digits) {
+                    char tmp[64];
+                    size_t m = (size_t)(dot - v) < sizeof tmp - 1 ? (size_t)(dot - v) : sizeof tmp - 1;
+                    memcpy(tmp, v, m);
+                    tmp[m] = '\0';
+                    v = arena_put(n, tmp, NULL, NULL);
+                    if (!v) return false;
+                }
+            }
+            break;
+        }
+        default:
+            break;
+        }
+        n->argv[n->argc++] = (char *)al->canon;
+        n->argv[n->argc++] = (char *)v;
+    }
+    n->argv[n->argc] = NULL;
+    for (int i = 0; i < n->argc; i++)
+        if (!n->argv[i]) return false;
+    return true;
 }
 
 static double mib(uint64_t b) { return (double)b / 1048576.0; }
 static double gib(uint64_t b) { return (double)b / 1073741824.0; }
 
-static void print_text(const kvp_model *model, const kvp_policy_result *r) {
+static void print_text(const kvp_model *model, const kvp_policy_result *r, const cli_notes *cn) {
     const kvp_engine_report *e = &r->report;
     char buf[64];
     printf("model: %s\npolicy: %s (%s%s%s)\n", kvp_model_name(model), kvp_engine_name(r->engine),
@@ -237,12 +659,13 @@ static void print_text(const kvp_model *model, const kvp_policy_result *r) {
     default:
         break;
     }
+    for (unsigned i = 0; i < cn->count; i++) printf("note: %s\n", cn->text[i]);
     for (uint32_t i = 0; i < r->note_count; i++) printf("note: %s\n", r->notes[i]);
 }
 
 static json_t *u64j(uint64_t v) { return json_integer((json_int_t)(v > INT64_MAX ? INT64_MAX : v)); }
 
-static void print_json(const kvp_model *model, const kvp_policy_result *r) {
+static void print_json(const kvp_model *model, const kvp_policy_result *r, const cli_notes *cn) {
     const kvp_engine_report *e = &r->report;
     json_t *root = json_object();
     json_object_set_new(root, "model", json_string(kvp_model_name(model)));
@@ -272,8 +695,21 @@ static void print_json(const kvp_model *model, const kvp_policy_result *r) {
     }
     json_object_set_new(root, "pools", pools);
     json_t *rep = json_object();
+    /* Every contract field of the engine (issue 6), null where the engine prints
+     * no such line (no SWA cache, no recurrent state). */
+    static const uint32_t k_engine_fields[KVP_ENGINE_COUNT] = {
+        [KVP_ENGINE_VLLM] = KVP_REPORT_NUM_GPU_BLOCKS | KVP_REPORT_GPU_KV_CACHE_TOKENS |
+                            KVP_REPORT_MAX_CONCURRENCY | KVP_REPORT_AVAILABLE_KV_CACHE_BYTES,
+        [KVP_ENGINE_SGLANG] = KVP_REPORT_MAX_TOTAL_NUM_TOKENS | KVP_REPORT_K_SIZE_BYTES |
+                              KVP_REPORT_V_SIZE_BYTES | KVP_REPORT_MAX_RUNNING_REQUESTS,
+        [KVP_ENGINE_LLAMACPP] = KVP_REPORT_KV_SIZE_BYTES | KVP_REPORT_K_SIZE_BYTES |
+                                KVP_REPORT_V_SIZE_BYTES | KVP_REPORT_CELLS |
+                                KVP_REPORT_SWA_KV_SIZE_BYTES | KVP_REPORT_RECURRENT_SIZE_BYTES,
+        [KVP_ENGINE_TRTLLM] = KVP_REPORT_MAX_TOKENS | KVP_REPORT_KV_CACHE_BYTES,
+    };
+    uint32_t want = e->present | ((unsigned)r->engine < KVP_ENGINE_COUNT ? k_engine_fields[r->engine] : 0u);
 #define F(bit, name, val)                                                                      \
-    if (e->present & (bit)) json_object_set_new(rep, name, val)
+    if (want & (bit)) json_object_set_new(rep, name, (e->present & (bit)) ? (val) : json_null())
     F(KVP_REPORT_NUM_GPU_BLOCKS, "num_gpu_blocks", u64j(e->num_gpu_blocks));
     F(KVP_REPORT_GPU_KV_CACHE_TOKENS, "gpu_kv_cache_tokens", u64j(e->gpu_kv_cache_tokens));
     F(KVP_REPORT_MAX_CONCURRENCY, "max_concurrency", json_real(e->max_concurrency));
@@ -346,6 +782,7 @@ static void print_json(const kvp_model *model, const kvp_policy_result *r) {
     }
     json_object_set_new(root, "engine_details", d);
     json_t *notes = json_array();
+    for (unsigned i = 0; i < cn->count; i++) json_array_append_new(notes, json_string(cn->text[i]));
     for (uint32_t i = 0; i < r->note_count; i++) json_array_append_new(notes, json_string(r->notes[i]));
     json_object_set_new(root, "notes", notes);
     char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
@@ -356,7 +793,7 @@ static void print_json(const kvp_model *model, const kvp_policy_result *r) {
     json_decref(root);
 }
 
-int kvp_cli_plan_policy(int argc, char **argv) {
+static int plan_policy_main(int argc, char **argv, const char *resolved_dtype, cli_notes *notes) {
     kvp_policy_settings s = kvp_policy_settings_default();
     const char *model_arg = NULL, *geometry = NULL, *gpu = NULL;
     bool json = false, bad = false, policy_set = false;
@@ -487,12 +924,18 @@ int kvp_cli_plan_policy(int argc, char **argv) {
     (void)policy_set;
     /* --era (a vLLM era tag) and --indexer-counted=false (SGLang before PR #11309)
      * refine the version string the policies read. */
-    if (era || indexer_counted == 0) {
+    if (era || indexer_counted >= 0) {
         char v[sizeof s.engine_version];
         snprintf(v, sizeof v, "%s%s%s%s", era ? era : "", era ? " " : "", s.engine_version,
-                 indexer_counted == 0 ? " pre-11309" : "");
+                 indexer_counted == 0 ? " pre-11309" : indexer_counted == 1 ? " post-11309" : "");
         kvp__strlcpy(s.engine_version, v, sizeof s.engine_version);
     }
+    /* --kv-dtype-resolved names what "auto" stands for; an explicit dtype wins. */
+    if (resolved_dtype && (!s.kv_dtype[0] || !kvp__strcasecmp(s.kv_dtype, "auto")) &&
+        s.engine != KVP_ENGINE_LLAMACPP)
+        kvp__strlcpy(s.kv_dtype, resolved_dtype, sizeof s.kv_dtype);
+    /* torch spellings ("torch.bfloat16", "float8_e4m3fn") name the same dtypes. */
+    if (!strncmp(s.kv_dtype, "torch.", 6)) memmove(s.kv_dtype, s.kv_dtype + 6, strlen(s.kv_dtype + 6) + 1);
     if (!model_arg && !geometry) {
         usage();
         return kvp_cli_fail("plan: missing MODEL");
@@ -508,12 +951,7 @@ int kvp_cli_plan_policy(int argc, char **argv) {
 
     kvp_model *model = NULL;
     kvp_status st;
-    if (geometry)
-        st = load_geometry(geometry, &model, &err);
-    else if (looks_like_geometry(model_arg))
-        st = load_geometry(model_arg, &model, &err);
-    else
-        st = kvp_model_open(model_arg, NULL, &model, &err);
+    st = load_model(geometry ? geometry : model_arg, geometry != NULL, &model, notes, &err);
     if (st) return kvp_cli_report_error(&err, json);
 
     kvp_policy_result r;
@@ -523,9 +961,124 @@ int kvp_cli_plan_policy(int argc, char **argv) {
         return kvp_cli_report_error(&err, json);
     }
     if (json)
-        print_json(model, &r);
+        print_json(model, &r, notes);
     else
-        print_text(model, &r);
+        print_text(model, &r, notes);
     kvp_model_free(model);
     return KVP_EXIT_OK;
+}
+
+/* "dir/org__name[.partial].json" naming an embedded shared/models config that is not a
+ * file here: the catalogue id "org/name". */
+static bool catalogue_id_of(const char *arg, char *id, size_t size) {
+    if (!ends_with(arg, ".json")) return false;
+    FILE *f = fopen(arg, "rb");
+    if (f) {
+        fclose(f);
+        return false;
+    }
+    const char *base = strrchr(arg, '/');
+    base = base ? base + 1 : arg;
+    char path[320];
+    snprintf(path, sizeof path, "models/%s", base);
+    const char *sep = strstr(base, "__");
+    if (!kvp__embedded_find(path) || !sep || strlen(base) + 1 > size) return false;
+    size_t org = (size_t)(sep - base);
+    snprintf(id, size, "%.*s/%s", (int)org, base, sep + 2);
+    char *dot = strstr(id, ".partial.json");
+    if (!dot) dot = strstr(id, ".json");
+    if (dot) *dot = '\0';
+    return true;
+}
+
+char **kvp_cli_trtllm_args(int argc, char **argv, int *out_argc) {
+    /* Options of the policy command line that the seed's `kvplan plan` does not take:
+     * other engines' settings and informational inputs (the engine version does not
+     * change the seed's rules). */
+    static const char *const k_drop_value[] = {
+        "--engine-version", "--era", "--gpu-memory-utilization", "--mem-fraction-static",
+        "--ctx-size", "--parallel", "--cache-type-k", "--cache-type-v", "--ubatch-size",
+        "--batch-size", "--max-num-batched-tokens", "--max-num-seqs", "--mamba-cache-mode",
+        "--dp", "--free-mem", "--cuda-graph", "-c", "-np", "-ctk", "-ctv", "-ub", "-b", NULL};
+    static const char *const k_drop_flag[] = {"--enable-dp-attention", "--kv-unified",
+                                              "--no-kv-unified", "--swa-full", "--flash-attn",
+                                              "--indexer-counted", "-fa", NULL};
+    cli_notes notes;
+    memset(&notes, 0, sizeof notes);
+    norm_args na;
+    if (!normalize_args(argc, argv, true, &na, &notes)) {
+        norm_free(&na);
+        return NULL;
+    }
+    size_t bytes = ((size_t)na.argc + 2) * sizeof(char *);
+    for (int i = 0; i < na.argc; i++) bytes += strlen(na.argv[i]) + 16;
+    char **out = malloc(bytes);
+    if (!out) {
+        norm_free(&na);
+        return NULL;
+    }
+    char *pool = (char *)(out + na.argc + 2);
+    int n = 0;
+    for (int i = 0; i < na.argc; i++) {
+        const char *a = na.argv[i];
+        char name[64];
+        size_t k = strcspn(a, "=");
+        snprintf(name, sizeof name, "%.*s", (int)(k < 63 ? k : 63), a);
+        bool inline_v = a[k] == '=';
+        bool drop = false;
+        for (const char *const *d = k_drop_value; *d && i > 0; d++)
+            if (!strcmp(name, *d)) {
+                drop = true;
+                if (!inline_v && i + 1 < na.argc) i++;
+            }
+        for (const char *const *d = k_drop_flag; *d && i > 0 && !drop; d++)
+            if (!strcmp(name, *d)) {
+                drop = true;
+                if (!inline_v && i + 1 < na.argc &&
+                    (bool_word(na.argv[i + 1]) >= 0 || !kvp__strcasecmp(na.argv[i + 1], "auto")))
+                    i++;
+            }
+        if (drop) continue;
+        if (!strcmp(name, "--num-draft-layers") && !inline_v && i + 1 < na.argc &&
+            !strcmp(na.argv[i + 1], "0")) {
+            i++;
+            continue;
+        }
+        const char *w = !strcmp(name, "--max-model-len") && !inline_v ? "--max-seq-len" : a;
+        if (i > 0 && !strncmp(w, "torch.", 6)) w += 6;
+        /* A shared/models file name with no such file: its catalogue id ("org__name.json"
+         * -> "org/name"), which the seed's model loader resolves. */
+        char id[256], file[256];
+        if (i > 0 && a[0] == '{') { /* a case's "config" object: its file */
+            json_t *ref = json_loads(a, 0, NULL);
+            json_t *f = json_object_get(ref, "file");
+            if (json_is_string(f) && strlen(json_string_value(f)) < sizeof file) {
+                snprintf(file, sizeof file, "%s", json_string_value(f));
+                w = file;
+            }
+            json_decref(ref);
+        }
+        if (i > 0 && w[0] != '-' && catalogue_id_of(w, id, sizeof id)) w = id;
+        size_t len = strlen(w);
+        memcpy(pool, w, len + 1);
+        out[n++] = pool;
+        pool += len + 1;
+    }
+    out[n] = NULL;
+    *out_argc = n;
+    norm_free(&na);
+    return out;
+}
+
+int kvp_cli_plan_policy(int argc, char **argv) {
+    cli_notes notes;
+    memset(&notes, 0, sizeof notes);
+    norm_args na;
+    if (!normalize_args(argc, argv, false, &na, &notes)) {
+        norm_free(&na);
+        return kvp_cli_fail("plan: out of memory");
+    }
+    int rc = plan_policy_main(na.argc, na.argv, na.resolved_dtype, &notes);
+    norm_free(&na);
+    return rc;
 }

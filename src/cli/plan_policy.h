@@ -6,4 +6,12 @@
 
 int kvp_cli_plan_policy(int argc, char **argv);
 
+/* The same command line for `--policy trtllm` (the seed's `kvplan plan`): input-key
+ * spellings and null values normalised as above, other engines' settings and
+ * informational inputs (--engine-version, --era, --gpu-memory-utilization, llama.cpp
+ * options ...) dropped, --max-model-len read as --max-seq-len. Returns a new argv
+ * (one malloc block holding the strings too; free() it) with *out_argc entries, or
+ * NULL when out of memory. */
+char **kvp_cli_trtllm_args(int argc, char **argv, int *out_argc);
+
 #endif

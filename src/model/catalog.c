@@ -3,6 +3,7 @@
  * compiled in, addressable by HF id ("meta-llama/Llama-3.1-8B"), by its bare
  * name ("Llama-3.1-8B") or a lower-case alias ("llama-3.1-8b"), case-insensitively.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -130,6 +131,10 @@ kvp_status kvp_model_open(const char *name_or_path, const kvp_allocator *alc, kv
     if (n_len > 5 && kvp__strcasecmp(name_or_path + n_len - 5, ".gguf") == 0)
         return kvp_model_from_gguf_file(name_or_path, alc, out, err);
     if (stat(name_or_path, &st) == 0) return kvp_model_from_hf_file(name_or_path, alc, out, err);
+    if (lstat(name_or_path, &st) == 0)
+        /* The name exists but cannot be followed (a symlink loop, a dangling link):
+         * say so instead of looking it up in the catalogue. */
+        return kvp__fail(err, KVP_IO, name_or_path, NULL, "cannot open: %s", strerror(errno));
     ensure_catalog();
     for (size_t i = 0; i < g_count; i++)
         if (name_matches(&g_entries[i], name_or_path))

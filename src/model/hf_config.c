@@ -4,7 +4,9 @@
  * Input: the config.json of a checkpoint (UTF-8 JSON, at most
  * KVP_MAX_CONFIG_BYTES). Python writes bare Infinity / NaN into some configs
  * (Nemotron-H's time_step_limit); they are rewritten, in place and with the
- * same width so error columns stay right, before jansson parses the text.
+ * same width so error columns stay right, before jansson parses the text:
+ * Infinity becomes 1.0e+308 (refused where a count is read: past 2^64) and
+ * NaN the string "N" (refused where a number is read).
  *
  * The language model may be nested in a multimodal wrapper (text_config,
  * llm_config, language_config, thinker_config); the outer dtype and
@@ -20,8 +22,8 @@
 #include "json_error.h"
 #include "hf_layers.h"
 
-/* Rewrite bare Infinity / -Infinity / NaN tokens outside strings with numbers
- * of the same width ("1.0e+308", "0.0"), which jansson accepts. */
+/* Rewrite bare Infinity / -Infinity / NaN tokens outside strings with tokens
+ * of the same width that jansson accepts ("1.0e+308", "\"N\""). */
 static void sanitize_python_numbers(char *s, size_t len) {
     bool in_str = false;
     for (size_t i = 0; i < len; i++) {
@@ -39,7 +41,8 @@ static void sanitize_python_numbers(char *s, size_t len) {
             memcpy(s + i, "1.0e+308", 8);
             i += 7;
         } else if (c == 'N' && len - i >= 3 && memcmp(s + i, "NaN", 3) == 0) {
-            memcpy(s + i, "0.0", 3);
+            /* A string, not 0.0: a NaN where a count is expected must be refused. */
+            memcpy(s + i, "\"N\"", 3);
             i += 2;
         }
     }
@@ -208,7 +211,9 @@ static uint64_t first_uint(const hf_obj *o, const char *const *keys, size_t n) {
     if (!o->json) return 0;
     for (size_t i = 0; i < n; i++) {
         json_t *v = json_object_get(o->json, keys[i]);
-        if (json_is_integer(v) && json_integer_value(v) > 0) return (uint64_t)json_integer_value(v);
+        if (json_is_integer(v) && json_integer_value(v) > 0 &&
+            json_integer_value(v) <= (json_int_t)UINT32_MAX)
+            return (uint64_t)json_integer_value(v);
     }
     return 0;
 }
