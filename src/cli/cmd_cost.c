@@ -66,7 +66,7 @@ static size_t collect_warnings(const kvp_model *m, const kvp_cost *c, const char
 int kvp_cmd_cost(int argc, char **argv) {
     kvp_cost_settings s = kvp_cost_settings_default();
     const char *model_name = NULL;
-    bool json = false, layers = false, bad = false;
+    bool json = false, layers = false, bad = false, seen_block = false;
     static const char *const known[] = {"--tp", "--pp", "--pp-rank", "--kv-dtype", "--block-size",
                                         "--tokens-per-block", "--beam-width", "--layers", "--json",
                                         "--help", NULL};
@@ -91,6 +91,10 @@ int kvp_cmd_cost(int argc, char **argv) {
             if (bad || !kvp_cli_dtype("--kv-dtype", v, &s.kv_dtype)) return KVP_EXIT_BAD_INPUT;
         } else if (kvp_cli_opt(argc, argv, &i, "--block-size", &v, &bad) ||
                    kvp_cli_opt(argc, argv, &i, "--tokens-per-block", &v, &bad)) {
+            if (seen_block)
+                return kvp_cli_fail("--block-size and --tokens-per-block are one option; give it "
+                                    "once");
+            seen_block = true;
             if (bad || !kvp_cli_u32("--block-size", v, 1, 1u << 20, &s.tokens_per_block))
                 return KVP_EXIT_BAD_INPUT;
         } else if (kvp_cli_opt(argc, argv, &i, "--beam-width", &v, &bad)) {

@@ -162,9 +162,9 @@ for f in --json --layers; do
     fi
 done
 # Repeated and conflicting options (issue 8: a clear message and exit 2).
-known_refused "" -- cost llama-3.1-8b --tp 2 --tp 4
-known_refused "" -- cost llama-3.1-8b --kv-dtype fp8 --kv-dtype bf16
-known_refused "" -- cost llama-3.1-8b --block-size 16 --tokens-per-block 64
+refused "--tp" -- cost llama-3.1-8b --tp 2 --tp 4
+refused "--kv-dtype" -- cost llama-3.1-8b --kv-dtype fp8 --kv-dtype bf16
+refused "--tokens-per-block" -- cost llama-3.1-8b --block-size 16 --tokens-per-block 64
 
 # ---- kvplan plan: named values, lists and conflicts.
 P=(plan llama-3.1-8b --gpu-mem 80GiB)
@@ -186,7 +186,7 @@ if timeout 30 "$KVPLAN" "${P[@]}" >/dev/null 2>&1 </dev/null; then
     refused "cross_kv_cache_fraction" -- "${P[@]}" --cross-kv-cache-fraction 0.5
     refused "" -- "${P[@]}" --free-gpu-memory-fraction 0
     refused "" -- "${P[@]}" --free-gpu-memory-fraction 1.0001
-    known_refused "" -- "${P[@]}" --pp 2 --pp 4
+    refused "--pp" -- "${P[@]}" --pp 2 --pp 4
 fi
 
 # ---- the command itself.
