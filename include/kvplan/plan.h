@@ -44,6 +44,7 @@
 
 #include "kvplan/cost.h"
 #include "kvplan/error.h"
+#include "kvplan/estimate.h"
 #include "kvplan/memory.h"
 #include "kvplan/model.h"
 
@@ -582,6 +583,36 @@ KVP_NODISCARD kvp_status kvp_creator_configure(kvp_creator *creator,
 /* The same tail from a budget already after the fraction (`--kv-budget`). */
 KVP_NODISCARD kvp_status kvp_creator_configure_budget(kvp_creator *creator, uint64_t budget_bytes,
                                                       kvp_capacity *out, kvp_error *err);
+/* What a caller measured of one rank's memory; terms not measured are estimated. */
+typedef struct kvp_memory_measured {
+    uint64_t total_bytes;           /* device memory (catalogue, --gpu-mem or probe); required */
+    uint64_t free_bytes;            /* free now (probe); 0 = unknown. Memory already held on
+                                       the device counts as memory outside the allocator. */
+    bool has_weights, has_peak, has_non_torch;
+    uint64_t weights_bytes;         /* weights on this rank */
+    uint64_t peak_bytes;            /* allocator peak of the profiling pass, weights included */
+    uint64_t non_torch_bytes;       /* memory outside the allocator (graphs included) */
+} kvp_memory_measured;
+
+/* Memory facts of one rank: the measured terms as given, every other term from
+ * kvp_memory_estimate(model, estimate) with its KVP_MEM_EST_* bit set. The one
+ * sequence every front end (plan, sim, fit, sweep) follows, so they never differ.
+ * Errors: KVP_INVALID_ARG when the peak is below the weights; estimate errors. */
+KVP_NODISCARD kvp_status kvp_memory_resolve(const kvp_model *model,
+                                            const kvp_memory_measured *measured,
+                                            const kvp_estimate_settings *estimate,
+                                            kvp_memory_facts *out, kvp_error *err);
+
+/* The seed's capacity step from memory facts: size the estimation pass from what
+ * is free after weights and runtime, then configure with the profiled peak
+ * (weights + activation), the memory outside the allocator (non-torch + graphs)
+ * and `estimation_kv_bytes` the profiling cache held. *est and *cap are filled. */
+KVP_NODISCARD kvp_status kvp_creator_configure_from_facts(kvp_creator *creator,
+                                                          const kvp_memory_facts *facts,
+                                                          uint64_t estimation_kv_bytes,
+                                                          kvp_estimation_plan *est,
+                                                          kvp_capacity *cap, kvp_error *err);
+
 /* The helix path (_configure_helix_kv_cache_capacity): explicit quotas pass,
  * else int(free * fraction). */
 KVP_NODISCARD kvp_status kvp_creator_configure_helix(kvp_creator *creator, uint64_t free_bytes,

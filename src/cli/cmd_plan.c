@@ -800,63 +800,43 @@ static int memory_facts(plan_ctx *p) {
                          "--kv-budget BYTES");
     }
     kvp_memory_facts *m = &p->mem;
-    memset(m, 0, sizeof *m);
-    bool all_measured = o->has_peak && o->has_non_torch;
-    if (!all_measured || !o->has_weights) {
-        kvp_estimate_settings es;
-        memset(&es, 0, sizeof es);
-        es.tp = o->d.tp ? o->d.tp : 1;
-        es.pp = o->d.pp ? o->d.pp : 1;
-        es.total_bytes = total;
-        es.max_num_tokens = o->d.max_num_tokens ? o->d.max_num_tokens : 8192;
-        es.max_batch_size = (uint32_t)(o->d.max_batch_size ? o->d.max_batch_size : 2048);
-        es.cuda_graphs = o->cuda_graph_bs > 0;
-        es.cuda_graph_max_batch = o->cuda_graph_bs;
-        es.weights_dtype = KVP_DTYPE_AUTO;
-        /* Exact weights from safetensors headers when MODEL is a checkpoint folder
-         * (or a config.json inside one). */
-        char dir[4096];
-        struct stat st;
-        if (stat(o->model, &st) == 0) {
-            kvp__strlcpy(dir, o->model, sizeof dir);
-            if (!S_ISDIR(st.st_mode)) {
-                char *slash = strrchr(dir, '/');
-                if (slash)
-                    *slash = '\0';
-                else
-                    kvp__strlcpy(dir, ".", sizeof dir);
-            }
-            es.model_dir = dir;
+    kvp_memory_measured meas;
+    memset(&meas, 0, sizeof meas);
+    meas.total_bytes = total;
+    meas.free_bytes = free_now;
+    meas.has_weights = o->has_weights;
+    meas.weights_bytes = o->weights;
+    meas.has_peak = o->has_peak;
+    meas.peak_bytes = o->peak;
+    meas.has_non_torch = o->has_non_torch;
+    meas.non_torch_bytes = o->non_torch;
+    kvp_estimate_settings es;
+    memset(&es, 0, sizeof es);
+    es.tp = o->d.tp ? o->d.tp : 1;
+    es.pp = o->d.pp ? o->d.pp : 1;
+    es.max_num_tokens = o->d.max_num_tokens ? o->d.max_num_tokens : 8192;
+    es.max_batch_size = (uint32_t)(o->d.max_batch_size ? o->d.max_batch_size : 2048);
+    es.cuda_graphs = o->cuda_graph_bs > 0;
+    es.cuda_graph_max_batch = o->cuda_graph_bs;
+    es.weights_dtype = KVP_DTYPE_AUTO;
+    /* Exact weights from safetensors headers when MODEL is a checkpoint folder
+     * (or a config.json inside one). */
+    char dir[4096];
+    struct stat st;
+    if (stat(o->model, &st) == 0) {
+        kvp__strlcpy(dir, o->model, sizeof dir);
+        if (!S_ISDIR(st.st_mode)) {
+            char *slash = strrchr(dir, '/');
+            if (slash)
+                *slash = '\0';
+            else
+                kvp__strlcpy(dir, ".", sizeof dir);
         }
-        if (kvp_memory_estimate(p->model, &es, m, &err) != KVP_OK) return fail_err(p, &err);
+        es.model_dir = dir;
     }
-    m->total_bytes = total;
-    m->free_bytes = free_now;
-    m->estimated &= ~(uint32_t)(KVP_MEM_EST_TOTAL | KVP_MEM_EST_FREE);
-    if (o->has_weights) {
-        m->weights_bytes = o->weights;
-        kvp__strlcpy(m->weights_source, "measured (--weights)", sizeof m->weights_source);
-        m->estimated &= ~(uint32_t)KVP_MEM_EST_WEIGHTS;
-    }
-    if (o->has_peak) {
-        if (o->peak < m->weights_bytes)
-            return bad_input(KVP_INVALID_ARG, "--peak",
-                             "--peak %llu B is below the weights (%llu B): the allocator peak "
-                             "includes the weights",
-                             (unsigned long long)o->peak, (unsigned long long)m->weights_bytes);
-        m->activation_bytes = o->peak - m->weights_bytes;
-        m->estimated &= ~(uint32_t)KVP_MEM_EST_ACTIVATION;
-    }
-    if (o->probe && total > free_now && !o->has_non_torch) {
-        /* Memory already held on the device (other processes, a context) counts like
-         * memory outside the allocator: the seed's peak adds total_used - torch_used. */
-        m->non_torch_bytes += total - free_now;
-    }
-    if (o->has_non_torch) {
-        m->non_torch_bytes = o->non_torch;
-        m->cuda_graph_bytes = 0; /* a measurement includes the captured graphs */
-        m->estimated &= ~(uint32_t)(KVP_MEM_EST_NON_TORCH | KVP_MEM_EST_CUDA_GRAPH);
-    }
+    kvp_status rs = kvp_memory_resolve(p->model, &meas, &es, m, &err);
+    if (rs == KVP_INVALID_ARG) return bad_input(rs, err.key, "%s", err.message);
+    if (rs != KVP_OK) return fail_err(p, &err);
     p->have_mem = true;
     return -1;
 }
@@ -908,20 +888,8 @@ static int run(plan_ctx *p) {
     const kvp_model_info *info = kvp_model_get_info(p->model);
     if (p->have_mem) {
         const kvp_memory_facts *m = &p->mem;
-        uint64_t used = m->weights_bytes + m->non_torch_bytes + m->cuda_graph_bytes;
-        uint64_t free_after = m->total_bytes > used ? m->total_bytes - used : 0;
-        if (kvp_creator_prepare_estimation(p->creator, free_after, &p->est, &err) != KVP_OK)
-            return fail_err(p, &err);
-        kvp_measured_memory mm;
-        memset(&mm, 0, sizeof mm);
-        mm.total_bytes = m->total_bytes;
-        mm.profiled = p->est.estimating;
-        mm.allocator_peak_bytes = m->weights_bytes + m->activation_bytes;
-        mm.non_allocator_bytes = m->non_torch_bytes + m->cuda_graph_bytes;
-        mm.allocated_during_estimation_bytes = o->estimation_kv;
-        mm.weights_bytes = m->weights_bytes;
-        mm.used_bytes = m->weights_bytes + m->non_torch_bytes + m->cuda_graph_bytes;
-        if (kvp_creator_configure(p->creator, &mm, &p->cap, &err) != KVP_OK) {
+        if (kvp_creator_configure_from_facts(p->creator, m, o->estimation_kv, &p->est, &p->cap,
+                                             &err) != KVP_OK) {
             if (err.code != KVP_INFEASIBLE) return fail_err(p, &err);
             char b1[32], b2[32], b3[32];
             return bad_input(KVP_INFEASIBLE, "peak",

@@ -265,11 +265,13 @@ static int pool_from_plan(const options *o, const kvp_model *m, kvp_pool_config 
             if (kvp_gpu_lookup(o->gpu, &g, err) != KVP_OK) goto fail;
             total = g.total_bytes;
         }
+        kvp_memory_measured meas;
+        memset(&meas, 0, sizeof meas);
+        meas.total_bytes = total;
         kvp_estimate_settings es;
         memset(&es, 0, sizeof es);
         es.tp = d.tp;
         es.pp = d.pp;
-        es.total_bytes = total;
         es.max_num_tokens = o->max_tokens;
         es.max_batch_size = o->max_batch;
         es.cuda_graphs = true;
@@ -288,23 +290,11 @@ static int pool_from_plan(const options *o, const kvp_model *m, kvp_pool_config 
             es.model_dir = dir;
         }
         kvp_memory_facts mf;
-        memset(&mf, 0, sizeof mf);
-        if (kvp_memory_estimate(m, &es, &mf, err) != KVP_OK) goto fail;
-        uint64_t used = mf.weights_bytes + mf.non_torch_bytes + mf.cuda_graph_bytes;
         kvp_estimation_plan est;
-        if (kvp_creator_prepare_estimation(cr, total > used ? total - used : 0, &est, err) !=
-            KVP_OK)
-            goto fail;
-        kvp_measured_memory mm;
-        memset(&mm, 0, sizeof mm);
-        mm.total_bytes = total;
-        mm.profiled = est.estimating;
-        mm.allocator_peak_bytes = mf.weights_bytes + mf.activation_bytes;
-        mm.non_allocator_bytes = mf.non_torch_bytes + mf.cuda_graph_bytes;
-        mm.weights_bytes = mf.weights_bytes;
-        mm.used_bytes = used;
         kvp_capacity cap;
-        if (kvp_creator_configure(cr, &mm, &cap, err) != KVP_OK) goto fail;
+        if (kvp_memory_resolve(m, &meas, &es, &mf, err) != KVP_OK ||
+            kvp_creator_configure_from_facts(cr, &mf, 0, &est, &cap, err) != KVP_OK)
+            goto fail;
     }
     if (kvp_creator_build(cr, false, &plan, err) != KVP_OK) goto fail;
     memset(pc, 0, sizeof *pc);

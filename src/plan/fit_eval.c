@@ -31,49 +31,29 @@ typedef struct mem_knobs {
 
 static kvp_status memory_terms(const kvp_fit_env *env, uint32_t tp, uint32_t pp,
                                const mem_knobs *k, kvp_memory_facts *m, kvp_error *err) {
-    memset(m, 0, sizeof *m);
-    bool all = env->has_weights && env->has_peak && env->has_non_torch;
-    if (!all) {
-        kvp_estimate_settings es;
-        memset(&es, 0, sizeof es);
-        es.tp = tp;
-        es.pp = pp;
-        es.total_bytes = env->gpu_total_bytes;
-        es.max_num_tokens = k->max_num_tokens ? k->max_num_tokens : 8192;
-        es.max_batch_size = (uint32_t)(k->max_batch_size && k->max_batch_size < UINT32_MAX
-                                           ? k->max_batch_size
-                                           : 2048);
-        es.cuda_graphs = k->cuda_graphs;
-        es.cuda_graph_max_batch = k->cuda_graph_max_batch;
-        es.sampler_rows = k->sampler_rows;
-        es.sampler_bytes_per_logit = k->sampler_bytes_per_logit;
-        es.model_dir = env->model_dir;
-        es.weights_dtype = KVP_DTYPE_AUTO;
-        kvp_status st = kvp_memory_estimate(env->model, &es, m, err);
-        if (st != KVP_OK) return st;
-    }
-    m->total_bytes = env->gpu_total_bytes;
-    m->estimated &= ~(uint32_t)(KVP_MEM_EST_TOTAL | KVP_MEM_EST_FREE);
-    if (env->has_weights) {
-        m->weights_bytes = env->weights_bytes;
-        m->estimated &= ~(uint32_t)KVP_MEM_EST_WEIGHTS;
-    }
-    if (env->has_peak) {
-        if (env->peak_bytes < m->weights_bytes)
-            return kvp__fail(err, KVP_INVALID_ARG, NULL, "--peak",
-                             "--peak %llu B is below the weights (%llu B): the allocator peak "
-                             "includes the weights",
-                             (unsigned long long)env->peak_bytes,
-                             (unsigned long long)m->weights_bytes);
-        m->activation_bytes = env->peak_bytes - m->weights_bytes;
-        m->estimated &= ~(uint32_t)KVP_MEM_EST_ACTIVATION;
-    }
-    if (env->has_non_torch) {
-        m->non_torch_bytes = env->non_torch_bytes;
-        m->cuda_graph_bytes = 0; /* a measurement includes the captured graphs */
-        m->estimated &= ~(uint32_t)(KVP_MEM_EST_NON_TORCH | KVP_MEM_EST_CUDA_GRAPH);
-    }
-    return KVP_OK;
+    kvp_memory_measured meas;
+    memset(&meas, 0, sizeof meas);
+    meas.total_bytes = env->gpu_total_bytes;
+    meas.has_weights = env->has_weights;
+    meas.weights_bytes = env->weights_bytes;
+    meas.has_peak = env->has_peak;
+    meas.peak_bytes = env->peak_bytes;
+    meas.has_non_torch = env->has_non_torch;
+    meas.non_torch_bytes = env->non_torch_bytes;
+    kvp_estimate_settings es;
+    memset(&es, 0, sizeof es);
+    es.tp = tp;
+    es.pp = pp;
+    es.max_num_tokens = k->max_num_tokens ? k->max_num_tokens : 8192;
+    es.max_batch_size =
+        (uint32_t)(k->max_batch_size && k->max_batch_size < UINT32_MAX ? k->max_batch_size : 2048);
+    es.cuda_graphs = k->cuda_graphs;
+    es.cuda_graph_max_batch = k->cuda_graph_max_batch;
+    es.sampler_rows = k->sampler_rows;
+    es.sampler_bytes_per_logit = k->sampler_bytes_per_logit;
+    es.model_dir = env->model_dir;
+    es.weights_dtype = KVP_DTYPE_AUTO;
+    return kvp_memory_resolve(env->model, &meas, &es, m, err);
 }
 
 /* Name of a pool for "KV budget of pool '...'". */
@@ -177,20 +157,7 @@ static kvp_status eval_trtllm(const kvp_fit_env *env, kvp_fit_eval *out, kvp_err
     kvp_estimation_plan est;
     memset(&est, 0, sizeof est);
     if (have_mem) {
-        uint64_t used = m.weights_bytes + m.non_torch_bytes + m.cuda_graph_bytes;
-        uint64_t free_after = m.total_bytes > used ? m.total_bytes - used : 0;
-        st = kvp_creator_prepare_estimation(c, free_after, &est, &e);
-        if (st == KVP_OK) {
-            kvp_measured_memory mm;
-            memset(&mm, 0, sizeof mm);
-            mm.total_bytes = m.total_bytes;
-            mm.profiled = est.estimating;
-            mm.allocator_peak_bytes = m.weights_bytes + m.activation_bytes;
-            mm.non_allocator_bytes = m.non_torch_bytes + m.cuda_graph_bytes;
-            mm.weights_bytes = m.weights_bytes;
-            mm.used_bytes = used;
-            st = kvp_creator_configure(c, &mm, &out->cap, &e);
-        }
+        st = kvp_creator_configure_from_facts(c, &m, 0, &est, &out->cap, &e);
         if (!est.estimating) m.activation_bytes = 0; /* no profiling pass, no activation peak */
     } else {
         st = kvp_creator_prepare_estimation(c, 0, &est, &e);

@@ -1,0 +1,75 @@
+/*
+ * memory_facts.c — measured and estimated memory terms joined into the facts
+ * the creator's configure step takes (seed: configure_kv_cache_capacity reads
+ * torch's peak, the memory outside torch, and what the estimation cache held).
+ */
+#include <string.h>
+
+#include "kvplan/plan.h"
+#include "util.h"
+
+kvp_status kvp_memory_resolve(const kvp_model *model, const kvp_memory_measured *in,
+                              const kvp_estimate_settings *estimate, kvp_memory_facts *m,
+                              kvp_error *err) {
+    memset(m, 0, sizeof *m);
+    if (!(in->has_weights && in->has_peak && in->has_non_torch)) {
+        kvp_estimate_settings es = *estimate;
+        es.total_bytes = in->total_bytes;
+        kvp_status st = kvp_memory_estimate(model, &es, m, err);
+        if (st != KVP_OK) return st;
+    }
+    m->total_bytes = in->total_bytes;
+    m->free_bytes = in->free_bytes;
+    m->estimated &= ~(uint32_t)(KVP_MEM_EST_TOTAL | KVP_MEM_EST_FREE);
+    if (in->has_weights) {
+        m->weights_bytes = in->weights_bytes;
+        m->estimated &= ~(uint32_t)KVP_MEM_EST_WEIGHTS;
+        kvp__strlcpy(m->weights_source, "measured (--weights)", sizeof m->weights_source);
+    }
+    if (in->has_peak) {
+        if (in->peak_bytes < m->weights_bytes)
+            return kvp__fail(err, KVP_INVALID_ARG, NULL, "--peak",
+                             "--peak %llu B is below the weights (%llu B): the allocator peak "
+                             "includes the weights",
+                             (unsigned long long)in->peak_bytes,
+                             (unsigned long long)m->weights_bytes);
+        m->activation_bytes = in->peak_bytes - m->weights_bytes;
+        m->estimated &= ~(uint32_t)KVP_MEM_EST_ACTIVATION;
+    }
+    if (in->has_non_torch) {
+        m->non_torch_bytes = in->non_torch_bytes;
+        m->cuda_graph_bytes = 0; /* a measurement includes the captured graphs */
+        m->estimated &= ~(uint32_t)(KVP_MEM_EST_NON_TORCH | KVP_MEM_EST_CUDA_GRAPH);
+    } else if (in->free_bytes && in->total_bytes > in->free_bytes) {
+        /* Memory already held on the device (other processes, a context) counts like
+         * memory outside the allocator: the seed's peak adds total_used - torch_used. */
+        uint64_t held = in->total_bytes - in->free_bytes;
+        if (!kvp__add_u64(m->non_torch_bytes, held, &m->non_torch_bytes))
+            return kvp__fail(err, KVP_OVERFLOW, NULL, "--probe", "memory figures overflow");
+    }
+    return KVP_OK;
+}
+
+kvp_status kvp_creator_configure_from_facts(kvp_creator *c, const kvp_memory_facts *m,
+                                            uint64_t estimation_kv_bytes,
+                                            kvp_estimation_plan *est, kvp_capacity *cap,
+                                            kvp_error *err) {
+    uint64_t used = 0;
+    if (!kvp__add_u64(m->weights_bytes, m->non_torch_bytes, &used) ||
+        !kvp__add_u64(used, m->cuda_graph_bytes, &used))
+        return kvp__fail(err, KVP_OVERFLOW, NULL, NULL, "memory figures overflow");
+    uint64_t free_after = m->total_bytes > used ? m->total_bytes - used : 0;
+    kvp_status st = kvp_creator_prepare_estimation(c, free_after, est, err);
+    if (st != KVP_OK) return st;
+    kvp_measured_memory mm;
+    memset(&mm, 0, sizeof mm);
+    mm.total_bytes = m->total_bytes;
+    mm.profiled = est->estimating;
+    if (!kvp__add_u64(m->weights_bytes, m->activation_bytes, &mm.allocator_peak_bytes) ||
+        !kvp__add_u64(m->non_torch_bytes, m->cuda_graph_bytes, &mm.non_allocator_bytes))
+        return kvp__fail(err, KVP_OVERFLOW, NULL, NULL, "memory figures overflow");
+    mm.allocated_during_estimation_bytes = estimation_kv_bytes;
+    mm.weights_bytes = m->weights_bytes;
+    mm.used_bytes = used;
+    return kvp_creator_configure(c, &mm, cap, err);
+}
