@@ -460,13 +460,13 @@ static void print_text(plan_ctx *p, FILE *f) {
             fprintf(f, "  + temporary KV          %14s  added back\n",
                     gib(p->o->estimation_kv, b1, sizeof b1));
         fprintf(f, "  x free fraction         %14g\n",
-                p->o->kv.free_gpu_memory_fraction ? p->o->kv.free_gpu_memory_fraction : 0.9);
+                p->o->kv.free_gpu_memory_fraction > 0.0 ? p->o->kv.free_gpu_memory_fraction : 0.9);
         fprintf(f, "  = KV budget             %14s  (%llu B)\n",
                 gib(p->cap.budget_bytes, b1, sizeof b1), (unsigned long long)p->cap.budget_bytes);
         explain(&ob, "int((%llu - %llu + %llu) * %g) = %llu B  [_cal_max_memory]",
                 (unsigned long long)p->mem.total_bytes, (unsigned long long)p->cap.peak_bytes,
                 (unsigned long long)p->o->estimation_kv,
-                p->o->kv.free_gpu_memory_fraction ? p->o->kv.free_gpu_memory_fraction : 0.9,
+                p->o->kv.free_gpu_memory_fraction > 0.0 ? p->o->kv.free_gpu_memory_fraction : 0.9,
                 (unsigned long long)p->cap.budget_bytes);
     } else {
         fprintf(f, "  KV budget               %14s  (%llu B, --kv-budget)\n",
