@@ -127,7 +127,7 @@ bool kvp_cli_opt(int argc, char **argv, int *i, const char *name, const char **v
 bool kvp_cli_flag(const char *arg, const char *name) { return strcmp(arg, name) == 0; }
 
 bool kvp_cli_reject_repeats(int argc, char **argv) {
-    static const char *const repeatable[] = {"--over", "--decl", NULL};
+    static const char *const repeatable[] = {"--over", "--decl", "--engine-version", NULL};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strncmp(a, "--", 2) != 0 || a[2] == '\0') continue;

@@ -1024,6 +1024,8 @@ static const char *policy_arg(int argc, char **argv) {
     return NULL;
 }
 
+static int plan_seed(int argc, char **argv);
+
 int kvp_cmd_plan(int argc, char **argv) {
     /* --from "vllm serve ...": rewrite the engine's command into plan options first,
      * since the rewritten arguments carry the --policy. */
@@ -1042,6 +1044,24 @@ int kvp_cmd_plan(int argc, char **argv) {
         return kvp_cli_fail("--policy %s is not available in this build (only trtllm)", policy);
 #endif
     }
+#ifdef KVP_HAVE_PLAN_POLICY
+    /* --policy trtllm with a reference case's inputs (input-key spellings, None values,
+     * --engine-version and other engines' settings): normalised by plan_policy.c. */
+    if (policy) {
+        int nargc = 0;
+        char **nargv = kvp_cli_trtllm_args(argc, argv, &nargc);
+        if (nargv) {
+            int nrc = plan_seed(nargc, nargv);
+            free(nargv);
+            return nrc;
+        }
+    }
+#endif
+    return plan_seed(argc, argv);
+}
+
+/* The seed's planner (policy trtllm). */
+static int plan_seed(int argc, char **argv) {
     opts o;
     memset(&o, 0, sizeof o);
     g_json = false;

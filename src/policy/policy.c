@@ -108,6 +108,13 @@ bool kvp__policy_version(const char *text, uint32_t *out) {
     return false;
 }
 
+/* Case-insensitive: does `p` start with `word`? */
+static bool starts_ci(const char *p, const char *word) {
+    for (; *word; p++, word++)
+        if (!*p || tolower((unsigned char)*p) != tolower((unsigned char)*word)) return false;
+    return true;
+}
+
 uint32_t kvp__policy_build_number(const char *text) {
     if (!text) return 0;
     for (const char *p = text; *p; p++) {
@@ -119,6 +126,12 @@ uint32_t kvp__policy_build_number(const char *text) {
                  tolower((unsigned char)p[2]) == 'i' && tolower((unsigned char)p[3]) == 'l' &&
                  tolower((unsigned char)p[4]) == 'd') {
             q = p + 5;
+            while (*q == ':' || *q == ' ' || *q == '=') q++;
+            if (!isdigit((unsigned char)*q)) q = NULL;
+        } else if (starts_ci(p, "version")) {
+            /* llama-server --version: "version: 7445 (4b2a4778f)"; a dotted release
+             * ("ollama version 0.12.3") is not a build number (rejected below). */
+            q = p + 7;
             while (*q == ':' || *q == ' ' || *q == '=') q++;
             if (!isdigit((unsigned char)*q)) q = NULL;
         }
@@ -135,10 +148,23 @@ uint32_t kvp__policy_build_number(const char *text) {
     return 0;
 }
 
+kvp_dtype kvp__policy_runtime_dtype(const kvp_model *model) {
+    const kvp_model_info *info = kvp_model_get_info(model);
+    if (info->dtype == KVP_DTYPE_AUTO) return KVP_DTYPE_BF16;
+    if (info->dtype != KVP_DTYPE_FP32) return info->dtype;
+    /* vLLM / SGLang --dtype auto never run a float32 checkpoint in float32: they
+     * downcast to float16, or to bfloat16 for the models float16 breaks
+     * (vllm config _get_and_verify_dtype: gemma2, gemma3, plamo2, glm4). */
+    static const char *const k_bf16[] = {"gemma2", "gemma3", "plamo2", "glm4"};
+    for (size_t i = 0; i < sizeof k_bf16 / sizeof k_bf16[0]; i++)
+        if (!strncmp(info->model_type, k_bf16[i], strlen(k_bf16[i]))) return KVP_DTYPE_BF16;
+    return KVP_DTYPE_FP16;
+}
+
 kvp_dtype kvp__policy_auto_dtype(const kvp_model *model) {
     const kvp_model_info *info = kvp_model_get_info(model);
     if (info->kv_dtype_declared != KVP_DTYPE_AUTO) return info->kv_dtype_declared;
-    return info->dtype == KVP_DTYPE_AUTO ? KVP_DTYPE_BF16 : info->dtype;
+    return kvp__policy_runtime_dtype(model);
 }
 
 void kvp__policy_pp_range(uint32_t num_layers, uint32_t pp, uint32_t stage, uint32_t *begin,

@@ -43,7 +43,10 @@ uint32_t kvp__policy_build_number(const char *text);
 /* Case-insensitive substring test. */
 bool kvp__policy_contains(const char *text, const char *needle);
 
-/* The model's KV dtype under "auto": the checkpoint's KV quantisation, else its dtype. */
+/* The dtype vLLM / SGLang run the model in under --dtype auto: the config's dtype,
+ * bfloat16 when absent, and float32 checkpoints downcast to 16 bits. */
+kvp_dtype kvp__policy_runtime_dtype(const kvp_model *model);
+/* The model's KV dtype under "auto": the checkpoint's KV quantisation, else the runtime dtype. */
 kvp_dtype kvp__policy_auto_dtype(const kvp_model *model);
 
 /* Pipeline split of vLLM/SGLang (get_pp_indices): every stage gets L/P layers and the

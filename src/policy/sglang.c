@@ -109,8 +109,6 @@ kvp_status kvp__policy_sglang(const kvp_model *model, const kvp_policy_settings 
                              "--enable-dp-attention needs dp (%u) to divide tp (%u)", s->dp, s->tp);
         attn_tp = s->tp / s->dp;
     }
-    uint32_t page = s->block_size ? s->block_size : 1;
-    out->block_size = page;
     uint64_t ctx = s->max_model_len ? s->max_model_len : info->max_position_embeddings;
     out->max_model_len = ctx;
 
@@ -141,6 +139,12 @@ kvp_status kvp__policy_sglang(const kvp_model *model, const kvp_policy_settings 
     bool nsa = false;
     for (size_t i = 0; i < L.count; i++)
         if (L.items[i].kind == KVP_CACHE_INDEXER) nsa = true;
+    /* page_size: the user's, else 1; the NSA backend of DeepSeek V3.2 runs 64-token
+     * pages ([inferred] §2.5: the PR #11309 token counts are multiples of 64). */
+    uint32_t page = s->block_size ? s->block_size : nsa ? 64u : 1u;
+    out->block_size = page;
+    if (!s->block_size && nsa)
+        kvp__policy_note(out, "[inferred] NSA model: page_size 64 assumed; pass --page-size to override");
 
     /* Per-token bytes: full-type layers (F, with K and V split), SWA layers (S), Mamba state. */
     uint64_t full_k = 0, full_v = 0, swa_k = 0, swa_v = 0, mla_row = 0, state = 0;
@@ -149,6 +153,18 @@ kvp_status kvp__policy_sglang(const kvp_model *model, const kvp_policy_settings 
     uint64_t draft_k = 0, draft_v = 0, draft_row = 0;
     uint32_t n_full = 0, n_swa = 0, n_mamba = 0;
     uint64_t es = elem_size(&d);
+    /* The SWA pool pair exists for models mixing sliding and full layers (Gemma 2/3,
+     * gpt-oss, MiMo); a model whose every layer slides (Mistral v0.1, Phi-3 configs)
+     * runs one ordinary pool in SGLang. */
+    bool any_full = false, any_swa = false;
+    for (size_t i = 0; i < L.count; i++) {
+        if (L.items[i].layer < lb || L.items[i].layer >= le) continue;
+        if (L.items[i].kind == KVP_CACHE_SLIDING) any_swa = true;
+        else if (L.items[i].kind == KVP_CACHE_FULL || L.items[i].kind == KVP_CACHE_CHUNKED ||
+                 L.items[i].kind == KVP_CACHE_MLA)
+            any_full = true;
+    }
+    bool hybrid_swa = any_full && any_swa && !pre_18039;
     for (size_t i = 0; i < L.count && !st; i++) {
         const kvp_layer_cache *c = &L.items[i];
         if (c->layer < lb || c->layer >= le) continue;
@@ -165,7 +181,7 @@ kvp_status kvp__policy_sglang(const kvp_model *model, const kvp_policy_settings 
                 k += k / 32;
                 v += v / 32;
             }
-            if (c->kind == KVP_CACHE_SLIDING && !pre_18039) {
+            if (c->kind == KVP_CACHE_SLIDING && hybrid_swa) {
                 swa_k += k;
                 swa_v += v;
                 n_swa++;
@@ -209,7 +225,7 @@ kvp_status kvp__policy_sglang(const kvp_model *model, const kvp_policy_settings 
             uint64_t h = r->heads / s->tp;
             uint64_t g = r->groups ? (r->groups % s->tp == 0 ? r->groups / s->tp : 1) : 0;
             uint64_t inner, grp, width, conv, ssm, cb = 0;
-            kvp_dtype mdt = info->dtype == KVP_DTYPE_AUTO ? KVP_DTYPE_BF16 : info->dtype;
+            kvp_dtype mdt = kvp__policy_runtime_dtype(model);
             /* --mamba-ssm-dtype defaults to float32. */
             if (!kvp__mul_u64(h, r->head_dim, &inner) ||
                 !kvp__mul_many_u64(&grp, 3, (uint64_t)2, g, (uint64_t)r->group_dim) ||
@@ -270,7 +286,7 @@ kvp_status kvp__policy_sglang(const kvp_model *model, const kvp_policy_settings 
     uint64_t cell = full_k + full_v + mla_row;
     out->cell_bytes = cell;
     uint64_t N = 0, swa_n = 0;
-    if (n_swa && !pre_18039) {
+    if (n_swa && hybrid_swa) {
         /* full_tokens * F + r * full_tokens * S = rest, r = 0.8 (PR #18039). */
         double r = 0.8;
         double denom = (double)cell + r * (double)(swa_k + swa_v);

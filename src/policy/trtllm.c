@@ -17,7 +17,11 @@
 kvp_status kvp__policy_trtllm(const kvp_model *model, const kvp_policy_settings *s,
                               kvp_policy_result *out, kvp_error *err) {
     const kvp_model_info *info = kvp_model_get_info(model);
-    kvp_dtype dt = kvp__policy_auto_dtype(model);
+    /* auto: the checkpoint's KV quantisation, else its own dtype (fp32 included: the
+     * manager allocates 4 bytes while the estimator assumes 2, §4.2). */
+    kvp_dtype dt = info->kv_dtype_declared != KVP_DTYPE_AUTO ? info->kv_dtype_declared
+                   : info->dtype == KVP_DTYPE_AUTO     ? KVP_DTYPE_BF16
+                                                       : info->dtype;
     if (s->kv_dtype[0] && kvp__strcasecmp(s->kv_dtype, "auto") != 0 &&
         (kvp_dtype_parse(s->kv_dtype, &dt) != KVP_OK || dt == KVP_DTYPE_INT8))
         return kvp__fail(err, KVP_INVALID_ARG, NULL, "--kv-dtype",
@@ -46,11 +50,20 @@ kvp_status kvp__policy_trtllm(const kvp_model *model, const kvp_policy_settings 
     }
     uint64_t est_elems = 0, mgr = 0, heads_sum = 0, n_attn = 0, mla_elems = 0;
     uint32_t hd = info->head_dim;
+    bool windowed = false;
     size_t n = kvp_model_cache_count(model);
     for (size_t i = 0; i < n; i++) {
         const kvp_layer_cache *c = kvp_model_cache(model, i);
         if (c->layer < best_b || c->layer >= best_e) continue;
-        if (c->kind == KVP_CACHE_FULL) {
+        if (c->kind == KVP_CACHE_SLIDING || c->kind == KVP_CACHE_CHUNKED) {
+            /* The V1 manager without max_attention_window keeps full context for them. */
+            if (!windowed)
+                kvp__policy_note(out, "sliding / chunked layers keep full context in the V1 "
+                                      "manager without max_attention_window");
+            windowed = true;
+        }
+        if (c->kind == KVP_CACHE_FULL || c->kind == KVP_CACHE_SLIDING ||
+            c->kind == KVP_CACHE_CHUNKED) {
             uint64_t h = (c->kv_heads + s->tp - 1) / s->tp, bytes;
             if (kvp_dtype_bytes(dt, h * ((uint64_t)c->k_head_dim + c->v_head_dim), &bytes))
                 return kvp__fail(err, KVP_OVERFLOW, NULL, NULL, "bytes per token overflow");

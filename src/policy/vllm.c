@@ -4,6 +4,7 @@
  * with page-size unification, the block count, and the "GPU KV cache size" and
  * "Maximum concurrency" lines as each era computes them.
  */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -44,20 +45,42 @@ static void vplan_free(vplan *p) {
     for (uint32_t i = 0; i < p->nspec; i++) kvp__free(NULL, p->specs[i].layers);
 }
 
+/* Case-insensitive: does `p` start with the n characters of `word`? */
+static bool starts_with_ci(const char *p, const char *word, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (!p[i] || tolower((unsigned char)p[i]) != tolower((unsigned char)word[i])) return false;
+    return true;
+}
+
+/* `word` in `v` with no letter, digit, '.' or '-' on either side ("v0" in
+ * "0.8.5 v0" but not in "v0.8.5"). Case-insensitive. */
+static bool has_word(const char *v, const char *word) {
+    size_t n = strlen(word);
+    for (const char *p = v; *p; p++) {
+        if (starts_with_ci(p, word, n)) {
+            char before = p > v ? p[-1] : ' ', after = p[n];
+            bool wb = !(isalnum((unsigned char)before) || before == '.' || before == '-');
+            bool wa = !(isalnum((unsigned char)after) || after == '.' || after == '-');
+            if (wb && wa) return true;
+        }
+    }
+    return false;
+}
+
 static vllm_era parse_era(const char *v, uint32_t *version, bool *have_version,
                           kvp_policy_result *out) {
     *have_version = false;
     *version = 0;
     if (!v || !*v) return ERA_V1_NEW;
-    /* A stated era tag wins; a version next to it still decides the hybrid allocator. */
+    /* A stated era tag wins wherever it stands ("v1-mid 0.9.1", "0.9.1 v1-mid"); a
+     * version next to it still decides the hybrid allocator and the budget formula. */
     *have_version = kvp__policy_version(v, version);
     if (kvp__policy_contains(v, "v1-jan25")) return ERA_V1_JAN25;
     if (kvp__policy_contains(v, "v1-mid")) return ERA_V1_MID;
     if (kvp__policy_contains(v, "v1-new")) return ERA_V1_NEW;
-    bool says_v0 = kvp__policy_contains(v, "v0 engine") || kvp__policy_contains(v, "VLLM_USE_V1=0") ||
-                   (v[0] == 'v' && v[1] == '0' && (v[2] == '\0' || v[2] == ' '));
-    if (kvp__policy_version(v, version)) {
-        *have_version = true;
+    bool says_v0 = has_word(v, "v0") || kvp__policy_contains(v, "v0 engine") ||
+                   kvp__policy_contains(v, "VLLM_USE_V1=0");
+    if (*have_version) {
         if (says_v0 || *version < 800) return ERA_V0; /* V1 became the default in 0.8.0 */
         /* [uncertain] PR #40694 (tokens = int(concurrency * len)) shipped after 0.19.0
          * and before 0.24; 0.20 is taken as the first release with it. */
@@ -161,8 +184,7 @@ ovf:
 static kvp_status mamba_state(const kvp_model *model, const kvp_layer_cache *c, uint32_t tp,
                               uint64_t *out, kvp_error *err) {
     const kvp_recurrent_geometry *r = &c->recurrent;
-    const kvp_model_info *info = kvp_model_get_info(model);
-    kvp_dtype mdt = info->dtype == KVP_DTYPE_AUTO ? KVP_DTYPE_BF16 : info->dtype;
+    kvp_dtype mdt = kvp__policy_runtime_dtype(model);
     kvp_dtype cd = r->conv_dtype != KVP_DTYPE_AUTO ? r->conv_dtype : mdt;
     kvp_dtype sd = mdt;
     char buf[32];
@@ -269,6 +291,14 @@ kvp_status kvp__policy_vllm(const kvp_model *model, const kvp_policy_settings *s
     kvp__strlcpy(out->era, era_name(era), sizeof out->era);
     /* The hybrid allocator (separate SWA / Mamba groups) exists from ≈0.10 (§1.5 item 1). */
     bool hybrid = era >= ERA_V1_MID && (!have_version || version >= 1000);
+    /* [inferred] ENGINES.md §1.5 item 1, vLLM #43308: Gemma 4 ran without the hybrid
+     * manager until v0.21 (its SWA layers cost full context: ~55k -> ~525k tokens). */
+    if (hybrid && have_version && version < 2100 &&
+        (!strncmp(info->model_type, "gemma4", 6) || kvp__policy_contains(info->architecture, "Gemma4"))) {
+        hybrid = false;
+        kvp__policy_note(out, "[inferred] Gemma 4 before vLLM 0.21 (#43308): no hybrid KV cache "
+                              "manager, sliding layers cost full context");
+    }
 
     vdtype d;
     kvp_status st = parse_dtype(model, s->kv_dtype, &d, err);
@@ -386,7 +416,7 @@ kvp_status kvp__policy_vllm(const kvp_model *model, const kvp_policy_settings *s
     }
     if (!mamba_mode) {
         /* [uncertain] none fits v0.19.0, align fits v0.24.0 (ENGINES.md §6 V2). */
-        mamba_mode = (!have_version || version >= 2400) ? "align" : "none";
+        mamba_mode = (have_version ? version >= 2400 : era == ERA_V1_NEW) ? "align" : "none";
         if (has_mamba) kvp__policy_note(out, "[uncertain] mamba_cache_mode %s by version", mamba_mode);
     }
     out->block_size = bs;
@@ -418,7 +448,7 @@ kvp_status kvp__policy_vllm(const kvp_model *model, const kvp_policy_settings *s
         double u = s->gpu_memory_utilization > 0 ? s->gpu_memory_utilization : 0.9;
         double req_d = ceil((double)s->total_memory_bytes * u);
         uint64_t requested = (uint64_t)req_d;
-        bool with_graphs = !have_version || version >= 2100;
+        bool with_graphs = have_version ? version >= 2100 : era == ERA_V1_NEW;
         uint64_t used = s->weights_bytes + s->peak_activation_bytes + s->non_torch_bytes +
                         (with_graphs ? s->cudagraph_bytes : 0);
         if (used >= requested) {
@@ -628,7 +658,8 @@ kvp_status kvp__policy_vllm(const kvp_model *model, const kvp_policy_settings *s
             kvp__policy_note(out, "max_num_seqs (%u) exceeds available Mamba cache blocks (%llu)",
                              s->max_num_seqs, (unsigned long long)state_blocks);
     }
-    if (!hybrid && era >= ERA_V1_MID && (info->sliding_window || info->attention_chunk_size))
+    if (!hybrid && era >= ERA_V1_MID && have_version && version < 1000 &&
+        (info->sliding_window || info->attention_chunk_size))
         kvp__policy_note(out, "no hybrid KV cache manager before 0.10: sliding layers cost full context");
     vplan_free(&P);
     return KVP_OK;
