@@ -16,9 +16,11 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "kvplan/estimate.h"
 #include "kvplan/gpu.h"
 #include "kvplan/policy.h"
 #include "plan_policy.h"
+#include "kvplan/estimate.h"
 #include "util.h"
 #include "embedded.h"
 
@@ -954,6 +956,43 @@ static int plan_policy_main(int argc, char **argv, const char *resolved_dtype, c
     st = load_model(geometry ? geometry : model_arg, geometry != NULL, &model, notes, &err);
     if (st) return kvp_cli_report_error(&err, json);
 
+    /* A GPU named but its memory terms not measured: estimate them from the config
+     * the way `kvplan plan` does, so the engine's budget formula is not fed zeros.
+     * vLLM's budget is a fraction of the total taken after the CUDA context and
+     * NCCL exist, so its non-torch term is only what appears after start-up. */
+    if (!s.kv_budget_bytes && s.total_memory_bytes && s.engine != KVP_ENGINE_LLAMACPP &&
+        (!s.weights_bytes || !s.peak_activation_bytes || !s.non_torch_bytes)) {
+        kvp_estimate_settings es;
+        memset(&es, 0, sizeof es);
+        es.tp = s.tp ? s.tp : 1;
+        es.pp = s.pp ? s.pp : 1;
+        es.total_bytes = s.total_memory_bytes;
+        es.max_num_tokens = s.max_num_batched_tokens ? s.max_num_batched_tokens : 8192;
+        es.max_batch_size = s.max_num_seqs ? s.max_num_seqs : 256;
+        es.cuda_graphs = true;
+        es.weights_dtype = KVP_DTYPE_AUTO;
+        if (s.engine == KVP_ENGINE_VLLM) {
+            es.sampler_rows = es.max_batch_size;
+            es.sampler_bytes_per_logit = 22; /* vLLM's dummy sampler run */
+        }
+        kvp_memory_facts mf;
+        kvp_estimate_detail det;
+        st = kvp_memory_estimate_detail(model, &es, &mf, &det, &err);
+        if (st) {
+            kvp_model_free(model);
+            return kvp_cli_report_error(&err, json);
+        }
+        if (!s.weights_bytes) s.weights_bytes = mf.weights_bytes;
+        if (!s.peak_activation_bytes) s.peak_activation_bytes = mf.activation_bytes;
+        if (!s.non_torch_bytes)
+            s.non_torch_bytes = s.engine == KVP_ENGINE_VLLM ? det.non_torch_after_init_bytes
+                                                            : mf.non_torch_bytes;
+        if (!s.cudagraph_bytes) s.cudagraph_bytes = mf.cuda_graph_bytes;
+        cli_note(notes, "memory terms not given were estimated from the config (weights %.2f "
+                        "GiB, %s); pass --weights, --peak, --non-torch, --cuda-graph from the "
+                        "engine's log to replace them",
+                 (double)s.weights_bytes / (double)(1ull << 30), mf.weights_source);
+    }
     kvp_policy_result r;
     st = kvp_policy_plan(model, &s, &r, &err);
     if (st) {
