@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Install the Debian 12 packages kvplan needs, only those missing (run as root).
 # valgrind: memcheck over a sample of the hostile corpus (tests/cli/hostile_corpus.sh);
-# binutils: readelf for the hardening check (tests/cli/hostile_hardening.sh).
+# binutils: readelf for the hardening check (tests/cli/hostile_hardening.sh);
+# python3: the reference-case and CLI checks; chromium: the chart render test.
 set -euo pipefail
 need=()
 for p in build-essential cmake pkg-config libjansson-dev libcmocka-dev clang libclang-rt-14-dev \
-         valgrind binutils; do
+         valgrind binutils python3 chromium; do
   dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
 done
 if ((${#need[@]})); then
