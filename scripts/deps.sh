@@ -4,9 +4,13 @@
 # binutils: readelf for the hardening check (tests/cli/hostile_hardening.sh);
 # python3: the reference-case and CLI checks; chromium: the chart render test.
 set -euo pipefail
+# Usage: deps.sh [build|test]  (build: what compiling kvplan needs; test, the default: all)
+pkgs=(build-essential cmake pkg-config libjansson-dev libcmocka-dev)
+if [ "${1:-test}" != build ]; then
+  pkgs+=(clang libclang-rt-14-dev valgrind binutils python3 chromium)
+fi
 need=()
-for p in build-essential cmake pkg-config libjansson-dev libcmocka-dev clang libclang-rt-14-dev \
-         valgrind binutils python3 chromium; do
+for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
 done
 if ((${#need[@]})); then

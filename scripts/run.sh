@@ -3,7 +3,7 @@
 # With no arguments it runs the main job on an embedded default.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/deps.sh
+bash scripts/deps.sh build
 if [ ! -x build/kvplan ] || [ -n "$(find src include data CMakeLists.txt -newer build/kvplan -print -quit 2>/dev/null)" ]; then
   cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKVP_TESTS=OFF -DKVP_BENCH=OFF >/dev/null
   cmake --build build -j"$(nproc 2>/dev/null || echo 2)" --target kvplan_cli >/dev/null
