@@ -96,8 +96,10 @@ static void match_catalog(kvp_probed_gpu *d) {
     if (kvp_gpu_lookup(d->info.name, &cat, NULL) != KVP_OK) return;
     kvp__strlcpy(d->catalog_name, cat.name, sizeof d->catalog_name);
     d->info.bandwidth_bytes_per_s = cat.bandwidth_bytes_per_s;
+    char backend[sizeof d->backend]; /* a copy: source and backend live in one object */
+    kvp__strlcpy(backend, d->backend, sizeof backend);
     snprintf(d->info.source, sizeof d->info.source, "%s (live); bandwidth from catalogue %s",
-             d->backend, cat.name);
+             backend, cat.name);
 }
 
 static kvp_probed_gpu *next_device(kvp_probe_result *r) {
