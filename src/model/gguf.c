@@ -18,8 +18,11 @@
  * anything is allocated (STYLE.md "untrusted counts are bounded").
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #include "gguf_internal.h"
@@ -193,6 +196,28 @@ kvp_status kvp__gguf_meta_add(kvp__gguf_meta *m, kvp__gguf_kv *kv, kvp_error *er
     }
     m->kvs[m->count++] = *kv;
     return KVP_OK;
+}
+
+static int cmp_key(const void *a, const void *b) {
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* ggml refuses a file whose metadata names a key twice (which value would win is
+ * undefined); sorting the keys finds a repeat in n log n, whatever the count. */
+static kvp_status check_duplicate_keys(const kvp__gguf_meta *m, kvp_error *err) {
+    if (m->count < 2) return KVP_OK;
+    const char **keys = kvp__calloc(m->alc, m->count, sizeof *keys);
+    if (!keys) return kvp__fail(err, KVP_NOMEM, m->name, NULL, "out of memory");
+    for (size_t i = 0; i < m->count; i++) keys[i] = m->kvs[i].key;
+    qsort(keys, m->count, sizeof *keys, cmp_key);
+    kvp_status st = KVP_OK;
+    for (size_t i = 1; i < m->count; i++)
+        if (strcmp(keys[i - 1], keys[i]) == 0) {
+            st = kvp__fail(err, KVP_SYNTAX, m->name, keys[i], "key appears twice in the metadata");
+            break;
+        }
+    kvp__free(m->alc, keys);
+    return st;
 }
 
 const kvp__gguf_kv *kvp__gguf_find(const kvp__gguf_meta *m, const char *key) {
@@ -393,6 +418,7 @@ kvp_status kvp_model_from_gguf_memory(const void *data, size_t size, const char 
     kvp__gguf_meta m;
     kvp__gguf_meta_init(&m, alc, name ? name : "<memory>");
     kvp_status st = kvp__gguf_parse_memory(data, size, &m, err);
+    if (!st) st = check_duplicate_keys(&m, err);
     if (!st) st = kvp__gguf_build_model(&m, alc, out, err);
     kvp__gguf_meta_free(&m);
     return st;
@@ -401,18 +427,26 @@ kvp_status kvp_model_from_gguf_memory(const void *data, size_t size, const char 
 kvp_status kvp_model_from_gguf_file(const char *path, const kvp_allocator *alc, kvp_model **out,
                                     kvp_error *err) {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f) return kvp__fail(err, KVP_IO, path, NULL, "cannot open: %s", strerror(errno));
+    /* Open without blocking (a FIFO nobody writes would hang fopen), then insist on
+     * a regular file before reading a byte. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    if (fd < 0) return kvp__fail(err, KVP_IO, path, NULL, "cannot open: %s", strerror(errno));
     struct stat sb;
-    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        fclose(f);
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        close(fd);
         return kvp__fail(err, KVP_IO, path, NULL, "not a regular file");
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        return kvp__fail(err, KVP_IO, path, NULL, "cannot open: %s", strerror(errno));
     }
     kvp__gguf_meta m;
     kvp__gguf_meta_init(&m, alc, path);
     reader r = {NULL, f, (uint64_t)sb.st_size, 0, path, err};
     kvp_status st = parse(&r, &m);
     fclose(f);
+    if (!st) st = check_duplicate_keys(&m, err);
     if (!st) st = kvp__gguf_build_model(&m, alc, out, err);
     kvp__gguf_meta_free(&m);
     return st;

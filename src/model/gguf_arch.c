@@ -324,6 +324,16 @@ kvp_status kvp__gguf_build_model(const kvp__gguf_meta *m, const kvp_allocator *a
             if ((st = get_layer(&a, "attention.head_count", il, 0, &heads, NULL)) ||
                 (st = get_layer(&a, "attention.head_count_kv", il, heads, &kvh, NULL)))
                 break;
+            /* Geometry from a log may state KV heads and head sizes without the query
+             * heads; when the heads are stated, the KV heads must divide them. */
+            if (!is_mla && heads && kvh && (kvh > heads || heads % kvh != 0)) {
+                char key[96];
+                snprintf(key, sizeof key, "%s.attention.head_count_kv", a.arch);
+                st = kvp__fail(err, KVP_CONFIG, m->name, key,
+                               "layer %u: %llu KV heads do not divide the %llu attention heads",
+                               il, (unsigned long long)kvh, (unsigned long long)heads);
+                break;
+            }
             uint64_t def_dim = heads ? n_embd / heads : 0;
             if ((st = get_layer(&a, "attention.key_length", il, def_dim, &kl, NULL)) ||
                 (st = get_layer(&a, "attention.value_length", il, def_dim, &vl, NULL)))
@@ -339,6 +349,15 @@ kvp_status kvp__gguf_build_model(const kvp__gguf_meta *m, const kvp_allocator *a
             }
             if (kvh == 0) kvh = is_mla ? 1 : 0;
             if (kvh == 0) continue;
+            if (kl == 0 && heads == 0) {
+                char key[96];
+                snprintf(key, sizeof key, "%s.attention.head_count", a.arch);
+                st = kvp__fail(err, KVP_CONFIG, m->name, key,
+                               "layer %u: missing, and no attention.key_length either: the head "
+                               "size is unknown",
+                               il);
+                break;
+            }
             if (kl == 0 || kl > KVP_MAX_HEAD_DIM || vl > KVP_MAX_HEAD_DIM || kvh > KVP_MAX_HEADS) {
                 st = kvp__fail(err, KVP_CONFIG, m->name, "attention.key_length",
                                "layer %u: head size %llu / %llu or %llu KV heads out of range "

@@ -158,8 +158,7 @@ mkfifo "$TMP/silent.json"
 CHECK_TIMEOUT=10 check "fifo-without-writer" "$TMP/silent.json" "" "" -- "$KVPLAN" cost "$TMP/silent.json"
 if [ "${on[gguf]}" = 1 ]; then
     mkfifo "$TMP/silent.gguf"
-    CHECK_TIMEOUT=5 check "gguf-fifo-without-writer" "$TMP/silent.gguf" "" \
-        "the GGUF reader opens with fopen(): a FIFO nobody writes blocks it forever" \
+    CHECK_TIMEOUT=5 check "gguf-fifo-without-writer" "$TMP/silent.gguf" "" "" \
         -- "$KVPLAN" cost "$TMP/silent.gguf"
 fi
 if [ "${on[local]}" = 1 ]; then
