@@ -28,6 +28,11 @@ kvp_status kvp__read_file(const char *path, size_t max_bytes, const kvp_allocato
         close(fd);
         return kvp__fail(err, KVP_IO, path, NULL, "is a directory, expected a file");
     }
+    if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) || S_ISSOCK(st.st_mode)) {
+        /* /dev/zero would be read up to the size limit before being refused. */
+        close(fd);
+        return kvp__fail(err, KVP_IO, path, NULL, "is a device, expected a file");
+    }
     if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > (uint64_t)max_bytes) {
         close(fd);
         return kvp__fail(err, KVP_IO, path, NULL,

@@ -141,8 +141,8 @@ truncate -s 17M "$TMP/sparse-17M.json"
 check "over-size-limit" "$TMP/sparse-17M.json" "limit" "" -- "$KVPLAN" cost "$TMP/sparse-17M.json"
 { printf '{"model_type": "llama", "x": "'; head -c 17000000 /dev/zero | tr '\0' 'a'; printf '"}'; } >"$TMP/big-string.json"
 check "over-size-limit-real" "$TMP/big-string.json" "limit" "" -- "$KVPLAN" cost "$TMP/big-string.json"
-check "char-device" "/dev/zero" "limit" "" -- "$KVPLAN" cost /dev/zero
-check "dev-null" "/dev/null" "empty" "" -- "$KVPLAN" cost /dev/null
+check "char-device" "/dev/zero" "is a device" "" -- "$KVPLAN" cost /dev/zero
+check "dev-null" "/dev/null" "is a device" "" -- "$KVPLAN" cost /dev/null
 # A file that grows while read: a FIFO fed without end.
 # The FIFO is held open read-write here first, so a writer exists before kvplan opens it.
 mkfifo "$TMP/growing.json"
