@@ -38,6 +38,9 @@ typedef struct kvp_cost_settings {
     kvp_dtype kv_dtype;        /* AUTO -> checkpoint's KV quantization, else model dtype */
     uint32_t tokens_per_block; /* 0 -> KVP_DEFAULT_TOKENS_PER_BLOCK */
     uint32_t beam_width;       /* 0 -> 1 */
+    bool ssm_cache_dtype_only; /* TensorRT-LLM's rule: the SSM state dtype comes from a
+                                  cache dtype key only; a checkpoint's mamba_ssm_dtype
+                                  (Qwen3.5's float32) is ignored for the model dtype */
 } kvp_cost_settings;
 
 /* Defaults: tp=1, pp=1, busiest stage, AUTO dtype, 32 tokens/block, beam 1. */

@@ -82,6 +82,9 @@ typedef struct kvp_recurrent_geometry {
     uint32_t conv_kernel;
     kvp_dtype conv_dtype; /* AUTO: the model's dtype */
     kvp_dtype ssm_dtype;  /* AUTO: the model's dtype */
+    bool ssm_dtype_is_checkpoint_hint; /* ssm_dtype came from the checkpoint's
+                                          mamba_ssm_dtype (Qwen3.5), not from a cache
+                                          dtype key (mamba_ssm_cache_dtype) */
 } kvp_recurrent_geometry;
 
 typedef struct kvp_layer_cache {

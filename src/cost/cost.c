@@ -145,6 +145,7 @@ static kvp_status cost_record(const kvp_model *model, const kvp_layer_cache *c,
             return overflow(model, c->layer, err);
         kvp_dtype cd = r->conv_dtype == KVP_DTYPE_AUTO ? model_dtype : r->conv_dtype;
         kvp_dtype sd = r->ssm_dtype == KVP_DTYPE_AUTO ? model_dtype : r->ssm_dtype;
+        if (s->ssm_cache_dtype_only && r->ssm_dtype_is_checkpoint_hint) sd = model_dtype;
         if (kvp_dtype_bytes(cd, conv_elems, &conv_b) || kvp_dtype_bytes(sd, ssm_elems, &ssm_b) ||
             !kvp__add_u64(conv_b, ssm_b, &out->bytes_per_sequence) ||
             !kvp__mul_u64(out->bytes_per_sequence, s->beam_width, &out->bytes_per_sequence))

@@ -90,7 +90,10 @@ static kvp_status read_layers(hf_reader *r, const hf_obj *o, const char *const *
 }
 
 /* SSM state dtype: configs that keep it in float32 say so. */
-static kvp_status read_ssm_dtype(hf_reader *r, const hf_obj *o, kvp_dtype *out) {
+/* *from_checkpoint says whether it came from the checkpoint's mamba_ssm_dtype (a hint
+ * some engines ignore) rather than a cache dtype key. */
+static kvp_status read_ssm_dtype_key(hf_reader *r, const hf_obj *o, kvp_dtype *out,
+                                     bool *from_checkpoint) {
     static const char *const keys[] = {"mamba_ssm_cache_dtype", "mamba_ssm_dtype", "ssm_state_dtype"};
     *out = KVP_DTYPE_AUTO;
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
@@ -102,6 +105,7 @@ static kvp_status read_ssm_dtype(hf_reader *r, const hf_obj *o, kvp_dtype *out) 
             return kvp__hf_fail(r, o, keys[i], KVP_UNSUPPORTED,
                                 "unknown SSM state dtype \"%s\" (expected float32, float16, "
                                 "bfloat16)", s);
+        if (from_checkpoint) *from_checkpoint = strcmp(keys[i], "mamba_ssm_dtype") == 0;
         return KVP_OK;
     }
     return KVP_OK;
@@ -378,7 +382,7 @@ static kvp_status read_gdn(layers_ctx *c, kvp_recurrent_geometry *g) {
                             "%u value heads are not a multiple of the %u key heads", g->heads,
                             g->groups);
     g->group_dim = g->state_dim;
-    return read_ssm_dtype(r, lm, &g->ssm_dtype);
+    return read_ssm_dtype_key(r, lm, &g->ssm_dtype, &g->ssm_dtype_is_checkpoint_hint);
 }
 
 /* Mamba2 state geometry; key names differ by family, listed in order tried. */
@@ -416,7 +420,7 @@ static kvp_status read_mamba2(layers_ctx *c, const hf_obj *o, const mamba_keys *
                                 "%llu does not equal %s x %s = %u x %u", (unsigned long long)d_inner,
                                 k->heads, k->head_dim, g->heads, g->head_dim);
     }
-    return read_ssm_dtype(r, o, &g->ssm_dtype);
+    return read_ssm_dtype_key(r, o, &g->ssm_dtype, &g->ssm_dtype_is_checkpoint_hint);
 }
 
 static const mamba_keys k_nemotron_h_keys = {"mamba_num_heads", "mamba_head_dim", "ssm_state_size",
@@ -447,7 +451,7 @@ static kvp_status read_mamba1(layers_ctx *c, kvp_recurrent_geometry *g) {
     g->head_dim = 1;
     g->state_dim = d_state;
     g->conv_kernel = d_conv;
-    return read_ssm_dtype(r, lm, &g->ssm_dtype);
+    return read_ssm_dtype_key(r, lm, &g->ssm_dtype, &g->ssm_dtype_is_checkpoint_hint);
 }
 
 /* ----------------------------------------------------------- decoder-only */
@@ -775,7 +779,7 @@ static kvp_status read_hf_mamba(layers_ctx *c) {
         g.head_dim = 1;
         if ((s = kvp__hf_u32(r, lm, "state_size", 1, KVP_MAX_HEAD_DIM, &g.state_dim, NULL)) ||
             (s = kvp__hf_u32(r, lm, "conv_kernel", 1, 1024, &g.conv_kernel, NULL)) ||
-            (s = read_ssm_dtype(r, lm, &g.ssm_dtype)))
+            (s = read_ssm_dtype_key(r, lm, &g.ssm_dtype, &g.ssm_dtype_is_checkpoint_hint)))
             return s;
     }
     for (uint32_t i = 0; i < c->layers; i++)

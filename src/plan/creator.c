@@ -376,6 +376,9 @@ static kvp_cost_settings cost_settings(const kvp_creator *c, const kvp_model *m,
     cs.kv_dtype = dt;
     cs.tokens_per_block = c->kv.tokens_per_block;
     cs.beam_width = 1;
+    /* TensorRT-LLM sizes Mamba state from mamba_ssm_cache_dtype only; the checkpoint's
+     * mamba_ssm_dtype (Qwen3.5's float32) is not used (ENGINES.md 4.4). */
+    cs.ssm_cache_dtype_only = true;
     return cs;
 }
 

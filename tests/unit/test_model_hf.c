@@ -302,6 +302,30 @@ static void test_dtype_and_pages(void **state) {
     kvp_model_free(m);
 }
 
+/* Qwen3.5-27B keeps its SSM state in float32 (mamba_ssm_dtype), which vLLM follows;
+ * TensorRT-LLM reads only mamba_ssm_cache_dtype, so the state is bf16 there:
+ * 48 GDN layers x [3 x (48x128 + 2x16x128) x 2 = 61440 + 48x128x128 x 2 = 1572864]
+ * = 48 x 1634304 = 78446592 (fp32: 153944064). */
+static void test_ssm_dtype_rules(void **state) {
+    (void)state;
+    kvp_model *m = load("Qwen__Qwen3.5-27B.json");
+    kvp_cost c;
+    kvp_error err;
+    kvp_cost_settings s = kvp_cost_settings_default();
+    assert_int_equal(kvp_cost_compute(m, &s, &c, &err), KVP_OK);
+    assert_int_equal(c.bytes_per_sequence, 153944064);
+    s.ssm_cache_dtype_only = true;
+    assert_int_equal(kvp_cost_compute(m, &s, &c, &err), KVP_OK);
+    assert_int_equal(c.bytes_per_sequence, 78446592);
+    kvp_model_free(m);
+    /* Nemotron-3 Nano states mamba_ssm_cache_dtype: float32 is kept under both rules:
+     * 23 x (36864 + 2097152) = 49082368. */
+    m = load("nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.json");
+    assert_int_equal(kvp_cost_compute(m, &s, &c, &err), KVP_OK);
+    assert_int_equal(c.bytes_per_sequence, 49082368);
+    kvp_model_free(m);
+}
+
 static void test_pipeline_split(void **state) {
     (void)state;
     /* 61 layers over 4 stages: 16, 15, 15, 15 (the first 61 mod 4 = 1 stage gets one more). */
@@ -565,6 +589,7 @@ int main(void) {
         cmocka_unit_test(test_errors),           cmocka_unit_test(test_overflow_is_an_error),
         cmocka_unit_test(test_python_literals_and_quant), cmocka_unit_test(test_files_and_catalog),
         cmocka_unit_test(test_type_defaults_and_refusals),
+        cmocka_unit_test(test_ssm_dtype_rules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -362,7 +362,7 @@ static void test_sglang_mamba_pool(void **state) {
         c.layer = l;
         c.kind = KVP_CACHE_RECURRENT;
         c.kv_heads = 4;
-        c.recurrent = (kvp_recurrent_geometry){4, 64, 64, 2, 64, 4, KVP_DTYPE_AUTO, KVP_DTYPE_AUTO};
+        c.recurrent = (kvp_recurrent_geometry){4, 64, 64, 2, 64, 4, KVP_DTYPE_AUTO, KVP_DTYPE_AUTO, false};
         assert_int_equal(kvp__model_add_cache(m, &c, NULL), KVP_OK);
     }
     kvp_policy_settings s = engine(KVP_ENGINE_SGLANG, "", 100000000ull);

@@ -124,7 +124,7 @@ static void test_vllm_gdn_hybrid(void **state) {
         c.layer = l;
         c.kind = KVP_CACHE_RECURRENT;
         c.recurrent = (kvp_recurrent_geometry){48, 128, 128, 16, 128, 4, KVP_DTYPE_AUTO,
-                                               KVP_DTYPE_FP32};
+                                               KVP_DTYPE_FP32, false};
         c.kv_heads = 48;
         assert_int_equal(kvp__model_add_cache(m, &c, NULL), KVP_OK);
     }
