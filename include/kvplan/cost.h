@@ -94,6 +94,8 @@ typedef struct kvp_layer_cost {
     kvp_dtype dtype;
     uint64_t bytes_per_token;
     uint64_t bytes_per_sequence;
+    uint64_t conv_bytes_per_sequence; /* recurrent only: conv part of one state (beam 1) */
+    uint64_t ssm_bytes_per_sequence;  /* recurrent only: SSM part of one state (beam 1) */
     uint32_t pp_stage;             /* stage that holds this layer */
 } kvp_layer_cost;
 

@@ -37,6 +37,11 @@ bool kvp_cli_flag(const char *arg, const char *name);
 /* Unknown option: print a "did you mean" from the NULL-terminated list; returns 2. */
 int kvp_cli_unknown_option(const char *arg, const char *const *known);
 
+/* The checkpoint folder of MODEL for exact weights from safetensors headers:
+ * MODEL itself when it is a folder, the folder of a config.json path, NULL when
+ * MODEL is not a path (a catalogue name). `buf` holds the result. */
+const char *kvp_cli_model_dir(const char *model, char *buf, size_t size);
+
 /* Human byte formatting: "1.50 GiB" into buf. */
 const char *kvp_cli_fmt_bytes(uint64_t bytes, char *buf, size_t size);
 /* Thousands separators: "131,072". */

@@ -1,6 +1,7 @@
 /* cli_util.c — option parsing and one-line errors shared by the subcommands. */
 #include <stdarg.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "util.h"
@@ -172,6 +173,20 @@ int kvp_cli_unknown_option(const char *arg, const char *const *known) {
     if (best && best_d <= 3)
         return kvp_cli_fail("unknown option or command '%s' (did you mean '%s'?)", bare, best);
     return kvp_cli_fail("unknown option or command '%s' (see --help)", bare);
+}
+
+const char *kvp_cli_model_dir(const char *model, char *buf, size_t size) {
+    struct stat st;
+    if (!model || stat(model, &st) != 0) return NULL;
+    kvp__strlcpy(buf, model, size);
+    if (!S_ISDIR(st.st_mode)) {
+        char *slash = strrchr(buf, '/');
+        if (slash)
+            *slash = '\0';
+        else
+            kvp__strlcpy(buf, ".", size);
+    }
+    return buf;
 }
 
 const char *kvp_cli_fmt_bytes(uint64_t bytes, char *buf, size_t size) {

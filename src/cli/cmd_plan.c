@@ -5,7 +5,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 #include "kvplan/plan.h"
@@ -822,18 +821,7 @@ static int memory_facts(plan_ctx *p) {
     /* Exact weights from safetensors headers when MODEL is a checkpoint folder
      * (or a config.json inside one). */
     char dir[4096];
-    struct stat st;
-    if (stat(o->model, &st) == 0) {
-        kvp__strlcpy(dir, o->model, sizeof dir);
-        if (!S_ISDIR(st.st_mode)) {
-            char *slash = strrchr(dir, '/');
-            if (slash)
-                *slash = '\0';
-            else
-                kvp__strlcpy(dir, ".", sizeof dir);
-        }
-        es.model_dir = dir;
-    }
+    es.model_dir = kvp_cli_model_dir(o->model, dir, sizeof dir);
     kvp_status rs = kvp_memory_resolve(p->model, &meas, &es, m, &err);
     if (rs == KVP_INVALID_ARG) return bad_input(rs, err.key, "%s", err.message);
     if (rs != KVP_OK) return fail_err(p, &err);

@@ -5,7 +5,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -279,16 +278,7 @@ static int pool_from_plan(const options *o, const kvp_model *m, kvp_pool_config 
         /* Exact weights from safetensors headers when MODEL is a checkpoint
          * folder (or a config.json inside one), as `kvplan plan` does. */
         char dir[4096];
-        struct stat sb;
-        if (stat(o->model, &sb) == 0) {
-            snprintf(dir, sizeof dir, "%s", o->model);
-            if (!S_ISDIR(sb.st_mode)) {
-                char *slash = strrchr(dir, '/');
-                if (slash) *slash = '\0';
-                else snprintf(dir, sizeof dir, ".");
-            }
-            es.model_dir = dir;
-        }
+        es.model_dir = kvp_cli_model_dir(o->model, dir, sizeof dir);
         kvp_memory_facts mf;
         kvp_estimation_plan est;
         kvp_capacity cap;

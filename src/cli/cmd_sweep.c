@@ -443,13 +443,7 @@ int kvp_cmd_sweep(int argc, char **argv) {
             if (bad) rc = KVP_EXIT_BAD_INPUT;
             html = v;
         } else if (a[0] == '-' && a[1] != '\0') {
-            const char *known[80];
-            size_t n = 0;
-            for (size_t k = 0; kvp_fit_cli_known[k] && n < 70; k++) known[n++] = kvp_fit_cli_known[k];
-            for (size_t k = 0; extra[k]; k++) known[n++] = extra[k];
-            known[n] = NULL;
-            rc = c.json ? fit_cli_bad(&c, KVP_INVALID_ARG, a, "unknown option '%s' (see --help)", a)
-                        : kvp_cli_unknown_option(a, known);
+            rc = fit_cli_unknown_option(&c, a, extra);
         } else if (!c.model_arg) {
             c.model_arg = a;
         } else {

@@ -4,7 +4,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "fit_env.h"
 #include "util.h"
@@ -60,6 +59,16 @@ int fit_cli_bad(const fit_cli *c, kvp_status code, const char *key, const char *
     vsnprintf(e.message, sizeof e.message, fmt, ap);
     va_end(ap);
     return kvp_cli_report_error(&e, c->json);
+}
+
+int fit_cli_unknown_option(const fit_cli *c, const char *arg, const char *const *extra) {
+    if (c->json) return fit_cli_bad(c, KVP_INVALID_ARG, arg, "unknown option '%s' (see --help)", arg);
+    const char *known[80];
+    size_t n = 0;
+    for (size_t k = 0; kvp_fit_cli_known[k] && n < 70; k++) known[n++] = kvp_fit_cli_known[k];
+    for (size_t k = 0; extra[k] && n < 79; k++) known[n++] = extra[k];
+    known[n] = NULL;
+    return kvp_cli_unknown_option(arg, known);
 }
 
 static bool p_count(const fit_cli *c, const char *opt, const char *v, uint64_t lo, uint64_t hi,
@@ -288,18 +297,7 @@ int fit_cli_finish(fit_cli *c, const char *command) {
         return kvp_cli_report_error(&err, c->json);
     /* A checkpoint folder (or a config.json in one): exact weights from its
      * safetensors headers, as `kvplan plan` does. */
-    struct stat sb;
-    if (stat(c->model_arg, &sb) == 0) {
-        kvp__strlcpy(c->model_dir, c->model_arg, sizeof c->model_dir);
-        if (!S_ISDIR(sb.st_mode)) {
-            char *slash = strrchr(c->model_dir, '/');
-            if (slash)
-                *slash = '\0';
-            else
-                kvp__strlcpy(c->model_dir, ".", sizeof c->model_dir);
-        }
-        c->env.model_dir = c->model_dir;
-    }
+    c->env.model_dir = kvp_cli_model_dir(c->model_arg, c->model_dir, sizeof c->model_dir);
     c->env.model = c->model;
     return -1;
 }

@@ -39,6 +39,10 @@ void fit_cli_free(fit_cli *c);
 int fit_cli_bad(const fit_cli *c, kvp_status code, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* An unknown option of fit / sweep / compare: "did you mean" over the shared
+ * options and the command's own `extra` ones (NULL-terminated). Exit status 2. */
+int fit_cli_unknown_option(const fit_cli *c, const char *arg, const char *const *extra);
+
 /* Usage lines of the shared options. */
 extern const char kvp_fit_cli_usage[];
 

@@ -54,12 +54,15 @@ void kvp_pp_stage_layers(uint32_t num_layers, uint32_t pp, uint32_t stage, uint3
 
 uint32_t kvp_pp_stage_of_layer(uint32_t num_layers, uint32_t pp, uint32_t layer) {
     if (pp == 0) pp = 1;
-    for (uint32_t s = 0; s < pp; s++) {
-        uint32_t b, e;
-        kvp_pp_stage_layers(num_layers, pp, s, &b, &e);
-        if (layer >= b && layer < e) return s;
-    }
-    return pp - 1;
+    /* The inverse of kvp_pp_stage_layers: the first `extra` stages hold base + 1 layers. */
+    uint32_t base = num_layers / pp, extra = num_layers % pp;
+    uint64_t front = (uint64_t)extra * (base + 1u);
+    uint32_t stage;
+    if (layer < front)
+        stage = layer / (base + 1u);
+    else
+        stage = base ? extra + (uint32_t)((layer - front) / base) : pp - 1;
+    return stage < pp ? stage : pp - 1;
 }
 
 static kvp_dtype resolve_kv_dtype(const kvp_model *model, kvp_dtype requested) {
@@ -152,6 +155,8 @@ static kvp_status cost_record(const kvp_model *model, const kvp_layer_cache *c,
             return overflow(model, c->layer, err);
         out->kv_heads_per_rank = h;
         out->dtype = sd;
+        out->conv_bytes_per_sequence = conv_b;
+        out->ssm_bytes_per_sequence = ssm_b;
         return KVP_OK;
     }
 
@@ -238,20 +243,12 @@ static kvp_status cost_stage(const kvp_model *model, const kvp_cost_settings *s,
         if (!kvp__add_u64(p->bytes_per_token, lc.bytes_per_token, &p->bytes_per_token) ||
             !kvp__add_u64(p->bytes_per_sequence, lc.bytes_per_sequence, &p->bytes_per_sequence))
             return overflow(model, c->layer, err);
-        if (c->kind == KVP_CACHE_RECURRENT) {
-            /* Split the state for reports: conv part in its own dtype. */
-            const kvp_recurrent_geometry *r = &c->recurrent;
-            uint32_t h = r->heads / s->tp;
-            uint32_t g = r->groups ? (r->groups % s->tp == 0 ? r->groups / s->tp : 1) : 0;
-            uint64_t ce = ((uint64_t)h * r->head_dim + 2ull * g * r->group_dim) *
-                          (r->conv_kernel ? r->conv_kernel - 1u : 0u);
-            kvp_dtype cd = r->conv_dtype == KVP_DTYPE_AUTO ? info->dtype : r->conv_dtype;
-            uint64_t cb = 0;
-            if (kvp_dtype_bytes(cd, ce, &cb) == KVP_OK) {
-                p->conv_bytes_per_sequence += cb;
-                p->ssm_bytes_per_sequence += lc.bytes_per_sequence / s->beam_width - cb;
-            }
-        }
+        /* The state split for reports (conv in its own dtype), summed checked. */
+        if (!kvp__add_u64(p->conv_bytes_per_sequence, lc.conv_bytes_per_sequence,
+                          &p->conv_bytes_per_sequence) ||
+            !kvp__add_u64(p->ssm_bytes_per_sequence, lc.ssm_bytes_per_sequence,
+                          &p->ssm_bytes_per_sequence))
+            return overflow(model, c->layer, err);
     }
     for (uint32_t k = 0; k < out->pool_count; k++) {
         kvp_pool_cost *p = &out->pools[k];

@@ -87,16 +87,24 @@ static bool name_matches(const catalog_entry *e, const char *q) {
 }
 
 
+/* The catalogue entry a name or alias denotes, or NULL. */
+static const catalog_entry *find_entry(const char *name) {
+    ensure_catalog();
+    for (size_t i = 0; i < g_count; i++)
+        if (name_matches(&g_entries[i], name)) return &g_entries[i];
+    return NULL;
+}
+
+static kvp_status open_entry(const catalog_entry *e, const kvp_allocator *alc, kvp_model **out,
+                             kvp_error *err) {
+    return kvp_model_from_hf_json(e->file->data, e->file->size, e->hf_id, alc, out, err);
+}
+
 kvp_status kvp_model_from_catalog(const char *name, const kvp_allocator *alc, kvp_model **out,
                                   kvp_error *err) {
     *out = NULL;
-    ensure_catalog();
-    for (size_t i = 0; i < g_count; i++) {
-        if (!name_matches(&g_entries[i], name)) continue;
-        kvp_status st = kvp_model_from_hf_json(g_entries[i].file->data, g_entries[i].file->size,
-                                               g_entries[i].hf_id, alc, out, err);
-        return st;
-    }
+    const catalog_entry *e = find_entry(name);
+    if (e) return open_entry(e, alc, out, err);
     /* Closest three names by edit distance, for the message. */
     kvp__nearest near;
     kvp__nearest_init(&near);
@@ -135,10 +143,8 @@ kvp_status kvp_model_open(const char *name_or_path, const kvp_allocator *alc, kv
         /* The name exists but cannot be followed (a symlink loop, a dangling link):
          * say so instead of looking it up in the catalogue. */
         return kvp__fail(err, KVP_IO, name_or_path, NULL, "cannot open: %s", strerror(errno));
-    ensure_catalog();
-    for (size_t i = 0; i < g_count; i++)
-        if (name_matches(&g_entries[i], name_or_path))
-            return kvp_model_from_catalog(name_or_path, alc, out, err);
+    const catalog_entry *e = find_entry(name_or_path);
+    if (e) return open_entry(e, alc, out, err);
     {
         char path[4096];
         kvp_status s = kvp__model_resolve_extra(name_or_path, path, sizeof path, err);
