@@ -685,6 +685,13 @@ KVP_NODISCARD kvp_status kvp_creator_build(kvp_creator *creator, bool estimating
 KVP_NODISCARD kvp_status kvp_plan_max_sequences(const kvp_plan *plan, uint64_t seq_len,
                                                 uint32_t beam_width, uint64_t *out_count,
                                                 kvp_error *err);
+/* The same, also naming the pool that binds: *out_role and *out_pool index
+ * plan->managers[role].pools (both may be NULL; *out_pool is UINT32_MAX when no
+ * pool limits the count). */
+KVP_NODISCARD kvp_status kvp_plan_binding_pool(const kvp_plan *plan, uint64_t seq_len,
+                                               uint32_t beam_width, uint64_t *out_count,
+                                               kvp_manager_role *out_role, uint32_t *out_pool,
+                                               kvp_error *err);
 /* Longest single sequence (tokens) the plan holds: the smallest full-context
  * pool's blocks / beam * tokens_per_block; UINT64_MAX when no pool limits it. */
 uint64_t kvp_plan_longest_sequence(const kvp_plan *plan, uint32_t beam_width);

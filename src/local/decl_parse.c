@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "local_internal.h"
+#include "json_error.h"
 
 typedef struct parser {
     kvp_local_decls *d;
@@ -92,19 +93,6 @@ static void ptr_index(char *buf, size_t size, const char *base, const char *key,
     snprintf(buf, size, "%s/%s/%zu", base, key, i);
 }
 
-static const char *type_name(const json_t *v) {
-    switch (json_typeof(v)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER: return "an integer";
-    case JSON_REAL: return "a number";
-    case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
-    case JSON_NULL: return "null";
-    }
-    return "a value";
-}
 
 /* `who` prefixes every message: "declaration 'x'" or "module 'a.b'". */
 static kvp_status pfail(parser *p, kvp_status code, const char *ptr, const char *who,
@@ -144,7 +132,7 @@ static kvp_status get_string(parser *p, json_t *obj, const char *key, const char
     if (!v || json_is_null(v)) {
         if (required) return pfail(p, KVP_CONFIG, kp, who, "missing required string '%s'", key);
     } else if (!json_is_string(v)) {
-        return pfail(p, KVP_CONFIG, kp, who, "expected a string, found %s", type_name(v));
+        return pfail(p, KVP_CONFIG, kp, who, "expected a string, found %s", kvp__json_type_name(v));
     } else {
         s = json_string_value(v);
         size_t len = json_string_length(v);
@@ -175,7 +163,7 @@ static kvp_status get_count(parser *p, json_t *obj, const char *key, const char 
     }
     if (!json_is_integer(v))
         return pfail(p, KVP_CONFIG, kp, who, "'%s' must be a positive integer, found %s", key,
-                     type_name(v));
+                     kvp__json_type_name(v));
     json_int_t n = json_integer_value(v);
     if (n < 0)
         return pfail(p, KVP_CONFIG, kp, who, "'%s' must be a positive integer, found %lld", key,
@@ -200,7 +188,7 @@ static kvp_status get_object(parser *p, json_t *obj, const char *key, const char
         return KVP_OK;
     }
     if (!json_is_object(v))
-        return pfail(p, KVP_CONFIG, kp, who, "'%s' must be an object, found %s", key, type_name(v));
+        return pfail(p, KVP_CONFIG, kp, who, "'%s' must be an object, found %s", key, kvp__json_type_name(v));
     *out = v;
     return KVP_OK;
 }
@@ -213,7 +201,7 @@ static kvp_status get_array(parser *p, json_t *obj, const char *key, const char 
     *out = NULL;
     if (!v || json_is_null(v)) return KVP_OK;
     if (!json_is_array(v))
-        return pfail(p, KVP_CONFIG, kp, who, "'%s' must be an array, found %s", key, type_name(v));
+        return pfail(p, KVP_CONFIG, kp, who, "'%s' must be an array, found %s", key, kvp__json_type_name(v));
     *out = v;
     return KVP_OK;
 }
@@ -229,7 +217,7 @@ static kvp_status get_enum(parser *p, json_t *obj, const char *key, const char *
                      join_names(names, n, list, sizeof list));
     if (!json_is_string(v))
         return pfail(p, KVP_CONFIG, kp, who, "'%s' must be a string (one of: %s), found %s", key,
-                     join_names(names, n, list, sizeof list), type_name(v));
+                     join_names(names, n, list, sizeof list), kvp__json_type_name(v));
     if (!lookup_name(names, n, json_string_value(v), out))
         return pfail(p, KVP_CONFIG, kp, who, "unknown %s '%.64s' (expected one of: %s)", key,
                      json_string_value(v), join_names(names, n, list, sizeof list));
@@ -353,7 +341,7 @@ static kvp_status parse_geometry(parser *p, kvp__local_decl *d, json_t *g, const
                          "give dtype or element_bytes, not both (they could disagree)");
         if (!json_is_string(dt))
             return pfail(p, KVP_CONFIG, kp, who, "dtype must be a string, found %s",
-                         type_name(dt));
+                         kvp__json_type_name(dt));
         kvp_dtype t;
         if (kvp_dtype_parse(json_string_value(dt), &t) != KVP_OK ||
             kvp__local_dtype_bytes(t) == 0)
@@ -396,7 +384,7 @@ static kvp_status parse_when(parser *p, kvp__local_decl *d, json_t *w, const cha
             char kp[KVP_ERROR_KEY_MAX];
             ptr_key(kp, sizeof kp, ptr, keys[i]);
             return pfail(p, KVP_CONFIG, kp, who, "'%s' must be true or false, found %s", keys[i],
-                         type_name(v));
+                         kvp__json_type_name(v));
         }
         *slots[i] = json_is_true(v) ? 1 : 0;
     }
@@ -420,7 +408,7 @@ static kvp_status parse_decl(parser *p, json_t *j, const char *ptr) {
     char who[200];
     snprintf(who, sizeof who, "declaration #%zu", ds->decl_count);
     if (!json_is_object(j))
-        return pfail(p, KVP_CONFIG, ptr, who, "expected an object, found %s", type_name(j));
+        return pfail(p, KVP_CONFIG, ptr, who, "expected an object, found %s", kvp__json_type_name(j));
     if (ds->decl_count >= KVP_LOCAL_MAX_ENTRIES)
         return pfail(p, KVP_CONFIG, ptr, who, "more than %u declarations in one file",
                      KVP_LOCAL_MAX_ENTRIES);
@@ -564,7 +552,7 @@ static kvp_status parse_module(parser *p, json_t *j, const char *ptr, const char
     char who[320];
     snprintf(who, sizeof who, "module at %s", ptr);
     if (!json_is_object(j))
-        return pfail(p, KVP_CONFIG, ptr, who, "expected an object, found %s", type_name(j));
+        return pfail(p, KVP_CONFIG, ptr, who, "expected an object, found %s", kvp__json_type_name(j));
     if (depth > KVP_LOCAL_MAX_DEPTH)
         return pfail(p, KVP_CONFIG, ptr, who, "module tree deeper than %u", KVP_LOCAL_MAX_DEPTH);
     static const char *const keys[] = {"name", "class", "declares", "fails", "children", "holds"};
@@ -672,7 +660,7 @@ const char *kvp_local_decls_model(const kvp_local_decls *decls) { return decls->
 static kvp_status parse_file(parser *p, json_t *root) {
     const char *who = "declaration file";
     if (!json_is_object(root))
-        return pfail(p, KVP_CONFIG, "", who, "expected a JSON object, found %s", type_name(root));
+        return pfail(p, KVP_CONFIG, "", who, "expected a JSON object, found %s", kvp__json_type_name(root));
     static const char *const keys[] = {"model", "aliases", "description", "note", "module_tree"};
     kvp_status st = check_keys(p, root, "", who, keys, 5);
     if (st) return st;
@@ -690,7 +678,7 @@ static kvp_status parse_file(parser *p, json_t *root) {
         }
     json_t *note = json_object_get(root, "note");
     if (note && !json_is_string(note))
-        return pfail(p, KVP_CONFIG, "/note", who, "expected a string, found %s", type_name(note));
+        return pfail(p, KVP_CONFIG, "/note", who, "expected a string, found %s", kvp__json_type_name(note));
     json_t *tree;
     if ((st = get_object(p, root, "module_tree", "", who, true, &tree))) return st;
     json_t *runnable = json_object_get(tree, "runnable");

@@ -257,7 +257,7 @@ static kvp_status read_config(hf_reader *r, kvp_model *model) {
     kvp_model_info *info = kvp__model_info(model);
     if (!json_is_object(r->root.json))
         return kvp__fail(r->err, KVP_CONFIG, r->file, "", "expected a JSON object at the top level, "
-                         "found %s", kvp__hf_type_name(r->root.json));
+                         "found %s", kvp__json_type_name(r->root.json));
     kvp_status s = find_language_model(r);
     if (s) return s;
     info->is_multimodal = r->lm.json != r->root.json;

@@ -4,20 +4,8 @@
 #include <string.h>
 
 #include "hf_json.h"
+#include "json_error.h"
 
-const char *kvp__hf_type_name(const json_t *v) {
-    switch (json_typeof(v)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER: return "an integer";
-    case JSON_REAL: return "a number";
-    case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
-    case JSON_NULL: return "null";
-    }
-    return "a value";
-}
 
 const char *kvp__hf_ptr(const hf_obj *o, const char *key, char *buf, size_t size) {
     snprintf(buf, size, "%s/%s", o->pointer, key);
@@ -70,7 +58,7 @@ kvp_status kvp__hf_uint(hf_reader *r, const hf_obj *o, const char *key, uint64_t
         u = (uint64_t)d;
     } else {
         return kvp__hf_fail(r, o, key, KVP_CONFIG, "expected an integer, found %s",
-                            kvp__hf_type_name(v));
+                            kvp__json_type_name(v));
     }
     if (u < min || u > max)
         return kvp__hf_fail(r, o, key, KVP_CONFIG, "expected an integer in [%llu, %llu], found %llu",
@@ -101,7 +89,7 @@ kvp_status kvp__hf_bool(hf_reader *r, const hf_obj *o, const char *key, bool *ou
     if (!v || json_is_null(v)) return KVP_OK;
     if (!json_is_boolean(v))
         return kvp__hf_fail(r, o, key, KVP_CONFIG, "expected true or false, found %s",
-                            kvp__hf_type_name(v));
+                            kvp__json_type_name(v));
     *out = json_is_true(v);
     if (found) *found = true;
     return KVP_OK;
@@ -113,7 +101,7 @@ kvp_status kvp__hf_str(hf_reader *r, const hf_obj *o, const char *key, const cha
     if (!v || json_is_null(v)) return KVP_OK;
     if (!json_is_string(v))
         return kvp__hf_fail(r, o, key, KVP_CONFIG, "expected a string, found %s",
-                            kvp__hf_type_name(v));
+                            kvp__json_type_name(v));
     *out = json_string_value(v);
     return KVP_OK;
 }
@@ -125,7 +113,7 @@ kvp_status kvp__hf_child(hf_reader *r, const hf_obj *o, const char *key, hf_obj 
     if (!v || json_is_null(v)) return KVP_OK;
     if (!json_is_object(v))
         return kvp__hf_fail(r, o, key, KVP_CONFIG, "expected an object, found %s",
-                            kvp__hf_type_name(v));
+                            kvp__json_type_name(v));
     out->json = v;
     return KVP_OK;
 }
@@ -136,7 +124,7 @@ kvp_status kvp__hf_array(hf_reader *r, const hf_obj *o, const char *key, json_t 
     if (!v || json_is_null(v)) return KVP_OK;
     if (!json_is_array(v))
         return kvp__hf_fail(r, o, key, KVP_CONFIG, "expected an array, found %s",
-                            kvp__hf_type_name(v));
+                            kvp__json_type_name(v));
     *out = v;
     return KVP_OK;
 }

@@ -51,7 +51,5 @@ kvp_status kvp__hf_array(hf_reader *r, const hf_obj *o, const char *key, json_t 
 kvp_status kvp__hf_fail(hf_reader *r, const hf_obj *o, const char *key, kvp_status code,
                         const char *fmt, ...) KVP_PRINTF(5, 6);
 
-/* Short description of a JSON value's type for messages ("a string"). */
-const char *kvp__hf_type_name(const json_t *v);
 
 #endif

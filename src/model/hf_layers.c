@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "hf_layers.h"
+#include "json_error.h"
 
 typedef enum layer_type {
     LT_NONE = 0, /* keeps nothing (MLP-only layer, no-op attention) */
@@ -204,7 +205,7 @@ static kvp_status schedule_from_layer_types(layers_ctx *c, json_t *arr) {
         snprintf(key, sizeof key, "%u", i);
         if (!json_is_string(v))
             return kvp__hf_fail(c->r, &lt, key, KVP_CONFIG, "expected a string, found %s",
-                                kvp__hf_type_name(v));
+                                kvp__json_type_name(v));
         const char *s = json_string_value(v);
         if (strcmp(s, "full_attention") == 0 || strcmp(s, "attention") == 0 ||
             strcmp(s, "global_attention") == 0)
@@ -265,7 +266,7 @@ static kvp_status schedule_llama4(layers_ctx *c) {
             snprintf(key, sizeof key, "%u", i);
             if (!json_is_integer(v) && !json_is_boolean(v))
                 return kvp__hf_fail(c->r, &p, key, KVP_CONFIG, "expected 0 or 1, found %s",
-                                    kvp__hf_type_name(v));
+                                    kvp__json_type_name(v));
             bool rope = json_is_integer(v) ? json_integer_value(v) != 0 : json_is_true(v);
             c->types[i] = rope ? LT_CHUNKED : LT_FULL;
         }

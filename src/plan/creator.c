@@ -1091,9 +1091,12 @@ kvp_status kvp_creator_build(kvp_creator *c, bool estimating, kvp_plan *out, kvp
 
 /* ------------------------------------------------------------ capacity */
 
-kvp_status kvp_plan_max_sequences(const kvp_plan *plan, uint64_t seq_len, uint32_t beam_width,
-                                  uint64_t *out_count, kvp_error *err) {
+kvp_status kvp_plan_binding_pool(const kvp_plan *plan, uint64_t seq_len, uint32_t beam_width,
+                                 uint64_t *out_count, kvp_manager_role *out_role,
+                                 uint32_t *out_pool, kvp_error *err) {
     uint64_t best = UINT64_MAX;
+    kvp_manager_role best_role = KVP_ROLE_TARGET;
+    uint32_t best_pool = UINT32_MAX;
     if (beam_width == 0) beam_width = 1;
     for (int r = 0; r < KVP_ROLE_COUNT; r++) {
         const kvp_manager_plan *mp = &plan->managers[r];
@@ -1109,11 +1112,22 @@ kvp_status kvp_plan_max_sequences(const kvp_plan *plan, uint64_t seq_len, uint32
                 return kvp__fail(err, KVP_OVERFLOW, NULL, "seq_len", "sequence blocks overflow");
             if (per == 0) continue;
             uint64_t n = p->blocks / per;
-            if (n < best) best = n;
+            if (n < best) {
+                best = n;
+                best_role = (kvp_manager_role)r;
+                best_pool = i;
+            }
         }
     }
     *out_count = best == UINT64_MAX ? 0 : best;
+    if (out_role) *out_role = best_role;
+    if (out_pool) *out_pool = best_pool;
     return KVP_OK;
+}
+
+kvp_status kvp_plan_max_sequences(const kvp_plan *plan, uint64_t seq_len, uint32_t beam_width,
+                                  uint64_t *out_count, kvp_error *err) {
+    return kvp_plan_binding_pool(plan, seq_len, beam_width, out_count, NULL, NULL, err);
 }
 
 uint64_t kvp_plan_longest_sequence(const kvp_plan *plan, uint32_t beam_width) {

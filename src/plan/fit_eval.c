@@ -67,33 +67,23 @@ static void pool_name(const kvp_plan_pool *p, const kvp_manager_plan *mp, char *
         snprintf(buf, n, "%s%s%s", role, *role ? " " : "", kind);
 }
 
-/* The pool whose blocks run out first for sequences of seq_len tokens (the
- * same rule as kvp_plan_max_sequences). */
+/* "KV budget of pool '...'" for the pool whose blocks run out first (the rule
+ * of kvp_plan_max_sequences, which names it). */
 static void binding_pool(const kvp_plan *plan, uint64_t seq_len, uint32_t beam, char *buf,
                          size_t n) {
-    uint64_t best = UINT64_MAX;
+    uint64_t count;
+    kvp_manager_role role;
+    uint32_t idx;
     buf[0] = '\0';
-    if (beam == 0) beam = 1;
-    for (int r = 0; r < KVP_ROLE_COUNT; r++) {
-        const kvp_manager_plan *mp = &plan->managers[r];
-        if (!mp->present) continue;
-        for (uint32_t i = 0; i < mp->pool_count; i++) {
-            const kvp_plan_pool *p = &mp->pools[i];
-            if (p->in_intercept || p->tokens_per_block == 0) continue;
-            uint64_t toks = seq_len;
-            if (p->window_tokens && p->window_tokens < toks) toks = p->window_tokens;
-            if (p->kind == KVP_CACHE_CROSS) toks = p->window_tokens;
-            uint64_t per = kvp__ceil_div_u64(toks, p->tokens_per_block) * beam;
-            if (per == 0) continue;
-            if (p->blocks / per < best) {
-                best = p->blocks / per;
-                char name[96];
-                pool_name(p, mp, name, sizeof name);
-                snprintf(buf, n, "KV budget of pool '%s' (%llu blocks of %u tokens)", name,
-                         (unsigned long long)p->blocks, p->tokens_per_block);
-            }
-        }
-    }
+    if (kvp_plan_binding_pool(plan, seq_len, beam, &count, &role, &idx, NULL) != KVP_OK ||
+        idx == UINT32_MAX)
+        return;
+    const kvp_manager_plan *mp = &plan->managers[role];
+    const kvp_plan_pool *p = &mp->pools[idx];
+    char name[96];
+    pool_name(p, mp, name, sizeof name);
+    snprintf(buf, n, "KV budget of pool '%s' (%llu blocks of %u tokens)", name,
+             (unsigned long long)p->blocks, p->tokens_per_block);
 }
 
 static bool has_recurrent_slots(const kvp_plan *plan) {

@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "sim_internal.h"
+#include "json_error.h"
 
 /* ------------------------------------------------------------------ store */
 kvp_workload *kvp__workload_new(const kvp_allocator *alc) {
@@ -203,25 +204,13 @@ static kvp_status line_fail(const line_ctx *c, kvp_status code, const char *key,
     return code;
 }
 
-static const char *json_type_name(const json_t *v) {
-    switch (json_typeof(v)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER: return "an integer";
-    case JSON_REAL: return "a number";
-    case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
-    default: return "null";
-    }
-}
 
 /* A length: integer in [min, KVP_WORKLOAD_MAX_TOKENS]. */
 static kvp_status get_len(const line_ctx *c, const json_t *v, const char *key, uint32_t min,
                           uint32_t *out) {
     if (!json_is_integer(v))
         return line_fail(c, KVP_CONFIG, key, "expected an integer of at least %u, found %s", min,
-                         json_type_name(v));
+                         kvp__json_type_name(v));
     json_int_t x = json_integer_value(v);
     if (x < (json_int_t)min || x > (json_int_t)KVP_WORKLOAD_MAX_TOKENS)
         return line_fail(c, KVP_CONFIG, key, "expected an integer from %u to %u, found %lld", min,
@@ -262,7 +251,7 @@ static kvp_status parse_line(const line_ctx *c, const char *text, size_t len) {
     const char *key;
     json_t *v;
     if (!json_is_object(root)) {
-        st = line_fail(c, KVP_CONFIG, "", "expected a JSON object, found %s", json_type_name(root));
+        st = line_fail(c, KVP_CONFIG, "", "expected a JSON object, found %s", kvp__json_type_name(root));
         goto done;
     }
     json_object_foreach(root, key, v) {
@@ -275,7 +264,7 @@ static kvp_status parse_line(const line_ctx *c, const char *text, size_t len) {
     if (v) {
         if (!json_is_number(v)) {
             st = line_fail(c, KVP_CONFIG, "/arrival", "expected a number >= 0, found %s",
-                           json_type_name(v));
+                           kvp__json_type_name(v));
             goto done;
         }
         double a = json_number_value(v);
@@ -308,7 +297,7 @@ static kvp_status parse_line(const line_ctx *c, const char *text, size_t len) {
             json_array_size(ptok) > KVP_WORKLOAD_MAX_TOKENS) {
             st = line_fail(c, KVP_CONFIG, "/prompt_tokens",
                            "expected an array of 1 to %u token ids, found %s",
-                           KVP_WORKLOAD_MAX_TOKENS, json_type_name(ptok));
+                           KVP_WORKLOAD_MAX_TOKENS, kvp__json_type_name(ptok));
             goto done;
         }
         uint32_t n = (uint32_t)json_array_size(ptok);
@@ -362,7 +351,7 @@ static kvp_status parse_line(const line_ctx *c, const char *text, size_t len) {
             snprintf(name, sizeof name, "i:%lld", (long long)json_integer_value(pid));
         else {
             st = line_fail(c, KVP_CONFIG, "/prefix_id", "expected a string or an integer, found %s",
-                           json_type_name(pid));
+                           kvp__json_type_name(pid));
             goto done;
         }
         uint32_t plen_tokens = 0;

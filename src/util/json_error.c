@@ -16,3 +16,17 @@ kvp_status kvp__json_load_fail(kvp_error *err, const char *file, const json_erro
     }
     return st;
 }
+
+const char *kvp__json_type_name(const json_t *v) {
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "an integer";
+    case JSON_REAL: return "a number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    case JSON_NULL: return "null";
+    }
+    return "a value";
+}

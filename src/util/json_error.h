@@ -18,4 +18,7 @@
  * Returns the status. `file` may be NULL. */
 kvp_status kvp__json_load_fail(kvp_error *err, const char *file, const json_error_t *jerr);
 
+/* Short description of a JSON value's type for messages ("a string", "null"). */
+const char *kvp__json_type_name(const json_t *v);
+
 #endif
