@@ -16,6 +16,9 @@
 
 /* Print "kvplan: <message>" as one line on stderr; returns KVP_EXIT_BAD_INPUT. */
 int kvp_cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The user typed TYPED (TYPED_LEN bytes, dashes included) for CANON: errors about
+ * CANON name both. */
+void kvp_cli_note_spelling(const char *canon, const char *typed, size_t typed_len);
 /* Print an error record as one line (or as a JSON object on stdout when json). */
 int kvp_cli_report_error(const kvp_error *err, bool json);
 

@@ -6,13 +6,45 @@
 #include "cli.h"
 #include "util.h"
 
+/* Spellings the argument normaliser replaced (--page-size read as --block-size):
+ * a message about the canonical option names the one the user typed too. */
+typedef struct spelling {
+    const char *canon;
+    char typed[64];
+} spelling;
+static spelling g_spelled[32];
+static size_t g_spelled_count;
+
+void kvp_cli_note_spelling(const char *canon, const char *typed, size_t typed_len) {
+    if (!canon || g_spelled_count == sizeof g_spelled / sizeof g_spelled[0]) return;
+    if (typed_len >= sizeof g_spelled[0].typed) typed_len = sizeof g_spelled[0].typed - 1;
+    if (strlen(canon) == typed_len && !memcmp(canon, typed, typed_len)) return;
+    spelling *sp = &g_spelled[g_spelled_count++];
+    sp->canon = canon;
+    memcpy(sp->typed, typed, typed_len);
+    sp->typed[typed_len] = '\0';
+}
+
+/* "kvplan: MSG", with "--canon:" at the start of MSG shown as "--typed (read as --canon):". */
+static void print_line(const char *msg) {
+    for (size_t i = g_spelled_count; i-- > 0;) {
+        size_t n = strlen(g_spelled[i].canon);
+        if (!strncmp(msg, g_spelled[i].canon, n) && (msg[n] == ':' || msg[n] == ' ')) {
+            fprintf(stderr, "kvplan: %s (read as %s)%s\n", g_spelled[i].typed, g_spelled[i].canon,
+                    msg + n);
+            return;
+        }
+    }
+    fprintf(stderr, "kvplan: %s\n", msg);
+}
+
 int kvp_cli_fail(const char *fmt, ...) {
+    char msg[2048];
     va_list ap;
     va_start(ap, fmt);
-    fputs("kvplan: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    print_line(msg);
     return KVP_EXIT_BAD_INPUT;
 }
 
@@ -51,7 +83,7 @@ int kvp_cli_report_error(const kvp_error *err, bool json) {
         json_string(stdout, err->key);
         fprintf(stdout, ", \"line\": %d, \"column\": %d}}\n", err->line, err->column);
     }
-    fprintf(stderr, "kvplan: %s\n", msg[0] ? msg : kvp_status_describe(err->code));
+    print_line(msg[0] ? msg : kvp_status_describe(err->code));
     return KVP_EXIT_BAD_INPUT;
 }
 

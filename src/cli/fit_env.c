@@ -204,7 +204,10 @@ int fit_cli_option(fit_cli *c, int argc, char **argv, int *i, bool *handled) {
         c->env.deploy.max_cuda_graph_batch_size = bs;
     } else if (kvp_cli_opt(argc, argv, i, "--block-size", &v, &bad) ||
                kvp_cli_opt(argc, argv, i, "--page-size", &v, &bad)) {
-        if (bad || !p_u32(c, "--block-size", v, 1, 1u << 16, &c->env.policy.block_size))
+        /* SGLang's name for the same thing; the message says what was typed. */
+        const char *opt_arg = v == argv[*i] ? argv[*i - 1] : argv[*i]; /* "--x v" or "--x=v" */
+        const char *spelled = strncmp(opt_arg, "--page-size", 11) == 0 ? "--page-size" : "--block-size";
+        if (bad || !p_u32(c, spelled, v, 1, 1u << 16, &c->env.policy.block_size))
             return BAD;
     } else if (kvp_cli_opt(argc, argv, i, "--max-num-seqs", &v, &bad)) {
         if (bad || !p_u32(c, "--max-num-seqs", v, 1, 1u << 24, &c->env.policy.max_num_seqs))

@@ -246,7 +246,8 @@ static void read_facts(hf_reader *r, kvp_model_info *info) {
                                                           "mtp_num_hidden_layers", "num_mtp_modules");
     if (!info->max_position_embeddings)
         info->max_position_embeddings = FIRST_UINT(lm, "max_position_embeddings", "max_target_positions",
-                                               "n_positions", "max_sequence_length", "seq_length");
+                                               "n_positions", "max_sequence_length", "seq_length",
+                                                   "max_seq_len", "n_ctx");
     json_t *tie = json_object_get(lm->json, "tie_word_embeddings");
     if (!tie) tie = json_object_get(r->root.json, "tie_word_embeddings");
     if (!tie) tie = json_object_get(r->root.json, "tie_embeddings");

@@ -119,7 +119,7 @@ static kvp_status read_attention(hf_reader *r, const hf_obj *o, uint32_t *out_he
     uint32_t heads = 0;
     bool found = false;
     static const char *const head_keys[] = {"num_attention_heads", "n_head", "num_heads",
-                                            "decoder_attention_heads"};
+                                            "n_heads", "decoder_attention_heads"};
     const char *head_key = head_keys[0];
     for (size_t i = 0; i < sizeof head_keys / sizeof head_keys[0] && !found; i++) {
         kvp_status s = kvp__hf_u32(r, o, head_keys[i], 1, KVP_MAX_HEADS, &heads, &found);
@@ -142,6 +142,41 @@ static kvp_status read_attention(hf_reader *r, const hf_obj *o, uint32_t *out_he
         if ((s = kvp__hf_u32(r, o, kv_key, 1, KVP_MAX_HEADS, &kv, &found))) return s;
     }
     if (!found) {
+        /* ChatGLM / GLM-4 (chatglm format): multi_query_group_num KV groups,
+         * read only when multi_query_attention says they are used. */
+        bool mqa = false, mqa_found = false;
+        if ((s = kvp__hf_bool(r, o, "multi_query_attention", &mqa, &mqa_found))) return s;
+        if (mqa) {
+            kv_key = "multi_query_group_num";
+            if ((s = kvp__hf_u32(r, o, kv_key, 1, KVP_MAX_HEADS, &kv, &found))) return s;
+            if (!found)
+                return kvp__hf_fail(r, o, kv_key, KVP_CONFIG,
+                                    "missing while multi_query_attention is true, expected the "
+                                    "number of KV groups");
+        }
+    }
+    if (!found) {
+        /* DBRX and MPT keep the KV heads in attn_config (MPT's only with grouped-query
+         * attention; otherwise every head keeps its own KV). */
+        hf_obj ac;
+        if ((s = kvp__hf_child(r, o, "attn_config", &ac))) return s;
+        if (ac.json) {
+            kv_key = "attn_config/kv_n_heads";
+            if ((s = kvp__hf_u32(r, &ac, "kv_n_heads", 1, KVP_MAX_HEADS, &kv, &found))) return s;
+            if (!found) {
+                const char *type = NULL;
+                if ((s = kvp__hf_str(r, &ac, "attn_type", &type))) return s;
+                if (type && strcmp(type, "multihead_attention") != 0)
+                    return kvp__hf_fail(r, &ac, "attn_type", KVP_UNSUPPORTED,
+                                        "\"%s\" without kv_n_heads: the KV heads are unknown "
+                                        "(expected multihead_attention, or kv_n_heads)",
+                                        type);
+                kv = heads;
+                found = true;
+            }
+        }
+    }
+    if (!found) {
         bool mq = false, mq_found = false;
         if ((s = kvp__hf_bool(r, o, "multi_query", &mq, &mq_found))) return s;
         kv = mq ? 1 : heads;
@@ -156,6 +191,8 @@ static kvp_status read_attention(hf_reader *r, const hf_obj *o, uint32_t *out_he
     if (!found && (s = kvp__hf_u32(r, o, "attention_head_dim", 1, KVP_MAX_HEAD_DIM, &hd, &found)))
         return s;
     if (!found && (s = kvp__hf_u32(r, o, "d_kv", 1, KVP_MAX_HEAD_DIM, &hd, &found))) return s;
+    /* ChatGLM and Qwen (1): kv_channels is the per-head dimension. */
+    if (!found && (s = kvp__hf_u32(r, o, "kv_channels", 1, KVP_MAX_HEAD_DIM, &hd, &found))) return s;
     if (!found) {
         uint64_t hidden = 0;
         bool hf = false;
@@ -192,11 +229,11 @@ static kvp_status read_window(hf_reader *r, const hf_obj *o, const char *key, ui
 /* --------------------------------------------------------- decoder schedules */
 
 /* Rule 1: layer_types strings. */
-static kvp_status schedule_from_layer_types(layers_ctx *c, json_t *arr) {
+static kvp_status schedule_from_layer_types(layers_ctx *c, json_t *arr, const char *array_key) {
     hf_obj lt = {arr, ""};
-    snprintf(lt.pointer, sizeof lt.pointer, "%s/layer_types", c->lm->pointer);
+    snprintf(lt.pointer, sizeof lt.pointer, "%s/%s", c->lm->pointer, array_key);
     if (json_array_size(arr) != c->layers)
-        return kvp__hf_fail(c->r, c->lm, "layer_types", KVP_CONFIG,
+        return kvp__hf_fail(c->r, c->lm, array_key, KVP_CONFIG,
                             "has %zu entries, expected one per layer (%u)", json_array_size(arr),
                             c->layers);
     for (uint32_t i = 0; i < c->layers; i++) {
@@ -244,6 +281,41 @@ static kvp_status schedule_from_hybrid_pattern(layers_ctx *c, json_t *arr) {
             return kvp__hf_fail(c->r, &p, key, KVP_CONFIG, "expected 0 (full) or 1 (sliding)");
         c->types[i] = json_integer_value(v) ? LT_SLIDING : LT_FULL;
     }
+    return KVP_OK;
+}
+
+/* Bamba-style hybrids: attention in the listed layers, Mamba everywhere else. */
+static kvp_status schedule_from_attention_indices(layers_ctx *c, json_t *arr) {
+    hf_obj p = {arr, ""};
+    snprintf(p.pointer, sizeof p.pointer, "%s/attn_layer_indices", c->lm->pointer);
+    for (uint32_t i = 0; i < c->layers; i++) c->types[i] = LT_MAMBA;
+    for (size_t k = 0; k < json_array_size(arr); k++) {
+        json_t *v = json_array_get(arr, k);
+        char key[24];
+        snprintf(key, sizeof key, "%zu", k);
+        if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+            json_integer_value(v) >= (json_int_t)c->layers)
+            return kvp__hf_fail(c->r, &p, key, KVP_CONFIG, "expected a layer index below %u",
+                                c->layers);
+        c->types[json_integer_value(v)] = LT_FULL;
+    }
+    return KVP_OK;
+}
+
+/* Exaone 4: sliding_window_pattern as a string, one letter per layer repeated
+ * over the stack: L = local (sliding), G = global. */
+static kvp_status schedule_from_letter_pattern(layers_ctx *c, const char *pattern) {
+    size_t n = strlen(pattern);
+    if (n == 0)
+        return kvp__hf_fail(c->r, c->lm, "sliding_window_pattern", KVP_CONFIG,
+                            "expected a non-empty pattern of L and G");
+    for (size_t i = 0; i < n; i++)
+        if (pattern[i] != 'L' && pattern[i] != 'G')
+            return kvp__hf_fail(c->r, c->lm, "sliding_window_pattern", KVP_UNSUPPORTED,
+                                "unknown letter '%c' at %zu (expected L for local, G for global)",
+                                pattern[i], i);
+    for (uint32_t i = 0; i < c->layers; i++)
+        c->types[i] = pattern[i % n] == 'L' ? LT_SLIDING : LT_FULL;
     return KVP_OK;
 }
 
@@ -299,11 +371,13 @@ static kvp_status decoder_schedule(layers_ctx *c, bool *uses_window, bool *uses_
     for (uint32_t i = 0; i < c->layers; i++) c->types[i] = LT_FULL;
 
     if ((s = kvp__hf_array(r, lm, "layer_types", &arr))) return s;
-    if (arr) return schedule_from_layer_types(c, arr);
+    if (arr) return schedule_from_layer_types(c, arr, "layer_types");
     if ((s = kvp__hf_array(r, lm, "hybrid_layer_pattern", &arr))) return s;
     if (arr) return schedule_from_hybrid_pattern(c, arr);
     if ((s = kvp__hf_array(r, lm, "layers_block_type", &arr))) return s;
-    if (arr) return schedule_from_layer_types(c, arr);
+    if (arr) return schedule_from_layer_types(c, arr, "layers_block_type");
+    if ((s = kvp__hf_array(r, lm, "attn_layer_indices", &arr))) return s;
+    if (arr) return schedule_from_attention_indices(c, arr);
 
     bool found;
     uint32_t interval;
@@ -334,6 +408,11 @@ static kvp_status decoder_schedule(layers_ctx *c, bool *uses_window, bool *uses_
     static const char *const gemma3[] = {"gemma3", "gemma3_text"};
     static const char *const gemma2[] = {"gemma2"};
     uint32_t pattern = 0;
+    if (json_is_string(json_object_get(lm->json, "sliding_window_pattern"))) {
+        *uses_window = true;
+        return schedule_from_letter_pattern(
+            c, json_string_value(json_object_get(lm->json, "sliding_window_pattern")));
+    }
     if ((s = kvp__hf_u32(r, lm, "sliding_window_pattern", 1, KVP_MAX_LAYERS, &pattern, &found)))
         return s;
     if (!found && model_type_is(c->info, gemma3, 2)) pattern = 6; /* Gemma3TextConfig default */
@@ -607,6 +686,22 @@ static kvp_status read_decoder(layers_ctx *c) {
         any_mamba |= c->types[i] == LT_MAMBA;
     }
     if (any_gdn && (s = read_gdn(c, &rec))) return s;
+    if (!any_mamba) {
+        /* Mamba parameters with no layer said to be Mamba: a hybrid whose layer
+         * schedule kvplan does not know. Charging every layer as attention
+         * would be wrong, so refuse by name. */
+        static const char *const mamba_keys_seen[] = {"mamba_d_state", "mamba_n_heads",
+                                                      "mamba_num_heads", "mamba_d_head",
+                                                      "mamba_expand", "ssm_state_size"};
+        for (size_t i = 0; i < sizeof mamba_keys_seen / sizeof mamba_keys_seen[0]; i++)
+            if (kvp__hf_has(lm, mamba_keys_seen[i]))
+                return kvp__hf_fail(r, lm, mamba_keys_seen[i], KVP_UNSUPPORTED,
+                                    "Mamba parameters, but no key kvplan reads (layer_types, "
+                                    "layers_block_type, attn_layer_indices, "
+                                    "hybrid_override_pattern, attn_layer_period) says which "
+                                    "layers are Mamba (model_type \"%s\"); refusing to guess",
+                                    info->model_type);
+    }
     if (any_mamba) {
         static const mamba_keys *const variants[] = {&k_falcon_keys, &k_nemotron_h_keys};
         if (kvp__hf_has(lm, "mamba_n_heads") || kvp__hf_has(lm, "mamba_num_heads")) {
@@ -1063,27 +1158,97 @@ static kvp_status refuse_unknown_mechanisms(hf_reader *r, const hf_obj *lm) {
             return kvp__hf_fail(r, lm, refused[i].key, KVP_UNSUPPORTED,
                                 "%s: not understood by kvplan, refusing to guess their cache",
                                 refused[i].what);
+    /* Switches that are harmless when off. */
+    static const struct {
+        const char *key, *what;
+    } when_true[] = {
+        {"use_cla", "cross-layer attention (layers reusing another layer's KV, Hunyuan)"},
+        {"use_mla", "a multi-head latent attention switch without kv_lora_rank"},
+    };
+    for (size_t i = 0; i < sizeof when_true / sizeof when_true[0]; i++)
+        if (json_is_true(json_object_get(lm->json, when_true[i].key)) &&
+            (strcmp(when_true[i].key, "use_mla") != 0 || !kvp__hf_has(lm, "kv_lora_rank")))
+            return kvp__hf_fail(r, lm, when_true[i].key, KVP_UNSUPPORTED,
+                                "%s: not understood by kvplan, refusing to guess their cache",
+                                when_true[i].what);
     return KVP_OK;
 }
 
 /* Defaults of a model type's config class, for nested configs that keep only
  * the keys differing from them (Gemma 3's text_config). Written into our own
  * parsed tree so the readers see one complete config. */
+/* Families whose per-sequence state is neither attention KV nor a Mamba/GDN
+ * state kvplan models: refused by model_type, not read as attention. */
+static kvp_status refuse_unknown_types(hf_reader *r, const kvp_model_info *info) {
+    static const struct {
+        const char *type, *what;
+    } refused[] = {
+        {"rwkv", "RWKV recurrent state"},      {"rwkv5", "RWKV-5 recurrent state"},
+        {"rwkv6", "RWKV-6 recurrent state"},   {"rwkv7", "RWKV-7 recurrent state"},
+        {"recurrent_gemma", "Griffin recurrent blocks"}, {"xlstm", "xLSTM cell state"},
+        {"retnet", "retention state"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+        if (!strcmp(info->model_type, refused[i].type))
+            return kvp__hf_fail(r, &r->lm, "model_type", KVP_UNSUPPORTED,
+                                "\"%s\": kvplan does not model its %s; refusing to guess its "
+                                "cache",
+                                info->model_type, refused[i].what);
+    return KVP_OK;
+}
+
+typedef struct type_default {
+    const char *key;
+    json_int_t value;
+} type_default;
+
+/* Gemma 3 (transformers Gemma3TextConfig): its text_config is sparse in the
+ * released multimodal checkpoints. */
+static const type_default k_gemma3_defaults[] = {
+    {"num_hidden_layers", 26}, {"num_attention_heads", 8}, {"num_key_value_heads", 4},
+    {"head_dim", 256},         {"hidden_size", 2304},      {"intermediate_size", 9216},
+    {"vocab_size", 262208},    {"sliding_window", 4096},   {"sliding_window_pattern", 6},
+    {"max_position_embeddings", 131072}, {NULL, 0},
+};
+/* LlamaConfig (LLaVA 1.5's vicuna text_config keeps only what differs). No
+ * num_key_value_heads: the class defaults it to num_attention_heads. */
+static const type_default k_llama_defaults[] = {
+    {"num_hidden_layers", 32}, {"num_attention_heads", 32}, {"hidden_size", 4096},
+    {"intermediate_size", 11008}, {"max_position_embeddings", 2048}, {NULL, 0},
+};
+/* MistralConfig (LLaVA-NeXT's Mistral text_config); sliding_window 4096
+ * unless the file says otherwise (null included). */
+static const type_default k_mistral_defaults[] = {
+    {"num_hidden_layers", 32}, {"num_attention_heads", 32}, {"num_key_value_heads", 8},
+    {"hidden_size", 4096},     {"intermediate_size", 14336}, {"sliding_window", 4096},
+    {"max_position_embeddings", 131072}, {NULL, 0},
+};
+/* Qwen2Config (LLaVA-OneVision's text_config); use_sliding_window defaults to
+ * false, so its sliding_window default does not apply. */
+static const type_default k_qwen2_defaults[] = {
+    {"num_hidden_layers", 32}, {"num_attention_heads", 32}, {"num_key_value_heads", 32},
+    {"hidden_size", 4096},     {"intermediate_size", 22016}, {"max_position_embeddings", 32768},
+    {NULL, 0},
+};
+
+/* Defaults of a model type's config class, for nested configs that keep only
+ * the keys differing from them (Gemma 3's and LLaVA's text_config), as
+ * transformers fills them. Written into our own parsed tree so the readers see
+ * one complete config. Llama, Mistral and Qwen2 defaults apply to nested
+ * configs only: a top-level config missing its layer count is broken, not sparse. */
 static kvp_status apply_type_defaults(hf_reader *r, const kvp_model_info *info) {
     static const char *const gemma3[] = {"gemma3", "gemma3_text"};
-    if (!model_type_is(info, gemma3, 2)) return KVP_OK;
-    static const struct {
-        const char *key;
-        json_int_t value;
-    } defaults[] = {
-        {"num_hidden_layers", 26}, {"num_attention_heads", 8}, {"num_key_value_heads", 4},
-        {"head_dim", 256},         {"hidden_size", 2304},      {"intermediate_size", 9216},
-        {"vocab_size", 262208},    {"sliding_window", 4096},   {"sliding_window_pattern", 6},
-        {"max_position_embeddings", 131072},
-    };
-    for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++)
-        if (!json_object_get(r->lm.json, defaults[i].key) &&
-            json_object_set_new(r->lm.json, defaults[i].key, json_integer(defaults[i].value)))
+    const char *type = info->model_type;
+    bool nested = r->lm.json != r->root.json;
+    const type_default *d = NULL;
+    if (model_type_is(info, gemma3, 2)) d = k_gemma3_defaults;
+    else if (nested && !strcmp(type, "llama")) d = k_llama_defaults;
+    else if (nested && !strcmp(type, "mistral")) d = k_mistral_defaults;
+    else if (nested && !strcmp(type, "qwen2")) d = k_qwen2_defaults;
+    if (!d) return KVP_OK;
+    for (; d->key; d++)
+        if (!json_object_get(r->lm.json, d->key) &&
+            json_object_set_new(r->lm.json, d->key, json_integer(d->value)))
             return kvp__fail(r->err, KVP_NOMEM, r->file, NULL, "out of memory");
     return KVP_OK;
 }
@@ -1098,6 +1263,7 @@ kvp_status kvp__hf_layers(hf_reader *r, kvp_model *model) {
     kvp_status s;
     const kvp_allocator *alc = kvp__model_alc(model);
     if ((s = refuse_unknown_mechanisms(r, c.lm))) return s;
+    if ((s = refuse_unknown_types(r, c.info))) return s;
     if ((s = apply_type_defaults(r, c.info))) return s;
 
     bool mamba_ssm = !kvp__hf_has(&r->root, "model_type") && kvp__hf_has(&r->root, "n_layer") &&

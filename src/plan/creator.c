@@ -724,7 +724,7 @@ kvp_status kvp_creator_prepare_estimation(kvp_creator *c, uint64_t free_bytes,
     c->has_max_tokens = true;
     c->max_tokens = mt;
     if (c->is_v2) {
-        uint64_t b = (uint64_t)(c->kv.free_gpu_memory_fraction * (double)free_bytes);
+        uint64_t b = kvp__double_to_u64(c->kv.free_gpu_memory_fraction * (double)free_bytes);
         if (c->kv.max_gpu_total_bytes > 0 && c->kv.max_gpu_total_bytes < b)
             b = c->kv.max_gpu_total_bytes;
         out->max_gpu_total_bytes = b;

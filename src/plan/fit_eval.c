@@ -327,7 +327,7 @@ static kvp_status eval_policy(const kvp_fit_env *env, kvp_fit_eval *out, kvp_err
         if (r->num_groups <= 1 && r->per_request_blocks)
             out->max_sequences = rep->num_gpu_blocks / r->per_request_blocks;
         else
-            out->max_sequences = (uint64_t)floor(rep->max_concurrency);
+            out->max_sequences = kvp__double_to_u64(floor(rep->max_concurrency));
         out->batch_limit = s.max_num_seqs ? s.max_num_seqs : 256;
         out->longest_tokens = r->estimated_max_model_len && r->estimated_max_model_len < L
                                   ? r->estimated_max_model_len

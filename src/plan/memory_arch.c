@@ -392,8 +392,29 @@ static bool is_moe_layer(cfg *c, uint32_t l, uint32_t first_dense) {
 /* Nemotron-NAS: ffn_mult -> intermediate size, rounded up to 256 as its
  * modelling code does (2/3 of mult * hidden). */
 static uint64_t nas_intermediate(double mult, uint64_t hidden) {
-    uint64_t inter = (uint64_t)(2.0 * mult * (double)hidden / 3.0);
-    return (inter + 255) / 256 * 256;
+    uint64_t inter = kvp__double_to_u64(2.0 * mult * (double)hidden / 3.0);
+    return inter > UINT64_MAX - 255 ? UINT64_MAX : (inter + 255) / 256 * 256;
+}
+
+/* intermediate_size as a list (Gemma 3n): one dense FFN width per layer. */
+static kvp_status read_layer_widths(cfg *c, json_t *list, kvp__arch *a) {
+    char p[96];
+    snprintf(p, sizeof p, "%s/intermediate_size", c->lm_ptr);
+    if (json_array_size(list) != a->layers)
+        return kvp__fail(c->err, KVP_CONFIG, c->file, p,
+                         "has %zu entries, expected one per layer (%u)", json_array_size(list),
+                         a->layers);
+    for (uint32_t l = 0; l < a->layers; l++) {
+        json_t *v = json_array_get(list, l);
+        if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+            (uint64_t)json_integer_value(v) > ARCH_MAX_INTER)
+            return kvp__fail(c->err, KVP_CONFIG, c->file, p,
+                             "entry %u: expected a whole number in [0, %llu]", l,
+                             (unsigned long long)ARCH_MAX_INTER);
+        a->layer[l].dense_inter = (uint64_t)json_integer_value(v);
+        if (a->layer[l].dense_inter) a->layer[l].ffn |= KVP__FFN_DENSE;
+    }
+    return KVP_OK;
 }
 
 static kvp_status read_layers(cfg *c, const kvp_model *model, kvp__arch *a, uint64_t dense_inter,
@@ -572,14 +593,26 @@ kvp_status kvp__arch_read(const kvp_model *model, kvp_dtype weights_dtype, kvp__
         for (size_t i = 0; i < sizeof k_tied_families / sizeof k_tied_families[0]; i++)
             if (!strncmp(info->model_type, k_tied_families[i], strlen(k_tied_families[i])))
                 tied = 1;
+        /* Exact types whose classes keep the base default (their checkpoints
+         * have no separate lm_head): GPT-2, StarCoder, BLOOM, Falcon, MPT, OPT, Cohere. */
+        static const char *const k_tied_exact[] = {"gpt2", "gpt_bigcode", "bloom", "falcon",
+                                                   "mpt", "opt", "cohere", "cohere2"};
+        for (size_t i = 0; i < sizeof k_tied_exact / sizeof k_tied_exact[0]; i++)
+            if (!strcmp(info->model_type, k_tied_exact[i])) tied = 1;
     }
     a->tied = tied == 1;
     const char *act = lm_str(&c, "mlp_hidden_act");
     if (!act) act = lm_str(&c, "hidden_act");
     if (!act) act = lm_str(&c, "activation_function");
-    bool non_gated_family = !strcmp(a->model_type, "nemotron_h") ||
-                            !strcmp(a->model_type, "whisper") || !strcmp(a->model_type, "bart") ||
-                            !strcmp(a->model_type, "gpt2") || !strcmp(a->model_type, "opt");
+    /* Two-matrix MLPs (up, down) whatever the activation: the families whose
+     * modelling code has no gate projection. */
+    static const char *const k_non_gated[] = {
+        "nemotron_h", "whisper", "bart",   "gpt2",     "opt",        "gpt_bigcode", "gpt_neox",
+        "gptj",       "gpt_neo", "bloom",  "falcon",   "mpt",        "phi",         "starcoder2",
+        "persimmon",  "codegen", "stablelm_epoch"};
+    bool non_gated_family = false;
+    for (size_t i = 0; i < sizeof k_non_gated / sizeof k_non_gated[0]; i++)
+        non_gated_family |= !strcmp(a->model_type, k_non_gated[i]);
     const char *ffproj = lm_str(&c, "feed_forward_proj");
     if (!strcmp(a->model_type, "t5")) non_gated_family = !(ffproj && strstr(ffproj, "gated"));
     a->gated_mlp = !non_gated_family && !(act && !strcmp(act, "relu2"));
@@ -594,9 +627,40 @@ kvp_status kvp__arch_read(const kvp_model *model, kvp_dtype weights_dtype, kvp__
     a->topk = (uint32_t)lm_uint_or(&c, KEYS("num_experts_per_tok", "top_k_experts",
                                             "experts_per_token", "moe_top_k"),
                                    ARCH_MAX_EXPERTS, info->num_experts_per_tok, &st);
-    uint64_t inter = lm_uint_or(&c, KEYS("intermediate_size", "ffn_hidden_size", "d_intermediate",
-                                         "decoder_ffn_dim", "d_ff"),
-                                ARCH_MAX_INTER, info->intermediate_size, &st);
+    /* Gemma 3n: one intermediate size per layer (read per layer below). */
+    json_t *inter_list = json_object_get(c.lm, "intermediate_size");
+    if (!json_is_array(inter_list)) inter_list = NULL;
+    uint64_t inter = 0;
+    if (!inter_list)
+        inter = lm_uint_or(&c, KEYS("intermediate_size", "ffn_hidden_size", "d_intermediate",
+                                    "decoder_ffn_dim", "d_ff", "n_inner"),
+                           ARCH_MAX_INTER, info->intermediate_size, &st);
+    /* DBRX keeps its MoE FFN in ffn_config. */
+    json_t *ffn_cfg = json_object_get(c.lm, "ffn_config");
+    if (json_is_object(ffn_cfg) && st == KVP_OK) {
+        char p[80];
+        snprintf(p, sizeof p, "%s/ffn_config", c.lm_ptr);
+        bool f;
+        uint64_t v;
+        if ((st = cfg_uint(&c, ffn_cfg, p, "ffn_hidden_size", ARCH_MAX_INTER, &v, &f)) == KVP_OK &&
+            f)
+            inter = v;
+        if (st == KVP_OK &&
+            (st = cfg_uint(&c, ffn_cfg, p, "moe_num_experts", ARCH_MAX_EXPERTS, &v, &f)) == KVP_OK &&
+            f)
+            a->experts = (uint32_t)v;
+        if (st == KVP_OK &&
+            (st = cfg_uint(&c, ffn_cfg, p, "moe_top_k", ARCH_MAX_EXPERTS, &v, &f)) == KVP_OK && f)
+            a->topk = (uint32_t)v;
+    }
+    /* Qwen (1) states the width of both gate and up together: each is half. */
+    if (!strcmp(a->model_type, "qwen")) inter /= 2;
+    /* Two-matrix MLPs that state no width: MPT's expansion_ratio, else the
+     * GPT-2 / BLOOM / Falcon default of 4 x hidden. */
+    if (!inter && !inter_list && !a->gated_mlp && !a->experts) {
+        uint64_t ratio = lm_uint_or(&c, KEYS("expansion_ratio"), 64, 4, &st);
+        inter = ratio * a->hidden;
+    }
     uint64_t inter_mlp = lm_uint_or(&c, KEYS("intermediate_size_mlp"), ARCH_MAX_INTER, 0, &st);
     a->expert_inter = lm_uint_or(&c, KEYS("moe_intermediate_size", "expert_intermediate_size"),
                                  ARCH_MAX_INTER, info->moe_intermediate_size, &st);
@@ -644,8 +708,19 @@ kvp_status kvp__arch_read(const kvp_model *model, kvp_dtype weights_dtype, kvp__
         if (json_is_number(prf) && json_number_value(prf) > 0 && json_number_value(prf) < 1)
             rot = kvp__double_to_u64((double)rot * json_number_value(prf));
         bool has_attention = info->num_attention_heads > 0 && !info->is_encoder_decoder;
+        /* ALiBi models (BLOOM, MPT) position by biases: no rotary cache. */
+        json_t *ac = json_object_get(c.lm, "attn_config");
+        bool alibi = lm_bool(&c, "alibi") == 1 || json_is_true(json_object_get(ac, "alibi")) ||
+                     !strcmp(a->model_type, "bloom");
+        /* Learned absolute positions (GPT-2, StarCoder, GPT-Neo, OPT): a table of
+         * max positions x hidden stored with the embedding, no rotary cache. */
+        static const char *const k_learned_positions[] = {"gpt2", "gpt_bigcode", "gpt_neo", "opt"};
+        bool learned = false;
+        for (size_t i = 0; i < sizeof k_learned_positions / sizeof k_learned_positions[0]; i++)
+            learned |= !strcmp(a->model_type, k_learned_positions[i]);
         if (maxpos > (1ull << 24)) maxpos = 1ull << 24; /* bounded: 16M positions */
-        a->rope_cache_elems = has_attention ? maxpos * rot : 0;
+        a->rope_cache_elems = has_attention && !alibi && !learned ? maxpos * rot : 0;
+        if (learned) a->position_params = maxpos * a->hidden;
     }
     /* encoder-decoder */
     a->encoder_layers = info->num_encoder_layers;
@@ -670,6 +745,22 @@ kvp_status kvp__arch_read(const kvp_model *model, kvp_dtype weights_dtype, kvp__
         goto done;
     }
     st = read_layers(&c, model, a, inter, inter_mlp, first_dense);
+    if (st == KVP_OK && inter_list) st = read_layer_widths(&c, inter_list, a);
+    /* Gemma 3n per-layer embeddings: vocab_size_per_layer_input rows of
+     * hidden_size_per_layer_input for every layer, stored with the embedding. */
+    if (st == KVP_OK) {
+        uint64_t ple = lm_uint_or(&c, KEYS("hidden_size_per_layer_input"), ARCH_MAX_HIDDEN, 0, &st);
+        uint64_t ple_vocab = lm_uint_or(&c, KEYS("vocab_size_per_layer_input"), ARCH_MAX_VOCAB, 0,
+                                        &st);
+        if (st == KVP_OK && ple && ple_vocab &&
+            !kvp__mul_many_u64(&a->extra_embedding_params, 3, ple, ple_vocab, (uint64_t)a->layers))
+            st = kvp__fail(err, KVP_OVERFLOW, c.file, "/hidden_size_per_layer_input",
+                           "per-layer embedding size overflows");
+        if (st == KVP_OK && !kvp__add_u64(a->extra_embedding_params, a->position_params,
+                                          &a->extra_embedding_params))
+            st = kvp__fail(err, KVP_OVERFLOW, c.file, "/hidden_size_per_layer_input",
+                           "per-layer embedding size overflows");
+    }
 done:
     json_decref(c.root);
     if (st != KVP_OK) kvp__arch_free(a);

@@ -79,6 +79,8 @@ typedef struct kvp__arch {
     uint64_t encoder_ffn, encoder_extra_params; /* extra: conv front end, positions */
     uint32_t mtp_layers;
     uint64_t vision_params;
+    uint64_t extra_embedding_params; /* Gemma 3n per-layer embeddings, learned positions */
+    uint64_t position_params;        /* learned absolute positions (max positions x hidden) */
     uint64_t rope_cache_elems; /* cos/sin cache every stage builds: max positions x rotary dim */
     /* weights format */
     uint64_t rate[KVP__W_COUNT]; /* 1/65536 bytes per parameter */

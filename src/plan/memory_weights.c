@@ -143,6 +143,8 @@ kvp_status kvp__arch_params(const kvp__arch *a, uint32_t tp, uint32_t begin, uin
     if (end > begin) add3(&s, KVP__W_BUFFER, a->rope_cache_elems, 1, 1, 1, true);
     if (with_first) {
         add3(&s, KVP__W_EMBEDDING, a->vocab, a->hidden, 1, t, false);
+        if (a->extra_embedding_params)
+            add3(&s, KVP__W_EMBEDDING, a->extra_embedding_params, 1, 1, t, false);
         if (a->vision_params) add3(&s, KVP__W_VISION, a->vision_params, 1, 1, t, false);
         if (a->encoder_layers) {
             uint64_t h = a->hidden;

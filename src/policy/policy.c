@@ -310,6 +310,19 @@ kvp_status kvp_policy_plan(const kvp_model *model, const kvp_policy_settings *se
     if (s.tp > 65536 || s.pp > 65536 || s.dp > 65536)
         return kvp__fail(err, KVP_INVALID_ARG, NULL, "--tp",
                          "parallel sizes above 65536 are not supported");
+    /* No device holds 64 PiB: a larger figure is a unit slip or a hostile caller,
+     * and refusing it keeps every pool product below 2^64. */
+    const struct { uint64_t v; const char *key; } mem[] = {
+        {s.kv_budget_bytes, "--kv-budget"},       {s.total_memory_bytes, "--gpu-mem"},
+        {s.free_memory_bytes, "--free-mem"},      {s.weights_bytes, "--weights"},
+        {s.peak_activation_bytes, "--peak"},     {s.non_torch_bytes, "--non-torch"},
+        {s.cudagraph_bytes, "--cuda-graph"},
+    };
+    for (size_t i = 0; i < sizeof mem / sizeof mem[0]; i++)
+        if (mem[i].v > KVP__POLICY_MAX_MEMORY_BYTES)
+            return kvp__fail(err, KVP_INVALID_ARG, NULL, mem[i].key,
+                             "%llu bytes is above the 64 PiB a plan accepts",
+                             (unsigned long long)mem[i].v);
     memset(out, 0, sizeof *out);
     out->engine = s.engine;
     kvp__strlcpy(out->engine_version, s.engine_version, sizeof out->engine_version);

@@ -14,6 +14,9 @@
 #include "kvplan/policy.h"
 #include "util.h"
 
+/* The largest memory figure a policy plans with (64 PiB). */
+#define KVP__POLICY_MAX_MEMORY_BYTES (UINT64_C(1) << 56)
+
 typedef struct kvp__policy_layers {
     kvp_layer_cache *items; /* heap (libc), freed by kvp__policy_layers_free */
     size_t count;

@@ -272,13 +272,13 @@ kvp_status kvp__policy_sglang(const kvp_model *model, const kvp_policy_settings 
                          "SGLang's pool needs --kv-budget (rest memory), or --gpu/--gpu-mem with "
                          "--weights");
     }
-    uint64_t rest = (uint64_t)rest_d;
+    uint64_t rest = kvp__double_to_u64(rest_d);
 
     /* Mamba / GDN: the state pool takes ratio/(1+ratio) of rest (§2.6). */
     uint64_t max_mamba = 0;
     if (n_mamba && state) {
         double ratio = 0.9;
-        max_mamba = (uint64_t)((double)rest * ratio / (1.0 + ratio)) / state;
+        max_mamba = kvp__double_to_u64((double)rest * ratio / (1.0 + ratio)) / state;
         rest -= max_mamba * state;
         out->mamba_cache_size = max_mamba;
     }
@@ -290,9 +290,9 @@ kvp_status kvp__policy_sglang(const kvp_model *model, const kvp_policy_settings 
         /* full_tokens * F + r * full_tokens * S = rest, r = 0.8 (PR #18039). */
         double r = 0.8;
         double denom = (double)cell + r * (double)(swa_k + swa_v);
-        N = denom > 0 ? (uint64_t)((double)rest / denom) : 0;
+        N = denom > 0 ? kvp__double_to_u64((double)rest / denom) : 0;
         N = N / page * page;
-        swa_n = (uint64_t)((double)N * r) / page * page;
+        swa_n = kvp__double_to_u64((double)N * r) / page * page;
         out->swa_tokens = swa_n;
     } else if (cell) {
         N = rest / cell / page * page;
@@ -313,7 +313,7 @@ kvp_status kvp__policy_sglang(const kvp_model *model, const kvp_policy_settings 
      * half the tokens and the Mamba pool. [uncertain] ENGINES.md §2.7 / S1. */
     uint64_t reqs = 0;
     if (ctx) {
-        uint64_t x = (uint64_t)((double)N / (double)ctx * 512.0);
+        uint64_t x = kvp__double_to_u64((double)N / (double)ctx * 512.0);
         if (x < 2048) x = 2048;
         if (x > 4096) x = 4096;
         reqs = x + 1;
@@ -323,7 +323,7 @@ kvp_status kvp__policy_sglang(const kvp_model *model, const kvp_policy_settings 
     rep->max_running_requests = reqs;
     rep->present = KVP_REPORT_MAX_TOTAL_NUM_TOKENS | KVP_REPORT_K_SIZE_BYTES |
                    KVP_REPORT_V_SIZE_BYTES | KVP_REPORT_MAX_RUNNING_REQUESTS;
-    out->budget_bytes = s->kv_budget_bytes ? s->kv_budget_bytes : (uint64_t)rest_d;
+    out->budget_bytes = s->kv_budget_bytes ? s->kv_budget_bytes : kvp__double_to_u64(rest_d);
 
     kvp_policy_pool *pl = &out->pools[out->pool_count++];
     kvp__strlcpy(pl->name, mla_row ? "mla" : "full", sizeof pl->name);

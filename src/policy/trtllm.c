@@ -64,18 +64,20 @@ kvp_status kvp__policy_trtllm(const kvp_model *model, const kvp_policy_settings 
         }
         if (c->kind == KVP_CACHE_FULL || c->kind == KVP_CACHE_SLIDING ||
             c->kind == KVP_CACHE_CHUNKED) {
-            uint64_t h = (c->kv_heads + s->tp - 1) / s->tp, bytes;
-            if (kvp_dtype_bytes(dt, h * ((uint64_t)c->k_head_dim + c->v_head_dim), &bytes))
-                return kvp__fail(err, KVP_OVERFLOW, NULL, NULL, "bytes per token overflow");
-            mgr += bytes;
+            uint64_t h = ((uint64_t)c->kv_heads + s->tp - 1) / s->tp, elems, bytes;
+            if (__builtin_mul_overflow(h, (uint64_t)c->k_head_dim + c->v_head_dim, &elems) ||
+                kvp_dtype_bytes(dt, elems, &bytes) || __builtin_add_overflow(mgr, bytes, &mgr))
+                return kvp__fail(err, KVP_OVERFLOW, kvp_model_name(model), NULL,
+                                 "bytes per token overflow at layer %u", c->layer);
             heads_sum += c->kv_heads;
             n_attn++;
             if (!hd) hd = c->k_head_dim;
         } else if (c->kind == KVP_CACHE_MLA) {
             uint64_t bytes;
-            if (kvp_dtype_bytes(dt, c->k_head_dim, &bytes))
-                return kvp__fail(err, KVP_OVERFLOW, NULL, NULL, "bytes per token overflow");
-            mgr += bytes;
+            if (kvp_dtype_bytes(dt, c->k_head_dim, &bytes) ||
+                __builtin_add_overflow(mgr, bytes, &mgr))
+                return kvp__fail(err, KVP_OVERFLOW, kvp_model_name(model), NULL,
+                                 "bytes per token overflow at layer %u", c->layer);
             mla_elems += c->k_head_dim;
         } else {
             return kvp__fail(err, KVP_UNSUPPORTED, kvp_model_name(model), NULL,
@@ -86,20 +88,29 @@ kvp_status kvp__policy_trtllm(const kvp_model *model, const kvp_policy_settings 
     if (n_attn) {
         /* 2 * L * floor(hd * mean(kvh) / tp) elements. */
         double mean = (double)heads_sum / (double)n_attn;
-        uint64_t per_layer = (uint64_t)((double)hd * mean / (double)s->tp);
-        est_elems = 2 * n_attn * per_layer;
+        uint64_t per_layer = kvp__double_to_u64((double)hd * mean / (double)s->tp);
+        if (!kvp__mul_many_u64(&est_elems, 3, (uint64_t)2, n_attn, per_layer))
+            return kvp__fail(err, KVP_OVERFLOW, kvp_model_name(model), NULL,
+                             "estimator bytes per token overflow");
     }
-    est_elems += mla_elems;
     uint64_t est;
-    if (dt == KVP_DTYPE_FP8)
-        est = est_elems;
-    else if (dt == KVP_DTYPE_NVFP4)
+    if (__builtin_add_overflow(est_elems, mla_elems, &est_elems) ||
+        (dt != KVP_DTYPE_FP8 && dt != KVP_DTYPE_NVFP4 &&
+         __builtin_mul_overflow(est_elems, (uint64_t)2, &est_elems)))
+        return kvp__fail(err, KVP_OVERFLOW, kvp_model_name(model), NULL,
+                         "estimator bytes per token overflow");
+    if (dt == KVP_DTYPE_NVFP4)
         est = kvp__ceil_div_u64(est_elems, 2) + kvp__ceil_div_u64(est_elems, 16);
     else
-        est = est_elems * 2;
+        est = est_elems;
     if (est == 0 || mgr == 0)
         return kvp__fail(err, KVP_UNSUPPORTED, kvp_model_name(model), NULL,
                          "the model keeps no attention cache on this stage");
+    uint64_t page_bytes;
+    if (__builtin_mul_overflow(mgr, (uint64_t)tpb, &page_bytes))
+        return kvp__fail(err, KVP_OVERFLOW, kvp_model_name(model), NULL,
+                         "%llu bytes per token x %u tokens per block overflows",
+                         (unsigned long long)mgr, (unsigned)tpb);
     out->trt_estimator_bytes_per_token = est;
     out->trt_manager_bytes_per_token = mgr;
     uint64_t budget = s->kv_budget_bytes;
@@ -122,7 +133,7 @@ kvp_status kvp__policy_trtllm(const kvp_model *model, const kvp_policy_settings 
     p->kind = mla_elems ? KVP_CACHE_MLA : KVP_CACHE_FULL;
     p->layers = (uint32_t)(best_e - best_b);
     p->block_size_tokens = tpb;
-    p->page_bytes = mgr * tpb;
+    p->page_bytes = page_bytes;
     p->tokens = out->report.max_tokens;
     p->bytes = out->report.kv_cache_bytes;
     return KVP_OK;

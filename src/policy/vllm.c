@@ -624,7 +624,7 @@ kvp_status kvp__policy_vllm(const kvp_model *model, const kvp_policy_settings *s
         tokens = mul_sat(P.num_groups ? B / P.num_groups : B, bs_min);
     } else {
         conc = per_req ? (double)B / (double)per_req : 0;
-        tokens = (uint64_t)(conc * (double)len);
+        tokens = kvp__double_to_u64(conc * (double)len);
     }
     out->report.num_gpu_blocks = B;
     out->report.gpu_kv_cache_tokens = tokens;

@@ -333,6 +333,55 @@ static void test_vllm_sampler_settings(void **state) {
     kvp_model_free(m);
 }
 
+static uint64_t family_weights(const char *name) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/data/families/%s.json", KVP_SOURCE_DIR, name);
+    kvp_model *m = NULL;
+    kvp_error err;
+    if (kvp_model_from_hf_file(path, NULL, &m, &err) != KVP_OK) fail_msg("%s: %s", name, err.message);
+    uint64_t bytes = 0;
+    if (kvp_weights_estimate(m, KVP_DTYPE_AUTO, &bytes, &err) != KVP_OK)
+        fail_msg("%s: %s", name, err.message);
+    kvp_model_free(m);
+    return bytes;
+}
+
+/* Families outside the catalogue whose configs spell the FFN differently. */
+static void test_families_outside_catalogue(void **state) {
+    (void)state;
+    /* Falcon-7B: h 4544, 71 q heads + 1 KV head of 64, two-matrix MLP of the
+     * default 4h = 18176, tied, no max_position_embeddings (no rotary cache):
+     *   per layer q 4544*4544 = 20,647,936; k+v 4544*128 = 581,632; o 20,647,936;
+     *   mlp 2*4544*18176 = 165,183,488; norms 9,088 -> 207,070,080; x32 = 6,626,242,560
+     *   + embedding 65024*4544 = 295,469,056 + final norm 4,544 = 6,921,716,160
+     *   (published: 6.92B) -> bf16 13,843,432,320 B. */
+    assert_int_equal(family_weights("falcon7b"), 13843432320ull);
+    /* MPT-7B: expansion_ratio 4 -> 16384, two matrices, tied, ALiBi (no rotary):
+     *   per layer 4*4096^2 = 67,108,864 + 2*4096*16384 = 134,217,728 + 8,192
+     *   = 201,334,784; x32 = 6,442,713,088 + 50432*4096 = 206,569,472 + 4,096
+     *   = 6,649,286,656 -> 13,298,573,312 B. */
+    assert_int_equal(family_weights("mpt7b"), 13298573312ull);
+    /* DBRX: ffn_config holds 16 gated experts of 10752 (and the router):
+     *   per layer q 6144*48*128 = 37,748,736; k+v 6144*8*256 = 12,582,912;
+     *   o 37,748,736; experts 16*3*6144*10752 = 3,170,893,824; router 98,304;
+     *   norms 12,288 -> 3,259,084,800; x40 = 130,363,392,000
+     *   + embedding and head 2*100352*6144 = 1,233,125,376 + 6,144
+     *   = 131,596,523,520 (published: 132B) + rotary 32768*128 = 4,194,304
+     *   -> 2 x 131,600,717,824 = 263,201,435,648 B. */
+    assert_int_equal(family_weights("dbrx"), 263201435648ull);
+    /* Qwen-7B (1): intermediate_size 22016 is gate and up together: 11008 each.
+     *   per layer 4*4096^2 = 67,108,864 + 3*4096*11008 = 135,266,304 + 8,192
+     *   = 202,383,360; x32 = 6,476,267,520 + 2*151936*4096 = 1,244,659,712 + 4,096
+     *   = 7,720,931,328 (published: 7.72B) + rotary 8192*128 = 1,048,576
+     *   -> 2 x 7,721,979,904 = 15,443,959,808 B. */
+    assert_int_equal(family_weights("qwen1"), 15443959808ull);
+    /* GPT-2: n_inner null -> 4h = 3072, two matrices, tied, learned positions:
+     *   per layer 4*768^2 = 2,359,296 + 2*768*3072 = 4,718,592 + 1,536 = 7,079,424;
+     *   x12 = 84,953,088 + 50257*768 = 38,597,376 + positions 1024*768 = 786,432
+     *   + 768 = 124,337,664 (published 124.4M with biases) -> 248,675,328 B. */
+    assert_int_equal(family_weights("gpt2"), 248675328ull);
+}
+
 static void test_errors(void **state) {
     (void)state;
     kvp_model *m = open_model("meta-llama/Llama-3.1-8B");
@@ -362,6 +411,7 @@ int main(void) {
         cmocka_unit_test(test_activation_llama_8b),
         cmocka_unit_test(test_builder_model_without_config_text),
         cmocka_unit_test(test_vllm_sampler_settings),
+        cmocka_unit_test(test_families_outside_catalogue),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

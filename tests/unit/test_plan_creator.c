@@ -299,6 +299,28 @@ static void beam_and_hybrid(void **state) {
     kvp_model_free(m);
 }
 
+/* Device memory near 2^64 (a hostile probe or caller): fraction 1.0 x free
+ * rounds to 2^64 as a double, which does not fit uint64_t. The V2 byte cap
+ * saturates instead of wrapping (a float-cast overflow UBSan caught in CI). */
+static void huge_free_memory(void **state) {
+    (void)state;
+    kvp_model *m = catalog("llama-3.1-8b");
+    kvp_deploy_settings d = deploy(1, 4096);
+    kvp_kv_config kv;
+    memset(&kv, 0, sizeof kv);
+    kv.use_v2 = 1;
+    kv.free_gpu_memory_fraction = 1.0;
+    kvp_creator *c = NULL;
+    assert_int_equal(kvp_creator_new(m, NULL, &d, &kv, NULL, &c, NULL), KVP_OK);
+    kvp_estimation_plan ep;
+    kvp_error err;
+    kvp_status st = kvp_creator_prepare_estimation(c, UINT64_MAX, &ep, &err);
+    if (st == KVP_OK) assert_int_equal(ep.max_gpu_total_bytes, UINT64_MAX);
+    else assert_int_equal(st, KVP_OVERFLOW);
+    kvp_creator_free(c);
+    kvp_model_free(m);
+}
+
 static void helix(void **state) {
     (void)state;
     kvp_model *m = catalog("llama-3.1-8b");
@@ -589,7 +611,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(llama70b_measured), cmocka_unit_test(user_caps),
         cmocka_unit_test(v2_windows),        cmocka_unit_test(beam_and_hybrid),
-        cmocka_unit_test(helix),             cmocka_unit_test(eagle3_draft),
+        cmocka_unit_test(helix), cmocka_unit_test(huge_free_memory),             cmocka_unit_test(eagle3_draft),
         cmocka_unit_test(mtp_and_mla_reserve), cmocka_unit_test(encoder_decoder),
         cmocka_unit_test(allocation_failures), cmocka_unit_test(two_model_v2_and_vanilla),
     };

@@ -290,6 +290,36 @@ static void test_vllm_pp_minimum(void **state) {
     kvp_model_free(m);
 }
 
+/* Memory figures above 64 PiB are refused by name for every engine: at 2^64 - 1 the
+ * SGLang pool (N + page) x cell would wrap and the budget's double rounds to 2^64. */
+static void test_absurd_memory_refused(void **state) {
+    (void)state;
+    kvp_model *m = kvp__model_new(NULL, "dense32");
+    kvp__model_info(m)->num_layers = 32;
+    kvp__model_info(m)->max_position_embeddings = 8192;
+    for (uint32_t l = 0; l < 32; l++) add(m, l, KVP_CACHE_FULL, 8, 128, 128);
+    const kvp_engine engines[] = {KVP_ENGINE_VLLM, KVP_ENGINE_SGLANG, KVP_ENGINE_LLAMACPP};
+    for (size_t i = 0; i < 3; i++) {
+        kvp_policy_settings s = kvp_policy_settings_default();
+        s.engine = engines[i];
+        s.kv_budget_bytes = UINT64_MAX;
+        kvp_policy_result r;
+        kvp_error err;
+        assert_int_equal(kvp_policy_plan(m, &s, &r, &err), KVP_INVALID_ARG);
+        assert_string_equal(err.key, "--kv-budget");
+        s.kv_budget_bytes = (1ull << 56) + 1;
+        assert_int_equal(kvp_policy_plan(m, &s, &r, &err), KVP_INVALID_ARG);
+        /* 64 PiB itself plans. */
+        s.kv_budget_bytes = 1ull << 56;
+        s.weights_bytes = UINT64_MAX;
+        assert_int_equal(kvp_policy_plan(m, &s, &r, &err), KVP_INVALID_ARG);
+        assert_string_equal(err.key, "--weights");
+        s.weights_bytes = 0;
+        assert_int_equal(kvp_policy_plan(m, &s, &r, &err), KVP_OK);
+    }
+    kvp_model_free(m);
+}
+
 /* ------------------------------------------------------------------ SGLang */
 
 /* §2.6 [verified] MiMo-V2-Flash (#18039), TP4, page 64: full layers 9 x 1 head x (192 + 128)
@@ -577,6 +607,7 @@ int main(void) {
         cmocka_unit_test(test_llamacpp_mla_eras),
         cmocka_unit_test(test_llamacpp_recurrent_qwen3_next),
         cmocka_unit_test(test_trtllm_examples),
+        cmocka_unit_test(test_absurd_memory_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
