@@ -1152,6 +1152,9 @@ static kvp_status refuse_unknown_mechanisms(hf_reader *r, const hf_obj *lm) {
         {"attn_type_list", "MiniMax lightning-attention layer list"},
         {"cross_attention_layers", "cross-attention layers over image tokens (Llama 3.2 Vision)"},
         {"kv_shared_layer_index", "per-layer KV sharing"},
+        {"num_key_value_heads_per_layer",
+         "per-layer KV head counts (engines differ: vLLM pads every layer to the largest)"},
+        {"kv_reuse_group", "KV reuse across layer groups (Hymba)"},
     };
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
         if (kvp__hf_has(lm, refused[i].key))
@@ -1187,6 +1190,7 @@ static kvp_status refuse_unknown_types(hf_reader *r, const kvp_model_info *info)
         {"rwkv6", "RWKV-6 recurrent state"},   {"rwkv7", "RWKV-7 recurrent state"},
         {"recurrent_gemma", "Griffin recurrent blocks"}, {"xlstm", "xLSTM cell state"},
         {"retnet", "retention state"},
+        {"openelm", "per-layer head counts (num_kv_heads / num_query_heads lists)"},
     };
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
         if (!strcmp(info->model_type, refused[i].type))
@@ -1210,6 +1214,19 @@ static const type_default k_gemma3_defaults[] = {
     {"vocab_size", 262208},    {"sliding_window", 4096},   {"sliding_window_pattern", 6},
     {"max_position_embeddings", 131072}, {NULL, 0},
 };
+/* GemmaConfig and Gemma2Config (PaliGemma's sparse text_config): head_dim 256
+ * is not hidden / heads for Gemma 2 (2304 / 8 = 288), and Gemma 2 slides over
+ * 4096 tokens unless told otherwise. */
+static const type_default k_gemma_defaults[] = {
+    {"num_hidden_layers", 28}, {"num_attention_heads", 16}, {"num_key_value_heads", 16},
+    {"head_dim", 256},         {"hidden_size", 3072},       {"intermediate_size", 24576},
+    {"max_position_embeddings", 8192}, {NULL, 0},
+};
+static const type_default k_gemma2_defaults[] = {
+    {"num_hidden_layers", 26}, {"num_attention_heads", 8}, {"num_key_value_heads", 4},
+    {"head_dim", 256},         {"hidden_size", 2304},      {"intermediate_size", 9216},
+    {"sliding_window", 4096},  {"max_position_embeddings", 8192}, {NULL, 0},
+};
 /* LlamaConfig (LLaVA 1.5's vicuna text_config keeps only what differs). No
  * num_key_value_heads: the class defaults it to num_attention_heads. */
 static const type_default k_llama_defaults[] = {
@@ -1232,16 +1249,20 @@ static const type_default k_qwen2_defaults[] = {
 };
 
 /* Defaults of a model type's config class, for nested configs that keep only
- * the keys differing from them (Gemma 3's and LLaVA's text_config), as
- * transformers fills them. Written into our own parsed tree so the readers see
- * one complete config. Llama, Mistral and Qwen2 defaults apply to nested
- * configs only: a top-level config missing its layer count is broken, not sparse. */
+ * the keys differing from them (Gemma 3's, PaliGemma's and LLaVA's
+ * text_config), as transformers fills them. Written into our own parsed tree so
+ * the readers see one complete config. Gemma's apply everywhere (their head_dim
+ * default differs from hidden / heads); Llama, Mistral and Qwen2 defaults apply
+ * to nested configs only: a top-level config missing its layer count is broken,
+ * not sparse. */
 static kvp_status apply_type_defaults(hf_reader *r, const kvp_model_info *info) {
     static const char *const gemma3[] = {"gemma3", "gemma3_text"};
     const char *type = info->model_type;
     bool nested = r->lm.json != r->root.json;
     const type_default *d = NULL;
     if (model_type_is(info, gemma3, 2)) d = k_gemma3_defaults;
+    else if (!strcmp(type, "gemma")) d = k_gemma_defaults;
+    else if (!strcmp(type, "gemma2")) d = k_gemma2_defaults;
     else if (nested && !strcmp(type, "llama")) d = k_llama_defaults;
     else if (nested && !strcmp(type, "mistral")) d = k_mistral_defaults;
     else if (nested && !strcmp(type, "qwen2")) d = k_qwen2_defaults;

@@ -79,6 +79,19 @@ static void test_attention_families(void **state) {
     assert_int_equal(pool_of(&c, KVP_CACHE_MLA)->layers, 62);
     /* InternVL (llm_config, Qwen2): 28 x 4 x 256 x 2 = 57,344. */
     assert_int_equal(cost_of("internvl", 1).bytes_per_token, 57344);
+    /* DeepSeek-VL2 (language_config, MLA 512 + 64): 30 x 576 x 2 = 34,560. */
+    c = cost_of("dsvl2", 1);
+    assert_int_equal(c.bytes_per_token, 34560);
+    assert_int_equal(pool_of(&c, KVP_CACHE_MLA)->layers, 30);
+    /* Mistral Small 3.1: head_dim 128 stated: 40 x 8 x 256 x 2 = 163,840 (160 from
+     * hidden / heads would give 204,800); sliding_window null: all full. */
+    c = cost_of("mistral3", 1);
+    assert_int_equal(c.bytes_per_token, 163840);
+    assert_int_equal(pool_of(&c, KVP_CACHE_FULL)->layers, 40);
+    /* Qwen2-57B-A14B: use_sliding_window false: 28 full x 4 x 256 x 2 = 57,344. */
+    c = cost_of("qwen2moe", 1);
+    assert_int_equal(c.bytes_per_token, 57344);
+    assert_int_equal(pool_of(&c, KVP_CACHE_FULL)->layers, 28);
 }
 
 static void test_window_and_sharing_schedules(void **state) {
@@ -101,6 +114,18 @@ static void test_window_and_sharing_schedules(void **state) {
     assert_int_equal(pool_of(&c, KVP_CACHE_SLIDING)->layers, 16);
     assert_int_equal(pool_of(&c, KVP_CACHE_SLIDING)->window_tokens, 512);
     assert_int_equal(c.bytes_per_token, 40960);
+    /* PaliGemma 2: the gemma2 text_config states no head_dim or window: Gemma2Config's
+     * 256 and 4096; Gemma 2 alternates: 13 sliding + 13 full, 26 x 4 x 512 x 2 = 106,496. */
+    c = cost_of("paligemma2", 1);
+    assert_int_equal(pool_of(&c, KVP_CACHE_SLIDING)->layers, 13);
+    assert_int_equal(pool_of(&c, KVP_CACHE_SLIDING)->window_tokens, 4096);
+    assert_int_equal(pool_of(&c, KVP_CACHE_FULL)->kv_heads_per_rank, 4);
+    assert_int_equal(c.bytes_per_token, 106496);
+    /* StarCoder2-15B: sliding_window and no schedule key: every layer slides over
+     * 4096; 32 x 4 x 256 x 2 = 65,536. */
+    c = cost_of("starcoder2", 1);
+    assert_int_equal(pool_of(&c, KVP_CACHE_SLIDING)->layers, 32);
+    assert_int_equal(c.bytes_per_token, 65536);
 }
 
 static void test_hybrid_recurrent(void **state) {
@@ -138,6 +163,10 @@ static void test_refused_by_name(void **state) {
     expect_refusal("zamba2", "/layers_block_type/6");
     expect_refusal("lfm2", "/layer_types/0");
     expect_refusal("rwkv", "/model_type");
+    expect_refusal("decilm", "/num_key_value_heads_per_layer");
+    expect_refusal("openelm", "/model_type");
+    expect_refusal("plamo2", "/mamba_d_state");
+    expect_refusal("hymba", "/kv_reuse_group");
     /* Bamba without attn_layer_indices: Mamba keys but no schedule. */
     const char *json = "{\"model_type\": \"bamba\", \"num_hidden_layers\": 4,"
                        " \"num_attention_heads\": 4, \"hidden_size\": 256,"
