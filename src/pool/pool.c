@@ -408,6 +408,7 @@ kvp_status kvp_pool_new(const kvp_pool_config *config, const kvp_allocator *alc,
                            p->role == KVP__ROLE_CHUNKED;
         st = part_init(pool, k, max_table, err);
     }
+    pool->single_full = pool->part_count == 1 && pool->parts[0].role == KVP__ROLE_FULL;
     const kvp_allocator *a = kvp__pool_alc(pool);
     uint32_t ns = pool->max_sequences;
     if (st == KVP_OK) {
@@ -608,6 +609,21 @@ kvp_status kvp_pool_seq_append(kvp_pool *pool, uint32_t seq, const uint32_t *tok
     bool partial = fill != 0 && pool->seq_cow[seq];
     bool grows = new_count != (uint32_t)kvp__pool_blocks(pool, len);
     if (!grows && !partial && !pool->has_window) goto hash; /* decode inside a block */
+    if (pool->single_full && !partial) {
+        /* One full-attention pool (the common dense model): no window to
+         * release, nothing shared to copy, one availability check. */
+        kvp__part *p = &pool->parts[0];
+        uint32_t c = p->count[seq], need = new_count - c;
+        if (need > available(p))
+            return kvp__fail(err, KVP_INFEASIBLE, NULL, "blocks",
+                             "pool 0 (%s) has %u blocks available, sequence %u needs %u",
+                             kvp_cache_kind_name(p->spec.kind), available(p), seq, need);
+        uint32_t *t = seq_table(p, seq);
+        for (uint32_t i = c; i < new_count; i++) t[i] = block_alloc(p);
+        p->count[seq] = new_count;
+        pool->seq_cow[seq] = 0;
+        goto hash;
+    }
     /* 1: windows let go of what the previous length no longer needs. */
     for (uint32_t k = 0; k < pool->part_count; k++) {
         kvp__part *p = &pool->parts[k];

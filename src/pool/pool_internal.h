@@ -70,6 +70,7 @@ struct kvp_pool {
     kvp_pool_config config;
     uint32_t tokens_per_block; /* hashing granularity (block pools' block size) */
     bool has_window;           /* some part is sliding or chunked */
+    bool single_full;          /* one part, full attention: the append fast path */
     int tpb_shift;             /* log2(tokens_per_block) when a power of two, else -1 */
     uint32_t part_count;
     kvp__part parts[KVP_MAX_POOLS];
