@@ -10,6 +10,9 @@
 #   scripts/fuzz.sh                  # CI: every harness, 20 s each
 #   scripts/fuzz.sh 600 fuzz_config  # a long campaign of one harness
 #   KVP_FUZZ_JOBS=8 scripts/fuzz.sh 3600   # long campaign, 8 parallel workers each
+# KVP_FUZZ_SEED=N fixes libFuzzer's random seed (the CI run of scripts/test.sh
+# does, so that CI replays the mutation sequence already run here instead of a
+# new one each time; campaigns leave it unset for fresh sequences).
 # Warnings are not errors here: clang rejects the GCC-only -Wno-format-truncation.
 # The corpus grows in build-fuzz/corpus/NAME/ and is reused by later runs.
 set -euo pipefail
@@ -34,6 +37,7 @@ fi
 mkdir -p build-fuzz/artifacts
 par=()
 ((jobs > 1)) && par=(-jobs="$jobs" -workers="$jobs")
+[ -n "${KVP_FUZZ_SEED:-}" ] && par+=(-seed="$KVP_FUZZ_SEED")
 failed=()
 printf '%-18s %12s %8s %8s %6s  %s\n' harness executions cov ft corpus result
 for name in "${harnesses[@]}"; do
