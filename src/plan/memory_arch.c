@@ -609,7 +609,7 @@ kvp_status kvp__arch_read(const kvp_model *model, kvp_dtype weights_dtype, kvp__
     static const char *const k_non_gated[] = {
         "nemotron_h", "whisper", "bart",   "gpt2",     "opt",        "gpt_bigcode", "gpt_neox",
         "gptj",       "gpt_neo", "bloom",  "falcon",   "mpt",        "phi",         "starcoder2",
-        "persimmon",  "codegen", "stablelm_epoch"};
+        "persimmon",  "codegen"};
     bool non_gated_family = false;
     for (size_t i = 0; i < sizeof k_non_gated / sizeof k_non_gated[0]; i++)
         non_gated_family |= !strcmp(a->model_type, k_non_gated[i]);
