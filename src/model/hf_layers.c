@@ -1198,6 +1198,20 @@ static kvp_status refuse_unknown_types(hf_reader *r, const kvp_model_info *info)
                                 "\"%s\": kvplan does not model its %s; refusing to guess its "
                                 "cache",
                                 info->model_type, refused[i].what);
+    /* Encoder-only models attend over the whole input at once and keep no KV
+     * cache between steps: there is nothing to plan, and charging their
+     * layers as a decoder's would be a wrong answer. */
+    static const char *const encoder_only[] = {
+        "bert",        "roberta",   "xlm-roberta", "xlm-roberta-xl", "deberta", "deberta-v2",
+        "distilbert",  "electra",   "albert",      "camembert",      "mpnet",   "modernbert",
+        "nomic_bert",  "new",       "clip",        "clip_text_model",
+        "siglip",      "siglip_text_model", "vit", "dinov2"};
+    for (size_t i = 0; i < sizeof encoder_only / sizeof encoder_only[0]; i++)
+        if (!strcmp(info->model_type, encoder_only[i]))
+            return kvp__hf_fail(r, &r->lm, "model_type", KVP_UNSUPPORTED,
+                                "\"%s\" is an encoder-only model: it keeps no KV cache while "
+                                "serving, so kvplan has no KV cache to plan",
+                                info->model_type);
     return KVP_OK;
 }
 

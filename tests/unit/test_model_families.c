@@ -167,6 +167,9 @@ static void test_refused_by_name(void **state) {
     expect_refusal("openelm", "/model_type");
     expect_refusal("plamo2", "/mamba_d_state");
     expect_refusal("hymba", "/kv_reuse_group");
+    /* Encoder-only models keep no KV cache: nothing to plan, said so. */
+    expect_refusal("bert", "/model_type");
+    expect_refusal("xlmr", "/model_type");
     /* Bamba without attn_layer_indices: Mamba keys but no schedule. */
     const char *json = "{\"model_type\": \"bamba\", \"num_hidden_layers\": 4,"
                        " \"num_attention_heads\": 4, \"hidden_size\": 256,"
