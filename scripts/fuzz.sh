@@ -29,7 +29,7 @@ cmake --build build-fuzz -j"$(nproc 2>/dev/null || echo 2)" >build-fuzz/build.lo
 # Which hostile corpus seeds which harness.
 # (fuzz_local reads two deployment bytes first: its seeds/local/ has the hostile files prefixed.)
 declare -A hostile=([fuzz_config]=config [fuzz_gguf]=gguf
-                    [fuzz_safetensors]=safetensors [fuzz_workload]=workload)
+                    [fuzz_safetensors]=safetensors [fuzz_workload]=workload [fuzz_gpus]=gpus)
 if (($#)); then harnesses=("$@"); else
   harnesses=()
   for h in build-fuzz/tests/fuzz/fuzz_*; do [ -x "$h" ] && harnesses+=("$(basename "$h")"); done

@@ -52,6 +52,29 @@ KVP_NODISCARD kvp_status kvp_gpu_lookup(const char *name, kvp_gpu_info *out, kvp
 size_t kvp_gpu_catalog_count(void);
 KVP_NODISCARD kvp_status kvp_gpu_catalog_entry(size_t index, kvp_gpu_info *out);
 
+/* A catalogue file of your own (`kvplan --gpu-catalog FILE`): the layout of
+ * data/gpus/catalog.json ({"schema": 1, "gpus": [{"name", "vendor", "aliases",
+ * "cuda_total" | "nvml_total_mib" | "derived_total", "bandwidth_gb_s", and the
+ * *_source strings}]}). Its entries are searched before the embedded ones, so
+ * an entry named like an embedded one replaces it; the others add GPUs. The
+ * file is read and checked whole on every call (no state is kept): unknown
+ * keys, wrong types, sizes of 0 or above 1 PiB, a name given twice, bad UTF-8
+ * are errors naming the file and the key (JSON pointer) or position.
+ * catalog_path NULL = the embedded catalogue alone (as the calls above). */
+KVP_NODISCARD kvp_status kvp_gpu_lookup_in(const char *catalog_path, const char *name,
+                                           kvp_gpu_info *out, kvp_error *err);
+/* Entries of the merged catalogue (the file's first, then the embedded ones
+ * it does not replace). */
+KVP_NODISCARD kvp_status kvp_gpu_catalog_count_in(const char *catalog_path, size_t *out_count,
+                                                  kvp_error *err);
+KVP_NODISCARD kvp_status kvp_gpu_catalog_entry_in(const char *catalog_path, size_t index,
+                                                  kvp_gpu_info *out, kvp_error *err);
+/* Check catalogue text held in memory (`name` for messages); *out_count gets
+ * its number of entries. */
+KVP_NODISCARD kvp_status kvp_gpu_catalog_check_json(const char *text, size_t len,
+                                                    const char *name, size_t *out_count,
+                                                    kvp_error *err);
+
 #ifdef __cplusplus
 }
 #endif

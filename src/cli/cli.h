@@ -19,6 +19,11 @@ int kvp_cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The user typed TYPED (TYPED_LEN bytes, dashes included) for CANON: errors about
  * CANON name both. */
 void kvp_cli_note_spelling(const char *canon, const char *typed, size_t typed_len);
+
+/* The user's GPU catalogue file (global `--gpu-catalog FILE`, else
+ * $KVPLAN_GPU_CATALOG), NULL when none: every --gpu lookup searches it first. */
+const char *kvp_cli_gpu_catalog(void);
+void kvp_cli_set_gpu_catalog(const char *path);
 /* Print an error record as one line (or as a JSON object on stdout when json). */
 int kvp_cli_report_error(const kvp_error *err, bool json);
 

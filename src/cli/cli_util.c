@@ -38,6 +38,10 @@ static void print_line(const char *msg) {
     fprintf(stderr, "kvplan: %s\n", msg);
 }
 
+static const char *g_gpu_catalog;
+const char *kvp_cli_gpu_catalog(void) { return g_gpu_catalog; }
+void kvp_cli_set_gpu_catalog(const char *path) { g_gpu_catalog = path; }
+
 int kvp_cli_fail(const char *fmt, ...) {
     char msg[2048];
     va_list ap;

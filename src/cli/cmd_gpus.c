@@ -40,13 +40,16 @@ static json_t *gpu_json(const kvp_gpu_info *g, bool live) {
 }
 
 static int list_catalog(bool json) {
-    size_t n = kvp_gpu_catalog_count();
+    size_t n = 0;
+    kvp_error err;
+    if (kvp_gpu_catalog_count_in(kvp_cli_gpu_catalog(), &n, &err) != KVP_OK)
+        return kvp_cli_report_error(&err, json);
     json_t *arr = json ? json_array() : NULL;
     if (!json)
         printf("%-20s %-7s %12s %-8s %10s\n", "name", "vendor", "total GiB", "basis", "GB/s");
     for (size_t i = 0; i < n; i++) {
         kvp_gpu_info g;
-        if (kvp_gpu_catalog_entry(i, &g) != KVP_OK) continue;
+        if (kvp_gpu_catalog_entry_in(kvp_cli_gpu_catalog(), i, &g, &err) != KVP_OK) continue;
         if (json) {
             json_array_append_new(arr, gpu_json(&g, false));
             continue;

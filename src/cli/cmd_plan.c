@@ -787,7 +787,7 @@ static int memory_facts(plan_ctx *p) {
         p->total_source = "probe";
     } else if (o->gpu) {
         kvp_gpu_info g;
-        if (kvp_gpu_lookup(o->gpu, &g, &err) != KVP_OK) return fail_err(p, &err);
+        if (kvp_gpu_lookup_in(kvp_cli_gpu_catalog(), o->gpu, &g, &err) != KVP_OK) return fail_err(p, &err);
         total = g.total_bytes;
         p->total_source = "catalogue";
     } else if (o->has_gpu_mem) {

@@ -261,7 +261,7 @@ static int pool_from_plan(const options *o, const kvp_model *m, kvp_pool_config 
         uint64_t total = o->gpu_mem;
         if (o->gpu) {
             kvp_gpu_info g;
-            if (kvp_gpu_lookup(o->gpu, &g, err) != KVP_OK) goto fail;
+            if (kvp_gpu_lookup_in(kvp_cli_gpu_catalog(), o->gpu, &g, err) != KVP_OK) goto fail;
             total = g.total_bytes;
         }
         kvp_memory_measured meas;

@@ -282,7 +282,7 @@ int fit_cli_finish(fit_cli *c, const char *command) {
     kvp_error err;
     kvp_error_clear(&err);
     if (c->gpu) {
-        if (kvp_gpu_lookup(c->gpu, &c->gpu_info, &err) != KVP_OK)
+        if (kvp_gpu_lookup_in(kvp_cli_gpu_catalog(), c->gpu, &c->gpu_info, &err) != KVP_OK)
             return kvp_cli_report_error(&err, c->json);
         c->has_gpu_info = true;
         c->env.gpu_total_bytes = c->gpu_info.total_bytes;

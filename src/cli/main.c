@@ -1,5 +1,6 @@
 /* main.c — kvplan's entry point: dispatch to a subcommand. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -23,10 +24,52 @@ static void usage(FILE *out) {
             KVPLAN_VERSION_STRING);
     for (size_t i = 0; i < sizeof k_commands / sizeof k_commands[0]; i++)
         fprintf(out, "  %-10s %s\n", k_commands[i].name, k_commands[i].help);
+    fprintf(out, "\nglobal option:\n  --gpu-catalog FILE  GPU entries of your own, searched before the built-in\n"
+                 "                      catalogue (also $KVPLAN_GPU_CATALOG); layout: docs/gpus.md\n");
     fprintf(out, "\nRun 'kvplan COMMAND --help' for the options of a command.\n");
 }
 
+/* `--gpu-catalog FILE` is global: taken out of argv (so every command sees
+ * its own options only) and checked once, before the command runs. */
+static int take_gpu_catalog(int *argc, char **argv) {
+    const char *path = NULL;
+    int out = 1;
+    for (int i = 1; i < *argc; i++) {
+        const char *a = argv[i], *v = NULL;
+        if (!strcmp(a, "--")) {
+            while (i < *argc) argv[out++] = argv[i++];
+            break;
+        }
+        if (!strcmp(a, "--gpu-catalog")) {
+            if (i + 1 >= *argc) return kvp_cli_fail("--gpu-catalog needs a value");
+            v = argv[++i];
+        } else if (!strncmp(a, "--gpu-catalog=", 14)) {
+            v = a + 14;
+        } else {
+            argv[out++] = argv[i];
+            continue;
+        }
+        if (path) return kvp_cli_fail("--gpu-catalog is given twice");
+        if (!*v) return kvp_cli_fail("--gpu-catalog: expected a file name");
+        path = v;
+    }
+    *argc = out;
+    argv[out] = NULL;
+    if (!path) {
+        const char *env = getenv("KVPLAN_GPU_CATALOG");
+        if (env && *env) path = env;
+    }
+    if (!path) return KVP_EXIT_OK;
+    size_t n;
+    kvp_error err;
+    if (kvp_gpu_catalog_count_in(path, &n, &err) != KVP_OK) return kvp_cli_report_error(&err, false);
+    kvp_cli_set_gpu_catalog(path);
+    return KVP_EXIT_OK;
+}
+
 int main(int argc, char **argv) {
+    int rc = take_gpu_catalog(&argc, argv);
+    if (rc != KVP_EXIT_OK) return rc;
     if (argc < 2) {
         usage(stderr);
         return KVP_EXIT_BAD_INPUT;

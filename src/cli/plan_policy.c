@@ -952,7 +952,7 @@ static int plan_policy_main(int argc, char **argv, const char *resolved_dtype, c
     kvp_error_clear(&err);
     if (gpu) {
         kvp_gpu_info info;
-        if (kvp_gpu_lookup(gpu, &info, &err) != KVP_OK) return kvp_cli_report_error(&err, json);
+        if (kvp_gpu_lookup_in(kvp_cli_gpu_catalog(), gpu, &info, &err) != KVP_OK) return kvp_cli_report_error(&err, json);
         if (!gpu_mem) gpu_mem = info.total_bytes;
     }
     s.total_memory_bytes = gpu_mem;

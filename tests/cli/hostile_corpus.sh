@@ -82,11 +82,12 @@ kind_on() {
         "$KVPLAN" plan "$TMP/stprobe" --gpu-mem 80GiB --json 2>/dev/null </dev/null |
             grep -q safetensors ;;
     workload) accepts "$KVPLAN" sim llama-3.1-8b --kv-budget 8GiB --no-timing --workload "$H/probe/workload.jsonl" ;;
+    gpus) accepts "$KVPLAN" gpus --catalog --gpu-catalog "$H/probe/gpus.json" ;;
     *) return 1 ;;
     esac
 }
 declare -A on
-for k in config local gguf safetensors workload; do
+for k in config local gguf safetensors workload gpus; do
     if kind_on "$k"; then on[$k]=1; else on[$k]=0; echo "note: $k reader not in the CLI yet: its corpus is not asserted"; fi
 done
 
@@ -109,6 +110,9 @@ run_file() {
         check "$rel" "$p" "$frag" "$why" -- "$KVPLAN" plan "$d" --gpu-mem 80GiB ;;
     workload)
         check "$rel" "$p" "$frag" "$why" -- "$KVPLAN" sim llama-3.1-8b --kv-budget 8GiB --no-timing --workload "$p" ;;
+    gpus)
+        # The global option before the command, and a command that looks a GPU up.
+        check "$rel" "$p" "$frag" "$why" -- "$KVPLAN" --gpu-catalog "$p" plan llama-3.1-8b --gpu h100 ;;
     esac
 }
 
@@ -198,6 +202,7 @@ if command -v valgrind >/dev/null && ! grep -qa "__asan_init\|__tsan_init" "$KVP
         case $kind in
         config | gguf) args=(cost "$H/$rel") ;;
         local) args=(local qwen3-tts --max-num-seqs 4 --decl "$H/$rel") ;;
+        gpus) args=(gpus --catalog --gpu-catalog "$H/$rel") ;;
         *) continue ;;
         esac
         timeout 120 valgrind -q --error-exitcode=99 --leak-check=full \

@@ -606,6 +606,72 @@ write("workload/tokens-negative-id.jsonl", wl('{"arrival": 0, "prompt_tokens": [
 write("workload/both-len-and-tokens-disagree.jsonl", wl('{"arrival": 0, "prompt_len": 5, "prompt_tokens": [1, 2, 3], "output_len": 10}'), "line 1")
 write("workload/deep-line.jsonl", '{"arrival": 0, "prompt_len": 1, "output_len": 1, "x": ' + "[" * 5000 + "]" * 5000 + "}\n", "line 1")
 
+# ------------------------------------------------------------ GPU catalogue files (--gpu-catalog)
+GOOD_GPU = {"name": "Test GPU 80GB", "vendor": "nvidia", "aliases": ["testgpu"],
+            "cuda_total": "79GiB", "bandwidth_gb_s": 3000}
+
+
+def gpus(*entries, **top):
+    doc = {"schema": 1, "gpus": list(entries)}
+    doc.update(top)
+    return json.dumps(doc)
+
+
+def gpu_variant(file_name, frag, **changes):
+    e = dict(GOOD_GPU)
+    for k, v in changes.items():
+        k = k.replace("__", "-")
+        if v is None:
+            e.pop(k, None)
+        else:
+            e[k] = v
+    write("gpus/%s.json" % file_name, gpus(e), frag)
+
+
+write("gpus/empty.json", b"", "empty")
+write("gpus/top-array.json", "[]", "expected a JSON object")
+write("gpus/no-gpus.json", '{"schema": 1}', "/gpus")
+write("gpus/gpus-object.json", '{"gpus": {}}', "/gpus")
+write("gpus/schema-2.json", gpus(GOOD_GPU, schema=2), "/schema")
+write("gpus/schema-string.json", gpus(GOOD_GPU, schema="1"), "/schema")
+write("gpus/unknown-top-key.json", gpus(GOOD_GPU, gpu=[]), "/gpu")
+write("gpus/entry-string.json", gpus("H100"), "/gpus/0")
+write("gpus/duplicate-key.json", '{"gpus": [], "gpus": []}', "line 1")
+write("gpus/duplicate-name.json", gpus(GOOD_GPU, dict(GOOD_GPU, name="test-gpu 80gb")), "/gpus/1/name")
+write("gpus/truncated.json", gpus(GOOD_GPU)[:40], "line 1")
+write("gpus/nul-byte.json", gpus(GOOD_GPU).encode().replace(b"Test", b"Te\x00st"), "offset")
+write("gpus/invalid-utf8.json", gpus(GOOD_GPU).encode().replace(b"Test", b"T\xffst"), "offset")
+write("gpus/deep.json", '{"gpus": ' + "[" * 3000 + "]" * 3000 + "}", "line 1")
+gpu_variant("unknown-key", "/gpus/0/nvml_total_mb", nvml_total_mb=81559)
+gpu_variant("no-name", "/gpus/0/name", name=None)
+gpu_variant("name-empty", "/gpus/0/name", name="")
+gpu_variant("name-number", "/gpus/0/name", name=100)
+gpu_variant("name-punctuation-only", "/gpus/0", name="---")
+gpu_variant("name-too-long", "/gpus/0/name", name="G" * 200)
+gpu_variant("vendor-array", "/gpus/0/vendor", vendor=["nvidia"])
+gpu_variant("aliases-string", "/gpus/0/aliases", aliases="testgpu")
+gpu_variant("alias-number", "/gpus/0/aliases/1", aliases=["ok", 7])
+gpu_variant("alias-empty", "/gpus/0/aliases/0", aliases=[""])
+gpu_variant("too-many-aliases", "/gpus/0/aliases", aliases=["a%d" % i for i in range(65)])
+gpu_variant("no-total", "/gpus/0", cuda_total=None)
+gpu_variant("cuda-total-number", "/gpus/0/cuda_total", cuda_total=79)
+gpu_variant("cuda-total-zero", "/gpus/0/cuda_total", cuda_total="0GiB")
+gpu_variant("cuda-total-unit", "/gpus/0/cuda_total", cuda_total="80XB")
+gpu_variant("cuda-total-negative", "/gpus/0/cuda_total", cuda_total="-80GiB")
+gpu_variant("cuda-total-2pib", "/gpus/0/cuda_total", cuda_total="2048TiB")
+gpu_variant("cuda-total-overflow", "/gpus/0/cuda_total", cuda_total="18446744073709551616")
+gpu_variant("derived-total-1e309", "/gpus/0/derived_total", cuda_total=None, derived_total="1e309GiB")
+gpu_variant("nvml-mib-zero", "/gpus/0/nvml_total_mib", cuda_total=None, nvml_total_mib=0)
+gpu_variant("nvml-mib-negative", "/gpus/0/nvml_total_mib", cuda_total=None, nvml_total_mib=-1)
+gpu_variant("nvml-mib-real", "/gpus/0/nvml_total_mib", cuda_total=None, nvml_total_mib=81559.5)
+gpu_variant("nvml-mib-u64max", "line 1", cuda_total=None, nvml_total_mib=18446744073709551615)
+gpu_variant("nvml-mib-2pib", "/gpus/0/nvml_total_mib", cuda_total=None, nvml_total_mib=2 ** 31)
+gpu_variant("bandwidth-zero", "/gpus/0/bandwidth_gb_s", bandwidth_gb_s=0)
+gpu_variant("bandwidth-string", "/gpus/0/bandwidth_gb_s", bandwidth_gb_s="3 TB/s")
+gpu_variant("bandwidth-huge", "/gpus/0/bandwidth_gb_s", bandwidth_gb_s=10 ** 12)
+gpu_variant("source-number", "/gpus/0/cuda_source", cuda_source=1)
+write("gpus/too-many-entries.json", gpus(*[dict(GOOD_GPU, name="g%d" % i, aliases=[]) for i in range(1025)]), "/gpus")
+
 # ------------------------------------------------------------ probes (valid files)
 # Not part of expect.tsv: the test runs each probe first and asserts a kind's
 # corpus only when kvplan accepts its probe (the reader exists and is wired).
@@ -633,6 +699,7 @@ body = b"\0" * 8
 probe("model.safetensors", st(json.dumps({"__metadata__": {"format": "pt"},
       "lm_head.weight": {"dtype": "BF16", "shape": [2, 2], "data_offsets": [0, 8]}}).encode(), data=body))
 probe("workload.jsonl", wl(OKL, '{"arrival": 1, "prompt_tokens": [1, 2, 3], "output_len": 20}'))
+probe("gpus.json", gpus(GOOD_GPU, dict(GOOD_GPU, name="H100 SXM 80GB", aliases=["h100"], cuda_total="79.10GiB")))
 
 with open(os.path.join(ROOT, "expect.tsv"), "w", encoding="utf-8") as f:
     f.write("# file\tfragment the one stderr line must contain\t[known defect, not yet refused"
