@@ -1191,6 +1191,9 @@ static kvp_status refuse_unknown_types(hf_reader *r, const kvp_model_info *info)
         {"recurrent_gemma", "Griffin recurrent blocks"}, {"xlstm", "xLSTM cell state"},
         {"retnet", "retention state"},
         {"openelm", "per-layer head counts (num_kv_heads / num_query_heads lists)"},
+        {"longcat_flash", "two attention blocks per decoder layer (LongCat-Flash)"},
+        {"zamba", "shared attention blocks interleaved with Mamba layers (Zamba)"},
+        {"zamba2", "shared attention blocks interleaved with Mamba layers (Zamba2)"},
     };
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
         if (!strcmp(info->model_type, refused[i].type))

@@ -160,13 +160,23 @@ static void expect_refusal(const char *name, const char *key) {
 static void test_refused_by_name(void **state) {
     (void)state;
     expect_refusal("hunyuan", "/use_cla");
-    expect_refusal("zamba2", "/layers_block_type/6");
+    expect_refusal("zamba2", "/model_type");
     expect_refusal("lfm2", "/layer_types/0");
     expect_refusal("rwkv", "/model_type");
     expect_refusal("decilm", "/num_key_value_heads_per_layer");
     expect_refusal("openelm", "/model_type");
     expect_refusal("plamo2", "/mamba_d_state");
     expect_refusal("hymba", "/kv_reuse_group");
+    /* LongCat-Flash: two MLA blocks in each of num_layers layers; read as one per
+     * layer it would be half the cache. */
+    const char *lc = "{\"model_type\": \"longcat_flash\", \"num_layers\": 28,"
+                     " \"num_attention_heads\": 64, \"hidden_size\": 6144,"
+                     " \"kv_lora_rank\": 512, \"qk_rope_head_dim\": 64}";
+    kvp_model *lm = NULL;
+    kvp_error lerr;
+    assert_int_equal(kvp_model_from_hf_json(lc, strlen(lc), "lc.json", NULL, &lm, &lerr),
+                     KVP_UNSUPPORTED);
+    assert_string_equal(lerr.key, "/model_type");
     /* Encoder-only models keep no KV cache: nothing to plan, said so. */
     expect_refusal("bert", "/model_type");
     expect_refusal("xlmr", "/model_type");
