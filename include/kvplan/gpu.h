@@ -69,6 +69,10 @@ KVP_NODISCARD kvp_status kvp_gpu_catalog_count_in(const char *catalog_path, size
                                                   kvp_error *err);
 KVP_NODISCARD kvp_status kvp_gpu_catalog_entry_in(const char *catalog_path, size_t index,
                                                   kvp_gpu_info *out, kvp_error *err);
+/* Every entry of the merged catalogue in one read: up to `cap` into out[]
+ * (NULL with cap 0 to count), *out_count the number there are. */
+KVP_NODISCARD kvp_status kvp_gpu_catalog_list_in(const char *catalog_path, kvp_gpu_info *out,
+                                                 size_t cap, size_t *out_count, kvp_error *err);
 /* Check catalogue text held in memory (`name` for messages); *out_count gets
  * its number of entries. */
 KVP_NODISCARD kvp_status kvp_gpu_catalog_check_json(const char *text, size_t len,

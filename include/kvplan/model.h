@@ -100,6 +100,12 @@ typedef struct kvp_layer_cache {
     kvp_recurrent_geometry recurrent; /* only for KVP_CACHE_RECURRENT */
 } kvp_layer_cache;
 
+/* The cache record of a DeepSeek sparse-attention (DSA) lightning indexer at
+ * `layer`: fp8 keys of index_head_dim bytes plus a 4-byte fp32 scale per 128
+ * values (ENGINES.md §2.3), one per token, replicated on every TP rank. The
+ * one rule the config, GGUF and engine-policy readers share. */
+kvp_layer_cache kvp_indexer_cache(uint32_t layer, uint32_t index_head_dim);
+
 /* Architecture facts kept for weight estimates and reports. 0 = not stated. */
 typedef struct kvp_model_info {
     char model_type[64];         /* HF model_type of the language model ("llama") */

@@ -49,17 +49,10 @@ static json_t *engine_json(const kvp_fit_eval *e) {
 }
 
 int kvp_cmd_compare(int argc, char **argv) {
-    kvp_from_argv from;
-    if (kvp_cli_from_rewrite(argc, argv, &from) != 0) return KVP_EXIT_BAD_INPUT;
-    if (from.rewritten) {
-        int frc = kvp_cmd_compare(from.argc, from.argv);
-        kvp_cli_from_finish(&from, frc);
-        return frc;
-    }
+    int frc;
+    if (kvp_cli_run_from(argc, argv, kvp_cmd_compare, &frc)) return frc;
     fit_cli c;
-    fit_cli_init(&c);
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--json")) c.json = true;
+    fit_cli_init(&c, argc, argv);
     kvp_engine engines[KVP_ENGINE_COUNT];
     size_t n_engines = 0;
     const char *html = NULL;

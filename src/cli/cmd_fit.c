@@ -60,17 +60,10 @@ static void print_eval_line(const char *label, const kvp_fit_eval *e) {
 }
 
 int kvp_cmd_fit(int argc, char **argv) {
-    kvp_from_argv from;
-    if (kvp_cli_from_rewrite(argc, argv, &from) != 0) return KVP_EXIT_BAD_INPUT;
-    if (from.rewritten) {
-        int frc = kvp_cmd_fit(from.argc, from.argv);
-        kvp_cli_from_finish(&from, frc);
-        return frc;
-    }
+    int frc;
+    if (kvp_cli_run_from(argc, argv, kvp_cmd_fit, &frc)) return frc;
     fit_cli c;
-    fit_cli_init(&c);
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--json")) c.json = true;
+    fit_cli_init(&c, argc, argv);
     kvp_fit_request req;
     memset(&req, 0, sizeof req);
     bool has_solve = false, has_conc = false, has_gpus = false;

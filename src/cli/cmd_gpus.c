@@ -40,22 +40,25 @@ static json_t *gpu_json(const kvp_gpu_info *g, bool live) {
 }
 
 static int list_catalog(bool json) {
+    /* One read of the catalogue (and of the user's file) for the whole list. */
     size_t n = 0;
     kvp_error err;
-    if (kvp_gpu_catalog_count_in(kvp_cli_gpu_catalog(), &n, &err) != KVP_OK)
+    static kvp_gpu_info list[1024 + 64]; /* a user file's 1024 entries + the embedded ones */
+    if (kvp_gpu_catalog_list_in(kvp_cli_gpu_catalog(), list, sizeof list / sizeof list[0], &n,
+                                &err) != KVP_OK)
         return kvp_cli_report_error(&err, json);
+    if (n > sizeof list / sizeof list[0]) n = sizeof list / sizeof list[0];
     json_t *arr = json ? json_array() : NULL;
     if (!json)
         printf("%-20s %-7s %12s %-8s %10s\n", "name", "vendor", "total GiB", "basis", "GB/s");
     for (size_t i = 0; i < n; i++) {
-        kvp_gpu_info g;
-        if (kvp_gpu_catalog_entry_in(kvp_cli_gpu_catalog(), i, &g, &err) != KVP_OK) continue;
+        const kvp_gpu_info *g = &list[i];
         if (json) {
-            json_array_append_new(arr, gpu_json(&g, false));
+            json_array_append_new(arr, gpu_json(g, false));
             continue;
         }
-        printf("%-20s %-7s %12.2f %-8s %10.0f\n", g.name, g.vendor, gib(g.total_bytes),
-               g.total_basis, (double)g.bandwidth_bytes_per_s / 1e9);
+        printf("%-20s %-7s %12.2f %-8s %10.0f\n", g->name, g->vendor, gib(g->total_bytes),
+               g->total_basis, (double)g->bandwidth_bytes_per_s / 1e9);
     }
     if (json) {
         json_t *root = json_object();

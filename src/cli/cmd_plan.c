@@ -1017,13 +1017,8 @@ static int plan_seed(int argc, char **argv);
 int kvp_cmd_plan(int argc, char **argv) {
     /* --from "vllm serve ...": rewrite the engine's command into plan options first,
      * since the rewritten arguments carry the --policy. */
-    kvp_from_argv from;
-    if (kvp_cli_from_rewrite(argc, argv, &from) != 0) return KVP_EXIT_BAD_INPUT;
-    if (from.rewritten) {
-        int frc = kvp_cmd_plan(from.argc, from.argv);
-        kvp_cli_from_finish(&from, frc);
-        return frc;
-    }
+    int frc;
+    if (kvp_cli_run_from(argc, argv, kvp_cmd_plan, &frc)) return frc;
     const char *policy = policy_arg(argc, argv);
     if (policy && strcmp(policy, "trtllm") != 0) {
 #ifdef KVP_HAVE_PLAN_POLICY

@@ -393,17 +393,10 @@ static double now_s(void) {
 }
 
 int kvp_cmd_sweep(int argc, char **argv) {
-    kvp_from_argv from;
-    if (kvp_cli_from_rewrite(argc, argv, &from) != 0) return KVP_EXIT_BAD_INPUT;
-    if (from.rewritten) {
-        int frc = kvp_cmd_sweep(from.argc, from.argv);
-        kvp_cli_from_finish(&from, frc);
-        return frc;
-    }
+    int frc;
+    if (kvp_cli_run_from(argc, argv, kvp_cmd_sweep, &frc)) return frc;
     fit_cli c;
-    fit_cli_init(&c);
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--json")) c.json = true;
+    fit_cli_init(&c, argc, argv);
     axis axes[AX_COUNT];
     memset(axes, 0, sizeof axes);
     uint64_t max_plans = DEFAULT_MAX_PLANS;

@@ -42,8 +42,11 @@ const char *const kvp_fit_cli_known[] = {
     "--enable-dp-attention", "--attention-dp", "--mamba-cache-mode", "--max-tokens",
     "--host-cache-size", "--from", "--json", "--help", NULL};
 
-void fit_cli_init(fit_cli *c) {
+void fit_cli_init(fit_cli *c, int argc, char **argv) {
     memset(c, 0, sizeof *c);
+    /* Known before parsing, so that the first error already comes as JSON. */
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--json")) c->json = true;
     c->env.policy = kvp_policy_settings_default();
     c->env.deploy.max_cuda_graph_batch_size = DEFAULT_CUDA_GRAPH_BS;
     c->base.engine = KVP_ENGINE_TRTLLM;
@@ -203,11 +206,10 @@ int fit_cli_option(fit_cli *c, int argc, char **argv, int *i, bool *handled) {
         if (bad || !p_u32(c, "--cuda-graph-batch-size", v, 0, 1u << 20, &bs)) return BAD;
         c->env.deploy.max_cuda_graph_batch_size = bs;
     } else if (kvp_cli_opt(argc, argv, i, "--block-size", &v, &bad) ||
-               kvp_cli_opt(argc, argv, i, "--page-size", &v, &bad)) {
-        /* SGLang's name for the same thing; the message says what was typed. */
-        const char *opt_arg = v == argv[*i] ? argv[*i - 1] : argv[*i]; /* "--x v" or "--x=v" */
-        const char *spelled = strncmp(opt_arg, "--page-size", 11) == 0 ? "--page-size" : "--block-size";
-        if (bad || !p_u32(c, spelled, v, 1, 1u << 16, &c->env.policy.block_size))
+               (kvp_cli_opt(argc, argv, i, "--page-size", &v, &bad) &&
+                (kvp_cli_note_spelling("--block-size", "--page-size", 11), true))) {
+        /* --page-size is SGLang's name for it: messages name both (cli_util.c). */
+        if (bad || !p_u32(c, "--block-size", v, 1, 1u << 16, &c->env.policy.block_size))
             return BAD;
     } else if (kvp_cli_opt(argc, argv, i, "--max-num-seqs", &v, &bad)) {
         if (bad || !p_u32(c, "--max-num-seqs", v, 1, 1u << 24, &c->env.policy.max_num_seqs))

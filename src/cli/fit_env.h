@@ -26,7 +26,8 @@ typedef struct fit_cli {
     kvp_fit_point base;
 } fit_cli;
 
-void fit_cli_init(fit_cli *c);
+/* Defaults, and --json when argv holds it. */
+void fit_cli_init(fit_cli *c, int argc, char **argv);
 /* Try argv[*i] as a shared option. Returns -1 when it was handled (or not
  * ours: *handled false), else an exit status after printing the error. */
 int fit_cli_option(fit_cli *c, int argc, char **argv, int *i, bool *handled);

@@ -704,6 +704,18 @@ void kvp_cli_from_free(kvp_from_argv *fa) {
     memset(fa, 0, sizeof *fa);
 }
 
+bool kvp_cli_run_from(int argc, char **argv, int (*cmd)(int, char **), int *rc) {
+    kvp_from_argv from;
+    if (kvp_cli_from_rewrite(argc, argv, &from) != 0) {
+        *rc = KVP_EXIT_BAD_INPUT;
+        return true;
+    }
+    if (!from.rewritten) return false;
+    *rc = cmd(from.argc, from.argv);
+    kvp_cli_from_finish(&from, *rc);
+    return true;
+}
+
 void kvp_cli_from_finish(kvp_from_argv *fa, int rc) {
     if (!fa || !fa->rewritten) return;
     if (rc != KVP_EXIT_BAD_INPUT && fa->note) fputs(fa->note, stderr);

@@ -60,6 +60,10 @@ typedef struct kvp_from_argv {
  *     }
  */
 int kvp_cli_from_rewrite(int argc, char **argv, kvp_from_argv *out);
+/* The use above in one call, for every command that takes --from: true when
+ * argv held --from (then *rc is `cmd`'s exit status on the rewritten argv, or
+ * 2 after a bad --from); false when the caller goes on with its own argv. */
+bool kvp_cli_run_from(int argc, char **argv, int (*cmd)(int, char **), int *rc);
 /* After the rewritten run: unless it ended in bad input (rc 2, whose one
  * error line stands alone), print on stderr how the command was read
  * ("kvplan: --from: planning as: kvplan plan ...") and which options were

@@ -122,13 +122,13 @@ static bool fa_opt(int argc, char **argv, int *i, int *out, bool *bad) {
     return true;
 }
 
-/* One option under several spellings; *spelled is the one the user typed, so
- * that a message about --page-size says --page-size. */
+/* One option under several spellings, names[0] the canonical one; a message
+ * about it then names the spelling the user typed too (kvp_cli_note_spelling). */
 static bool opt_any(int argc, char **argv, int *i, const char *const *names, const char **value,
-                    bool *bad, const char **spelled) {
-    for (; *names; names++)
-        if (kvp_cli_opt(argc, argv, i, *names, value, bad)) {
-            *spelled = *names;
+                    bool *bad) {
+    for (const char *const *n = names; *n; n++)
+        if (kvp_cli_opt(argc, argv, i, *n, value, bad)) {
+            kvp_cli_note_spelling(names[0], *n, strlen(*n));
             return true;
         }
     return false;
@@ -803,7 +803,7 @@ static void print_json(const kvp_model *model, const kvp_policy_result *r, const
 
 static int plan_policy_main(int argc, char **argv, const char *resolved_dtype, cli_notes *notes) {
     kvp_policy_settings s = kvp_policy_settings_default();
-    const char *model_arg = NULL, *geometry = NULL, *gpu = NULL, *spelled = NULL;
+    const char *model_arg = NULL, *geometry = NULL, *gpu = NULL;
     bool json = false, bad = false, policy_set = false;
     int flag = 0, indexer_counted = -1;
     const char *era = NULL;
@@ -844,56 +844,56 @@ static int plan_policy_main(int argc, char **argv, const char *resolved_dtype, c
                 kvp_cli_fail("--kv-budget: must be positive");
                 bad = true;
             }
-        } else if (opt_any(argc, argv, &i, o_tp, &v, &bad, &spelled)) {
-            if (!bad) bad = !kvp_cli_u32(spelled, v, 1, 65536, &s.tp);
-        } else if (opt_any(argc, argv, &i, o_pp, &v, &bad, &spelled)) {
-            if (!bad) bad = !kvp_cli_u32(spelled, v, 1, 65536, &s.pp);
-        } else if (opt_any(argc, argv, &i, o_dp, &v, &bad, &spelled)) {
-            if (!bad) bad = !kvp_cli_u32(spelled, v, 1, 65536, &s.dp);
+        } else if (opt_any(argc, argv, &i, o_tp, &v, &bad)) {
+            if (!bad) bad = !kvp_cli_u32("--tp", v, 1, 65536, &s.tp);
+        } else if (opt_any(argc, argv, &i, o_pp, &v, &bad)) {
+            if (!bad) bad = !kvp_cli_u32("--pp", v, 1, 65536, &s.pp);
+        } else if (opt_any(argc, argv, &i, o_dp, &v, &bad)) {
+            if (!bad) bad = !kvp_cli_u32("--dp", v, 1, 65536, &s.dp);
         } else if (bool_flag(argc, argv, &i, "--enable-dp-attention", &flag, &bad)) {
             s.enable_dp_attention = flag == 1;
         } else if (bool_flag(argc, argv, &i, "--indexer-counted", &flag, &bad)) {
             indexer_counted = flag;
         } else if (kvp_cli_opt(argc, argv, &i, "--era", &v, &bad)) {
             era = v;
-        } else if (opt_any(argc, argv, &i, o_dt, &v, &bad, &spelled)) {
-            if (!bad) bad = !str_opt(spelled, v, s.kv_dtype, sizeof s.kv_dtype);
-        } else if (opt_any(argc, argv, &i, o_bs, &v, &bad, &spelled)) {
-            if (!bad) bad = !kvp_cli_u32(spelled, v, 1, 1u << 20, &s.block_size);
-        } else if (opt_any(argc, argv, &i, o_len, &v, &bad, &spelled)) {
+        } else if (opt_any(argc, argv, &i, o_dt, &v, &bad)) {
+            if (!bad) bad = !str_opt("--kv-dtype", v, s.kv_dtype, sizeof s.kv_dtype);
+        } else if (opt_any(argc, argv, &i, o_bs, &v, &bad)) {
+            if (!bad) bad = !kvp_cli_u32("--block-size", v, 1, 1u << 20, &s.block_size);
+        } else if (opt_any(argc, argv, &i, o_len, &v, &bad)) {
             if (!bad && strcmp(v, "-1") == 0) {
                 s.auto_fit_max_model_len = true;
                 continue;
             }
-            if (!bad) bad = !kvp_cli_u64_count(spelled, v, &s.max_model_len);
+            if (!bad) bad = !kvp_cli_u64_count("--max-model-len", v, &s.max_model_len);
             if (!bad && (s.max_model_len == 0 || s.max_model_len > (1ull << 40))) {
-                kvp_cli_fail("%s: %s is out of range", spelled, v);
+                kvp_cli_fail("--max-model-len: %s is out of range", v);
                 bad = true;
             }
         } else if (kvp_cli_opt(argc, argv, &i, "--gpu-memory-utilization", &v, &bad)) {
             if (!bad) bad = !double_opt("--gpu-memory-utilization", v, 0, 1, &s.gpu_memory_utilization);
         } else if (kvp_cli_opt(argc, argv, &i, "--mem-fraction-static", &v, &bad)) {
             if (!bad) bad = !double_opt("--mem-fraction-static", v, 0, 1, &s.mem_fraction_static);
-        } else if (opt_any(argc, argv, &i, o_ctx, &v, &bad, &spelled)) {
-            if (!bad) bad = !kvp_cli_u64_count(spelled, v, &s.n_ctx);
+        } else if (opt_any(argc, argv, &i, o_ctx, &v, &bad)) {
+            if (!bad) bad = !kvp_cli_u64_count("--ctx-size", v, &s.n_ctx);
             if (!bad && s.n_ctx > (1ull << 32)) {
                 kvp_cli_fail("--ctx-size: %s is out of range", v);
                 bad = true;
             }
-        } else if (opt_any(argc, argv, &i, o_np, &v, &bad, &spelled)) {
-            if (!bad) bad = !kvp_cli_u32(spelled, v, 0, 1u << 20, &s.n_seq_max);
+        } else if (opt_any(argc, argv, &i, o_np, &v, &bad)) {
+            if (!bad) bad = !kvp_cli_u32("--parallel", v, 0, 1u << 20, &s.n_seq_max);
         } else if (!strcmp(a, "--no-kv-unified")) {
             s.kv_unified = 0;
         } else if (bool_flag(argc, argv, &i, "--kv-unified", &s.kv_unified, &bad)) {
         } else if (bool_flag(argc, argv, &i, "--swa-full", &s.swa_full, &bad)) {
-        } else if (opt_any(argc, argv, &i, o_ctk, &v, &bad, &spelled)) {
-            if (!bad) bad = !str_opt(spelled, v, s.type_k, sizeof s.type_k);
-        } else if (opt_any(argc, argv, &i, o_ctv, &v, &bad, &spelled)) {
-            if (!bad) bad = !str_opt(spelled, v, s.type_v, sizeof s.type_v);
-        } else if (opt_any(argc, argv, &i, o_ub, &v, &bad, &spelled)) {
-            if (!bad) bad = !kvp_cli_u32(spelled, v, 1, 1u << 24, &s.n_ubatch);
-        } else if (opt_any(argc, argv, &i, o_b, &v, &bad, &spelled)) {
-            if (!bad) bad = !kvp_cli_u32(spelled, v, 1, 1u << 24, &s.n_batch);
+        } else if (opt_any(argc, argv, &i, o_ctk, &v, &bad)) {
+            if (!bad) bad = !str_opt("--cache-type-k", v, s.type_k, sizeof s.type_k);
+        } else if (opt_any(argc, argv, &i, o_ctv, &v, &bad)) {
+            if (!bad) bad = !str_opt("--cache-type-v", v, s.type_v, sizeof s.type_v);
+        } else if (opt_any(argc, argv, &i, o_ub, &v, &bad)) {
+            if (!bad) bad = !kvp_cli_u32("--ubatch-size", v, 1, 1u << 24, &s.n_ubatch);
+        } else if (opt_any(argc, argv, &i, o_b, &v, &bad)) {
+            if (!bad) bad = !kvp_cli_u32("--batch-size", v, 1, 1u << 24, &s.n_batch);
         } else if (fa_opt(argc, argv, &i, &s.flash_attn, &bad)) {
         } else if (kvp_cli_opt(argc, argv, &i, "--max-num-batched-tokens", &v, &bad)) {
             if (!bad) bad = !kvp_cli_u64_count("--max-num-batched-tokens", v, &s.max_num_batched_tokens);

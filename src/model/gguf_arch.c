@@ -396,15 +396,7 @@ kvp_status kvp__gguf_build_model(const kvp__gguf_meta *m, const kvp_allocator *a
             any_attn = true;
             if ((st = kvp__model_add_cache(model, &c, err))) break;
             if (idx_len) {
-                kvp_layer_cache ix;
-                memset(&ix, 0, sizeof ix);
-                ix.layer = il;
-                ix.kind = KVP_CACHE_INDEXER;
-                ix.kv_heads = 1;
-                ix.k_head_dim = (uint32_t)idx_len;
-                ix.replicated = true;
-                ix.dtype = KVP_DTYPE_FP8;
-                ix.scale_bytes_per_token = (uint32_t)(idx_len / 128 * 4);
+                kvp_layer_cache ix = kvp_indexer_cache(il, (uint32_t)idx_len);
                 if ((st = kvp__model_add_cache(model, &ix, err))) break;
             }
         }

@@ -22,36 +22,10 @@
 #include "json_error.h"
 #include "hf_layers.h"
 
-/* Rewrite bare Infinity / -Infinity / NaN tokens outside strings with tokens
- * of the same width that jansson accepts ("1.0e+308", "\"N\""). */
-static void sanitize_python_numbers(char *s, size_t len) {
-    bool in_str = false;
-    for (size_t i = 0; i < len; i++) {
-        char c = s[i];
-        if (in_str) {
-            if (c == '\\' && i + 1 < len)
-                i++;
-            else if (c == '"')
-                in_str = false;
-            continue;
-        }
-        if (c == '"') {
-            in_str = true;
-        } else if (c == 'I' && len - i >= 8 && memcmp(s + i, "Infinity", 8) == 0) {
-            memcpy(s + i, "1.0e+308", 8);
-            i += 7;
-        } else if (c == 'N' && len - i >= 3 && memcmp(s + i, "NaN", 3) == 0) {
-            /* A string, not 0.0: a NaN where a count is expected must be refused. */
-            memcpy(s + i, "\"N\"", 3);
-            i += 2;
-        }
-    }
-}
 
 /* Descend through multimodal wrappers to the language model's config. */
 static kvp_status find_language_model(hf_reader *r) {
-    static const char *const wrappers[] = {"thinker_config", "text_config", "llm_config",
-                                           "language_config"};
+    static const char *const wrappers[] = {KVP__LM_WRAPPER_KEYS};
     r->lm = r->root;
     for (int depth = 0; depth < 4; depth++) {
         bool descended = false;
@@ -313,7 +287,8 @@ kvp_status kvp_model_from_hf_json(const char *text, size_t len, const char *name
     model->source_len = len;
     memcpy(work, text, len);
     work[len] = '\0';
-    sanitize_python_numbers(work, len);
+    /* A NaN becomes a string, not 0.0: where a count is expected it must be refused. */
+    kvp__json_python_literals(work, len, "\"N\"");
 
     json_error_t jerr;
     json_t *root = json_loadb(work, len, JSON_REJECT_DUPLICATES, &jerr);

@@ -614,14 +614,7 @@ static kvp_status read_mla(layers_ctx *c) {
         lc.replicated = true;
         if ((s = add_cache(c, &lc))) return s;
         if (index_dim) {
-            memset(&lc, 0, sizeof lc);
-            lc.layer = i;
-            lc.kind = KVP_CACHE_INDEXER;
-            lc.kv_heads = 1;
-            lc.k_head_dim = index_dim;
-            lc.replicated = true;
-            lc.dtype = KVP_DTYPE_FP8;
-            lc.scale_bytes_per_token = 4u * (uint32_t)kvp__ceil_div_u64(index_dim, 128);
+            lc = kvp_indexer_cache(i, index_dim);
             if ((s = add_cache(c, &lc))) return s;
         }
     }

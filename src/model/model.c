@@ -23,6 +23,19 @@ const kvp_allocator *kvp__model_alc(const kvp_model *model) {
     return model->has_alc ? &model->alc : NULL;
 }
 
+kvp_layer_cache kvp_indexer_cache(uint32_t layer, uint32_t index_head_dim) {
+    kvp_layer_cache ix;
+    memset(&ix, 0, sizeof ix);
+    ix.layer = layer;
+    ix.kind = KVP_CACHE_INDEXER;
+    ix.kv_heads = 1;
+    ix.k_head_dim = index_head_dim;
+    ix.replicated = true;
+    ix.dtype = KVP_DTYPE_FP8;
+    ix.scale_bytes_per_token = 4u * (uint32_t)kvp__ceil_div_u64(index_head_dim, 128);
+    return ix;
+}
+
 kvp_status kvp__model_add_cache(kvp_model *model, const kvp_layer_cache *cache, kvp_error *err) {
     if (model->cache_count == model->cache_cap) {
         size_t ncap = model->cache_cap ? model->cache_cap * 2 : 16;

@@ -57,6 +57,18 @@ static kvp_status memory_terms(const kvp_fit_env *env, uint32_t tp, uint32_t pp,
 }
 
 /* Name of a pool for "KV budget of pool '...'". */
+/* The memory terms an evaluation reports, whichever engine planned it. */
+static void report_memory(kvp_fit_eval *out, const kvp_memory_facts *m, bool have_mem) {
+    out->total_bytes = have_mem ? m->total_bytes : 0;
+    out->weights_bytes = m->weights_bytes;
+    out->activation_bytes = m->activation_bytes;
+    out->runtime_bytes = m->non_torch_bytes + m->cuda_graph_bytes;
+    out->memory_estimated = have_mem && (m->estimated & (KVP_MEM_EST_WEIGHTS |
+                                                         KVP_MEM_EST_ACTIVATION |
+                                                         KVP_MEM_EST_NON_TORCH |
+                                                         KVP_MEM_EST_CUDA_GRAPH)) != 0;
+}
+
 static void pool_name(const kvp_plan_pool *p, const kvp_manager_plan *mp, char *buf, size_t n) {
     const char *kind = kvp_cache_kind_name(p->kind);
     const char *role = mp->role == KVP_ROLE_TARGET ? "" : kvp_manager_role_name(mp->role);
@@ -158,14 +170,7 @@ static kvp_status eval_trtllm(const kvp_fit_env *env, kvp_fit_eval *out, kvp_err
     uint64_t batch = rd->max_batch_size;
     kvp_dtype kv_dtype = out->plan.managers[KVP_ROLE_TARGET].kv_dtype;
     kvp_creator_free(c);
-    out->total_bytes = have_mem ? m.total_bytes : 0;
-    out->weights_bytes = m.weights_bytes;
-    out->activation_bytes = m.activation_bytes;
-    out->runtime_bytes = m.non_torch_bytes + m.cuda_graph_bytes;
-    out->memory_estimated = have_mem && (m.estimated & (KVP_MEM_EST_WEIGHTS |
-                                                        KVP_MEM_EST_ACTIVATION |
-                                                        KVP_MEM_EST_NON_TORCH |
-                                                        KVP_MEM_EST_CUDA_GRAPH)) != 0;
+    report_memory(out, &m, have_mem);
     if (st != KVP_OK) {
         if (st == KVP_NOMEM) return kvp__fail(err, st, NULL, NULL, "%s", e.message);
         set_message(out, st, &e);
@@ -291,14 +296,7 @@ static kvp_status eval_policy(const kvp_fit_env *env, kvp_fit_eval *out, kvp_err
     } else {
         s.kv_budget_bytes = env->kv_budget_bytes;
     }
-    out->total_bytes = have_mem ? m.total_bytes : 0;
-    out->weights_bytes = m.weights_bytes;
-    out->activation_bytes = m.activation_bytes;
-    out->runtime_bytes = m.non_torch_bytes + m.cuda_graph_bytes;
-    out->memory_estimated = have_mem && (m.estimated & (KVP_MEM_EST_WEIGHTS |
-                                                        KVP_MEM_EST_ACTIVATION |
-                                                        KVP_MEM_EST_NON_TORCH |
-                                                        KVP_MEM_EST_CUDA_GRAPH)) != 0;
+    report_memory(out, &m, have_mem);
     kvp_policy_result *r = &out->policy;
     kvp_status st = kvp_policy_plan(env->model, &s, r, &e);
     if (st != KVP_OK) {

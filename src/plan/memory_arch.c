@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "json_error.h"
 #include "memory_internal.h"
 
 #define ARCH_MAX_INTER (1ull << 24) /* 16M: far above any real FFN width */
@@ -104,8 +105,7 @@ static int lm_bool(cfg *c, const char *key) { /* -1 absent */
 /* The language model's object, found the way the config reader finds it:
  * descend through thinker_config / text_config / llm_config / language_config. */
 static void find_lm(cfg *c) {
-    static const char *const k_nest[] = {"thinker_config", "text_config", "llm_config",
-                                         "language_config"};
+    static const char *const k_nest[] = {KVP__LM_WRAPPER_KEYS};
     c->lm = c->root;
     c->lm_ptr[0] = '\0';
     for (int depth = 0; depth < 4; depth++) {
@@ -120,30 +120,6 @@ static void find_lm(cfg *c) {
             break;
         }
         if (!descended) break;
-    }
-}
-
-/* Python writes bare Infinity / NaN into some configs (Nemotron-H); replace
- * them outside strings with same-width numbers jansson accepts, as the
- * config reader does. */
-static void sanitize_python_numbers(char *s, size_t len) {
-    bool in_str = false;
-    for (size_t i = 0; i < len; i++) {
-        char ch = s[i];
-        if (in_str) {
-            if (ch == '\\' && i + 1 < len)
-                i++;
-            else if (ch == '"')
-                in_str = false;
-        } else if (ch == '"') {
-            in_str = true;
-        } else if (ch == 'I' && len - i >= 8 && memcmp(s + i, "Infinity", 8) == 0) {
-            memcpy(s + i, "1.0e+308", 8);
-            i += 7;
-        } else if (ch == 'N' && len - i >= 3 && memcmp(s + i, "NaN", 3) == 0) {
-            memcpy(s + i, "0.0", 3);
-            i += 2;
-        }
     }
 }
 
@@ -548,7 +524,7 @@ kvp_status kvp__arch_read(const kvp_model *model, kvp_dtype weights_dtype, kvp__
         if (!copy) return kvp__fail(err, KVP_NOMEM, c.file, NULL, "out of memory");
         memcpy(copy, text, len);
         copy[len] = '\0';
-        sanitize_python_numbers(copy, len);
+        kvp__json_python_literals(copy, len, "0.0");
         c.root = json_loadb(copy, len, 0, &jerr);
         kvp__free(NULL, copy);
         if (!c.root || !json_is_object(c.root)) {

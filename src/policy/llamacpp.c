@@ -55,6 +55,21 @@ static bool acc(uint64_t *sum, uint64_t a, uint64_t b) {
 
 static uint64_t pad_to(uint64_t x, uint64_t n) { return n ? (x + n - 1) / n * n : x; }
 
+/* One reported cache of the context (K and V bytes already summed without overflow). */
+static void add_pool(kvp_policy_result *out, const char *name, kvp_cache_kind kind,
+                     uint32_t layers, uint32_t block_size_tokens, uint64_t tokens, uint64_t k,
+                     uint64_t v) {
+    kvp_policy_pool *p = &out->pools[out->pool_count++];
+    kvp__strlcpy(p->name, name, sizeof p->name);
+    p->kind = kind;
+    p->layers = layers;
+    p->block_size_tokens = block_size_tokens;
+    p->tokens = tokens;
+    p->k_bytes = k;
+    p->v_bytes = v;
+    p->bytes = k + v;
+}
+
 /* "2025-08" style dates in a version string: year*100 + month, 0 when none. */
 static uint32_t find_date(const char *v) {
     if (!v) return 0;
@@ -337,48 +352,15 @@ kvp_status kvp__policy_llamacpp(const kvp_model *model, const kvp_policy_setting
     out->indexer_bytes = idx_c.k;
     out->indexer_layers = idx_c.layers;
 
-    if (main_c.layers) {
-        kvp_policy_pool *p = &out->pools[out->pool_count++];
-        kvp__strlcpy(p->name, swa_c.layers ? "non-swa" : "main", sizeof p->name);
-        p->kind = KVP_CACHE_FULL;
-        p->layers = main_c.layers;
-        p->block_size_tokens = 1;
-        p->tokens = n_ctx_seq;
-        p->k_bytes = main_c.k;
-        p->v_bytes = main_c.v;
-        p->bytes = main_c.k + main_c.v;
-    }
-    if (swa_c.layers) {
-        kvp_policy_pool *p = &out->pools[out->pool_count++];
-        kvp__strlcpy(p->name, "swa", sizeof p->name);
-        p->kind = KVP_CACHE_SLIDING;
-        p->layers = swa_c.layers;
-        p->block_size_tokens = 1;
-        p->tokens = size_swa;
-        p->k_bytes = swa_c.k;
-        p->v_bytes = swa_c.v;
-        p->bytes = swa_c.k + swa_c.v;
-    }
-    if (idx_c.layers) {
-        kvp_policy_pool *p = &out->pools[out->pool_count++];
-        kvp__strlcpy(p->name, "indexer", sizeof p->name);
-        p->kind = KVP_CACHE_INDEXER;
-        p->layers = idx_c.layers;
-        p->block_size_tokens = 1;
-        p->tokens = n_ctx_seq;
-        p->k_bytes = idx_c.k;
-        p->bytes = idx_c.k;
-    }
-    if (rec_layers) {
-        kvp_policy_pool *p = &out->pools[out->pool_count++];
-        kvp__strlcpy(p->name, "recurrent", sizeof p->name);
-        p->kind = KVP_CACHE_RECURRENT;
-        p->layers = rec_layers;
-        p->tokens = 0;
-        p->k_bytes = rec_r;
-        p->v_bytes = rec_s;
-        p->bytes = rec_r + rec_s;
-    }
+    if (main_c.layers)
+        add_pool(out, swa_c.layers ? "non-swa" : "main", KVP_CACHE_FULL, main_c.layers, 1,
+                 n_ctx_seq, main_c.k, main_c.v);
+    if (swa_c.layers)
+        add_pool(out, "swa", KVP_CACHE_SLIDING, swa_c.layers, 1, size_swa, swa_c.k, swa_c.v);
+    if (idx_c.layers)
+        add_pool(out, "indexer", KVP_CACHE_INDEXER, idx_c.layers, 1, n_ctx_seq, idx_c.k, 0);
+    /* Recurrent: K holds the r (conv) states, V the s (SSM) states, one cell per sequence. */
+    if (rec_layers) add_pool(out, "recurrent", KVP_CACHE_RECURRENT, rec_layers, 0, 0, rec_r, rec_s);
     if (s->kv_budget_bytes) kvp__policy_note(out, "--kv-budget is ignored: llama.cpp has no KV budget");
     return KVP_OK;
 overflow:

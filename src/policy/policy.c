@@ -274,16 +274,7 @@ kvp_status kvp__policy_layers_load(const kvp_model *model, uint32_t draft_layers
         if (add_indexer && c->kind == KVP_CACHE_MLA) {
             /* DSA lightning indexer: fp8 keys of index_head_dim plus one fp32
              * scale per 128 (ENGINES.md §2.3; SGLang PR #11309). */
-            kvp_layer_cache ix;
-            memset(&ix, 0, sizeof ix);
-            ix.layer = c->layer;
-            ix.kind = KVP_CACHE_INDEXER;
-            ix.kv_heads = 1;
-            ix.k_head_dim = (uint32_t)index_head_dim;
-            ix.replicated = true;
-            ix.dtype = KVP_DTYPE_FP8;
-            ix.scale_bytes_per_token = (uint32_t)(index_head_dim / 128 * 4);
-            out->items[out->count++] = ix;
+            out->items[out->count++] = kvp_indexer_cache(c->layer, (uint32_t)index_head_dim);
         }
     }
     if (draft_layers && !last_attn)

@@ -458,6 +458,21 @@ kvp_status kvp_gpu_catalog_entry_in(const char *catalog_path, size_t index, kvp_
     return st;
 }
 
+kvp_status kvp_gpu_catalog_list_in(const char *catalog_path, kvp_gpu_info *out, size_t cap,
+                                   size_t *out_count, kvp_error *err) {
+    if (!out_count || (cap && !out))
+        return kvp__fail(err, KVP_INVALID_ARG, catalog_path, NULL, "NULL output");
+    *out_count = 0;
+    catalog cat;
+    kvp_status st = catalog_open(&cat, catalog_path, err);
+    if (st) return st;
+    size_t n = json_array_size(cat.list);
+    for (size_t i = 0; i < n && i < cap && st == KVP_OK; i++) st = catalog_info(&cat, i, &out[i], err);
+    if (st == KVP_OK) *out_count = n;
+    catalog_free(&cat);
+    return st;
+}
+
 kvp_status kvp_gpu_catalog_check_json(const char *text, size_t len, const char *name,
                                       size_t *out_count, kvp_error *err) {
     if (out_count) *out_count = 0;

@@ -1,4 +1,6 @@
-/* json_error.c — jansson load failures as kvp_error (see json_error.h). */
+/* json_error.c — jansson load failures as kvp_error, and the Python-literal rewrite every JSON reader runs first (see json_error.h). */
+#include <string.h>
+
 #include "json_error.h"
 
 kvp_status kvp__json_load_fail(kvp_error *err, const char *file, const json_error_t *jerr) {
@@ -15,6 +17,29 @@ kvp_status kvp__json_load_fail(kvp_error *err, const char *file, const json_erro
         err->offset = jerr->position > 0 ? (uint64_t)jerr->position : 0;
     }
     return st;
+}
+
+void kvp__json_python_literals(char *s, size_t len, const char *nan_as) {
+    bool in_str = false;
+    for (size_t i = 0; i < len; i++) {
+        char c = s[i];
+        if (in_str) {
+            if (c == '\\' && i + 1 < len)
+                i++;
+            else if (c == '"')
+                in_str = false;
+            continue;
+        }
+        if (c == '"') {
+            in_str = true;
+        } else if (c == 'I' && len - i >= 8 && memcmp(s + i, "Infinity", 8) == 0) {
+            memcpy(s + i, "1.0e+308", 8);
+            i += 7;
+        } else if (c == 'N' && len - i >= 3 && memcmp(s + i, "NaN", 3) == 0) {
+            memcpy(s + i, nan_as, 3);
+            i += 2;
+        }
+    }
 }
 
 const char *kvp__json_type_name(const json_t *v) {

@@ -18,6 +18,14 @@
  * Returns the status. `file` may be NULL. */
 kvp_status kvp__json_load_fail(kvp_error *err, const char *file, const json_error_t *jerr);
 
+/* Python writes bare Infinity / NaN into some configs (Nemotron-H's
+ * time_step_limit). Rewrite those tokens outside strings, in place and with
+ * the same width so offsets in messages stay true: Infinity -> 1.0e+308, NaN ->
+ * `nan_as` (exactly 3 bytes: the config reader passes "\"N\"" so that a NaN
+ * count is refused as a string; the weights estimate, reading a config the
+ * reader accepted, passes "0.0"). */
+void kvp__json_python_literals(char *s, size_t len, const char *nan_as);
+
 /* Short description of a JSON value's type for messages ("a string", "null"). */
 const char *kvp__json_type_name(const json_t *v);
 

@@ -15,6 +15,9 @@
 
 /* Largest config file kvplan reads: real configs are < 64 KiB; 16 MiB bounds a hostile one. */
 #define KVP_MAX_CONFIG_BYTES ((size_t)16 * 1024 * 1024)
+/* Keys under which multimodal configs nest their language model, tried in this
+ * order at each level (the config reader and the weights estimate agree). */
+#define KVP__LM_WRAPPER_KEYS "thinker_config", "text_config", "llm_config", "language_config"
 
 #if defined(__GNUC__) || defined(__clang__)
 #define KVP_PRINTF(a, b) __attribute__((format(printf, a, b)))

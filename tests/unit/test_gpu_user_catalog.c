@@ -78,6 +78,16 @@ static void test_replace_and_add(void **state) {
     assert_int_equal(kvp_gpu_catalog_entry_in(path, 1, &g, &err), KVP_OK);
     assert_string_equal(g.name, "Gaudi 3");
     assert_int_equal(kvp_gpu_catalog_entry_in(path, n, &g, &err), KVP_INVALID_ARG);
+    /* The whole list in one read agrees with the entries one by one. */
+    kvp_gpu_info all[64];
+    size_t listed = 0;
+    assert_int_equal(kvp_gpu_catalog_list_in(path, all, 64, &listed, &err), KVP_OK);
+    assert_int_equal(listed, n);
+    assert_string_equal(all[0].name, "H100 SXM 80GB");
+    assert_int_equal(all[0].total_bytes, 84932978278ull);
+    assert_string_equal(all[1].name, "Gaudi 3");
+    assert_int_equal(kvp_gpu_catalog_list_in(path, NULL, 0, &listed, &err), KVP_OK);
+    assert_int_equal(listed, n);
     /* The nearest-name hint searches the user's entries too. */
     assert_int_equal(kvp_gpu_lookup_in(path, "gaudi4", &g, &err), KVP_NOT_FOUND);
     assert_non_null(strstr(err.message, "Gaudi 3"));
