@@ -382,6 +382,49 @@ static void test_families_outside_catalogue(void **state) {
     assert_int_equal(family_weights("gpt2"), 248675328ull);
 }
 
+static uint64_t json_weights(const char *json) {
+    kvp_model *m = from_json(json);
+    uint64_t bytes = 0;
+    kvp_error err;
+    if (kvp_weights_estimate(m, KVP_DTYPE_AUTO, &bytes, &err) != KVP_OK) fail_msg("%s", err.message);
+    kvp_model_free(m);
+    return bytes;
+}
+
+/* A tiny model with one FFN width per layer (Gemma 3n's intermediate_size list):
+ * h 32, 2 q heads + 1 KV head of 16, vocab 100, tied, 16 positions, bf16.
+ *   attention per layer: q 32*2*16 = 1,024; k+v 32*1*32 = 1,024; o 2*16*32 = 1,024
+ *   layer 0: 3,072 + gated MLP 3*32*64 = 6,144 + norms 64 = 9,280
+ *   layer 1: 3,072 + 3*32*128 = 12,288 + 64 = 15,424
+ *   embedding 100*32 = 3,200 (tied: no head), final norm 32, rotary 16*16 = 256
+ *   = 28,192 elements -> 56,384 B.
+ * Per-layer embeddings of 8 x 50 for each of the 2 layers add 800 -> 57,984 B. */
+static void test_per_layer_widths_and_embeddings(void **state) {
+    (void)state;
+    const char *base = "{\"model_type\": \"tiny\", \"torch_dtype\": \"bfloat16\","
+                       " \"num_hidden_layers\": 2, \"hidden_size\": 32,"
+                       " \"num_attention_heads\": 2, \"num_key_value_heads\": 1,"
+                       " \"head_dim\": 16, \"vocab_size\": 100, \"tie_word_embeddings\": true,"
+                       " \"max_position_embeddings\": 16, \"intermediate_size\": [64, 128]}";
+    assert_int_equal(json_weights(base), 56384);
+    const char *ple = "{\"model_type\": \"tiny\", \"torch_dtype\": \"bfloat16\","
+                      " \"num_hidden_layers\": 2, \"hidden_size\": 32,"
+                      " \"num_attention_heads\": 2, \"num_key_value_heads\": 1,"
+                      " \"head_dim\": 16, \"vocab_size\": 100, \"tie_word_embeddings\": true,"
+                      " \"max_position_embeddings\": 16, \"intermediate_size\": [64, 128],"
+                      " \"hidden_size_per_layer_input\": 8, \"vocab_size_per_layer_input\": 50}";
+    assert_int_equal(json_weights(ple), 57984);
+    /* A list of the wrong length is refused by name. */
+    const char *bad = "{\"model_type\": \"tiny\", \"num_hidden_layers\": 2, \"hidden_size\": 32,"
+                      " \"num_attention_heads\": 2, \"intermediate_size\": [64]}";
+    kvp_model *m = from_json(bad);
+    uint64_t bytes;
+    kvp_error err;
+    assert_int_equal(kvp_weights_estimate(m, KVP_DTYPE_AUTO, &bytes, &err), KVP_CONFIG);
+    assert_non_null(strstr(err.key, "intermediate_size"));
+    kvp_model_free(m);
+}
+
 static void test_errors(void **state) {
     (void)state;
     kvp_model *m = open_model("meta-llama/Llama-3.1-8B");
@@ -412,6 +455,7 @@ int main(void) {
         cmocka_unit_test(test_builder_model_without_config_text),
         cmocka_unit_test(test_vllm_sampler_settings),
         cmocka_unit_test(test_families_outside_catalogue),
+        cmocka_unit_test(test_per_layer_widths_and_embeddings),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

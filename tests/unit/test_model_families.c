@@ -94,6 +94,43 @@ static void test_attention_families(void **state) {
     assert_int_equal(pool_of(&c, KVP_CACHE_FULL)->layers, 28);
 }
 
+static kvp_cost cost_json(const char *json) {
+    kvp_model *m = NULL;
+    kvp_error err;
+    if (kvp_model_from_hf_json(json, strlen(json), "x.json", NULL, &m, &err) != KVP_OK)
+        fail_msg("%s", err.message);
+    kvp_cost c;
+    if (kvp_cost_compute(m, NULL, &c, &err) != KVP_OK) fail_msg("%s", err.message);
+    kvp_model_free(m);
+    return c;
+}
+
+/* Sparse nested text configs take their config class's defaults. */
+static void test_class_defaults(void **state) {
+    (void)state;
+    /* MistralConfig (LLaVA-NeXT): 32 layers, 8 KV heads of 4096 / 32 = 128, and the
+     * class's sliding_window 4096 on every layer: 32 x 8 x 256 x 2 = 131,072 B/token. */
+    kvp_cost c = cost_json("{\"model_type\": \"llava_next\", \"torch_dtype\": \"bfloat16\","
+                           " \"text_config\": {\"model_type\": \"mistral\"}}");
+    assert_int_equal(c.bytes_per_token, 131072);
+    assert_int_equal(pool_of(&c, KVP_CACHE_SLIDING)->window_tokens, 4096);
+    /* ... unless the file says null: then full attention. */
+    c = cost_json("{\"model_type\": \"llava_next\", \"torch_dtype\": \"bfloat16\","
+                  " \"text_config\": {\"model_type\": \"mistral\", \"sliding_window\": null}}");
+    assert_int_equal(pool_of(&c, KVP_CACHE_FULL)->layers, 32);
+    /* Qwen2Config (LLaVA-OneVision): 32 layers x 32 KV heads x 128: 32 x 32 x 256 x 2
+     * = 524,288; no window (use_sliding_window defaults to false). */
+    c = cost_json("{\"model_type\": \"llava_onevision\", \"torch_dtype\": \"bfloat16\","
+                  " \"text_config\": {\"model_type\": \"qwen2\"}}");
+    assert_int_equal(c.bytes_per_token, 524288);
+    assert_int_equal(pool_of(&c, KVP_CACHE_FULL)->layers, 32);
+    /* GemmaConfig (PaliGemma 1): 28 layers x 16 KV heads x head_dim 256:
+     * 28 x 16 x 512 x 2 = 458,752. */
+    c = cost_json("{\"model_type\": \"paligemma\", \"torch_dtype\": \"bfloat16\","
+                  " \"text_config\": {\"model_type\": \"gemma\"}}");
+    assert_int_equal(c.bytes_per_token, 458752);
+}
+
 static void test_window_and_sharing_schedules(void **state) {
     (void)state;
     /* Command R7B: sliding_window_pattern 4: layers 3, 7, ... are global: 8 full,
@@ -210,6 +247,7 @@ static void test_refused_by_name(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_attention_families),
+        cmocka_unit_test(test_class_defaults),
         cmocka_unit_test(test_window_and_sharing_schedules),
         cmocka_unit_test(test_hybrid_recurrent),
         cmocka_unit_test(test_refused_by_name),
