@@ -44,7 +44,7 @@ typedef struct kvp_cost_settings {
 } kvp_cost_settings;
 
 /* Defaults: tp=1, pp=1, busiest stage, AUTO dtype, 32 tokens/block, beam 1. */
-kvp_cost_settings kvp_cost_settings_default(void);
+KVP_API kvp_cost_settings kvp_cost_settings_default(void);
 
 /* One pool: layers whose pages are interchangeable (same kind, window, dtype
  * and bytes per token per layer). */
@@ -80,7 +80,7 @@ typedef struct kvp_cost {
 /* Cost one rank of `model` under `settings` (NULL = defaults).
  * Errors: KVP_CONFIG when heads do not divide across TP or pp > layers,
  * KVP_OVERFLOW when a product does not fit in 64 bits. */
-KVP_NODISCARD kvp_status kvp_cost_compute(const kvp_model *model, const kvp_cost_settings *settings,
+KVP_API KVP_NODISCARD kvp_status kvp_cost_compute(const kvp_model *model, const kvp_cost_settings *settings,
                                           kvp_cost *out, kvp_error *err);
 
 /* Per-layer figures for the --layers table (any stage: the record's layer
@@ -99,24 +99,24 @@ typedef struct kvp_layer_cost {
     uint32_t pp_stage;             /* stage that holds this layer */
 } kvp_layer_cost;
 
-KVP_NODISCARD kvp_status kvp_cost_layer(const kvp_model *model, const kvp_cost_settings *settings,
+KVP_API KVP_NODISCARD kvp_status kvp_cost_layer(const kvp_model *model, const kvp_cost_settings *settings,
                                         size_t cache_index, kvp_layer_cost *out, kvp_error *err);
 
 /* Tokens a pool keeps for one sequence of seq_len tokens: min(seq_len,
  * window) for bounded kinds (a chunked pool keeps at most one chunk), the
  * encoder length for cross pools, seq_len otherwise, 0 for recurrent. */
-uint64_t kvp_pool_tokens_for_sequence(const kvp_pool_cost *pool, uint64_t seq_len);
+KVP_API uint64_t kvp_pool_tokens_for_sequence(const kvp_pool_cost *pool, uint64_t seq_len);
 
 /* Bytes one sequence of seq_len tokens takes on this rank, in whole blocks:
  * sum over pools of ceil(tokens/tokens_per_block) * page_bytes * beam_width
  * plus bytes_per_sequence. */
-KVP_NODISCARD kvp_status kvp_cost_sequence_bytes(const kvp_cost *cost, uint64_t seq_len,
+KVP_API KVP_NODISCARD kvp_status kvp_cost_sequence_bytes(const kvp_cost *cost, uint64_t seq_len,
                                                  uint64_t *out_bytes, kvp_error *err);
 
 /* First stage of layer `layer` under the pipeline split rule above. */
-uint32_t kvp_pp_stage_of_layer(uint32_t num_layers, uint32_t pp, uint32_t layer);
+KVP_API uint32_t kvp_pp_stage_of_layer(uint32_t num_layers, uint32_t pp, uint32_t layer);
 /* Layers [begin, end) of stage `stage`. */
-void kvp_pp_stage_layers(uint32_t num_layers, uint32_t pp, uint32_t stage, uint32_t *begin,
+KVP_API void kvp_pp_stage_layers(uint32_t num_layers, uint32_t pp, uint32_t stage, uint32_t *begin,
                          uint32_t *end);
 
 #ifdef __cplusplus

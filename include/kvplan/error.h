@@ -20,6 +20,18 @@
 extern "C" {
 #endif
 
+/* KVP_API marks what libkvplan exports. The library is compiled with
+ * -fvisibility=hidden, so a function without it (the kvp__ internals shared
+ * between files) is not in the shared library's symbol table: what is not
+ * marked here is not API, and cannot be linked against by accident. */
+#ifndef KVP_API
+#if defined(__GNUC__) || defined(__clang__)
+#define KVP_API __attribute__((visibility("default")))
+#else
+#define KVP_API
+#endif
+#endif
+
 #if defined(__GNUC__) || defined(__clang__)
 #define KVP_NODISCARD __attribute__((warn_unused_result))
 #else
@@ -62,11 +74,11 @@ typedef struct kvp_error {
 } kvp_error;
 
 /* Name of a status ("KVP_CONFIG"); never NULL. */
-const char *kvp_status_name(kvp_status status);
+KVP_API const char *kvp_status_name(kvp_status status);
 /* One-line description of a status; never NULL. */
-const char *kvp_status_describe(kvp_status status);
+KVP_API const char *kvp_status_describe(kvp_status status);
 /* Reset an error record to KVP_OK with empty strings. NULL is a no-op. */
-void kvp_error_clear(kvp_error *err);
+KVP_API void kvp_error_clear(kvp_error *err);
 
 #ifdef __cplusplus
 }

@@ -91,13 +91,13 @@ typedef struct kvp_estimate_detail {
  * malformed key), KVP_OVERFLOW, KVP_IO / KVP_SYNTAX from the safetensors
  * files (a missing shard is an error, not a silent fallback; a folder with no
  * safetensors at all is not). Thread-safe: no shared state. */
-KVP_NODISCARD kvp_status kvp_memory_estimate_detail(const kvp_model *model,
+KVP_API KVP_NODISCARD kvp_status kvp_memory_estimate_detail(const kvp_model *model,
                                                     const kvp_estimate_settings *settings,
                                                     kvp_memory_facts *out,
                                                     kvp_estimate_detail *detail, kvp_error *err);
 
 /* kvp_memory_estimate_detail without the detail. */
-KVP_NODISCARD kvp_status kvp_memory_estimate(const kvp_model *model,
+KVP_API KVP_NODISCARD kvp_status kvp_memory_estimate(const kvp_model *model,
                                              const kvp_estimate_settings *settings,
                                              kvp_memory_facts *out, kvp_error *err);
 
@@ -105,7 +105,7 @@ KVP_NODISCARD kvp_status kvp_memory_estimate(const kvp_model *model,
  * rotary cache counted once) from the config alone; `weights_dtype` AUTO
  * follows the checkpoint's quantization_config, any other value puts the
  * linear layers at that dtype. */
-KVP_NODISCARD kvp_status kvp_weights_estimate(const kvp_model *model, kvp_dtype weights_dtype,
+KVP_API KVP_NODISCARD kvp_status kvp_weights_estimate(const kvp_model *model, kvp_dtype weights_dtype,
                                               uint64_t *out_bytes, kvp_error *err);
 
 #ifdef __cplusplus

@@ -55,7 +55,7 @@ typedef struct kvp_fit_search {
 
 /* Largest value in [lo, hi] that fits, by bisection (about log2(hi - lo)
  * evaluations). KVP_INVALID_ARG for lo > hi or no predicate. */
-KVP_NODISCARD kvp_status kvp_fit_search_max(uint64_t lo, uint64_t hi, kvp_fit_fn fits, void *ctx,
+KVP_API KVP_NODISCARD kvp_status kvp_fit_search_max(uint64_t lo, uint64_t hi, kvp_fit_fn fits, void *ctx,
                                             kvp_fit_search *out, kvp_error *err);
 
 /* ---------------------------------------------------------- evaluation */
@@ -120,14 +120,14 @@ typedef struct kvp_fit_eval {
 /* Plan one point. Returns KVP_OK whenever the point was evaluated, also
  * when the planner found it infeasible (out->status says so); returns an
  * error only for bad arguments (KVP_INVALID_ARG) or KVP_NOMEM. */
-KVP_NODISCARD kvp_status kvp_fit_evaluate(const kvp_fit_env *env, const kvp_fit_point *point,
+KVP_API KVP_NODISCARD kvp_status kvp_fit_evaluate(const kvp_fit_env *env, const kvp_fit_point *point,
                                           kvp_fit_eval *out, kvp_error *err);
 
 /* Does `e` serve `concurrency` sequences of its max_seq_len at once?
  * False with the binding constraint in `why`: "one sequence does not fit:
  * ...", "KV budget of pool 'full'", "recurrent slots", "max batch size",
  * or the planner's error. */
-bool kvp_fit_serves(const kvp_fit_eval *e, uint64_t concurrency, char *why, size_t why_size);
+KVP_API bool kvp_fit_serves(const kvp_fit_eval *e, uint64_t concurrency, char *why, size_t why_size);
 
 /* ---------------------------------------------------------------- fit */
 
@@ -140,7 +140,7 @@ typedef enum kvp_fit_target {
 } kvp_fit_target;
 
 /* "max_seq_len", "concurrency", "tp", "kv_dtype". */
-const char *kvp_fit_target_name(kvp_fit_target target);
+KVP_API const char *kvp_fit_target_name(kvp_fit_target target);
 
 typedef struct kvp_fit_request {
     kvp_fit_target solve_for;
@@ -171,7 +171,7 @@ typedef struct kvp_fit_answer {
  * recurrent layers and no --max-batch-size the probes size max_batch_size to
  * the concurrency asked for (the deployment that serves exactly that). KVP_OK with out->found false when the target cannot
  * be met (out->limited_by and out->best say why and what can be done). */
-KVP_NODISCARD kvp_status kvp_fit_solve(const kvp_fit_env *env, const kvp_fit_request *req,
+KVP_API KVP_NODISCARD kvp_status kvp_fit_solve(const kvp_fit_env *env, const kvp_fit_request *req,
                                        kvp_fit_answer *out, kvp_error *err);
 
 /* ------------------------------------------------------- memory picture */
@@ -180,25 +180,25 @@ KVP_NODISCARD kvp_status kvp_fit_solve(const kvp_fit_env *env, const kvp_fit_req
  * activation peak, runtime (non-torch + CUDA graphs), reserves, each KV pool,
  * model-local caches (`local_bytes`, 0 = none) and the free margin. Returns
  * the count written (at most out_cap). */
-size_t kvp_fit_memory_segments(const kvp_fit_eval *e, uint64_t local_bytes,
+KVP_API size_t kvp_fit_memory_segments(const kvp_fit_eval *e, uint64_t local_bytes,
                                kvp_memory_segment *out, size_t out_cap);
 
 /* The same from the pieces `kvplan plan` holds (any may be NULL except
  * plan): memory facts, capacity (reserves), the creator's plan. */
-size_t kvp_report_plan_segments(const kvp_memory_facts *mem, const kvp_capacity *cap,
+KVP_API size_t kvp_report_plan_segments(const kvp_memory_facts *mem, const kvp_capacity *cap,
                                 const kvp_plan *plan, uint64_t local_bytes,
                                 kvp_memory_segment *out, size_t out_cap);
 
 /* Write the memory bar of a plan as an SVG file (atomically). `subtitle`
  * may be NULL. */
-KVP_NODISCARD kvp_status kvp_report_write_plan_svg(const char *path, const char *subtitle,
+KVP_API KVP_NODISCARD kvp_status kvp_report_write_plan_svg(const char *path, const char *subtitle,
                                                    const kvp_memory_facts *mem,
                                                    const kvp_capacity *cap, const kvp_plan *plan,
                                                    uint64_t local_bytes, kvp_error *err);
 
 /* Write one self-contained HTML page: `text_report` (the plan as printed,
  * may be NULL) in a <pre>, a pool table and the memory bar. */
-KVP_NODISCARD kvp_status kvp_report_write_plan_html(const char *path, const char *title,
+KVP_API KVP_NODISCARD kvp_status kvp_report_write_plan_html(const char *path, const char *title,
                                                     const char *text_report,
                                                     const kvp_memory_facts *mem,
                                                     const kvp_capacity *cap, const kvp_plan *plan,

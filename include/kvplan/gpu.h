@@ -45,12 +45,12 @@ typedef struct kvp_gpu_info {
  * 80GB, a100 = A100 SXM 80GB). `out` is fully overwritten on success.
  * Errors: KVP_INVALID_ARG (NULL / empty name), KVP_NOT_FOUND (the message
  * names the three closest catalogue names; `err->key` is the name). */
-KVP_NODISCARD kvp_status kvp_gpu_lookup(const char *name, kvp_gpu_info *out, kvp_error *err);
+KVP_API KVP_NODISCARD kvp_status kvp_gpu_lookup(const char *name, kvp_gpu_info *out, kvp_error *err);
 
 /* Catalogue enumeration, in catalogue order. entry() fails with
  * KVP_INVALID_ARG when index >= count. */
-size_t kvp_gpu_catalog_count(void);
-KVP_NODISCARD kvp_status kvp_gpu_catalog_entry(size_t index, kvp_gpu_info *out);
+KVP_API size_t kvp_gpu_catalog_count(void);
+KVP_API KVP_NODISCARD kvp_status kvp_gpu_catalog_entry(size_t index, kvp_gpu_info *out);
 
 /* A catalogue file of your own (`kvplan --gpu-catalog FILE`): the layout of
  * data/gpus/catalog.json ({"schema": 1, "gpus": [{"name", "vendor", "aliases",
@@ -61,21 +61,21 @@ KVP_NODISCARD kvp_status kvp_gpu_catalog_entry(size_t index, kvp_gpu_info *out);
  * keys, wrong types, sizes of 0 or above 1 PiB, a name given twice, bad UTF-8
  * are errors naming the file and the key (JSON pointer) or position.
  * catalog_path NULL = the embedded catalogue alone (as the calls above). */
-KVP_NODISCARD kvp_status kvp_gpu_lookup_in(const char *catalog_path, const char *name,
+KVP_API KVP_NODISCARD kvp_status kvp_gpu_lookup_in(const char *catalog_path, const char *name,
                                            kvp_gpu_info *out, kvp_error *err);
 /* Entries of the merged catalogue (the file's first, then the embedded ones
  * it does not replace). */
-KVP_NODISCARD kvp_status kvp_gpu_catalog_count_in(const char *catalog_path, size_t *out_count,
+KVP_API KVP_NODISCARD kvp_status kvp_gpu_catalog_count_in(const char *catalog_path, size_t *out_count,
                                                   kvp_error *err);
-KVP_NODISCARD kvp_status kvp_gpu_catalog_entry_in(const char *catalog_path, size_t index,
+KVP_API KVP_NODISCARD kvp_status kvp_gpu_catalog_entry_in(const char *catalog_path, size_t index,
                                                   kvp_gpu_info *out, kvp_error *err);
 /* Every entry of the merged catalogue in one read: up to `cap` into out[]
  * (NULL with cap 0 to count), *out_count the number there are. */
-KVP_NODISCARD kvp_status kvp_gpu_catalog_list_in(const char *catalog_path, kvp_gpu_info *out,
+KVP_API KVP_NODISCARD kvp_status kvp_gpu_catalog_list_in(const char *catalog_path, kvp_gpu_info *out,
                                                  size_t cap, size_t *out_count, kvp_error *err);
 /* Check catalogue text held in memory (`name` for messages); *out_count gets
  * its number of entries. */
-KVP_NODISCARD kvp_status kvp_gpu_catalog_check_json(const char *text, size_t len,
+KVP_API KVP_NODISCARD kvp_status kvp_gpu_catalog_check_json(const char *text, size_t len,
                                                     const char *name, size_t *out_count,
                                                     kvp_error *err);
 

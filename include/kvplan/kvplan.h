@@ -5,7 +5,11 @@
 #ifndef KVPLAN_KVPLAN_H
 #define KVPLAN_KVPLAN_H
 
-#define KVPLAN_VERSION_STRING "0.1.0"
+/* KVP_VERSION_MAJOR/MINOR/PATCH/STRING and kvp_version(), generated from the
+ * one project(VERSION) in CMakeLists.txt. */
+#include "kvplan/version.h"
+/* Older spelling of KVP_VERSION_STRING. */
+#define KVPLAN_VERSION_STRING KVP_VERSION_STRING
 
 #include "kvplan/error.h"
 #include "kvplan/model.h"

@@ -93,10 +93,10 @@ typedef enum kvp_local_bound {
 
 /* Spellings used in the JSON schema and in reports ("FIXED", "request",
  * "static_cache", "constant"); never NULL ("?" out of range). */
-const char *kvp_local_row_driver_name(kvp_local_row_driver driver);
-const char *kvp_local_scope_name(kvp_local_scope scope);
-const char *kvp_local_cache_kind_name(kvp_local_cache_kind kind);
-const char *kvp_local_bound_name(kvp_local_bound bound);
+KVP_API const char *kvp_local_row_driver_name(kvp_local_row_driver driver);
+KVP_API const char *kvp_local_scope_name(kvp_local_scope scope);
+KVP_API const char *kvp_local_cache_kind_name(kvp_local_cache_kind kind);
+KVP_API const char *kvp_local_bound_name(kvp_local_bound bound);
 
 /* The deployment settings a declaration may depend on. Zero-initialise and
  * set what you need. */
@@ -110,7 +110,7 @@ typedef struct kvp_local_deployment {
 /* bytes_per_row = 2 * layers * kv_heads * head_dim * positions * element_bytes.
  * Every factor must be >= 1. KVP_OVERFLOW when the product does not fit in
  * 64 bits, KVP_INVALID_ARG for a zero factor. Pure function. */
-KVP_NODISCARD kvp_status kvp_local_bytes_per_row(uint64_t layers, uint64_t kv_heads,
+KVP_API KVP_NODISCARD kvp_status kvp_local_bytes_per_row(uint64_t layers, uint64_t kv_heads,
                                                  uint64_t head_dim, uint64_t positions,
                                                  uint64_t element_bytes, uint64_t *out_bytes,
                                                  kvp_error *err);
@@ -128,28 +128,28 @@ typedef struct kvp_local_decls kvp_local_decls;
  * without rows_reason, zero/negative bound, unknown driver, scope, kind,
  * mechanism or key, wrong types, limits above), KVP_NOMEM. `alc` may be NULL.
  * On failure *out is NULL. */
-KVP_NODISCARD kvp_status kvp_local_decls_from_json(const char *text, size_t len,
+KVP_API KVP_NODISCARD kvp_status kvp_local_decls_from_json(const char *text, size_t len,
                                                    const char *source_name,
                                                    const kvp_allocator *alc,
                                                    kvp_local_decls **out, kvp_error *err);
 /* Same from a file (KVP_IO when unreadable). */
-KVP_NODISCARD kvp_status kvp_local_decls_load_file(const char *path, const kvp_allocator *alc,
+KVP_API KVP_NODISCARD kvp_status kvp_local_decls_load_file(const char *path, const kvp_allocator *alc,
                                                    kvp_local_decls **out, kvp_error *err);
 /* The embedded declarations of a model by name or alias ("qwen3-tts",
  * "Qwen3-TTS"), case-insensitively. KVP_NOT_FOUND (listing the declared
  * models) when the model declares no local caches. */
-KVP_NODISCARD kvp_status kvp_local_decls_load_named(const char *model_name,
+KVP_API KVP_NODISCARD kvp_status kvp_local_decls_load_named(const char *model_name,
                                                     const kvp_allocator *alc,
                                                     kvp_local_decls **out, kvp_error *err);
-void kvp_local_decls_free(kvp_local_decls *decls);
+KVP_API void kvp_local_decls_free(kvp_local_decls *decls);
 /* The "model" name of the file; owned by decls. */
-const char *kvp_local_decls_model(const kvp_local_decls *decls);
+KVP_API const char *kvp_local_decls_model(const kvp_local_decls *decls);
 
 /* Embedded declaration files: how many, and the model name of file i (the
  * file stem, "qwen3-tts") written into buf; returns buf, or NULL when index is
  * out of range or buf too small. */
-size_t kvp_local_model_count(void);
-const char *kvp_local_model_name(size_t index, char *buf, size_t size);
+KVP_API size_t kvp_local_model_count(void);
+KVP_API const char *kvp_local_model_name(size_t index, char *buf, size_t size);
 
 /* ------------------------------------------------------------ the report */
 
@@ -208,35 +208,35 @@ typedef struct kvp_local_report kvp_local_report;
  * skip) failing declarers, then size every entry. Errors (fatal): KVP_INVALID_ARG
  * (max_num_seqs 0), KVP_OVERFLOW (a total past 64 bits; names the entry and
  * max_num_seqs), KVP_NOMEM. A failing declarer is not an error. */
-KVP_NODISCARD kvp_status kvp_local_collect(const kvp_local_decls *decls,
+KVP_API KVP_NODISCARD kvp_status kvp_local_collect(const kvp_local_decls *decls,
                                            const kvp_local_deployment *dep,
                                            const kvp_allocator *alc, kvp_local_report **out,
                                            kvp_error *err);
 /* Load the embedded declarations of `model_name` and collect them: the call a
  * plan makes. KVP_NOT_FOUND when the model declares no local caches (a plan
  * then has no local_caches section). */
-KVP_NODISCARD kvp_status kvp_local_report_for(const char *model_name,
+KVP_API KVP_NODISCARD kvp_status kvp_local_report_for(const char *model_name,
                                               const kvp_local_deployment *dep,
                                               const kvp_allocator *alc, kvp_local_report **out,
                                               kvp_error *err);
-void kvp_local_report_free(kvp_local_report *report);
+KVP_API void kvp_local_report_free(kvp_local_report *report);
 
-const char *kvp_local_report_model(const kvp_local_report *report);
-const kvp_local_deployment *kvp_local_report_deployment(const kvp_local_report *report);
-const kvp_local_totals *kvp_local_report_totals(const kvp_local_report *report);
-size_t kvp_local_report_entry_count(const kvp_local_report *report);
-const kvp_local_entry *kvp_local_report_entry(const kvp_local_report *report, size_t index);
-size_t kvp_local_report_inert_count(const kvp_local_report *report);
-const kvp_local_inert *kvp_local_report_inert(const kvp_local_report *report, size_t index);
-size_t kvp_local_report_failure_count(const kvp_local_report *report);
-const kvp_local_failure *kvp_local_report_failure(const kvp_local_report *report, size_t index);
+KVP_API const char *kvp_local_report_model(const kvp_local_report *report);
+KVP_API const kvp_local_deployment *kvp_local_report_deployment(const kvp_local_report *report);
+KVP_API const kvp_local_totals *kvp_local_report_totals(const kvp_local_report *report);
+KVP_API size_t kvp_local_report_entry_count(const kvp_local_report *report);
+KVP_API const kvp_local_entry *kvp_local_report_entry(const kvp_local_report *report, size_t index);
+KVP_API size_t kvp_local_report_inert_count(const kvp_local_report *report);
+KVP_API const kvp_local_inert *kvp_local_report_inert(const kvp_local_report *report, size_t index);
+KVP_API size_t kvp_local_report_failure_count(const kvp_local_report *report);
+KVP_API const kvp_local_failure *kvp_local_report_failure(const kvp_local_report *report, size_t index);
 
 /* What a plan does with the report (seed "What is and is not already
  * accounted for"). With measured memory nothing is added (the graph-resident
  * part is already in the measured peak; subtracting it again double-counts).
  * With estimated memory the graph-resident part belongs in the predicted
  * peak. Either way the not-charged part is a risk line, never subtracted. */
-void kvp_local_budget_effect(const kvp_local_report *report, bool memory_measured,
+KVP_API void kvp_local_budget_effect(const kvp_local_report *report, bool memory_measured,
                              uint64_t *out_add_to_predicted_peak_bytes,
                              uint64_t *out_risk_bytes);
 

@@ -37,15 +37,15 @@ typedef enum kvp_dtype {
 } kvp_dtype;
 
 /* Canonical name ("bf16", "fp8", ...); never NULL. */
-const char *kvp_dtype_name(kvp_dtype dtype);
+KVP_API const char *kvp_dtype_name(kvp_dtype dtype);
 /* Parse a dtype name: accepts kvplan names and HF/torch spellings
  * ("bfloat16", "float16", "half", "float32", "float", "fp8_e4m3", "e4m3",
  * "int8", "nvfp4", "fp4", "auto"). Returns KVP_INVALID_ARG when unknown. */
-KVP_NODISCARD kvp_status kvp_dtype_parse(const char *name, kvp_dtype *out);
+KVP_API KVP_NODISCARD kvp_status kvp_dtype_parse(const char *name, kvp_dtype *out);
 /* Bytes taken by `elements` values of `dtype` (nvfp4: elements/2 rounded up
  * plus one scale byte per 16 elements rounded up). Fails with KVP_OVERFLOW or
  * KVP_INVALID_ARG for AUTO. */
-KVP_NODISCARD kvp_status kvp_dtype_bytes(kvp_dtype dtype, uint64_t elements, uint64_t *out_bytes);
+KVP_API KVP_NODISCARD kvp_status kvp_dtype_bytes(kvp_dtype dtype, uint64_t elements, uint64_t *out_bytes);
 
 /* What one decoder layer keeps per sequence (DESIGN.md "layer cache spec"). */
 typedef enum kvp_cache_kind {
@@ -60,7 +60,7 @@ typedef enum kvp_cache_kind {
 } kvp_cache_kind;
 
 /* "full", "sliding", "chunked", "mla", "recurrent", "cross", "indexer". */
-const char *kvp_cache_kind_name(kvp_cache_kind kind);
+KVP_API const char *kvp_cache_kind_name(kvp_cache_kind kind);
 
 /* Recurrent state geometry, uniform over Mamba-1, Mamba2 and gated-delta-net:
  *   conv state  = (conv_kernel - 1) * (heads * head_dim + 2 * groups * group_dim)
@@ -104,7 +104,7 @@ typedef struct kvp_layer_cache {
  * `layer`: fp8 keys of index_head_dim bytes plus a 4-byte fp32 scale per 128
  * values (ENGINES.md §2.3), one per token, replicated on every TP rank. The
  * one rule the config, GGUF and engine-policy readers share. */
-kvp_layer_cache kvp_indexer_cache(uint32_t layer, uint32_t index_head_dim);
+KVP_API kvp_layer_cache kvp_indexer_cache(uint32_t layer, uint32_t index_head_dim);
 
 /* Architecture facts kept for weight estimates and reports. 0 = not stated. */
 typedef struct kvp_model_info {
@@ -161,10 +161,10 @@ typedef struct kvp_allocator {
 /* Read a Hugging Face config.json (or a directory that holds one).
  * `alc` may be NULL. On success *out is a new model the caller frees with
  * kvp_model_free(). On failure *out is NULL and `err` (if non-NULL) says why. */
-KVP_NODISCARD kvp_status kvp_model_from_hf_file(const char *path, const kvp_allocator *alc,
+KVP_API KVP_NODISCARD kvp_status kvp_model_from_hf_file(const char *path, const kvp_allocator *alc,
                                                 kvp_model **out, kvp_error *err);
 /* Same from an in-memory JSON text; `name` is used in error messages. */
-KVP_NODISCARD kvp_status kvp_model_from_hf_json(const char *text, size_t len, const char *name,
+KVP_API KVP_NODISCARD kvp_status kvp_model_from_hf_json(const char *text, size_t len, const char *name,
                                                 const kvp_allocator *alc, kvp_model **out,
                                                 kvp_error *err);
 /* Read a GGUF v2/v3 file's header, metadata and tensor table (never the
@@ -172,47 +172,47 @@ KVP_NODISCARD kvp_status kvp_model_from_hf_json(const char *text, size_t len, co
  * truncated file, a string or array past the end, an unknown value type;
  * KVP_UNSUPPORTED for a version other than 2 or 3; KVP_CONFIG for missing or
  * absurd architecture keys. The _memory variant reads a buffer (fuzzing). */
-KVP_NODISCARD kvp_status kvp_model_from_gguf_file(const char *path, const kvp_allocator *alc,
+KVP_API KVP_NODISCARD kvp_status kvp_model_from_gguf_file(const char *path, const kvp_allocator *alc,
                                                   kvp_model **out, kvp_error *err);
-KVP_NODISCARD kvp_status kvp_model_from_gguf_memory(const void *data, size_t size,
+KVP_API KVP_NODISCARD kvp_status kvp_model_from_gguf_memory(const void *data, size_t size,
                                                     const char *name, const kvp_allocator *alc,
                                                     kvp_model **out, kvp_error *err);
 /* A model from a small JSON of GGUF-style geometry ({"arch": "gemma2",
  * "block_count": 26, "head_count_kv": 4, "key_length": 256, ...}), read with
  * the same rules as a GGUF file. */
-KVP_NODISCARD kvp_status kvp_model_from_geometry_json(const char *text, size_t len,
+KVP_API KVP_NODISCARD kvp_status kvp_model_from_geometry_json(const char *text, size_t len,
                                                       const char *name, const kvp_allocator *alc,
                                                       kvp_model **out, kvp_error *err);
 /* A model from the embedded catalogue by name or alias ("llama-3.1-8b",
  * "meta-llama/Llama-3.1-8B"). KVP_NOT_FOUND lists the closest names in err. */
-KVP_NODISCARD kvp_status kvp_model_from_catalog(const char *name, const kvp_allocator *alc,
+KVP_API KVP_NODISCARD kvp_status kvp_model_from_catalog(const char *name, const kvp_allocator *alc,
                                                 kvp_model **out, kvp_error *err);
 /* Resolve MODEL the way the CLI does: a path to a file or folder, else a
  * catalogue name. */
-KVP_NODISCARD kvp_status kvp_model_open(const char *name_or_path, const kvp_allocator *alc,
+KVP_API KVP_NODISCARD kvp_status kvp_model_open(const char *name_or_path, const kvp_allocator *alc,
                                         kvp_model **out, kvp_error *err);
 
 /* Free a model; NULL is a no-op. */
-void kvp_model_free(kvp_model *model);
+KVP_API void kvp_model_free(kvp_model *model);
 
 /* Display name (catalogue name or file path); never NULL, owned by the model. */
-const char *kvp_model_name(const kvp_model *model);
+KVP_API const char *kvp_model_name(const kvp_model *model);
 /* Architecture facts; pointer owned by the model. */
-const kvp_model_info *kvp_model_get_info(const kvp_model *model);
+KVP_API const kvp_model_info *kvp_model_get_info(const kvp_model *model);
 /* Number of layer cache records, and record i (0 <= i < count). */
-size_t kvp_model_cache_count(const kvp_model *model);
-const kvp_layer_cache *kvp_model_cache(const kvp_model *model, size_t index);
+KVP_API size_t kvp_model_cache_count(const kvp_model *model);
+KVP_API const kvp_layer_cache *kvp_model_cache(const kvp_model *model, size_t index);
 
 /* The config text the model was read from (the whole outer config.json), for
  * rooms that need keys the cost model does not keep (weights estimate).
  * Owned by the model; NULL for models not read from JSON. */
-const char *kvp_model_source_text(const kvp_model *model, size_t *out_len);
+KVP_API const char *kvp_model_source_text(const kvp_model *model, size_t *out_len);
 
 /* Embedded catalogue: number of entries and entry i's canonical name and
  * source file name (both static strings). */
-size_t kvp_catalog_count(void);
-const char *kvp_catalog_name(size_t index);
-const char *kvp_catalog_hf_id(size_t index);
+KVP_API size_t kvp_catalog_count(void);
+KVP_API const char *kvp_catalog_name(size_t index);
+KVP_API const char *kvp_catalog_hf_id(size_t index);
 
 #ifdef __cplusplus
 }

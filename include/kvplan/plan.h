@@ -65,7 +65,7 @@ typedef struct kvp_notes {
     char text[KVP_NOTES_MAX][KVP_NOTE_TEXT_MAX];
 } kvp_notes;
 
-void kvp_notes_clear(kvp_notes *notes);
+KVP_API void kvp_notes_clear(kvp_notes *notes);
 
 /* ------------------------------------------------------------ affine cost */
 
@@ -79,19 +79,19 @@ typedef struct kvp_affine_cost {
 
 /* CacheCost.tokens_for_budget: max((budget - intercept) // slope, 0); 0 when
  * the slope is 0 (seed: "if self.slope <= 0: return 0"). */
-uint64_t kvp_affine_tokens_for_budget(kvp_affine_cost cost, uint64_t budget_bytes);
+KVP_API uint64_t kvp_affine_tokens_for_budget(kvp_affine_cost cost, uint64_t budget_bytes);
 /* CacheCost.bytes_for_tokens: slope * tokens + intercept (KVP_OVERFLOW). */
-KVP_NODISCARD kvp_status kvp_affine_bytes_for_tokens(kvp_affine_cost cost, uint64_t tokens,
+KVP_API KVP_NODISCARD kvp_status kvp_affine_bytes_for_tokens(kvp_affine_cost cost, uint64_t tokens,
                                                      uint64_t *out_bytes, kvp_error *err);
 /* CacheCost.__add__ (KVP_OVERFLOW). */
-KVP_NODISCARD kvp_status kvp_affine_add(kvp_affine_cost a, kvp_affine_cost b,
+KVP_API KVP_NODISCARD kvp_status kvp_affine_add(kvp_affine_cost a, kvp_affine_cost b,
                                         kvp_affine_cost *out, kvp_error *err);
 
 /* ----------------------------------------------------------------- budget */
 
 /* configure_kv_cache_capacity: peak = allocator peak + max(total_used -
  * allocator_used, 0). Writes the non-allocator term to *out_extra (may be NULL). */
-KVP_NODISCARD kvp_status kvp_profiled_peak_bytes(uint64_t allocator_peak_bytes,
+KVP_API KVP_NODISCARD kvp_status kvp_profiled_peak_bytes(uint64_t allocator_peak_bytes,
                                                  uint64_t total_used_bytes,
                                                  uint64_t allocator_used_bytes,
                                                  uint64_t *out_peak_bytes,
@@ -101,13 +101,13 @@ KVP_NODISCARD kvp_status kvp_profiled_peak_bytes(uint64_t allocator_peak_bytes,
  * KVP_INVALID_ARG for a fraction outside (0, 1]; KVP_INFEASIBLE when the peak
  * exceeds total + allocated (nothing is left for the KV cache: the seed would
  * carry a negative budget and end with zero tokens). */
-KVP_NODISCARD kvp_status kvp_budget_bytes(uint64_t total_bytes, uint64_t peak_bytes,
+KVP_API KVP_NODISCARD kvp_status kvp_budget_bytes(uint64_t total_bytes, uint64_t peak_bytes,
                                           uint64_t allocated_during_estimation_bytes,
                                           double fraction, uint64_t *out_bytes, kvp_error *err);
 
 /* _get_multimodal_encoder_memory_reserve: max(0, output_budget - profiled
  * output) + (encoder cache active ? encoder_cache_max_bytes : 0). */
-KVP_NODISCARD kvp_status kvp_mm_encoder_reserve_bytes(uint64_t output_budget_bytes,
+KVP_API KVP_NODISCARD kvp_status kvp_mm_encoder_reserve_bytes(uint64_t output_budget_bytes,
                                                       uint64_t profiled_output_bytes,
                                                       bool encoder_cache_active,
                                                       uint64_t encoder_cache_max_bytes,
@@ -116,7 +116,7 @@ KVP_NODISCARD kvp_status kvp_mm_encoder_reserve_bytes(uint64_t output_budget_byt
 /* _adjust_torch_mem_fraction: (free + reserved - 32 MiB) / total, the
  * allocator's per-process fraction. KVP_INVALID_ARG when total is 0 or
  * free + reserved is below the 32 MiB safety margin. */
-KVP_NODISCARD kvp_status kvp_allocator_fraction(uint64_t free_bytes, uint64_t reserved_bytes,
+KVP_API KVP_NODISCARD kvp_status kvp_allocator_fraction(uint64_t free_bytes, uint64_t reserved_bytes,
                                                 uint64_t total_bytes, double *out_fraction,
                                                 kvp_error *err);
 
@@ -138,13 +138,13 @@ typedef struct kvp_mla_workspace_policy {
  * min(max_batch_size, max_num_tokens) * max_seq_len, or the override floored
  * at max_seq_len and capped at the worst case. KVP_OVERFLOW is reported
  * through *status (may be NULL) and returns false. */
-bool kvp_mla_workspace_kv_len_cap(const kvp_mla_workspace_policy *policy, uint64_t *out_cap,
+KVP_API bool kvp_mla_workspace_kv_len_cap(const kvp_mla_workspace_policy *policy, uint64_t *out_cap,
                                   kvp_status *status);
 
 /* get_mla_context_workspace_reserve: reserve = min(w * cap, budget * w / (k + w))
  * and the admission cap reserve / w. Returns 0 with *has_cap = false when any
  * input is zero (seed: (0, None)). */
-uint64_t kvp_mla_workspace_reserve(uint64_t budget_bytes, uint64_t k_bytes_per_token,
+KVP_API uint64_t kvp_mla_workspace_reserve(uint64_t budget_bytes, uint64_t k_bytes_per_token,
                                    uint64_t w_bytes_per_token, uint64_t kv_len_cap,
                                    uint64_t *out_cap_tokens, bool *out_has_cap);
 
@@ -156,21 +156,21 @@ uint64_t kvp_mla_workspace_reserve(uint64_t budget_bytes, uint64_t k_bytes_per_t
 /* _normalize_attention_windows: each window min(max_seq_len, w); returns 0
  * (seed None) when all equal max_seq_len, 1 with out[0] when all equal, else
  * n with the list. `out` holds n entries; it may alias `in`. */
-size_t kvp_windows_normalize(const uint64_t *in, size_t n, uint64_t max_seq_len, uint64_t *out);
+KVP_API size_t kvp_windows_normalize(const uint64_t *in, size_t n, uint64_t max_seq_len, uint64_t *out);
 
 /* uses_vswa_kv_cache_layout: a window list selects the multi-pool (variable
  * sliding window) layout when it carries at least two distinct windows. */
-bool kvp_windows_use_vswa(const uint64_t *windows, size_t n);
+KVP_API bool kvp_windows_use_vswa(const uint64_t *windows, size_t n);
 
 /* Number of distinct values (layer groups) of a window list. */
-size_t kvp_windows_distinct(const uint64_t *windows, size_t n);
+KVP_API size_t kvp_windows_distinct(const uint64_t *windows, size_t n);
 
 /* _derive_layer_type_attention_windows: one window per decoder layer in global
  * layer order (sliding layers their window, others max_seq_len), from the
  * model's layer records (the HF reader builds them from layer_types). Returns
  * 0 when the model has no sliding layers or the normalized schedule does not
  * select a VSWA layout. `out` holds info->num_layers entries. */
-size_t kvp_windows_from_layer_types(const kvp_model *model, uint64_t max_seq_len, uint64_t *out,
+KVP_API size_t kvp_windows_from_layer_types(const kvp_model *model, uint64_t max_seq_len, uint64_t *out,
                                     size_t out_cap);
 
 /* ------------------------------------------------------------ managers */
@@ -191,11 +191,11 @@ typedef enum kvp_manager_kind {
 
 /* "paged-v1", "paged-v2", "hybrid-unified", "hybrid-mixed", "hybrid-v2",
  * "sparse-v1", "sparse-v2", "sparse-hybrid-v2", "fp4-mla-v2". */
-const char *kvp_manager_kind_name(kvp_manager_kind kind);
+KVP_API const char *kvp_manager_kind_name(kvp_manager_kind kind);
 /* issubclass(cls, KVCacheManagerV2). */
-bool kvp_manager_is_v2(kvp_manager_kind kind);
+KVP_API bool kvp_manager_is_v2(kvp_manager_kind kind);
 /* Managers that keep recurrent state next to the paged KV. */
-bool kvp_manager_is_hybrid(kvp_manager_kind kind);
+KVP_API bool kvp_manager_is_hybrid(kvp_manager_kind kind);
 
 /* The seed's TLLM_MAMBA_MANAGER_PREFERENCE, as an explicit setting. */
 typedef enum kvp_mamba_preference {
@@ -228,27 +228,27 @@ typedef struct kvp_manager_inputs {
 /* get_kv_cache_manager_cls (before the V2 fallback). Errors are the seed's,
  * as KVP_CONFIG (ValueError) or KVP_UNSUPPORTED (NotImplementedError), key
  * naming the setting. Notes get the seed's warnings and info lines. */
-KVP_NODISCARD kvp_status kvp_manager_choose(const kvp_manager_inputs *in, kvp_manager_kind *out,
+KVP_API KVP_NODISCARD kvp_status kvp_manager_choose(const kvp_manager_inputs *in, kvp_manager_kind *out,
                                             kvp_notes *notes, kvp_error *err);
 
 /* kv_cache_manager_v2_incompatible_features: "max_beam_width > 1" or NULL. */
-const char *kvp_v2_incompatible_feature(uint32_t max_beam_width);
+KVP_API const char *kvp_v2_incompatible_feature(uint32_t max_beam_width);
 
 /* _validate_or_fallback_kv_cache_manager_v2: a V2 manager with an
  * incompatible feature falls back to paged v1 (warning), except sparse, Gemma4
  * hybrid, fp4 MLA and hybrid linear models, which fail (KVP_UNSUPPORTED). */
-KVP_NODISCARD kvp_status kvp_manager_validate_v2(const kvp_manager_inputs *in,
+KVP_API KVP_NODISCARD kvp_status kvp_manager_validate_v2(const kvp_manager_inputs *in,
                                                  kvp_manager_kind chosen, kvp_manager_kind *out,
                                                  kvp_notes *notes, kvp_error *err);
 
 /* Both steps; plus the seed's warning when block reuse meets speculative
  * decoding on a non-V2 hybrid manager. */
-KVP_NODISCARD kvp_status kvp_manager_select(const kvp_manager_inputs *in, kvp_manager_kind *out,
+KVP_API KVP_NODISCARD kvp_status kvp_manager_select(const kvp_manager_inputs *in, kvp_manager_kind *out,
                                             kvp_notes *notes, kvp_error *err);
 
 /* Model traits for kvp_manager_inputs from a model (is_mla, hybrid, Kimi
  * linear, Gemma4 hybrid, recurrent layer count). `fp4_kv` from kv_dtype. */
-void kvp_manager_inputs_from_model(const kvp_model *model, kvp_dtype kv_dtype,
+KVP_API void kvp_manager_inputs_from_model(const kvp_model *model, kvp_dtype kv_dtype,
                                    kvp_manager_inputs *in);
 
 /* ------------------------------------------------ speculative decoding */
@@ -264,39 +264,39 @@ typedef enum kvp_spec_mode {
 } kvp_spec_mode;
 
 /* "none", "eagle3", "mtp", "two-model", "draft-target", "dflash". */
-const char *kvp_spec_mode_name(kvp_spec_mode mode);
-KVP_NODISCARD kvp_status kvp_spec_mode_parse(const char *name, kvp_spec_mode *out);
+KVP_API const char *kvp_spec_mode_name(kvp_spec_mode mode);
+KVP_API KVP_NODISCARD kvp_status kvp_spec_mode_parse(const char *name, kvp_spec_mode *out);
 /* is_external_drafter(): draft layers start from 0 with their own PP split. */
-bool kvp_spec_is_external_drafter(kvp_spec_mode mode);
+KVP_API bool kvp_spec_is_external_drafter(kvp_spec_mode mode);
 /* tokens_per_gen_step of a linear draft: max_draft_len + 1 (0 without spec). */
-uint32_t kvp_spec_tokens_per_gen_step(kvp_spec_mode mode, uint32_t max_draft_len);
+KVP_API uint32_t kvp_spec_tokens_per_gen_step(kvp_spec_mode mode, uint32_t max_draft_len);
 /* get_num_extra_kv_tokens: one-model EAGLE3 / MTP keep max_draft_len - 1
  * extra KV tokens per sequence (not in the seed; from the engine's helper). */
-uint32_t kvp_spec_extra_kv_tokens(kvp_spec_mode mode, uint32_t max_draft_len);
+KVP_API uint32_t kvp_spec_extra_kv_tokens(kvp_spec_mode mode, uint32_t max_draft_len);
 
 /* _get_draft_kv_model_config: the draft pool's dtype. A standalone drafter
  * (DFlash) drops an fp8 KV algo inherited from the target and stores its pool
  * in its weights dtype; every other mode keeps the requested KV dtype. */
-kvp_dtype kvp_draft_kv_dtype(kvp_spec_mode mode, kvp_dtype target_kv_dtype,
+KVP_API kvp_dtype kvp_draft_kv_dtype(kvp_spec_mode mode, kvp_dtype target_kv_dtype,
                              kvp_dtype draft_weights_dtype);
 
 /* draft_config_defines_attention_layout: the draft config states
  * use_sliding_window, sliding_window or a non-empty layer_types. Reads the
  * model's config text; false for models without one. */
-bool kvp_draft_defines_attention_layout(const kvp_model *draft);
+KVP_API bool kvp_draft_defines_attention_layout(const kvp_model *draft);
 
 /* _expand_attention_window_pattern_to_global_layers: a pattern over enabled
  * layers, expanded to global layer order (disabled layers get pattern[0]).
  * `out` holds mask_count entries. Returns mask_count, or 0 when pattern_count
  * is 0 (seed None). */
-size_t kvp_windows_expand_to_global(const uint64_t *pattern, size_t pattern_count,
+KVP_API size_t kvp_windows_expand_to_global(const uint64_t *pattern, size_t pattern_count,
                                     const bool *layer_mask, size_t mask_count, uint64_t *out);
 
 /* _build_per_layer_num_kv_heads: a scalar (returns 1, out[0]) when target and
  * draft heads agree or there is no draft, else target heads x target layers
  * followed by draft heads x spec layers (returns their count; out holds
  * target_layers + spec_layers entries). draft_kv_heads 0 = unknown. */
-size_t kvp_per_layer_kv_heads(uint32_t target_kv_heads, uint32_t target_layers,
+KVP_API size_t kvp_per_layer_kv_heads(uint32_t target_kv_heads, uint32_t target_layers,
                               uint32_t draft_kv_heads, uint32_t spec_layers, uint32_t *out);
 
 /* ------------------------------------------------------ budget splits */
@@ -305,7 +305,7 @@ size_t kvp_per_layer_kv_heads(uint32_t target_kv_heads, uint32_t target_layers,
  * proportion to the slopes (draft share floored). Returns false (seed None)
  * when the budget is below the summed intercepts, or equal to it while a
  * slope is positive. */
-bool kvp_draft_budget_shares(uint64_t total_budget_bytes, kvp_affine_cost target,
+KVP_API bool kvp_draft_budget_shares(uint64_t total_budget_bytes, kvp_affine_cost target,
                              kvp_affine_cost draft, uint64_t *out_target_bytes,
                              uint64_t *out_draft_bytes);
 
@@ -316,7 +316,7 @@ typedef enum kvp_budget_attr {
 } kvp_budget_attr;
 
 /* "max_gpu_total_bytes", "host_cache_size", "disk_cache_size". */
-const char *kvp_budget_attr_name(kvp_budget_attr attr);
+KVP_API const char *kvp_budget_attr_name(kvp_budget_attr attr);
 
 /* _split_kv_cache_budget_for_draft for one attribute. When the split does not
  * apply (a zero total, `have_costs` false, or a cost with neither slope nor
@@ -325,7 +325,7 @@ const char *kvp_budget_attr_name(kvp_budget_attr attr);
  * infeasible GPU budget fails (KVP_INFEASIBLE) with the seed's guidance; an
  * infeasible non-GPU budget gives the draft 0 (the seed's defensive path,
  * unreachable while intercepts are dropped). */
-KVP_NODISCARD kvp_status kvp_split_budget_for_draft(kvp_budget_attr attr, uint64_t total_bytes,
+KVP_API KVP_NODISCARD kvp_status kvp_split_budget_for_draft(kvp_budget_attr attr, uint64_t total_bytes,
                                                     bool have_costs, kvp_affine_cost target,
                                                     kvp_affine_cost draft,
                                                     uint64_t *out_target_bytes,
@@ -348,7 +348,7 @@ typedef struct kvp_cross_geometry {
  * num_layers; encoder_num_heads, encoder_attention_heads, ...). max_seq_len
  * is fallback_max_seq_len, replaced by max_input_len when > 0, capped by the
  * first encoder limit key present. KVP_CONFIG names the missing attribute. */
-KVP_NODISCARD kvp_status kvp_cross_geometry_from_model(const kvp_model *model,
+KVP_API KVP_NODISCARD kvp_status kvp_cross_geometry_from_model(const kvp_model *model,
                                                        uint64_t fallback_max_seq_len,
                                                        uint64_t max_input_len,
                                                        kvp_cross_geometry *out, kvp_error *err);
@@ -356,7 +356,7 @@ KVP_NODISCARD kvp_status kvp_cross_geometry_from_model(const kvp_model *model,
 /* _get_cross_kv_size_per_token via the static estimator:
  * 2 * layers * floor(head_dim * kv_heads / tp) * element bytes (fp8: 1,
  * nvfp4: half + 1/16 scales, everything else 2). */
-KVP_NODISCARD kvp_status kvp_cross_bytes_per_token(const kvp_cross_geometry *g, uint32_t tp,
+KVP_API KVP_NODISCARD kvp_status kvp_cross_bytes_per_token(const kvp_cross_geometry *g, uint32_t tp,
                                                    kvp_dtype kv_dtype, uint64_t *out_bytes,
                                                    kvp_error *err);
 
@@ -371,7 +371,7 @@ typedef struct kvp_cross_split {
  * host_cache_size. has_cross_fraction false -> KVP_CONFIG ("Encoder-decoder
  * models require cross_kv_cache_fraction ..."); free_fraction <= 0 and no
  * byte budget -> KVP_CONFIG (nothing can be split). */
-KVP_NODISCARD kvp_status kvp_split_budget_for_cross(bool has_cross_fraction,
+KVP_API KVP_NODISCARD kvp_status kvp_split_budget_for_cross(bool has_cross_fraction,
                                                     double cross_fraction, double free_fraction,
                                                     uint64_t max_gpu_total_bytes,
                                                     uint64_t host_cache_size,
@@ -381,13 +381,13 @@ KVP_NODISCARD kvp_status kvp_split_budget_for_cross(bool has_cross_fraction,
 
 /* _try_infer_num_experts: the first of num_experts, num_local_experts,
  * moe_num_experts, experts_per_router present in the config; 1 when none. */
-uint64_t kvp_num_experts(const kvp_model *model);
+KVP_API uint64_t kvp_num_experts(const kvp_model *model);
 
 /* _compute_num_lora_modules: num_hidden_layers * modules, or with per-layer
  * block_configs (Nemotron-NAS) attention modules only on layers whose
  * attention is neither no_op nor replace_with_linear, MLP modules likewise
  * on FFNs, and other modules on every layer. */
-KVP_NODISCARD kvp_status kvp_lora_module_slots(const kvp_model *model,
+KVP_API KVP_NODISCARD kvp_status kvp_lora_module_slots(const kvp_model *model,
                                                const char *const *target_modules,
                                                size_t module_count, uint64_t *out_slots,
                                                kvp_error *err);
@@ -396,7 +396,7 @@ KVP_NODISCARD kvp_status kvp_lora_module_slots(const kvp_model *model,
  * keep head_dim and num_key_value_heads; full layers global_head_dim and, with
  * attention_k_eq_v, num_global_key_value_heads. Returns the layer count (0
  * when the model is not a Gemma-4 hybrid); arrays hold out_cap entries. */
-size_t kvp_gemma4_layer_geometry(const kvp_model *model, uint32_t *out_head_dims,
+KVP_API size_t kvp_gemma4_layer_geometry(const kvp_model *model, uint32_t *out_head_dims,
                                  uint32_t *out_kv_heads, size_t out_cap);
 
 /* ---------------------------------------------------- estimation pass */
@@ -406,7 +406,7 @@ size_t kvp_gemma4_layer_geometry(const kvp_model *model, uint32_t *out_head_dims
  * max_num_tokens) * max_num_tokens + max_num_tokens, or 0 (seed None) when
  * not MLA, not the TRTLLM backend, a sparse algorithm other than skip_softmax,
  * no chunked prefill, SM < 100, or the length exceeds input_seq_len. */
-uint64_t kvp_mla_chunked_profile_length(bool is_mla, const char *attn_backend,
+KVP_API uint64_t kvp_mla_chunked_profile_length(bool is_mla, const char *attn_backend,
                                         const char *sparse_algorithm, bool chunked_prefill,
                                         uint64_t chunk_size, uint64_t buffer_batch_size,
                                         uint32_t sm_version, uint64_t max_num_tokens,
@@ -451,12 +451,12 @@ typedef struct kvp_estimation_tokens {
 
 /* _get_token_num_for_estimation. KVP_CONFIG for a zero tokens_per_block or
  * max_num_tokens; KVP_OVERFLOW. */
-KVP_NODISCARD kvp_status kvp_estimation_token_count(const kvp_estimation_inputs *in,
+KVP_API KVP_NODISCARD kvp_status kvp_estimation_token_count(const kvp_estimation_inputs *in,
                                                     kvp_estimation_tokens *out, kvp_error *err);
 
 /* _get_num_pool_groups_for_estimation. `user_windows` (count 0 = None) is
  * kv_cache_config.max_attention_window. */
-uint32_t kvp_estimation_pool_groups(const kvp_model *model, uint64_t max_seq_len,
+KVP_API uint32_t kvp_estimation_pool_groups(const kvp_model *model, uint64_t max_seq_len,
                                     const uint64_t *user_windows, size_t user_window_count);
 
 /* ------------------------------------------------- the creator lifecycle */
@@ -522,17 +522,17 @@ typedef struct kvp_creator kvp_creator;
  * two-model draft, external drafter); both borrowed and must outlive the
  * creator. Selects the managers (errors as kvp_manager_select) and checks the
  * speculative settings against the draft (KVP_CONFIG). */
-KVP_NODISCARD kvp_status kvp_creator_new(const kvp_model *target, const kvp_model *draft,
+KVP_API KVP_NODISCARD kvp_status kvp_creator_new(const kvp_model *target, const kvp_model *draft,
                                          const kvp_deploy_settings *deploy,
                                          const kvp_kv_config *kv, const kvp_allocator *alc,
                                          kvp_creator **out, kvp_error *err);
-void kvp_creator_free(kvp_creator *creator);
+KVP_API void kvp_creator_free(kvp_creator *creator);
 
 /* Notes gathered so far (manager choice, windows, splits). */
-const kvp_notes *kvp_creator_notes(const kvp_creator *creator);
-kvp_manager_kind kvp_creator_manager(const kvp_creator *creator);
+KVP_API const kvp_notes *kvp_creator_notes(const kvp_creator *creator);
+KVP_API kvp_manager_kind kvp_creator_manager(const kvp_creator *creator);
 /* The settings with defaults applied. */
-const kvp_deploy_settings *kvp_creator_deploy(const kvp_creator *creator);
+KVP_API const kvp_deploy_settings *kvp_creator_deploy(const kvp_creator *creator);
 
 typedef struct kvp_estimation_plan {
     bool estimating;                   /* the profiling pass runs */
@@ -544,7 +544,7 @@ typedef struct kvp_estimation_plan {
 
 /* try_prepare_estimation. free_bytes = device free memory after loading the
  * weights (torch.cuda.mem_get_info). */
-KVP_NODISCARD kvp_status kvp_creator_prepare_estimation(kvp_creator *creator, uint64_t free_bytes,
+KVP_API KVP_NODISCARD kvp_status kvp_creator_prepare_estimation(kvp_creator *creator, uint64_t free_bytes,
                                                         kvp_estimation_plan *out, kvp_error *err);
 
 /* What the engine measured in configure_kv_cache_capacity. */
@@ -577,11 +577,11 @@ typedef struct kvp_capacity {
 } kvp_capacity;
 
 /* configure_kv_cache_capacity. */
-KVP_NODISCARD kvp_status kvp_creator_configure(kvp_creator *creator,
+KVP_API KVP_NODISCARD kvp_status kvp_creator_configure(kvp_creator *creator,
                                                const kvp_measured_memory *measured,
                                                kvp_capacity *out, kvp_error *err);
 /* The same tail from a budget already after the fraction (`--kv-budget`). */
-KVP_NODISCARD kvp_status kvp_creator_configure_budget(kvp_creator *creator, uint64_t budget_bytes,
+KVP_API KVP_NODISCARD kvp_status kvp_creator_configure_budget(kvp_creator *creator, uint64_t budget_bytes,
                                                       kvp_capacity *out, kvp_error *err);
 /* What a caller measured of one rank's memory; terms not measured are estimated. */
 typedef struct kvp_memory_measured {
@@ -598,7 +598,7 @@ typedef struct kvp_memory_measured {
  * kvp_memory_estimate(model, estimate) with its KVP_MEM_EST_* bit set. The one
  * sequence every front end (plan, sim, fit, sweep) follows, so they never differ.
  * Errors: KVP_INVALID_ARG when the peak is below the weights; estimate errors. */
-KVP_NODISCARD kvp_status kvp_memory_resolve(const kvp_model *model,
+KVP_API KVP_NODISCARD kvp_status kvp_memory_resolve(const kvp_model *model,
                                             const kvp_memory_measured *measured,
                                             const kvp_estimate_settings *estimate,
                                             kvp_memory_facts *out, kvp_error *err);
@@ -607,7 +607,7 @@ KVP_NODISCARD kvp_status kvp_memory_resolve(const kvp_model *model,
  * is free after weights and runtime, then configure with the profiled peak
  * (weights + activation), the memory outside the allocator (non-torch + graphs)
  * and `estimation_kv_bytes` the profiling cache held. *est and *cap are filled. */
-KVP_NODISCARD kvp_status kvp_creator_configure_from_facts(kvp_creator *creator,
+KVP_API KVP_NODISCARD kvp_status kvp_creator_configure_from_facts(kvp_creator *creator,
                                                           const kvp_memory_facts *facts,
                                                           uint64_t estimation_kv_bytes,
                                                           kvp_estimation_plan *est,
@@ -615,7 +615,7 @@ KVP_NODISCARD kvp_status kvp_creator_configure_from_facts(kvp_creator *creator,
 
 /* The helix path (_configure_helix_kv_cache_capacity): explicit quotas pass,
  * else int(free * fraction). */
-KVP_NODISCARD kvp_status kvp_creator_configure_helix(kvp_creator *creator, uint64_t free_bytes,
+KVP_API KVP_NODISCARD kvp_status kvp_creator_configure_helix(kvp_creator *creator, uint64_t free_bytes,
                                                      kvp_capacity *out, kvp_error *err);
 
 typedef enum kvp_manager_role {
@@ -626,7 +626,7 @@ typedef enum kvp_manager_role {
 } kvp_manager_role;
 
 /* "target", "draft", "cross". */
-const char *kvp_manager_role_name(kvp_manager_role role);
+KVP_API const char *kvp_manager_role_name(kvp_manager_role role);
 
 /* One pool of a manager and what its quota buys. */
 typedef struct kvp_plan_pool {
@@ -673,7 +673,7 @@ typedef struct kvp_plan {
 /* build_managers: self/cross split, draft split, offload tiers; then each
  * manager's pools sized from its quota. estimating = true builds the
  * throw-away estimation managers (offload budgets dropped, no GPU split). */
-KVP_NODISCARD kvp_status kvp_creator_build(kvp_creator *creator, bool estimating, kvp_plan *out,
+KVP_API KVP_NODISCARD kvp_status kvp_creator_build(kvp_creator *creator, bool estimating, kvp_plan *out,
                                            kvp_error *err);
 
 /* Largest number of sequences of seq_len tokens (beam_width beams each) the
@@ -682,19 +682,19 @@ KVP_NODISCARD kvp_status kvp_creator_build(kvp_creator *creator, bool estimating
  * their encoder length; pools sized per slot (recurrent state, V2 window
  * pools) hold max_batch_size by construction and do not limit. The caller
  * applies max_batch_size. */
-KVP_NODISCARD kvp_status kvp_plan_max_sequences(const kvp_plan *plan, uint64_t seq_len,
+KVP_API KVP_NODISCARD kvp_status kvp_plan_max_sequences(const kvp_plan *plan, uint64_t seq_len,
                                                 uint32_t beam_width, uint64_t *out_count,
                                                 kvp_error *err);
 /* The same, also naming the pool that binds: *out_role and *out_pool index
  * plan->managers[role].pools (both may be NULL; *out_pool is UINT32_MAX when no
  * pool limits the count). */
-KVP_NODISCARD kvp_status kvp_plan_binding_pool(const kvp_plan *plan, uint64_t seq_len,
+KVP_API KVP_NODISCARD kvp_status kvp_plan_binding_pool(const kvp_plan *plan, uint64_t seq_len,
                                                uint32_t beam_width, uint64_t *out_count,
                                                kvp_manager_role *out_role, uint32_t *out_pool,
                                                kvp_error *err);
 /* Longest single sequence (tokens) the plan holds: the smallest full-context
  * pool's blocks / beam * tokens_per_block; UINT64_MAX when no pool limits it. */
-uint64_t kvp_plan_longest_sequence(const kvp_plan *plan, uint32_t beam_width);
+KVP_API uint64_t kvp_plan_longest_sequence(const kvp_plan *plan, uint32_t beam_width);
 
 #ifdef __cplusplus
 }

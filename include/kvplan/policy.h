@@ -43,10 +43,10 @@ typedef enum kvp_engine {
 } kvp_engine;
 
 /* "trtllm", "vllm", "sglang", "llamacpp"; never NULL. */
-const char *kvp_engine_name(kvp_engine engine);
+KVP_API const char *kvp_engine_name(kvp_engine engine);
 /* Parse an engine name (also "llama.cpp", "tensorrt-llm", "trt-llm").
  * KVP_INVALID_ARG when unknown. */
-KVP_NODISCARD kvp_status kvp_engine_parse(const char *name, kvp_engine *out);
+KVP_API KVP_NODISCARD kvp_status kvp_engine_parse(const char *name, kvp_engine *out);
 
 /* Deployment settings as the engines name them. Start from
  * kvp_policy_settings_default() and set what the deployment states; every
@@ -94,7 +94,7 @@ typedef struct kvp_policy_settings {
     int flash_attn;                 /* -1 = auto, 0 off, 1 on */
 } kvp_policy_settings;
 
-kvp_policy_settings kvp_policy_settings_default(void);
+KVP_API kvp_policy_settings kvp_policy_settings_default(void);
 
 /* Presence bits of kvp_engine_report fields. */
 enum {
@@ -199,13 +199,13 @@ typedef struct kvp_policy_result {
  * KVP_INFEASIBLE when no budget is given and memory facts are missing or the
  * budget is not positive, KVP_UNSUPPORTED for layer kinds ENGINES.md has no
  * rule for, KVP_OVERFLOW for absurd inputs. `out` is filled on success. */
-KVP_NODISCARD kvp_status kvp_policy_plan(const kvp_model *model, const kvp_policy_settings *settings,
+KVP_API KVP_NODISCARD kvp_status kvp_policy_plan(const kvp_model *model, const kvp_policy_settings *settings,
                                          kvp_policy_result *out, kvp_error *err);
 
 /* llama.cpp cache types: bytes of a row of `n` elements of `type_name`
  * ("f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "iq4_nl").
  * KVP_INVALID_ARG for an unknown type or n not a multiple of its block. */
-KVP_NODISCARD kvp_status kvp_llamacpp_row_bytes(const char *type_name, uint64_t n,
+KVP_API KVP_NODISCARD kvp_status kvp_llamacpp_row_bytes(const char *type_name, uint64_t n,
                                                 uint64_t *out_bytes, kvp_error *err);
 
 #ifdef __cplusplus

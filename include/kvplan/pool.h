@@ -105,7 +105,7 @@ typedef struct kvp_pool_config {
  * allocator makes; a plan may set pools[i].blocks one by one afterwards).
  * All block pools of a cost share one tokens_per_block. Errors: KVP_CONFIG
  * for an empty cost, KVP_INVALID_ARG for 0 or too many blocks. */
-KVP_NODISCARD kvp_status kvp_pool_config_from_cost(const kvp_cost *cost, uint64_t blocks,
+KVP_API KVP_NODISCARD kvp_status kvp_pool_config_from_cost(const kvp_cost *cost, uint64_t blocks,
                                                    uint32_t recurrent_slots,
                                                    uint32_t max_sequences,
                                                    uint64_t max_seq_tokens, bool prefix_reuse,
@@ -118,16 +118,16 @@ typedef struct kvp_pool kvp_pool;
  * tokens_per_block, block tables of more than 2^28 entries), KVP_NOMEM
  * (nothing is leaked). On failure
  * *out is NULL. The caller frees the pool with kvp_pool_free(). */
-KVP_NODISCARD kvp_status kvp_pool_new(const kvp_pool_config *config, const kvp_allocator *alc,
+KVP_API KVP_NODISCARD kvp_status kvp_pool_new(const kvp_pool_config *config, const kvp_allocator *alc,
                                       kvp_pool **out, kvp_error *err);
 /* Free a pool and everything it holds; NULL is a no-op. */
-void kvp_pool_free(kvp_pool *pool);
+KVP_API void kvp_pool_free(kvp_pool *pool);
 
 /* Open a sequence: takes a free sequence id, one state slot in each
  * recurrent pool and the encoder blocks of each cross pool. `salt` names the
  * sequence's NULL-token content (see above). Errors: KVP_INFEASIBLE when
  * no sequence id, slot or cross block is available (nothing is taken). */
-KVP_NODISCARD kvp_status kvp_pool_seq_open(kvp_pool *pool, uint64_t salt, uint32_t *out_seq,
+KVP_API KVP_NODISCARD kvp_status kvp_pool_seq_open(kvp_pool *pool, uint64_t salt, uint32_t *out_seq,
                                            kvp_error *err);
 
 /* Prefix match for a freshly opened sequence (no tokens yet): the prompt is
@@ -139,7 +139,7 @@ KVP_NODISCARD kvp_status kvp_pool_seq_open(kvp_pool *pool, uint64_t salt, uint32
  * recurrent snapshot hit copies the snapshot into the sequence's slot.
  * Errors: KVP_INVALID_ARG (unknown sequence, sequence not empty,
  * total_tokens > max_seq_tokens). */
-KVP_NODISCARD kvp_status kvp_pool_seq_match(kvp_pool *pool, uint32_t seq, const uint32_t *tokens,
+KVP_API KVP_NODISCARD kvp_status kvp_pool_seq_match(kvp_pool *pool, uint32_t seq, const uint32_t *tokens,
                                             uint64_t explicit_tokens, uint64_t total_tokens,
                                             uint64_t *out_hit_tokens, kvp_error *err);
 
@@ -151,7 +151,7 @@ KVP_NODISCARD kvp_status kvp_pool_seq_match(kvp_pool *pool, uint32_t seq, const 
  * in the hash index. All or nothing: KVP_INFEASIBLE when some pool lacks
  * blocks, with no block taken (window releases stay done). KVP_INVALID_ARG
  * when the sequence would pass max_seq_tokens. */
-KVP_NODISCARD kvp_status kvp_pool_seq_append(kvp_pool *pool, uint32_t seq, const uint32_t *tokens,
+KVP_API KVP_NODISCARD kvp_status kvp_pool_seq_append(kvp_pool *pool, uint32_t seq, const uint32_t *tokens,
                                              uint64_t explicit_tokens, uint64_t count,
                                              kvp_error *err);
 
@@ -159,7 +159,7 @@ KVP_NODISCARD kvp_status kvp_pool_seq_append(kvp_pool *pool, uint32_t seq, const
  * block copy-on-write and gets its own recurrent slot (a copy). The child's
  * later salt tokens use `child_salt`. KVP_INFEASIBLE when no sequence id
  * or recurrent slot is free. */
-KVP_NODISCARD kvp_status kvp_pool_seq_fork(kvp_pool *pool, uint32_t parent, uint64_t child_salt,
+KVP_API KVP_NODISCARD kvp_status kvp_pool_seq_fork(kvp_pool *pool, uint32_t parent, uint64_t child_salt,
                                            uint32_t *out_child, kvp_error *err);
 
 /* Keep a snapshot of the sequence's recurrent state(s) at its current
@@ -167,29 +167,29 @@ KVP_NODISCARD kvp_status kvp_pool_seq_fork(kvp_pool *pool, uint32_t parent, uint
  * later prompt with the same prefix can start there. No-op without prefix
  * reuse or recurrent pools, or when a snapshot at that prefix exists.
  * KVP_INFEASIBLE when no slot is free or evictable. */
-KVP_NODISCARD kvp_status kvp_pool_seq_snapshot(kvp_pool *pool, uint32_t seq, kvp_error *err);
+KVP_API KVP_NODISCARD kvp_status kvp_pool_seq_snapshot(kvp_pool *pool, uint32_t seq, kvp_error *err);
 
 /* Close a sequence: releases its blocks, last block first (so the tail of a
  * prompt is evicted before its shared head), and its slots. Unknown ids are
  * ignored. */
-void kvp_pool_seq_close(kvp_pool *pool, uint32_t seq);
+KVP_API void kvp_pool_seq_close(kvp_pool *pool, uint32_t seq);
 
 /* Tokens the sequence holds (0 for an unknown id). */
-uint64_t kvp_pool_seq_tokens(const kvp_pool *pool, uint32_t seq);
+KVP_API uint64_t kvp_pool_seq_tokens(const kvp_pool *pool, uint32_t seq);
 
 /* The block table of a sequence in pool `pool_index`: entries [0, *out_count)
  * of *out_table (owned by the pool, valid until the next call that changes
  * the sequence); entries below *out_first are KVP_POOL_NO_BLOCK (released
  * out of the window). A recurrent pool reports its one slot. */
-KVP_NODISCARD kvp_status kvp_pool_seq_blocks(const kvp_pool *pool, uint32_t seq,
+KVP_API KVP_NODISCARD kvp_status kvp_pool_seq_blocks(const kvp_pool *pool, uint32_t seq,
                                              uint32_t pool_index, const uint32_t **out_table,
                                              uint32_t *out_first, uint32_t *out_count,
                                              kvp_error *err);
 
 /* Reference count of a block (0 for free or cached blocks and bad indices). */
-uint32_t kvp_pool_block_refs(const kvp_pool *pool, uint32_t pool_index, uint32_t block);
+KVP_API uint32_t kvp_pool_block_refs(const kvp_pool *pool, uint32_t pool_index, uint32_t block);
 /* True when a block is cached-free (in the hash index, no holder). */
-bool kvp_pool_block_is_cached(const kvp_pool *pool, uint32_t pool_index, uint32_t block);
+KVP_API bool kvp_pool_block_is_cached(const kvp_pool *pool, uint32_t pool_index, uint32_t block);
 
 typedef struct kvp_pool_stats {
     uint32_t total_blocks;   /* blocks (slots) of the pool */
@@ -204,21 +204,21 @@ typedef struct kvp_pool_stats {
 } kvp_pool_stats;
 
 /* Statistics of pool `pool_index` (zeroed for a bad index). */
-void kvp_pool_get_stats(const kvp_pool *pool, uint32_t pool_index, kvp_pool_stats *out);
+KVP_API void kvp_pool_get_stats(const kvp_pool *pool, uint32_t pool_index, kvp_pool_stats *out);
 /* Prompt tokens matched and looked up by kvp_pool_seq_match(), all calls. */
-void kvp_pool_hit_tokens(const kvp_pool *pool, uint64_t *out_hit_tokens,
+KVP_API void kvp_pool_hit_tokens(const kvp_pool *pool, uint64_t *out_hit_tokens,
                          uint64_t *out_query_tokens);
 /* Number of pools, and the spec of one (NULL for a bad index). */
-uint32_t kvp_pool_count(const kvp_pool *pool);
-const kvp_pool_spec *kvp_pool_get_spec(const kvp_pool *pool, uint32_t pool_index);
+KVP_API uint32_t kvp_pool_count(const kvp_pool *pool);
+KVP_API const kvp_pool_spec *kvp_pool_get_spec(const kvp_pool *pool, uint32_t pool_index);
 /* Tokens per block shared by the block pools: the granularity of prefix
  * names and snapshots (16 for a pool of recurrent pools only). */
-uint32_t kvp_pool_tokens_per_block(const kvp_pool *pool);
+KVP_API uint32_t kvp_pool_tokens_per_block(const kvp_pool *pool);
 /* Bytes of per-block bookkeeping of pool `pool_index`, all blocks together
  * (block records and hash index; block tables, which scale with sequences,
  * not included). Divided by the blocks: 31.2 bytes with prefix reuse, 20
  * without. */
-uint64_t kvp_pool_bookkeeping_bytes(const kvp_pool *pool, uint32_t pool_index);
+KVP_API uint64_t kvp_pool_bookkeeping_bytes(const kvp_pool *pool, uint32_t pool_index);
 
 /* Check every invariant: each block in exactly one of free list, cached
  * list, used; counts add up to the total; reference counts equal the number
@@ -231,7 +231,7 @@ uint64_t kvp_pool_bookkeeping_bytes(const kvp_pool *pool, uint32_t pool_index);
  * each operation only in debug builds, tiered like mimalloc's MI_DEBUG:
  * KVP_DEBUG=1 (Debug, ASan) the O(1) count invariants, KVP_DEBUG>=2 this
  * full validator; release builds check nothing. */
-KVP_NODISCARD kvp_status kvp_pool_validate(const kvp_pool *pool, kvp_error *err);
+KVP_API KVP_NODISCARD kvp_status kvp_pool_validate(const kvp_pool *pool, kvp_error *err);
 
 #ifdef __cplusplus
 }

@@ -71,14 +71,14 @@ typedef struct kvp_probe_result {
 /* Probe every GPU. `seam` may be NULL (the real platform). On KVP_OK at
  * least one device was found. KVP_NO_DEVICE: none; err says why for each
  * vendor. *out is filled in either case (notes included). */
-KVP_NODISCARD kvp_status kvp_probe_gpus(const kvp_probe_seam *seam, kvp_probe_result *out,
+KVP_API KVP_NODISCARD kvp_status kvp_probe_gpus(const kvp_probe_seam *seam, kvp_probe_result *out,
                                         kvp_error *err);
 
 /* Device `index` (0-based over kvp_probe_gpus' list) as memory facts for a
  * plan: total and free bytes now. KVP_NO_DEVICE when none is found,
  * KVP_NOT_FOUND when index is out of range. */
-KVP_NODISCARD kvp_status kvp_probe_device(uint32_t index, kvp_gpu_info *out, kvp_error *err);
-KVP_NODISCARD kvp_status kvp_probe_device_seam(const kvp_probe_seam *seam, uint32_t index,
+KVP_API KVP_NODISCARD kvp_status kvp_probe_device(uint32_t index, kvp_gpu_info *out, kvp_error *err);
+KVP_API KVP_NODISCARD kvp_status kvp_probe_device_seam(const kvp_probe_seam *seam, uint32_t index,
                                                kvp_gpu_info *out, kvp_error *err);
 
 #ifdef __cplusplus

@@ -45,24 +45,24 @@ typedef struct kvp_report_text {
     kvp_status status;         /* KVP_OK, or the first failure (KVP_NOMEM, KVP_OVERFLOW) */
 } kvp_report_text;
 
-void kvp_report_text_init(kvp_report_text *t, const kvp_allocator *alc);
+KVP_API void kvp_report_text_init(kvp_report_text *t, const kvp_allocator *alc);
 /* Release the buffer; the struct is left empty and reusable. NULL is a no-op. */
-void kvp_report_text_free(kvp_report_text *t);
+KVP_API void kvp_report_text_free(kvp_report_text *t);
 /* Append raw text (not escaped) / printf-formatted raw text. */
-void kvp_report_append(kvp_report_text *t, const char *s);
-void kvp_report_appendf(kvp_report_text *t, const char *fmt, ...)
+KVP_API void kvp_report_append(kvp_report_text *t, const char *s);
+KVP_API void kvp_report_appendf(kvp_report_text *t, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
 /* Append `s` escaped for XML/HTML text and attribute values. */
-void kvp_report_append_escaped(kvp_report_text *t, const char *s);
+KVP_API void kvp_report_append_escaped(kvp_report_text *t, const char *s);
 /* The buffer's failure as an error (KVP_OK when none). */
-KVP_NODISCARD kvp_status kvp_report_text_check(const kvp_report_text *t, kvp_error *err);
+KVP_API KVP_NODISCARD kvp_status kvp_report_text_check(const kvp_report_text *t, kvp_error *err);
 
 /* Write `len` bytes to `path` atomically: a temporary file next to it, then
  * rename(2). KVP_IO names the path and the system error. */
-KVP_NODISCARD kvp_status kvp_report_write_file(const char *path, const char *data, size_t len,
+KVP_API KVP_NODISCARD kvp_status kvp_report_write_file(const char *path, const char *data, size_t len,
                                                kvp_error *err);
 
 /* ---------------------------------------------------- memory stacked bar */
@@ -81,7 +81,7 @@ typedef enum kvp_mem_part {
 } kvp_mem_part;
 
 /* "weights", "activation", "runtime", "reserve", "kv", "local", "free". */
-const char *kvp_mem_part_name(kvp_mem_part part);
+KVP_API const char *kvp_mem_part_name(kvp_mem_part part);
 
 #define KVP_REPORT_LABEL_MAX 96
 
@@ -108,7 +108,7 @@ typedef struct kvp_memory_bar {
  * a dashed marker labelled "GPU total" shows where the device ends.
  * Appends to `out`. KVP_INVALID_ARG for too many segments or an empty bar;
  * KVP_OVERFLOW when the bytes do not add up in 64 bits. */
-KVP_NODISCARD kvp_status kvp_svg_memory_bar(const kvp_memory_bar *bar, kvp_report_text *out,
+KVP_API KVP_NODISCARD kvp_status kvp_svg_memory_bar(const kvp_memory_bar *bar, kvp_report_text *out,
                                             kvp_error *err);
 
 /* -------------------------------------------------------------- line chart */
@@ -139,13 +139,13 @@ typedef struct kvp_line_chart {
  * polyline with point markers per series and a legend. Appends one <svg>
  * element to `out`. KVP_INVALID_ARG for no series, no points at all, a
  * non-finite x, an infinite y, or x <= 0 on a log2 axis. */
-KVP_NODISCARD kvp_status kvp_svg_line_chart(const kvp_line_chart *chart, kvp_report_text *out,
+KVP_API KVP_NODISCARD kvp_status kvp_svg_line_chart(const kvp_line_chart *chart, kvp_report_text *out,
                                             kvp_error *err);
 
 /* Several line charts stacked vertically in one <svg>, sharing nothing but
  * the width (the simulation's block utilization above running requests).
  * `title` (may be NULL) heads the whole figure. 1 .. 8 panels. */
-KVP_NODISCARD kvp_status kvp_svg_line_panels(const char *title, const kvp_line_chart *charts,
+KVP_API KVP_NODISCARD kvp_status kvp_svg_line_panels(const char *title, const kvp_line_chart *charts,
                                              size_t chart_count, kvp_report_text *out,
                                              kvp_error *err);
 
@@ -153,7 +153,7 @@ KVP_NODISCARD kvp_status kvp_svg_line_panels(const char *title, const kvp_line_c
  * requests against the step number, two panels. `steps` entries each;
  * `step_numbers` may be NULL (0, 1, 2, ...); `running_requests` may be NULL
  * (one panel: utilization only). */
-KVP_NODISCARD kvp_status kvp_svg_sim_chart(const char *title, const double *step_numbers,
+KVP_API KVP_NODISCARD kvp_status kvp_svg_sim_chart(const char *title, const double *step_numbers,
                                            const double *block_utilization_pct,
                                            const double *running_requests, size_t steps,
                                            kvp_report_text *out, kvp_error *err);
@@ -163,22 +163,22 @@ KVP_NODISCARD kvp_status kvp_svg_sim_chart(const char *title, const double *step
 /* A self-contained page: <!DOCTYPE html>, inline CSS, no scripts, no links
  * to anything outside the file. Call _begin, then any of the pieces, then
  * _end; check `t->status` (or the return of _end). */
-void kvp_html_begin(kvp_report_text *t, const char *title);
+KVP_API void kvp_html_begin(kvp_report_text *t, const char *title);
 /* <h2>/<h3> heading (level 2 or 3), escaped. */
-void kvp_html_heading(kvp_report_text *t, int level, const char *text);
+KVP_API void kvp_html_heading(kvp_report_text *t, int level, const char *text);
 /* A paragraph of escaped text. */
-void kvp_html_paragraph(kvp_report_text *t, const char *text);
+KVP_API void kvp_html_paragraph(kvp_report_text *t, const char *text);
 /* A preformatted block of escaped text (a plan's text report). */
-void kvp_html_pre(kvp_report_text *t, const char *text);
+KVP_API void kvp_html_pre(kvp_report_text *t, const char *text);
 /* A table: `header` has `cols` cells (may be NULL: no header row), `cells`
  * rows * cols cells in row order (NULL cell = empty). Cells that look like
  * numbers are right-aligned. */
-void kvp_html_table(kvp_report_text *t, const char *caption, size_t cols,
+KVP_API void kvp_html_table(kvp_report_text *t, const char *caption, size_t cols,
                     const char *const *header, size_t rows, const char *const *cells);
 /* Inline an SVG produced by the functions above (raw, not escaped). */
-void kvp_html_svg(kvp_report_text *t, const kvp_report_text *svg);
+KVP_API void kvp_html_svg(kvp_report_text *t, const kvp_report_text *svg);
 /* Close the page; returns the buffer's status as an error. */
-KVP_NODISCARD kvp_status kvp_html_end(kvp_report_text *t, kvp_error *err);
+KVP_API KVP_NODISCARD kvp_status kvp_html_end(kvp_report_text *t, kvp_error *err);
 
 #ifdef __cplusplus
 }

@@ -45,12 +45,12 @@ typedef struct kvp_safetensors_summary {
  * Errors: KVP_SYNTAX (truncated, not JSON, wrong types), KVP_CONFIG (offsets
  * out of range, byte size disagreeing with the shape), KVP_UNSUPPORTED
  * (unknown dtype), KVP_OVERFLOW. err->offset is the byte offset concerned. */
-KVP_NODISCARD kvp_status kvp_safetensors_parse(const uint8_t *buf, size_t len, uint64_t file_size,
+KVP_API KVP_NODISCARD kvp_status kvp_safetensors_parse(const uint8_t *buf, size_t len, uint64_t file_size,
                                                const char *name, kvp_safetensors_summary *out,
                                                kvp_error *err);
 
 /* Read and parse the header of the file at `path` (reads 8 + N bytes only). */
-KVP_NODISCARD kvp_status kvp_safetensors_read(const char *path, kvp_safetensors_summary *out,
+KVP_API KVP_NODISCARD kvp_status kvp_safetensors_read(const char *path, kvp_safetensors_summary *out,
                                               kvp_error *err);
 
 /* Exact weight bytes of the checkpoint in folder `dir` (or the folder of a
@@ -62,7 +62,7 @@ KVP_NODISCARD kvp_status kvp_safetensors_read(const char *path, kvp_safetensors_
  * e.g. "safetensors index total_size" or "safetensors headers (4 files)".
  * KVP_NOT_FOUND when the folder has no safetensors at all (not an error for a
  * caller that then estimates); KVP_IO for a missing shard or unreadable file. */
-KVP_NODISCARD kvp_status kvp_safetensors_dir_bytes(const char *dir, uint64_t *out_bytes,
+KVP_API KVP_NODISCARD kvp_status kvp_safetensors_dir_bytes(const char *dir, uint64_t *out_bytes,
                                                    char *source, size_t source_size,
                                                    kvp_error *err);
 

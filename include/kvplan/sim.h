@@ -90,11 +90,11 @@ typedef struct kvp_workload kvp_workload;
  * prefix_len longer than the prompt, one prefix_id with two lengths.
  * Unknown keys are not errors: each distinct one is recorded once as a
  * warning (kvp_workload_warning()). */
-KVP_NODISCARD kvp_status kvp_workload_read(const char *path, const kvp_workload_options *options,
+KVP_API KVP_NODISCARD kvp_status kvp_workload_read(const char *path, const kvp_workload_options *options,
                                            const kvp_allocator *alc, kvp_workload **out,
                                            kvp_error *err);
 /* Same from text in memory; `name` is used in messages. */
-KVP_NODISCARD kvp_status kvp_workload_parse(const char *text, size_t len, const char *name,
+KVP_API KVP_NODISCARD kvp_status kvp_workload_parse(const char *text, size_t len, const char *name,
                                             const kvp_workload_options *options,
                                             const kvp_allocator *alc, kvp_workload **out,
                                             kvp_error *err);
@@ -121,26 +121,26 @@ typedef struct kvp_synthetic_spec {
  * shared_prefix=512:0.3,seed=7" (also prefixes=K, rate=R). Distributions:
  * fixed:N, uniform:A:B, lognormal:MEAN:SIGMA. Errors: KVP_INVALID_ARG with
  * err->key the offending key. */
-KVP_NODISCARD kvp_status kvp_synthetic_parse(const char *text, kvp_synthetic_spec *out,
+KVP_API KVP_NODISCARD kvp_status kvp_synthetic_parse(const char *text, kvp_synthetic_spec *out,
                                              kvp_error *err);
 
 /* Generate a workload (deterministic for a seed: xoshiro256** seeded by
  * splitmix64). Lengths are rounded to integers >= 1 and capped at
  * KVP_WORKLOAD_MAX_TOKENS; a sharing request's prompt is raised to
  * prefix + 1 tokens when drawn shorter. */
-KVP_NODISCARD kvp_status kvp_workload_synthetic(const kvp_synthetic_spec *spec,
+KVP_API KVP_NODISCARD kvp_status kvp_workload_synthetic(const kvp_synthetic_spec *spec,
                                                 const kvp_allocator *alc, kvp_workload **out,
                                                 kvp_error *err);
 
-void kvp_workload_free(kvp_workload *workload);
-size_t kvp_workload_count(const kvp_workload *workload);
+KVP_API void kvp_workload_free(kvp_workload *workload);
+KVP_API size_t kvp_workload_count(const kvp_workload *workload);
 /* Request i in arrival order (NULL past the end); owned by the workload. */
-const kvp_request *kvp_workload_request(const kvp_workload *workload, size_t index);
+KVP_API const kvp_request *kvp_workload_request(const kvp_workload *workload, size_t index);
 /* The ids a request's explicit positions refer to. */
-const uint32_t *kvp_workload_tokens(const kvp_workload *workload, const kvp_request *request);
+KVP_API const uint32_t *kvp_workload_tokens(const kvp_workload *workload, const kvp_request *request);
 /* Warnings gathered while reading (unknown keys, once each). */
-size_t kvp_workload_warning_count(const kvp_workload *workload);
-const char *kvp_workload_warning(const kvp_workload *workload, size_t index);
+KVP_API size_t kvp_workload_warning_count(const kvp_workload *workload);
+KVP_API const char *kvp_workload_warning(const kvp_workload *workload, size_t index);
 
 /* ------------------------------------------------------------------ simulation */
 
@@ -186,12 +186,12 @@ typedef struct kvp_sim_result {
 
 /* Sequences of max_model_len tokens the pool holds at once: the smallest,
  * over pools, of blocks / blocks one such sequence needs (recurrent: slots). */
-uint64_t kvp_sim_promised_sequences(const kvp_pool_config *pool, uint64_t max_model_len);
+KVP_API uint64_t kvp_sim_promised_sequences(const kvp_pool_config *pool, uint64_t max_model_len);
 
 /* Run the workload. Builds the pool from config->pool (max_sequences is
  * set to max_batch_size, max_seq_tokens to max_model_len). Errors: those of
  * kvp_pool_new(), KVP_INVALID_ARG for bad settings. */
-KVP_NODISCARD kvp_status kvp_sim_run(const kvp_sim_config *config, const kvp_workload *workload,
+KVP_API KVP_NODISCARD kvp_status kvp_sim_run(const kvp_sim_config *config, const kvp_workload *workload,
                                      const kvp_allocator *alc, kvp_sim_result *out,
                                      kvp_error *err);
 

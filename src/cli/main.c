@@ -21,7 +21,7 @@ static const command k_commands[] = {
 static void usage(FILE *out) {
     fprintf(out, "kvplan %s — plan the KV-cache memory of LLM serving\n\n"
                  "usage: kvplan COMMAND [options]\n\ncommands:\n",
-            KVPLAN_VERSION_STRING);
+            kvp_version());
     for (size_t i = 0; i < sizeof k_commands / sizeof k_commands[0]; i++)
         fprintf(out, "  %-10s %s\n", k_commands[i].name, k_commands[i].help);
     fprintf(out, "\nglobal option:\n  --gpu-catalog FILE  GPU entries of your own, searched before the built-in\n"
@@ -80,7 +80,7 @@ int main(int argc, char **argv) {
         return KVP_EXIT_OK;
     }
     if (strcmp(name, "--version") == 0) {
-        printf("kvplan %s\n", KVPLAN_VERSION_STRING);
+        printf("kvplan %s\n", kvp_version());
         return KVP_EXIT_OK;
     }
     for (size_t i = 0; i < sizeof k_commands / sizeof k_commands[0]; i++) {

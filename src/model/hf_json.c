@@ -71,7 +71,7 @@ kvp_status kvp__hf_uint(hf_reader *r, const hf_obj *o, const char *key, uint64_t
 
 kvp_status kvp__hf_u32(hf_reader *r, const hf_obj *o, const char *key, uint32_t min, uint32_t max,
                        uint32_t *out, bool *found) {
-    uint64_t v;
+    uint64_t v = 0; /* set on KVP_OK; initialised for -Wmaybe-uninitialized once inlined */
     bool f = false;
     kvp_status s = kvp__hf_uint(r, o, key, min, max, &v, found ? &f : NULL);
     if (s) return s;

@@ -13,21 +13,28 @@ typedef struct unit_suffix {
     uint64_t mult;
 } unit_suffix;
 
-/* Binary for IEC names and bare letters (what GPU tools print), decimal for SI "GB". */
+/* Binary for IEC names ("GiB"), their Kubernetes spelling ("Gi") and bare
+ * letters ("G", what nvidia-smi and most GPU tools mean); decimal only for
+ * the SI names ("GB" = 10^9, as disk and cloud vendors write it). Case is
+ * ignored. README "Units" and kvplan(1) document this table. */
 static const unit_suffix k_byte_units[] = {
     {"", 1},
     {"b", 1},
     {"k", 1ull << 10},
     {"kib", 1ull << 10},
+    {"ki", 1ull << 10},
     {"kb", 1000ull},
     {"m", 1ull << 20},
     {"mib", 1ull << 20},
+    {"mi", 1ull << 20},
     {"mb", 1000000ull},
     {"g", 1ull << 30},
     {"gib", 1ull << 30},
+    {"gi", 1ull << 30},
     {"gb", 1000000000ull},
     {"t", 1ull << 40},
     {"tib", 1ull << 40},
+    {"ti", 1ull << 40},
     {"tb", 1000000000000ull},
 };
 
@@ -115,7 +122,7 @@ kvp_status kvp_parse_bytes(const char *text, uint64_t *out, kvp_error *err) {
     if (!lookup_suffix(k_byte_units, sizeof k_byte_units / sizeof k_byte_units[0], suf, &mult))
         return kvp__fail(err, KVP_INVALID_ARG, NULL, NULL,
                          "byte size '%s' has unknown unit '%s' (expected B, KiB, MiB, GiB, TiB, "
-                         "KB, MB, GB, TB)",
+                         "Ki, Mi, Gi, Ti, K, M, G, T, KB, MB, GB, TB)",
                          text, suf);
     return scale(text, num, mult, out, err, "byte size");
 }

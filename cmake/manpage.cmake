@@ -1,0 +1,40 @@
+# Generate kvplan.1 from docs/kvplan.1.in and the CLI's own help: the
+# COMMANDS section holds `kvplan --help`'s command list and each command's
+# `kvplan COMMAND --help`, verbatim, so the page cannot list an option the CLI
+# lacks or miss one it has. -DKVPLAN=binary -DTEMPLATE=in -DOUT=page -DVERSION=v
+function(roff_escape text out)
+  string(REPLACE "\\" "\\e" text "${text}")
+  # A line starting with . or ' would be a request: guard it with \&.
+  string(REGEX REPLACE "(^|\n)([.'])" "\\1\\\\&\\2" text "${text}")
+  set(${out} "${text}" PARENT_SCOPE)
+endfunction()
+
+execute_process(COMMAND ${KVPLAN} --help OUTPUT_VARIABLE top RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "kvplan --help failed (${rc})")
+endif()
+string(REGEX MATCH "commands:\n(.*)\n\n" block "${top}")
+set(block "${CMAKE_MATCH_1}")
+string(REPLACE "\n" ";" lines "${block}")
+set(body "")
+foreach(line IN LISTS lines)
+  string(REGEX MATCH "^  ([a-z]+) +(.*)$" m "${line}")
+  if(NOT m)
+    continue()
+  endif()
+  set(cmd "${CMAKE_MATCH_1}")
+  set(summary "${CMAKE_MATCH_2}")
+  execute_process(COMMAND ${KVPLAN} ${cmd} --help OUTPUT_VARIABLE help ERROR_VARIABLE help_err
+                  RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "kvplan ${cmd} --help failed (${rc}): ${help_err}")
+  endif()
+  roff_escape("${summary}" summary)
+  roff_escape("${help}" help)
+  string(APPEND body ".SS kvplan ${cmd}\n${summary}.\n.PP\n.nf\n${help}.fi\n")
+endforeach()
+file(READ ${TEMPLATE} page)
+string(REPLACE "@KVP_VERSION@" "${VERSION}" page "${page}")
+string(REPLACE "@KVP_COMMANDS@\n" "${body}" page "${page}")
+file(WRITE ${OUT}.tmp "${page}")
+file(RENAME ${OUT}.tmp ${OUT})

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Install kvplan into a temporary prefix and use it as a user would:
+#  1. the installed tree holds the libraries, headers (version.h included),
+#     kvplan.pc, the CMake package, the CLI, man page and bash completion;
+#  2. examples/ built with pkg-config (shared library), and with
+#     find_package(kvplan) (shared, then static), each run and its output
+#     compared (tests/install/run_examples.sh);
+#  3. the Python package's unittest suite against the installed shared library.
+# $1 = build tree, $2 = source tree.
+set -euo pipefail
+build=$1 src=$2
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+prefix=$tmp/prefix
+cmake --install "$build" --prefix "$prefix" >/dev/null
+fail=0
+libdir=$(dirname "$(find "$prefix" -name 'libkvplan.so.?' | head -n1)")
+for f in "$libdir/libkvplan.a" "$libdir/libkvplan.so" "$libdir/pkgconfig/kvplan.pc" \
+         "$libdir/cmake/kvplan/kvplanConfig.cmake" "$libdir/cmake/kvplan/kvplanConfigVersion.cmake" \
+         "$prefix/include/kvplan/kvplan.h" "$prefix/include/kvplan/version.h" "$prefix/bin/kvplan" \
+         "$prefix/share/man/man1/kvplan.1" "$prefix/share/bash-completion/completions/kvplan" \
+         ; do
+  [ -f "$f" ] || { echo "FAIL: not installed: ${f#$prefix/}"; fail=1; }
+done
+"$prefix/bin/kvplan" --version | grep -qx "kvplan [0-9]*\.[0-9]*\.[0-9]*" ||
+  { echo "FAIL: installed kvplan --version"; fail=1; }
+
+# pkg-config, from a prefix the build never knew (the .pc file is relocatable).
+export PKG_CONFIG_PATH=$libdir/pkgconfig
+[ "$(pkg-config --modversion kvplan)" = "$("$prefix/bin/kvplan" --version | cut -d' ' -f2)" ] ||
+  { echo "FAIL: pkg-config --modversion"; fail=1; }
+mkdir -p "$tmp/pc"
+for e in cost plan compare; do
+  # shellcheck disable=SC2046
+  cc -std=c11 -Wall -Wextra -Werror "$src/examples/$e.c" -o "$tmp/pc/$e" \
+     $(pkg-config --cflags --libs kvplan) -Wl,-rpath,"$(pkg-config --variable=libdir kvplan)" ||
+    { echo "FAIL: $e does not build with pkg-config"; fail=1; }
+done
+bash "$src/tests/install/run_examples.sh" "$tmp/pc" "$src" || fail=1
+
+# find_package(kvplan): the shared library, then the static one.
+for kind in shared static; do
+  static=OFF; [ $kind = static ] && static=ON
+  if cmake -S "$src/examples" -B "$tmp/cm-$kind" -DCMAKE_PREFIX_PATH="$prefix" \
+       -DKVP_EXAMPLES_STATIC=$static >"$tmp/cm-$kind.log" 2>&1 &&
+     cmake --build "$tmp/cm-$kind" >>"$tmp/cm-$kind.log" 2>&1; then
+    bash "$src/tests/install/run_examples.sh" "$tmp/cm-$kind" "$src" || fail=1
+  else
+    echo "FAIL: examples do not build with find_package ($kind):"; tail -n 20 "$tmp/cm-$kind.log"; fail=1
+  fi
+done
+if [ -f "$tmp/cm-static/cost" ] && objdump -p "$tmp/cm-static/cost" | grep -q 'NEEDED.*libkvplan'; then
+  echo "FAIL: the static examples link libkvplan.so"; fail=1
+fi
+
+# Python, over the installed shared library (found next to the package).
+if [ -d "$src/python/tests" ] && command -v python3 >/dev/null; then
+  PYTHONPATH=$prefix/share/kvplan/python KVPLAN_TEST_KVPLAN=$prefix/bin/kvplan \
+    python3 -m unittest discover -s "$src/python/tests" -t "$src/python/tests" 2>"$tmp/py.log" ||
+    { echo "FAIL: python tests:"; cat "$tmp/py.log"; fail=1; }
+fi
+[ $fail = 0 ] && echo "ok: installed, examples built with pkg-config and find_package, python tests pass"
+exit $fail
