@@ -246,6 +246,24 @@ KVP_API KVP_NODISCARD kvp_status kvp_manager_validate_v2(const kvp_manager_input
 KVP_API KVP_NODISCARD kvp_status kvp_manager_select(const kvp_manager_inputs *in, kvp_manager_kind *out,
                                             kvp_notes *notes, kvp_error *err);
 
+/* _create_kv_cache_manager's hybrid branches: a manager keeping recurrent state
+ * with max_beam_width > 1 fails (KVP_CONFIG, "MambaHybridCacheManager + beam
+ * search is not supported yet"). */
+KVP_API KVP_NODISCARD kvp_status kvp_manager_check_beam(kvp_manager_kind kind, uint32_t max_beam_width,
+                                                kvp_error *err);
+/* The same branches with a KV connector on the final (not estimation) build:
+ * KVP_UNSUPPORTED ("Connector manager is not supported for
+ * MambaHybridCacheManager"). */
+KVP_API KVP_NODISCARD kvp_status kvp_manager_check_connector(kvp_manager_kind kind, bool has_kv_connector,
+                                                     kvp_error *err);
+/* The manager class's _supports_reuse_match_backoff (paged-v2 and fp4-mla-v2). */
+KVP_API bool kvp_manager_supports_reuse_backoff(kvp_manager_kind kind);
+/* _joint_reuse_supported: a V2 manager, a known draft prompt lookahead
+ * (negative = None), and for a positive lookahead a manager that can back a
+ * prefix match off. build_managers ANDs it with a separate one-model draft
+ * and block reuse. */
+KVP_API bool kvp_joint_reuse_supported(kvp_manager_kind kind, int32_t draft_prompt_lookahead);
+
 /* Model traits for kvp_manager_inputs from a model (is_mla, hybrid, Kimi
  * linear, Gemma4 hybrid, recurrent layer count). `fp4_kv` from kv_dtype. */
 KVP_API void kvp_manager_inputs_from_model(const kvp_model *model, kvp_dtype kv_dtype,
@@ -273,6 +291,13 @@ KVP_API uint32_t kvp_spec_tokens_per_gen_step(kvp_spec_mode mode, uint32_t max_d
 /* get_num_extra_kv_tokens: one-model EAGLE3 / MTP keep max_draft_len - 1
  * extra KV tokens per sequence (not in the seed; from the engine's helper). */
 KVP_API uint32_t kvp_spec_extra_kv_tokens(kvp_spec_mode mode, uint32_t max_draft_len);
+/* draft_prompt_lookahead: how many tokens the draft's prompt KV runs behind the
+ * target's (the span a joint prefix match backs off by); -1 = None (no
+ * speculation, or a two-model draft with its own engine). kvplan's reading of
+ * the speculative module, which the seed imports but does not carry: one-model
+ * EAGLE3 and MTP layers take the embedding of token i+1 at position i (1); an
+ * external drafter drafts over the same prompt (0). */
+KVP_API int32_t kvp_spec_draft_prompt_lookahead(kvp_spec_mode mode);
 
 /* _get_draft_kv_model_config: the draft pool's dtype. A standalone drafter
  * (DFlash) drops an fp8 KV algo inherited from the target and stores its pool
@@ -679,9 +704,10 @@ KVP_API KVP_NODISCARD kvp_status kvp_creator_build(kvp_creator *creator, bool es
 /* Largest number of sequences of seq_len tokens (beam_width beams each) the
  * plan's block pools hold at once: the minimum over pools of blocks //
  * (ceil(min(seq_len, window) / tokens_per_block) * beam); cross pools need
- * their encoder length; pools sized per slot (recurrent state, V2 window
- * pools) hold max_batch_size by construction and do not limit. The caller
- * applies max_batch_size. */
+ * their encoder length, once per request (the cross manager has beam width 1);
+ * pools sized per slot (recurrent state, V2 window pools) hold max_batch_size
+ * by construction and do not limit. UINT64_MAX when no pool limits; the
+ * caller applies the slot cap (kvp_max_num_sequences). */
 KVP_API KVP_NODISCARD kvp_status kvp_plan_max_sequences(const kvp_plan *plan, uint64_t seq_len,
                                                 uint32_t beam_width, uint64_t *out_count,
                                                 kvp_error *err);
@@ -695,6 +721,25 @@ KVP_API KVP_NODISCARD kvp_status kvp_plan_binding_pool(const kvp_plan *plan, uin
 /* Longest single sequence (tokens) the plan holds: the smallest full-context
  * pool's blocks / beam * tokens_per_block; UINT64_MAX when no pool limits it. */
 KVP_API uint64_t kvp_plan_longest_sequence(const kvp_plan *plan, uint32_t beam_width);
+
+/* Whether the plan holds at least one sequence: a longest sequence above 0, a
+ * block in every per-token target pool when the target has a slope, and the
+ * target's fixed costs within its quota. A V2 plan whose every layer is
+ * windowed (slope 0) is feasible when its fixed costs fit. */
+KVP_API bool kvp_plan_holds_a_sequence(const kvp_plan *plan, uint32_t beam_width);
+
+/* The max_seq_len the engine starts with: the requested one, reduced to the
+ * longest sequence the pools hold (the KV cache manager lowers max_seq_len to
+ * what fits and the creator adopts it, _create_kv_cache_manager). */
+KVP_API uint64_t kvp_plan_adopted_max_seq_len(const kvp_plan *plan, uint32_t beam_width,
+                                      uint64_t max_seq_len);
+
+/* compute_max_num_sequences: the sequence-slot pool, max_batch_size x pp_size
+ * with pipeline parallelism, else x 2 with overlap headroom and the overlap
+ * scheduler on, else max_batch_size. The scheduler's capacity is
+ * max_batch_size x pp_size too. UINT64_MAX on overflow. */
+KVP_API uint64_t kvp_max_num_sequences(uint64_t max_batch_size, uint32_t pp,
+                               bool disable_overlap_scheduler, bool enable_overlap_headroom);
 
 #ifdef __cplusplus
 }

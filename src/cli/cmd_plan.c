@@ -396,7 +396,8 @@ typedef struct plan_ctx {
     kvp_capacity cap;
     kvp_plan plan;
     uint64_t seq_len;
-    uint64_t kv_limit, count, longest;
+    uint64_t kv_limit, count, longest, slots;
+    uint64_t engine_max_seq_len; /* max_seq_len the engine starts with (adopted) */
     const char *warnings[64];
     char warn_buf[8][320];
     kvp_local_report *local; /* model-local caches (--local), NULL when none */
@@ -426,11 +427,15 @@ static void print_text(plan_ctx *p, FILE *f) {
     const kvp_manager_plan *t = &p->plan.managers[KVP_ROLE_TARGET];
     fprintf(f, "plan: %s, one rank of TP %u x PP %u, policy trtllm\n", kvp_model_name(p->model),
             d->tp, d->pp);
-    fprintf(f, "manager: %s, kv dtype %s, %u tokens per block, max_seq_len %llu, "
+    char adopted[64] = "";
+    if (p->engine_max_seq_len < d->max_seq_len)
+        snprintf(adopted, sizeof adopted, " (engine starts with %llu)",
+                 (unsigned long long)p->engine_max_seq_len);
+    fprintf(f, "manager: %s, kv dtype %s, %u tokens per block, max_seq_len %llu%s, "
                "max_batch_size %llu\n",
             kvp_manager_kind_name(t->kind), kvp_dtype_name(t->kv_dtype),
             p->o->kv.tokens_per_block ? p->o->kv.tokens_per_block : 32u,
-            (unsigned long long)d->max_seq_len, (unsigned long long)d->max_batch_size);
+            (unsigned long long)d->max_seq_len, adopted, (unsigned long long)d->max_batch_size);
     fputs("\nbudget\n", f);
     if (p->have_mem) {
         const kvp_memory_facts *m = &p->mem;
@@ -555,8 +560,12 @@ static void print_text(plan_ctx *p, FILE *f) {
     fprintf(f, "  max sequences at %s tokens: %s",
             kvp_cli_fmt_count(p->seq_len, c1, sizeof c1),
             kvp_cli_fmt_count(p->count, c2, sizeof c2));
-    if (p->count < p->kv_limit)
-        fprintf(f, " (max_batch_size; the KV cache holds %llu)\n",
+    if (p->count < p->kv_limit && p->kv_limit == UINT64_MAX)
+        fprintf(f, " (%s; no KV pool limits the count)\n",
+                d->pp > 1 ? "max_batch_size x pp slots" : "max_batch_size");
+    else if (p->count < p->kv_limit)
+        fprintf(f, " (%s; the KV cache holds %llu)\n",
+                d->pp > 1 ? "max_batch_size x pp slots" : "max_batch_size",
                 (unsigned long long)p->kv_limit);
     else
         fputs(" (KV cache limit)\n", f);
@@ -577,8 +586,14 @@ static void print_text(plan_ctx *p, FILE *f) {
                     (unsigned long long)(per ? q->blocks / per : 0));
         }
     }
-    explain(&ob, "min over pools = %llu, then min with max_batch_size %llu",
-            (unsigned long long)p->kv_limit, (unsigned long long)d->max_batch_size);
+    if (d->pp > 1)
+        explain(&ob, "min over pools = %llu, then min with max_batch_size %llu x pp %u = %llu "
+                     "slots (compute_max_num_sequences)",
+                (unsigned long long)p->kv_limit, (unsigned long long)d->max_batch_size, d->pp,
+                (unsigned long long)p->slots);
+    else
+        explain(&ob, "min over pools = %llu, then min with max_batch_size %llu",
+                (unsigned long long)p->kv_limit, (unsigned long long)d->max_batch_size);
     if (p->cap.has_mla_kv_len_cap)
         fprintf(f, "  attended-KV admission cap %llu tokens\n",
                 (unsigned long long)p->cap.mla_kv_len_cap_tokens);
@@ -690,7 +705,8 @@ static json_t *plan_json(plan_ctx *p) {
     json_t *ms = json_object();
     json_object_set_new(ms, "seq_len", ju(p->seq_len));
     json_object_set_new(ms, "count", ju(p->count));
-    json_object_set_new(ms, "kv_limit", ju(p->kv_limit));
+    json_object_set_new(ms, "kv_limit", p->kv_limit == UINT64_MAX ? json_null() : ju(p->kv_limit));
+    json_object_set_new(ms, "engine_max_seq_len", ju(p->engine_max_seq_len));
     json_object_set_new(ms, "longest_sequence_tokens",
                         p->longest == UINT64_MAX ? json_null() : ju(p->longest));
     json_object_set_new(o, "max_sequences", ms);
@@ -904,28 +920,31 @@ static int run(plan_ctx *p) {
     const kvp_manager_plan *t = &p->plan.managers[KVP_ROLE_TARGET];
     uint32_t beam = d->max_beam_width;
     p->longest = kvp_plan_longest_sequence(&p->plan, beam);
-    if (p->longest == 0 || t->max_tokens_out == 0)
+    if (!kvp_plan_holds_a_sequence(&p->plan, beam))
         return bad_input(KVP_INFEASIBLE, "budget",
                          "the KV budget (%llu B) is smaller than the fixed costs of the KV cache "
                          "(%llu B fixed + %llu B per token): no sequence fits",
                          (unsigned long long)p->cap.kv_max_memory_bytes,
                          (unsigned long long)t->cost.intercept_bytes,
                          (unsigned long long)t->cost.slope_bytes_per_token);
-    uint64_t max_seq = d->max_seq_len;
-    if (p->longest < max_seq) {
+    uint64_t max_seq = kvp_plan_adopted_max_seq_len(&p->plan, beam, d->max_seq_len);
+    if (max_seq < d->max_seq_len) {
+        /* The engine starts anyway: the manager lowers max_seq_len to what the pools hold
+         * and the creator adopts it. */
         if (o->has_max_seq_len)
-            return bad_input(KVP_INFEASIBLE, "--max-seq-len",
-                             "--max-seq-len %llu does not fit: the KV budget holds one sequence "
-                             "of at most %llu tokens; the largest --max-seq-len that fits is %llu",
-                             (unsigned long long)max_seq, (unsigned long long)p->longest,
-                             (unsigned long long)p->longest);
-        warn(p,
-             "the model's %llu-token context does not fit: one sequence holds at most %llu "
-             "tokens; pass --max-seq-len %llu or raise the budget",
-             (unsigned long long)max_seq, (unsigned long long)p->longest,
-             (unsigned long long)p->longest);
-        max_seq = p->longest;
+            warn(p,
+                 "--max-seq-len %llu does not fit: the KV budget holds one sequence of at most "
+                 "%llu tokens, so the engine starts with max_seq_len %llu",
+                 (unsigned long long)d->max_seq_len, (unsigned long long)max_seq,
+                 (unsigned long long)max_seq);
+        else
+            warn(p,
+                 "the model's %llu-token context does not fit: one sequence holds at most %llu "
+                 "tokens; pass --max-seq-len %llu or raise the budget",
+                 (unsigned long long)d->max_seq_len, (unsigned long long)max_seq,
+                 (unsigned long long)max_seq);
     }
+    p->engine_max_seq_len = max_seq;
     p->seq_len = o->seq_len ? o->seq_len : max_seq;
     if (o->seq_len && o->seq_len > d->max_seq_len)
         return bad_input(KVP_INVALID_ARG, "--seq-len",
@@ -933,7 +952,8 @@ static int run(plan_ctx *p) {
                          (unsigned long long)o->seq_len, (unsigned long long)d->max_seq_len);
     if (kvp_plan_max_sequences(&p->plan, p->seq_len, beam, &p->kv_limit, &err) != KVP_OK)
         return fail_err(p, &err);
-    p->count = p->kv_limit < d->max_batch_size ? p->kv_limit : d->max_batch_size;
+    p->slots = kvp_max_num_sequences(d->max_batch_size, d->pp, d->disable_overlap_scheduler, false);
+    p->count = p->kv_limit < p->slots ? p->kv_limit : p->slots;
 
     /* Warnings: the creator's notes, then what a reader of the numbers should know. */
     const kvp_notes *n = kvp_creator_notes(p->creator);

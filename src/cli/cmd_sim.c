@@ -322,6 +322,7 @@ static int pool_from_plan(const options *o, const kvp_model *m, kvp_pool_config 
     pc->max_seq_tokens = o->max_model_len;
     pc->prefix_reuse = !o->no_reuse;
     if (kvp_plan_max_sequences(&plan, o->max_model_len, 1, promised, err) != KVP_OK) goto fail;
+    if (*promised == UINT64_MAX) *promised = o->max_batch; /* no pool limits: the slot cap */
     goto done;
 fail:
     rc = kvp_cli_report_error(err, o->json);

@@ -41,7 +41,14 @@ bool kvp__cfg_int(const kvp__cfg *cfg, const char *const *names, size_t n, uint6
                   const char **which) {
     for (size_t i = 0; i < n; i++) {
         json_t *v = kvp__cfg_get(cfg, names[i]);
-        /* isinstance(value, int): only JSON integers count; others fall through. */
+        /* isinstance(value, int): JSON integers, 0 included, and booleans (a Python bool
+         * is an int: true = 1, false = 0). Negative integers fall through (kvplan: a
+         * negative count is no count). */
+        if (v && json_is_boolean(v)) {
+            *out = json_is_true(v) ? 1u : 0u;
+            if (which) *which = names[i];
+            return true;
+        }
         if (v && json_is_integer(v) && json_integer_value(v) >= 0) {
             *out = (uint64_t)json_integer_value(v);
             if (which) *which = names[i];
@@ -120,8 +127,9 @@ uint64_t kvp_num_experts(const kvp_model *model) {
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         json_t *v = cfg.doc ? json_object_get(cfg.lm, names[i]) : NULL;
         if (!v) continue;
-        /* hasattr() stops at the first attribute present, even a null one (-> 1). */
-        if (json_is_integer(v) && json_integer_value(v) > 0) n = (uint64_t)json_integer_value(v);
+        /* hasattr() stops at the first attribute present, even a null one (-> 1); the
+         * value is returned as it is, 0 included. */
+        if (json_is_integer(v) && json_integer_value(v) >= 0) n = (uint64_t)json_integer_value(v);
         break;
     }
     bool had_config = cfg.doc != NULL;

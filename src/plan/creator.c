@@ -187,10 +187,12 @@ static kvp_status resolve_spec(kvp_creator *c, kvp_error *err) {
     bool standalone = d->spec_mode == KVP_SPEC_DFLASH;
     bool sep = d->separate_draft_kv_cache > 0 ||
                (d->separate_draft_kv_cache == 0 && kvp_spec_is_external_drafter(d->spec_mode));
+    bool adp_folded = false;
     if (!c->two_model && sep && d->attention_dp && !standalone) {
         kvp__note(&c->notes, "attention DP is enabled: separate draft KV cache is not supported; "
                              "draft layers join the target manager");
         sep = false;
+        adp_folded = true;
     }
     if (!c->two_model && sep && c->d.sparse_algorithm &&
         strcmp(c->d.sparse_algorithm, "deepseek_v4") == 0 && d->pp > 1) {
@@ -200,7 +202,10 @@ static kvp_status resolve_spec(kvp_creator *c, kvp_error *err) {
     }
     c->separate_draft = !c->two_model && sep;
     c->spec_folded = !c->two_model && !c->separate_draft;
-    if (c->spec_folded && kvp_spec_is_external_drafter(d->spec_mode))
+    /* The seed logs the attention-DP bail and goes on with the drafter's layers in
+     * the target manager; an external drafter folded for any other reason is refused
+     * here (kvplan: its layers have no place in the target's layer numbering). */
+    if (c->spec_folded && kvp_spec_is_external_drafter(d->spec_mode) && !adp_folded)
         return kvp__fail(err, KVP_CONFIG, NULL, "separate_draft_kv_cache",
                          "an external drafter (%s) cannot share the target's KV cache manager",
                          kvp_spec_mode_name(d->spec_mode));
@@ -296,11 +301,13 @@ kvp_status kvp_creator_new(const kvp_model *target, const kvp_model *draft,
     st = kvp_manager_select(&c->in, &c->manager, &c->notes, err);
     if (st) goto fail;
     c->is_v2 = kvp_manager_is_v2(c->manager);
+    if ((st = kvp_manager_check_beam(c->manager, c->d.max_beam_width, err))) goto fail;
     if (c->two_model || c->separate_draft) {
         const kvp_model *dm = c->draft ? c->draft : target;
         fill_inputs(c, dm, c->draft_kv_dtype, &c->draft_in);
         st = kvp_manager_select(&c->draft_in, &c->draft_manager, &c->notes, err);
         if (st) goto fail;
+        if ((st = kvp_manager_check_beam(c->draft_manager, c->d.max_beam_width, err))) goto fail;
     }
     if (kvp_model_get_info(target)->is_encoder_decoder && !c->kv.has_cross_kv_cache_fraction) {
         st = kvp__fail(err, KVP_CONFIG, kvp_model_name(target), "cross_kv_cache_fraction",
@@ -382,16 +389,18 @@ static kvp_cost_settings cost_settings(const kvp_creator *c, const kvp_model *m,
     return cs;
 }
 
-/* _derive_v2_layer_type_attention_windows for the target manager. */
-static size_t derived_v2_windows(kvp_creator *c, kvp_manager_kind kind, bool estimating,
-                                 uint64_t *out, size_t cap) {
+/* _derive_v2_layer_type_attention_windows for a manager over model m (the target,
+ * or a two-model draft: _per_manager_cache_cost derives for it too, is_draft False). */
+static size_t derived_v2_windows(kvp_creator *c, const kvp_model *m,
+                                 const kvp_manager_inputs *in, kvp_manager_kind kind,
+                                 bool estimating, uint64_t *out, size_t cap) {
     if (c->user_window_count > 0 || c->kv.max_attention_window_count > 0) return 0;
     if (!kvp_manager_is_v2(kind)) return 0;
     /* Estimation keeps full-context storage unless page layouts differ (Gemma4). */
-    if (estimating && !c->in.is_gemma4_hybrid) return 0;
-    size_t n = kvp_windows_from_layer_types(c->target, c->d.max_seq_len, out, cap);
+    if (estimating && !in->is_gemma4_hybrid) return 0;
+    size_t n = kvp_windows_from_layer_types(m, c->d.max_seq_len, out, cap);
     if (n == 0) return 0;
-    if (c->in.is_hybrid_linear) return 0;
+    if (in->is_hybrid_linear) return 0;
     size_t groups = kvp_windows_distinct(out, n);
     if (!c->pool_ratio_suspended && c->pool_ratio_count > 0 && c->pool_ratio_count != groups) {
         kvp__note(&c->notes,
@@ -479,8 +488,17 @@ static kvp_status model_pools(kvp_creator *c, const kvp_model *m, kvp_dtype dt, 
         kvp_layer_cost lc;
         st = first_attention_layer(m, &cs, m == c->target, &lc, err);
         if (st) return st;
-        return add_pool(mp, shown_kind(lc.kind, 0), 0, lc.bytes_per_token, 0, only_layers, tpb,
-                        err);
+        /* Draft layer l keeps the draft manager's window l (in draft layer order). */
+        for (uint32_t l = 0; l < only_layers; l++) {
+            uint64_t eff = 0;
+            if (wn > 0) {
+                uint64_t w = windows[l % wn];
+                eff = w >= c->d.max_seq_len ? 0 : w;
+            }
+            st = add_pool(mp, shown_kind(lc.kind, eff), eff, lc.bytes_per_token, 0, 1, tpb, err);
+            if (st) return st;
+        }
+        return KVP_OK;
     }
     size_t n = kvp_model_cache_count(m);
     for (size_t i = 0; i < n; i++) {
@@ -505,7 +523,8 @@ static kvp_status model_pools(kvp_creator *c, const kvp_model *m, kvp_dtype dt, 
 /* Windows of the separate draft manager (_derive_draft_max_attention_window). */
 static size_t draft_windows(kvp_creator *c, const kvp_model *dm, uint64_t *out, size_t cap) {
     uint32_t n = c->num_draft_layers;
-    if (c->draft && kvp_draft_defines_attention_layout(c->draft)) {
+    /* _get_effective_draft_config: the draft config, else (MTP) the target's. */
+    if (kvp_draft_defines_attention_layout(dm)) {
         if (n > cap) return 0;
         for (uint32_t l = 0; l < n; l++) {
             uint64_t w = 0;
@@ -543,7 +562,7 @@ static kvp_status target_plan(kvp_creator *c, bool estimating, kvp_manager_plan 
         win = c->user_windows;
         wn = c->user_window_count;
     } else {
-        wn = derived_v2_windows(c, c->manager, estimating, w, layers + 1u);
+        wn = derived_v2_windows(c, c->target, &c->in, c->manager, estimating, w, layers + 1u);
         win = w;
     }
     mp->vswa = kvp_windows_use_vswa(win, wn);
@@ -565,7 +584,8 @@ static kvp_status target_plan(kvp_creator *c, bool estimating, kvp_manager_plan 
     return manager_affine(c, mp, err);
 }
 
-static kvp_status draft_plan(kvp_creator *c, kvp_manager_plan *mp, kvp_error *err) {
+static kvp_status draft_plan(kvp_creator *c, bool estimating, kvp_manager_plan *mp,
+                             kvp_error *err) {
     memset(mp, 0, sizeof *mp);
     if (!(c->two_model || c->separate_draft)) return KVP_OK;
     bool external = kvp_spec_is_external_drafter(c->d.spec_mode);
@@ -589,10 +609,14 @@ static kvp_status draft_plan(kvp_creator *c, kvp_manager_plan *mp, kvp_error *er
         if (c->user_window_count > 0) {
             memcpy(w, c->user_windows, c->user_window_count * sizeof *w);
             wn = c->user_window_count;
+        } else {
+            wn = derived_v2_windows(c, dm, &c->draft_in, c->draft_manager, estimating, w, cap);
         }
         st = model_pools(c, dm, c->draft_kv_dtype, tp, false, w, wn, 0, mp, err);
     } else {
-        wn = draft_windows(c, dm, w, cap);
+        /* _get_one_model_draft_kv_cache_config: the estimation cache is built without
+         * windows (VSWA there would size every window pool from the unsplit budget). */
+        wn = estimating ? 0 : draft_windows(c, dm, w, cap);
         bool whole = !external;
         uint32_t only = 0;
         uint32_t dm_layers = kvp__attention_layers(dm);
@@ -645,7 +669,7 @@ static kvp_status total_cost(kvp_creator *c, bool estimating, kvp_affine_cost *o
     st = cross_plan(c, &mp, err);
     if (st) return st;
     if (mp.present && (st = kvp_affine_add(total, mp.cost, &total, err))) return st;
-    st = draft_plan(c, &mp, err);
+    st = draft_plan(c, estimating, &mp, err);
     if (st) return st;
     if (mp.present && (st = kvp_affine_add(total, mp.cost, &total, err))) return st;
     *out = total;
@@ -936,7 +960,10 @@ static kvp_status size_manager(kvp_creator *c, kvp_manager_plan *mp, kvp_error *
         }
         return KVP_OK;
     }
-    uint64_t tokens = kvp_affine_tokens_for_budget(mp->cost, quota);
+    /* A manager handed only a token quota (helix with max_tokens alone: the seed passes
+     * the explicit quota through) holds max_tokens; a byte quota buys what it buys, capped
+     * by max_tokens. */
+    uint64_t tokens = quota ? kvp_affine_tokens_for_budget(mp->cost, quota) : mp->max_tokens;
     if (mp->max_tokens && mp->max_tokens < tokens) tokens = mp->max_tokens;
     uint64_t blocks = tokens / tpb;
     for (uint32_t i = 0; i < mp->pool_count; i++) {
@@ -978,7 +1005,7 @@ kvp_status kvp_creator_build(kvp_creator *c, bool estimating, kvp_plan *out, kvp
     kvp_manager_plan *d = &out->managers[KVP_ROLE_DRAFT];
     kvp_manager_plan *x = &out->managers[KVP_ROLE_CROSS];
     if ((st = target_plan(c, estimating, t, err))) return st;
-    if ((st = draft_plan(c, d, err))) return st;
+    if ((st = draft_plan(c, estimating, d, err))) return st;
     if ((st = cross_plan(c, x, err))) return st;
 
     mgr_cfg self = {c->kv.free_gpu_memory_fraction, c->max_gpu_total_bytes, c->kv.host_cache_size,
@@ -1012,15 +1039,15 @@ kvp_status kvp_creator_build(kvp_creator *c, bool estimating, kvp_plan *out, kvp
                   c->kv.cross_kv_cache_fraction);
     }
     bool has_separate = !c->two_model && c->separate_draft && d->present;
-    out->joint_kv_cache_reuse = has_separate && c->kv.enable_block_reuse && c->is_v2;
+    out->joint_kv_cache_reuse =
+        has_separate && c->kv.enable_block_reuse &&
+        kvp_joint_reuse_supported(c->manager, kvp_spec_draft_prompt_lookahead(c->d.spec_mode));
     if (estimating) {
         /* Throw-away probes cannot fill an offload tier reserved in full. */
         self.host = self.disk = cross.host = cross.disk = 0;
     }
     mgr_cfg draft = self;
     bool draft_cfg = false;
-    uint64_t shared_tokens = 0;
-    bool gpu_split = false;
     if (d->present) {
         if (!estimating && needs_gpu_split(c)) {
             uint64_t a, b;
@@ -1032,7 +1059,6 @@ kvp_status kvp_creator_build(kvp_creator *c, bool estimating, kvp_plan *out, kvp
                 self.gpu = a;
                 draft.gpu = b;
                 draft_cfg = true;
-                gpu_split = true;
             }
         }
         uint64_t *tiers[2][2] = {{&self.host, &draft.host}, {&self.disk, &draft.disk}};
@@ -1057,17 +1083,14 @@ kvp_status kvp_creator_build(kvp_creator *c, bool estimating, kvp_plan *out, kvp
             return kvp__fail(err, KVP_UNSUPPORTED, NULL, "max_gpu_total_bytes",
                              "the V2 manager does not support two-model speculative decoding "
                              "with separate draft GPU budgets");
-        if (c->two_model && c->is_v2 && !gpu_split && !estimating) {
-            /* The seed hands both V2 managers the unsplit quota; they cannot both fill it,
-             * so size them at the common token count of the combined cost. */
-            kvp_affine_cost both;
-            if ((st = kvp_affine_add(t->cost, d->cost, &both, err))) return st;
-            shared_tokens = kvp_affine_tokens_for_budget(both, self.gpu);
-            kvp__note(&c->notes, "two-model draft on the V2 manager: both managers get the "
-                                 "unsplit max_gpu_total_bytes; planned at the common token count "
-                                 "%llu of the combined cost",
-                      (unsigned long long)shared_tokens);
-        }
+        if (c->two_model && c->is_v2 && !estimating && self.gpu)
+            kvp__note(&c->notes, "two-model draft on the V2 manager: as in the engine, the target "
+                                 "and the draft manager each get the whole max_gpu_total_bytes "
+                                 "(%llu B); together they can allocate up to twice that",
+                      (unsigned long long)self.gpu);
+    }
+    if (!estimating) {
+        if ((st = kvp_manager_check_connector(c->manager, c->d.has_kv_connector, err))) return st;
     }
     mgr_cfg *cfgs[KVP_ROLE_COUNT] = {&self, &draft, &cross};
     for (int r = 0; r < KVP_ROLE_COUNT; r++) {
@@ -1079,9 +1102,6 @@ kvp_status kvp_creator_build(kvp_creator *c, bool estimating, kvp_plan *out, kvp
         mp->disk_cache_size = cfgs[r]->disk;
         /* max_tokens is a logical cap shared by every manager (never split). */
         mp->max_tokens = c->has_max_tokens ? c->max_tokens : 0;
-        if (shared_tokens && r != KVP_ROLE_CROSS &&
-            (mp->max_tokens == 0 || shared_tokens < mp->max_tokens))
-            mp->max_tokens = shared_tokens;
         if ((st = size_manager(c, mp, err))) return st;
         if (!kvp__add_u64(out->allocated_bytes, mp->bytes, &out->allocated_bytes))
             return kvp__fail(err, KVP_OVERFLOW, NULL, NULL, "plan bytes overflow");
@@ -1101,6 +1121,9 @@ kvp_status kvp_plan_binding_pool(const kvp_plan *plan, uint64_t seq_len, uint32_
     for (int r = 0; r < KVP_ROLE_COUNT; r++) {
         const kvp_manager_plan *mp = &plan->managers[r];
         if (!mp->present) continue;
+        /* _create_cross_kv_cache_manager builds the cross pool with max_beam_width=1: the
+         * encoder output is shared by every beam of a request. */
+        uint64_t beams = r == KVP_ROLE_CROSS ? 1u : beam_width;
         for (uint32_t i = 0; i < mp->pool_count; i++) {
             const kvp_plan_pool *p = &mp->pools[i];
             if (p->in_intercept || p->tokens_per_block == 0) continue;
@@ -1108,7 +1131,7 @@ kvp_status kvp_plan_binding_pool(const kvp_plan *plan, uint64_t seq_len, uint32_
             if (p->window_tokens && p->window_tokens < toks) toks = p->window_tokens;
             if (p->kind == KVP_CACHE_CROSS) toks = p->window_tokens;
             uint64_t per;
-            if (!kvp__mul_u64(kvp__ceil_div_u64(toks, p->tokens_per_block), beam_width, &per))
+            if (!kvp__mul_u64(kvp__ceil_div_u64(toks, p->tokens_per_block), beams, &per))
                 return kvp__fail(err, KVP_OVERFLOW, NULL, "seq_len", "sequence blocks overflow");
             if (per == 0) continue;
             uint64_t n = p->blocks / per;
@@ -1119,7 +1142,7 @@ kvp_status kvp_plan_binding_pool(const kvp_plan *plan, uint64_t seq_len, uint32_
             }
         }
     }
-    *out_count = best == UINT64_MAX ? 0 : best;
+    *out_count = best; /* UINT64_MAX: no pool limits (the caller applies the slot cap) */
     if (out_role) *out_role = best_role;
     if (out_pool) *out_pool = best_pool;
     return KVP_OK;
@@ -1147,4 +1170,30 @@ uint64_t kvp_plan_longest_sequence(const kvp_plan *plan, uint32_t beam_width) {
         }
     }
     return best;
+}
+
+bool kvp_plan_holds_a_sequence(const kvp_plan *plan, uint32_t beam_width) {
+    if (kvp_plan_longest_sequence(plan, beam_width) == 0) return false;
+    const kvp_manager_plan *t = &plan->managers[KVP_ROLE_TARGET];
+    if (!t->present) return false;
+    /* Pools sized per token must hold a block; a plan of fixed costs only (every layer
+     * windowed on V2: slope 0) is feasible when those costs fit the quota. */
+    if (t->cost.slope_bytes_per_token > 0 && t->max_tokens_out == 0) return false;
+    if (t->max_gpu_total_bytes > 0 && t->cost.intercept_bytes > t->max_gpu_total_bytes)
+        return false;
+    return true;
+}
+
+uint64_t kvp_plan_adopted_max_seq_len(const kvp_plan *plan, uint32_t beam_width,
+                                      uint64_t max_seq_len) {
+    uint64_t longest = kvp_plan_longest_sequence(plan, beam_width);
+    return longest < max_seq_len ? longest : max_seq_len;
+}
+
+uint64_t kvp_max_num_sequences(uint64_t max_batch_size, uint32_t pp,
+                               bool disable_overlap_scheduler, bool enable_overlap_headroom) {
+    uint64_t micro_batches =
+        pp > 1 ? pp : (enable_overlap_headroom && !disable_overlap_scheduler ? 2u : 1u);
+    uint64_t n;
+    return kvp__mul_u64(max_batch_size, micro_batches, &n) ? n : UINT64_MAX;
 }

@@ -167,7 +167,9 @@ static kvp_status eval_trtllm(const kvp_fit_env *env, kvp_fit_eval *out, kvp_err
     }
     if (st == KVP_OK) st = kvp_creator_build(c, false, &out->plan, &e);
     uint32_t beam = rd->max_beam_width ? rd->max_beam_width : 1;
-    uint64_t batch = rd->max_batch_size;
+    /* The slot pool holds max_batch_size x pp sequences (compute_max_num_sequences). */
+    uint64_t batch = kvp_max_num_sequences(rd->max_batch_size, rd->pp ? rd->pp : 1,
+                                           rd->disable_overlap_scheduler, false);
     kvp_dtype kv_dtype = out->plan.managers[KVP_ROLE_TARGET].kv_dtype;
     kvp_creator_free(c);
     report_memory(out, &m, have_mem);
@@ -196,7 +198,7 @@ static kvp_status eval_trtllm(const kvp_fit_env *env, kvp_fit_eval *out, kvp_err
              have_mem ? "(total - peak - non-torch + estimation KV) * free_gpu_memory_fraction"
                       : "--kv-budget");
     out->longest_tokens = kvp_plan_longest_sequence(&out->plan, beam);
-    if (out->longest_tokens == 0 || t->max_tokens_out == 0) {
+    if (!kvp_plan_holds_a_sequence(&out->plan, beam)) {
         out->status = KVP_INFEASIBLE;
         uint64_t block = 0;
         for (uint32_t i = 0; i < t->pool_count; i++)

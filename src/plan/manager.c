@@ -249,11 +249,49 @@ kvp_status kvp_manager_select(const kvp_manager_inputs *in, kvp_manager_kind *ou
     if (st) return st;
     st = kvp_manager_validate_v2(in, k, out, notes, err);
     if (st) return st;
+    /* _get_model_kv_cache_manager_cls warns for every class that is not a
+     * MambaHybridCacheManagerV2 (the QSA manager extends it), including the non-hybrid
+     * managers a hybrid-flagged config with no recurrent layer routes to. */
     if (in->is_hybrid_linear && in->enable_block_reuse && in->has_spec &&
-        *out != KVP_MANAGER_HYBRID_V2 && *out != KVP_MANAGER_SPARSE_HYBRID_V2 &&
-        kvp_manager_is_hybrid(*out))
+        *out != KVP_MANAGER_HYBRID_V2 && *out != KVP_MANAGER_SPARSE_HYBRID_V2)
         kvp__note(notes, "block reuse does not work with MTP for hybrid linear models on the "
                          "non-V2 manager %s",
                   kvp_manager_kind_name(*out));
     return KVP_OK;
+}
+
+kvp_status kvp_manager_check_beam(kvp_manager_kind kind, uint32_t max_beam_width,
+                                  kvp_error *err) {
+    /* _create_kv_cache_manager: every hybrid branch (Kimi K3, Nemotron-H, Qwen3-Next /
+     * Qwen4-exp) raises before building the manager. */
+    if (kvp_manager_is_hybrid(kind) && max_beam_width > 1)
+        return kvp__fail(err, KVP_CONFIG, NULL, "max_beam_width",
+                         "MambaHybridCacheManager + beam search is not supported yet "
+                         "(max_beam_width %u with the %s manager)",
+                         max_beam_width, kvp_manager_kind_name(kind));
+    return KVP_OK;
+}
+
+kvp_status kvp_manager_check_connector(kvp_manager_kind kind, bool has_kv_connector,
+                                       kvp_error *err) {
+    if (kvp_manager_is_hybrid(kind) && has_kv_connector)
+        return kvp__fail(err, KVP_UNSUPPORTED, NULL, "kv_connector",
+                         "Connector manager is not supported for MambaHybridCacheManager (the %s "
+                         "manager)",
+                         kvp_manager_kind_name(kind));
+    return KVP_OK;
+}
+
+bool kvp_manager_supports_reuse_backoff(kvp_manager_kind kind) {
+    /* _supports_reuse_match_backoff: the plain V2 pool can back a prefix match off by the
+     * draft's lookahead; managers with their own commit/history protocol (recurrent
+     * snapshots, sparse DSA pages) cannot. */
+    return kind == KVP_MANAGER_PAGED_V2 || kind == KVP_MANAGER_FP4_MLA_V2;
+}
+
+bool kvp_joint_reuse_supported(kvp_manager_kind kind, int32_t draft_prompt_lookahead) {
+    if (!kvp_manager_is_v2(kind)) return false;
+    if (draft_prompt_lookahead < 0) return false; /* span unknown (None) */
+    if (draft_prompt_lookahead > 0 && !kvp_manager_supports_reuse_backoff(kind)) return false;
+    return true;
 }

@@ -45,6 +45,22 @@ uint32_t kvp_spec_extra_kv_tokens(kvp_spec_mode mode, uint32_t max_draft_len) {
     return 0;
 }
 
+int32_t kvp_spec_draft_prompt_lookahead(kvp_spec_mode mode) {
+    switch (mode) {
+    case KVP_SPEC_EAGLE3:
+    case KVP_SPEC_MTP:
+        return 1;
+    case KVP_SPEC_DRAFT_TARGET_ONE_MODEL:
+    case KVP_SPEC_DFLASH:
+        return 0;
+    case KVP_SPEC_NONE:
+    case KVP_SPEC_TWO_MODEL:
+    case KVP_SPEC_MODE_COUNT:
+        break;
+    }
+    return -1;
+}
+
 kvp_dtype kvp_draft_kv_dtype(kvp_spec_mode mode, kvp_dtype target_kv_dtype,
                              kvp_dtype draft_weights_dtype) {
     /* Only the standalone drafter drops the target's fp8 KV algo. */
@@ -170,34 +186,51 @@ kvp_status kvp_cross_geometry_from_model(const kvp_model *model, uint64_t fallba
     memset(out, 0, sizeof *out);
     uint64_t v;
     kvp_status st = KVP_OK;
-    if (!kvp__cfg_int(&cfg, layers_names, 4, &v, NULL) || v == 0 || v > UINT32_MAX) {
+    const char *which = NULL;
+    if (!kvp__cfg_int(&cfg, layers_names, 4, &v, &which) || v > UINT32_MAX) {
         st = kvp__fail(err, KVP_CONFIG, file, "/decoder_layers",
-                       "unable to determine the decoder layer count for the cross KV cache "
-                       "(none of num_decoder_layers, decoder_layers, num_hidden_layers, "
-                       "num_layers is a positive integer)");
+                       "Unable to determine decoder layer count for cross KV cache (none of "
+                       "num_decoder_layers, decoder_layers, num_hidden_layers, num_layers is an "
+                       "integer)");
+        goto done;
+    }
+    if (v == 0) {
+        /* The seed accepts 0 and builds a cross manager without layers; kvplan refuses a
+         * cross pool that caches nothing. */
+        st = kvp__fail(err, KVP_CONFIG, file, which,
+                       "the decoder layer count for the cross KV cache is 0: a cross pool "
+                       "needs at least one decoder layer");
         goto done;
     }
     out->num_layers = (uint32_t)v;
-    if (!kvp__cfg_int(&cfg, heads_names, 4, &v, NULL) || v == 0 || v > UINT32_MAX) {
+    if (!kvp__cfg_int(&cfg, heads_names, 4, &v, &which) || v > UINT32_MAX) {
         st = kvp__fail(err, KVP_CONFIG, file, "/encoder_attention_heads",
-                       "unable to determine the encoder attention head count for the cross KV "
-                       "cache");
+                       "Unable to determine encoder attention head count for cross KV cache.");
         goto done;
     }
     out->num_heads = (uint32_t)v;
-    if (kvp__cfg_int(&cfg, kv_names, 7, &v, NULL) && v > 0 && v <= UINT32_MAX)
+    /* An integer 0 is a value, not a missing attribute (the seed's isinstance test). */
+    if (kvp__cfg_int(&cfg, kv_names, 7, &v, NULL) && v <= UINT32_MAX)
         out->num_kv_heads = (uint32_t)v;
     else
         out->num_kv_heads = out->num_heads;
     if (!kvp__cfg_int(&cfg, hidden_names, 3, &out->hidden_size, NULL)) {
         st = kvp__fail(err, KVP_CONFIG, file, "/d_model",
-                       "unable to determine the encoder hidden size for the cross KV cache");
+                       "Unable to determine encoder hidden size for cross KV cache.");
         goto done;
     }
-    if (kvp__cfg_int(&cfg, hd_names, 3, &v, NULL) && v > 0 && v <= UINT32_MAX)
+    if (kvp__cfg_int(&cfg, hd_names, 3, &v, NULL) && v <= UINT32_MAX) {
         out->head_dim = (uint32_t)v;
-    else
+    } else if (out->num_heads == 0) {
+        /* encoder_hidden_size // 0: the seed's ZeroDivisionError. */
+        st = kvp__fail(err, KVP_CONFIG, file, which,
+                       "the encoder attention head count is 0, so the cross head dim "
+                       "(encoder_hidden_size // heads) is undefined; set d_kv or "
+                       "encoder_head_dim");
+        goto done;
+    } else {
         out->head_dim = (uint32_t)(out->hidden_size / out->num_heads);
+    }
     out->max_seq_len = fallback_max_seq_len;
     if (max_input_len > 0) out->max_seq_len = max_input_len;
     if (kvp__cfg_int(&cfg, limit_names, 6, &v, NULL) && v < out->max_seq_len)

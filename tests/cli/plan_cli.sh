@@ -38,9 +38,11 @@ check_bad plan llama-3.1-8b --kv-budget 40GiB --kv-budget-typo 3
 check_bad plan llama-3.1-8b --kv-budget 99999999999999999999999GiB
 check_bad plan no-such-model --kv-budget 40GiB
 
-# The largest --max-seq-len that fits is named.
-err=$("$K" plan llama-3.1-8b --kv-budget 1GiB --max-seq-len 131072 2>&1 >/dev/null)
-case "$err" in *"largest --max-seq-len that fits is 8192"*) ;; *) fail "no largest fit: $err" ;; esac
+# A --max-seq-len the budget cannot hold: the engine starts with the reduced
+# max_seq_len the manager adopts (divergence 7; kvplan used to exit 2 with "the
+# largest --max-seq-len that fits is 8192").
+out=$("$K" plan llama-3.1-8b --kv-budget 1GiB --max-seq-len 131072 2>/dev/null) || fail "adopted max_seq_len exited $?"
+case "$out" in *"max_seq_len 131072 (engine starts with 8192)"*"so the engine starts with max_seq_len 8192"*) ;; *) fail "no adopted max_seq_len: $out" ;; esac
 
 # --json errors are objects on stdout.
 out=$("$K" plan llama-3.1-8b --kv-budget 40GiB --tp 3 --json 2>/dev/null)

@@ -583,12 +583,17 @@ static void two_model_v2_and_vanilla(void **state) {
     assert_int_equal(kvp_creator_configure_budget(c, 20 * GiB, &cap, NULL), KVP_OK);
     assert_int_equal(kvp_creator_build(c, false, &p, NULL), KVP_OK);
     /* Target 131072 + draft (Llama-3.2-1B: 16 layers x 8 x 64 x 2 x 2 = 32768) B/token.
-     * No GPU split on V2 two-model; both are planned at 20 GiB // 163840 = 131072
-     * tokens = 4096 blocks: 16 GiB + 4 GiB = the whole budget. */
+     * No GPU split on V2 two-model: build_managers hands each V2 manager the whole
+     * quota (divergence 8). Target: 20 GiB // 131072 = 163840 tokens = 5120 blocks;
+     * draft: 20 GiB // 32768 = 655360 tokens = 20480 blocks; 40 GiB together.
+     * (Before the fix both were planned at the common count 20 GiB // 163840 = 131072
+     * tokens: 4096 blocks each, 20 GiB allocated.) */
     assert_int_equal(p.managers[KVP_ROLE_DRAFT].cost.slope_bytes_per_token, 32768);
-    assert_int_equal(p.managers[KVP_ROLE_TARGET].pools[0].blocks, 4096);
-    assert_int_equal(p.managers[KVP_ROLE_DRAFT].pools[0].blocks, 4096);
-    assert_int_equal(p.allocated_bytes, 20 * GiB);
+    assert_int_equal(p.managers[KVP_ROLE_TARGET].max_gpu_total_bytes, 20 * GiB);
+    assert_int_equal(p.managers[KVP_ROLE_DRAFT].max_gpu_total_bytes, 20 * GiB);
+    assert_int_equal(p.managers[KVP_ROLE_TARGET].pools[0].blocks, 5120);
+    assert_int_equal(p.managers[KVP_ROLE_DRAFT].pools[0].blocks, 20480);
+    assert_int_equal(p.allocated_bytes, 40 * GiB);
     kvp_creator_free(c);
     /* A two-model draft needs a draft model. */
     kvp_error err;
