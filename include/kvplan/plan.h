@@ -278,14 +278,19 @@ typedef enum kvp_spec_mode {
     KVP_SPEC_TWO_MODEL,    /* a separate draft engine (draft/target two-model) */
     KVP_SPEC_DRAFT_TARGET_ONE_MODEL, /* external drafter, one model */
     KVP_SPEC_DFLASH,       /* standalone external drafter (keeps its own dtype) */
+    KVP_SPEC_DSPARK,       /* DSpark: the other standalone external drafter */
     KVP_SPEC_MODE_COUNT
 } kvp_spec_mode;
 
-/* "none", "eagle3", "mtp", "two-model", "draft-target", "dflash". */
+/* "none", "eagle3", "mtp", "two-model", "draft-target", "dflash", "dspark". */
 KVP_API const char *kvp_spec_mode_name(kvp_spec_mode mode);
 KVP_API KVP_NODISCARD kvp_status kvp_spec_mode_parse(const char *name, kvp_spec_mode *out);
 /* is_external_drafter(): draft layers start from 0 with their own PP split. */
 KVP_API bool kvp_spec_is_external_drafter(kvp_spec_mode mode);
+/* spec_dec_mode.is_dflash() or is_dspark(): a drafter with nothing to append to
+ * the target pool. It keeps a separate draft cache under attention DP and its
+ * own weights dtype instead of an inherited fp8 KV algo. */
+KVP_API bool kvp_spec_is_standalone_drafter(kvp_spec_mode mode);
 /* tokens_per_gen_step of a linear draft: max_draft_len + 1 (0 without spec). */
 KVP_API uint32_t kvp_spec_tokens_per_gen_step(kvp_spec_mode mode, uint32_t max_draft_len);
 /* get_num_extra_kv_tokens: one-model EAGLE3 / MTP keep max_draft_len - 1

@@ -58,7 +58,7 @@ static void usage(FILE *out) {
         "  --max-batch-size N (2048)  --max-num-tokens N (8192)  --max-beam-width N (1)\n"
         "  --max-seq-len N (model)  --seq-len N (default --max-seq-len)\n"
         "  --cuda-graph-batch-size N    largest CUDA graph batch (128; 0 = no graphs)\n"
-        "  --draft MODEL  --spec-mode eagle3|mtp|two-model|draft-target|dflash\n"
+        "  --draft MODEL  --spec-mode eagle3|mtp|two-model|draft-target|dflash|dspark\n"
         "  --max-draft-len N  --num-draft-layers N  --separate-draft-kv\n"
         "  --policy trtllm              engine policy (others: see --policy help)\n"
         "output:\n"
@@ -333,7 +333,7 @@ static int parse(int argc, char **argv, opts *o) {
             if (kvp_spec_mode_parse(v, &o->d.spec_mode) != KVP_OK)
                 return bad_input(KVP_INVALID_ARG, "--spec-mode",
                                  "--spec-mode: '%s' is not one of none, eagle3, mtp, two-model, "
-                                 "draft-target, dflash",
+                                 "draft-target, dflash, dspark",
                                  v);
         } else if (kvp_cli_opt(argc, argv, &i, "--max-draft-len", &v, &bad)) {
             if (bad || !p_u32("--max-draft-len", v, 1, 1024, &o->d.max_draft_len))

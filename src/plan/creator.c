@@ -184,7 +184,7 @@ static kvp_status resolve_spec(kvp_creator *c, kvp_error *err) {
     }
     c->two_model = d->spec_mode == KVP_SPEC_TWO_MODEL;
     /* _should_create_separate_draft_kv_cache (one-model only). */
-    bool standalone = d->spec_mode == KVP_SPEC_DFLASH;
+    bool standalone = kvp_spec_is_standalone_drafter(d->spec_mode);
     bool sep = d->separate_draft_kv_cache > 0 ||
                (d->separate_draft_kv_cache == 0 && kvp_spec_is_external_drafter(d->spec_mode));
     bool adp_folded = false;

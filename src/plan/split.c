@@ -16,6 +16,7 @@ static const char *const k_spec_names[KVP_SPEC_MODE_COUNT] = {
     [KVP_SPEC_NONE] = "none",           [KVP_SPEC_EAGLE3] = "eagle3",
     [KVP_SPEC_MTP] = "mtp",             [KVP_SPEC_TWO_MODEL] = "two-model",
     [KVP_SPEC_DRAFT_TARGET_ONE_MODEL] = "draft-target", [KVP_SPEC_DFLASH] = "dflash",
+    [KVP_SPEC_DSPARK] = "dspark",
 };
 
 const char *kvp_spec_mode_name(kvp_spec_mode mode) {
@@ -32,7 +33,11 @@ kvp_status kvp_spec_mode_parse(const char *name, kvp_spec_mode *out) {
 }
 
 bool kvp_spec_is_external_drafter(kvp_spec_mode mode) {
-    return mode == KVP_SPEC_DRAFT_TARGET_ONE_MODEL || mode == KVP_SPEC_DFLASH;
+    return mode == KVP_SPEC_DRAFT_TARGET_ONE_MODEL || kvp_spec_is_standalone_drafter(mode);
+}
+
+bool kvp_spec_is_standalone_drafter(kvp_spec_mode mode) {
+    return mode == KVP_SPEC_DFLASH || mode == KVP_SPEC_DSPARK;
 }
 
 uint32_t kvp_spec_tokens_per_gen_step(kvp_spec_mode mode, uint32_t max_draft_len) {
@@ -52,6 +57,7 @@ int32_t kvp_spec_draft_prompt_lookahead(kvp_spec_mode mode) {
         return 1;
     case KVP_SPEC_DRAFT_TARGET_ONE_MODEL:
     case KVP_SPEC_DFLASH:
+    case KVP_SPEC_DSPARK:
         return 0;
     case KVP_SPEC_NONE:
     case KVP_SPEC_TWO_MODEL:
@@ -64,7 +70,7 @@ int32_t kvp_spec_draft_prompt_lookahead(kvp_spec_mode mode) {
 kvp_dtype kvp_draft_kv_dtype(kvp_spec_mode mode, kvp_dtype target_kv_dtype,
                              kvp_dtype draft_weights_dtype) {
     /* Only the standalone drafter drops the target's fp8 KV algo. */
-    if (mode == KVP_SPEC_DFLASH && target_kv_dtype == KVP_DTYPE_FP8)
+    if (kvp_spec_is_standalone_drafter(mode) && target_kv_dtype == KVP_DTYPE_FP8)
         return draft_weights_dtype == KVP_DTYPE_AUTO ? KVP_DTYPE_BF16 : draft_weights_dtype;
     return target_kv_dtype;
 }

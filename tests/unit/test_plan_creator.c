@@ -12,24 +12,8 @@
 #include <cmocka.h>
 
 #include "kvplan/plan.h"
+#include "plan_fixtures.h"
 
-#define GiB (1024ull * 1024 * 1024)
-#define MiB (1024ull * 1024)
-
-static kvp_model *catalog(const char *name) {
-    kvp_model *m = NULL;
-    assert_int_equal(kvp_model_from_catalog(name, NULL, &m, NULL), KVP_OK);
-    return m;
-}
-
-static kvp_model *load(const char *json) {
-    kvp_model *m = NULL;
-    kvp_error err;
-    kvp_status st = kvp_model_from_hf_json(json, strlen(json), "test.json", NULL, &m, &err);
-    if (st) fprintf(stderr, "%s\n", err.message);
-    assert_int_equal(st, KVP_OK);
-    return m;
-}
 
 static const char k_swa[] =
     "{\"model_type\":\"llama\",\"hidden_size\":256,\"num_attention_heads\":4,"
@@ -43,15 +27,6 @@ static const char k_eagle[] =
     "\"hidden_size\":4096,\"num_attention_heads\":32,\"num_key_value_heads\":8,"
     "\"num_hidden_layers\":1,\"intermediate_size\":14336,\"max_position_embeddings\":2048,"
     "\"vocab_size\":128256,\"torch_dtype\":\"float16\"}";
-
-static kvp_deploy_settings deploy(uint32_t tp, uint64_t max_seq_len) {
-    kvp_deploy_settings d;
-    memset(&d, 0, sizeof d);
-    d.tp = tp;
-    d.max_seq_len = max_seq_len;
-    d.pp_rank = -1;
-    return d;
-}
 
 static void llama70b_measured(void **state) {
     (void)state;

@@ -12,33 +12,8 @@
 #include <cmocka.h>
 
 #include "kvplan/plan.h"
+#include "plan_fixtures.h"
 
-#define GiB (1024ull * 1024 * 1024)
-#define MiB (1024ull * 1024)
-
-static kvp_model *catalog(const char *name) {
-    kvp_model *m = NULL;
-    assert_int_equal(kvp_model_from_catalog(name, NULL, &m, NULL), KVP_OK);
-    return m;
-}
-
-static kvp_model *load(const char *json) {
-    kvp_model *m = NULL;
-    kvp_error err;
-    kvp_status st = kvp_model_from_hf_json(json, strlen(json), "test.json", NULL, &m, &err);
-    if (st) fprintf(stderr, "%s\n", err.message);
-    assert_int_equal(st, KVP_OK);
-    return m;
-}
-
-static kvp_deploy_settings deploy(uint32_t tp, uint64_t max_seq_len) {
-    kvp_deploy_settings d;
-    memset(&d, 0, sizeof d);
-    d.tp = tp;
-    d.max_seq_len = max_seq_len;
-    d.pp_rank = -1;
-    return d;
-}
 
 static kvp_kv_config kvcfg(int32_t use_v2) {
     kvp_kv_config kv;
@@ -426,6 +401,42 @@ static void v2_all_windowed(void **state) {
     kvp_model_free(m);
 }
 
+/* The DSpark standalone drafter: like DFlash it keeps a separate draft cache under
+ * attention DP and its own dtype instead of the target's fp8 KV algo. */
+static void dspark_standalone(void **state) {
+    (void)state;
+    assert_int_equal(kvp_spec_mode_parse("dspark", &(kvp_spec_mode){0}), KVP_OK);
+    assert_true(kvp_spec_is_standalone_drafter(KVP_SPEC_DSPARK));
+    assert_true(kvp_spec_is_external_drafter(KVP_SPEC_DSPARK));
+    assert_false(kvp_spec_is_standalone_drafter(KVP_SPEC_DRAFT_TARGET_ONE_MODEL));
+    assert_int_equal(kvp_draft_kv_dtype(KVP_SPEC_DSPARK, KVP_DTYPE_FP8, KVP_DTYPE_BF16),
+                     KVP_DTYPE_BF16);
+    kvp_model *m = catalog("llama-3.1-8b");
+    kvp_model *dm = catalog("llama-3.2-1b");
+    kvp_deploy_settings d = deploy(2, 8192);
+    d.attention_dp = true;
+    d.spec_mode = KVP_SPEC_DSPARK;
+    d.max_draft_len = 3;
+    d.kv_dtype = KVP_DTYPE_FP8;
+    kvp_kv_config kv = kvcfg(0);
+    kvp_creator *c = NULL;
+    assert_int_equal(kvp_creator_new(m, dm, &d, &kv, NULL, &c, NULL), KVP_OK);
+    kvp_capacity cap;
+    kvp_plan p;
+    assert_int_equal(kvp_creator_configure_budget(c, 20 * GiB, &cap, NULL), KVP_OK);
+    assert_int_equal(kvp_creator_build(c, false, &p, NULL), KVP_OK);
+    const kvp_manager_plan *dp = &p.managers[KVP_ROLE_DRAFT];
+    assert_true(dp->present);
+    /* Llama-3.2-1B is bf16: 16 layers x 8 heads (attention DP: unsharded) x 64 x 2 x 2 B. */
+    assert_int_equal(dp->kv_dtype, KVP_DTYPE_BF16);
+    assert_int_equal(dp->cost.slope_bytes_per_token, 32768);
+    /* The target keeps fp8: 32 x 8 x 128 x 2 x 1 B. */
+    assert_int_equal(p.managers[KVP_ROLE_TARGET].cost.slope_bytes_per_token, 65536);
+    kvp_creator_free(c);
+    kvp_model_free(dm);
+    kvp_model_free(m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(hybrid_beam_and_connector),
@@ -441,6 +452,7 @@ int main(void) {
         cmocka_unit_test(reuse_mtp_warning_non_hybrid),
         cmocka_unit_test(config_int_attrs),
         cmocka_unit_test(v2_all_windowed),
+        cmocka_unit_test(dspark_standalone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
