@@ -83,6 +83,16 @@ typedef struct kvp_cost {
 KVP_API KVP_NODISCARD kvp_status kvp_cost_compute(const kvp_model *model, const kvp_cost_settings *settings,
                                           kvp_cost *out, kvp_error *err);
 
+/* Refuse a tensor-parallel size the engines refuse at start-up (vLLM
+ * ModelConfig.verify_with_parallel_config, SGLang's attention TP check,
+ * TensorRT-LLM's Mapping): query heads (num_attention_heads) that do not
+ * divide by `tp`, KV heads that neither divide by nor replicate evenly over
+ * `tp`, recurrent heads that do not divide. `tp` is the attention TP size
+ * (tp / dp under attention data parallelism); 0 means 1. Every command and
+ * policy calls this before costing (kvp_cost_compute does). KVP_CONFIG with
+ * the key (num_attention_heads, num_key_value_heads, recurrent heads). */
+KVP_NODISCARD kvp_status kvp_cost_check_tp(const kvp_model *model, uint32_t tp, kvp_error *err);
+
 /* Per-layer figures for the --layers table (any stage: the record's layer
  * is costed as if on this rank). */
 typedef struct kvp_layer_cost {

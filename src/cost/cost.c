@@ -96,6 +96,36 @@ static kvp_status heads_per_rank(const kvp_model *model, uint32_t heads, uint32_
     return KVP_OK;
 }
 
+kvp_status kvp_cost_check_tp(const kvp_model *model, uint32_t tp, kvp_error *err) {
+    if (tp <= 1) return KVP_OK;
+    const kvp_model_info *info = kvp_model_get_info(model);
+    /* Query heads are sharded, never replicated: every engine asserts
+     * total_num_attention_heads % tp == 0 (Qwen2.5-7B's 28 heads at TP 8 fail). */
+    if (info->num_attention_heads && info->num_attention_heads % tp != 0)
+        return kvp__fail(err, KVP_CONFIG, kvp_model_name(model), "num_attention_heads",
+                         "%u query heads do not divide by tensor parallelism %u (the engines "
+                         "refuse this at start-up)",
+                         info->num_attention_heads, tp);
+    size_t n = kvp_model_cache_count(model);
+    for (size_t i = 0; i < n; i++) {
+        const kvp_layer_cache *c = kvp_model_cache(model, i);
+        uint32_t h;
+        kvp_status st = KVP_OK;
+        if (c->kind == KVP_CACHE_RECURRENT) {
+            st = heads_per_rank(model, c->recurrent.heads, tp, c->layer, "recurrent heads", &h, err);
+            if (!st && c->recurrent.heads < tp)
+                st = kvp__fail(err, KVP_CONFIG, kvp_model_name(model), "recurrent heads",
+                               "layer %u: %u recurrent heads cannot be sharded over tensor "
+                               "parallelism %u",
+                               c->layer, c->recurrent.heads, tp);
+        } else if (!c->replicated) {
+            st = heads_per_rank(model, c->kv_heads, tp, c->layer, "num_key_value_heads", &h, err);
+        }
+        if (st) return st;
+    }
+    return KVP_OK;
+}
+
 static kvp_status overflow(const kvp_model *model, uint32_t layer, kvp_error *err) {
     return kvp__fail(err, KVP_OVERFLOW, kvp_model_name(model), NULL,
                      "layer %u: bytes per token overflow 64 bits", layer);
@@ -268,6 +298,8 @@ kvp_status kvp_cost_compute(const kvp_model *model, const kvp_cost_settings *set
                             kvp_cost *out, kvp_error *err) {
     kvp_cost_settings s = normalize(settings);
     const kvp_model_info *info = kvp_model_get_info(model);
+    kvp_status tst = kvp_cost_check_tp(model, s.tp, err);
+    if (tst) return tst;
     if (s.pp > info->num_layers)
         return kvp__fail(err, KVP_CONFIG, kvp_model_name(model), "pp",
                          "pipeline parallelism %u is larger than the %u layers", s.pp,

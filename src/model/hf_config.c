@@ -216,7 +216,8 @@ static void read_facts(hf_reader *r, kvp_model_info *info) {
     info->first_k_dense_replace = (uint32_t)FIRST_UINT(lm, "first_k_dense_replace");
     info->moe_layer_freq = (uint32_t)FIRST_UINT(lm, "moe_layer_freq", "decoder_sparse_step",
                                                 "interleave_moe_layer_step", "expert_layer_period");
-    info->num_nextn_predict_layers = (uint32_t)FIRST_UINT(lm, "num_nextn_predict_layers",
+    if (!info->num_nextn_predict_layers) /* else from mtp_layers_block_type */
+        info->num_nextn_predict_layers = (uint32_t)FIRST_UINT(lm, "num_nextn_predict_layers",
                                                           "mtp_num_hidden_layers", "num_mtp_modules");
     if (!info->max_position_embeddings)
         info->max_position_embeddings = FIRST_UINT(lm, "max_position_embeddings", "max_target_positions",

@@ -31,6 +31,7 @@ typedef enum layer_type {
     LT_CHUNKED,
     LT_LINEAR, /* gated-delta-net linear attention: recurrent state */
     LT_MAMBA,
+    LT_LIGHTNING, /* MiniMax lightning (linear) attention: one state matrix per sequence */
 } layer_type;
 
 typedef struct attn_geometry {
@@ -232,6 +233,7 @@ static kvp_status read_window(hf_reader *r, const hf_obj *o, const char *key, ui
 static kvp_status schedule_from_layer_types(layers_ctx *c, json_t *arr, const char *array_key) {
     hf_obj lt = {arr, ""};
     snprintf(lt.pointer, sizeof lt.pointer, "%s/%s", c->lm->pointer, array_key);
+    bool block_types = strcmp(array_key, "layers_block_type") == 0;
     if (json_array_size(arr) != c->layers)
         return kvp__hf_fail(c->r, c->lm, array_key, KVP_CONFIG,
                             "has %zu entries, expected one per layer (%u)", json_array_size(arr),
@@ -256,11 +258,13 @@ static kvp_status schedule_from_layer_types(layers_ctx *c, json_t *arr, const ch
             c->types[i] = LT_LINEAR;
         else if (strcmp(s, "mamba") == 0 || strcmp(s, "mamba2") == 0)
             c->types[i] = LT_MAMBA;
+        else if (block_types && (strcmp(s, "moe") == 0 || strcmp(s, "mlp") == 0))
+            c->types[i] = LT_NONE; /* Nemotron-H blocks without a mixer keep nothing */
         else
             return kvp__hf_fail(c->r, &lt, key, KVP_UNSUPPORTED,
                                 "unknown layer type \"%s\" (kvplan knows full_attention, "
-                                "sliding_attention, chunked_attention, linear_attention, mamba)",
-                                s);
+                                "sliding_attention, chunked_attention, linear_attention, mamba%s)",
+                                s, block_types ? ", attention, moe, mlp" : "");
     }
     return KVP_OK;
 }
@@ -298,6 +302,29 @@ static kvp_status schedule_from_attention_indices(layers_ctx *c, json_t *arr) {
             return kvp__hf_fail(c->r, &p, key, KVP_CONFIG, "expected a layer index below %u",
                                 c->layers);
         c->types[json_integer_value(v)] = LT_FULL;
+    }
+    return KVP_OK;
+}
+
+/* MiniMax attn_type_list: 1 = softmax attention (ordinary KV), 0 = lightning
+ * (linear) attention (FAMILIES.md "MiniMax attn_type_list"). MiniMax-M2.x
+ * lists all 1s; Text-01 / M1 mix them. */
+static kvp_status schedule_from_attn_type_list(layers_ctx *c, json_t *arr) {
+    hf_obj p = {arr, ""};
+    snprintf(p.pointer, sizeof p.pointer, "%s/attn_type_list", c->lm->pointer);
+    if (json_array_size(arr) != c->layers)
+        return kvp__hf_fail(c->r, c->lm, "attn_type_list", KVP_CONFIG,
+                            "has %zu entries, expected one per layer (%u)", json_array_size(arr),
+                            c->layers);
+    for (uint32_t i = 0; i < c->layers; i++) {
+        json_t *v = json_array_get(arr, i);
+        char key[16];
+        snprintf(key, sizeof key, "%u", i);
+        if (!json_is_integer(v) || (json_integer_value(v) != 0 && json_integer_value(v) != 1))
+            return kvp__hf_fail(c->r, &p, key, KVP_UNSUPPORTED,
+                                "expected 1 (softmax attention) or 0 (lightning attention); "
+                                "kvplan knows no other MiniMax attention type");
+        c->types[i] = json_integer_value(v) ? LT_FULL : LT_LIGHTNING;
     }
     return KVP_OK;
 }
@@ -360,6 +387,16 @@ static bool model_type_is(const kvp_model_info *info, const char *const *names, 
     return false;
 }
 
+/* Model types whose config class defaults use_sliding_window to false and
+ * drops sliding_window when it is off (transformers Qwen2Config, Qwen3Config
+ * and their MoE / VL text variants). */
+static const char *const k_qwen_swa_types[] = {
+    "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "qwen2_vl_text", "qwen2_5_vl_text",
+    "qwen3_vl_text", "qwen3_vl_moe_text"};
+
+/* MiniMax model types whose linear_attention layers are lightning attention. */
+static const char *const k_minimax_types[] = {"minimax", "minimax_text_01", "minimax_m1"};
+
 /* Decide each layer's type for a decoder-only config. */
 static kvp_status decoder_schedule(layers_ctx *c, bool *uses_window, bool *uses_chunk) {
     hf_reader *r = c->r;
@@ -370,8 +407,54 @@ static kvp_status decoder_schedule(layers_ctx *c, bool *uses_window, bool *uses_
     *uses_chunk = false;
     for (uint32_t i = 0; i < c->layers; i++) c->types[i] = LT_FULL;
 
+    /* Qwen2/Qwen3 config classes: sliding_window = sliding_window if
+     * use_sliding_window else None, and use_sliding_window defaults to false.
+     * Without it no layer slides, whatever layer_types or sliding_window say. */
+    bool qwen_swa_off = false;
+    if (model_type_is(c->info, k_qwen_swa_types, sizeof k_qwen_swa_types / sizeof *k_qwen_swa_types)) {
+        bool use = false;
+        if ((s = kvp__hf_bool(r, lm, "use_sliding_window", &use, NULL))) return s;
+        qwen_swa_off = !use;
+    }
+    if ((s = kvp__hf_array(r, lm, "attn_type_list", &arr))) return s;
+    if (arr) {
+        if ((s = schedule_from_attn_type_list(c, arr))) return s;
+        /* transformers' MiniMaxConfig also writes layer_types: it must agree. */
+        json_t *lt;
+        if ((s = kvp__hf_array(r, lm, "layer_types", &lt))) return s;
+        if (lt) {
+            hf_obj p = {lt, ""};
+            snprintf(p.pointer, sizeof p.pointer, "%s/layer_types", lm->pointer);
+            if (json_array_size(lt) != c->layers)
+                return kvp__hf_fail(r, lm, "layer_types", KVP_CONFIG,
+                                    "has %zu entries, expected one per layer (%u)",
+                                    json_array_size(lt), c->layers);
+            for (uint32_t i = 0; i < c->layers; i++) {
+                json_t *v = json_array_get(lt, i);
+                const char *want = c->types[i] == LT_FULL ? "full_attention" : "linear_attention";
+                char key[16];
+                snprintf(key, sizeof key, "%u", i);
+                if (!json_is_string(v) || strcmp(json_string_value(v), want) != 0)
+                    return kvp__hf_fail(r, &p, key, KVP_CONFIG,
+                                        "contradicts attn_type_list[%u] = %d (expected \"%s\")",
+                                        i, c->types[i] == LT_FULL ? 1 : 0, want);
+            }
+        }
+        return KVP_OK;
+    }
     if ((s = kvp__hf_array(r, lm, "layer_types", &arr))) return s;
-    if (arr) return schedule_from_layer_types(c, arr, "layer_types");
+    if (arr) {
+        if ((s = schedule_from_layer_types(c, arr, "layer_types"))) return s;
+        /* MiniMax (transformers MiniMaxConfig): linear_attention is lightning. */
+        if (model_type_is(c->info, k_minimax_types,
+                          sizeof k_minimax_types / sizeof *k_minimax_types))
+            for (uint32_t i = 0; i < c->layers; i++)
+                if (c->types[i] == LT_LINEAR) c->types[i] = LT_LIGHTNING;
+        if (qwen_swa_off)
+            for (uint32_t i = 0; i < c->layers; i++)
+                if (c->types[i] == LT_SLIDING) c->types[i] = LT_FULL;
+        return KVP_OK;
+    }
     if ((s = kvp__hf_array(r, lm, "hybrid_layer_pattern", &arr))) return s;
     if (arr) return schedule_from_hybrid_pattern(c, arr);
     if ((s = kvp__hf_array(r, lm, "layers_block_type", &arr))) return s;
@@ -429,7 +512,7 @@ static kvp_status decoder_schedule(layers_ctx *c, bool *uses_window, bool *uses_
         for (uint32_t i = 0; i < c->layers; i++) c->types[i] = (i % 2 == 0) ? LT_SLIDING : LT_FULL;
         return KVP_OK;
     }
-    if (!has_window || (use_found && !use_swa)) return KVP_OK; /* full everywhere */
+    if (!has_window || (use_found && !use_swa) || qwen_swa_off) return KVP_OK; /* full everywhere */
     *uses_window = true;
     uint32_t max_window_layers = 0;
     if (use_found && (s = kvp__hf_u32(r, lm, "max_window_layers", 0, KVP_MAX_LAYERS,
@@ -575,6 +658,83 @@ static kvp_status read_layer_geometries(layers_ctx *c, const attn_geometry *base
     return KVP_OK;
 }
 
+/* Which MLA layers compute their own DSA top-k and so keep indexer keys
+ * (FAMILIES.md "GLM-5.x DSA"; vLLM's rule): layer i reuses another layer's
+ * top-k when max(i - index_skip_topk_offset + 1, 0) % index_topk_freq != 0 or
+ * index_topk_pattern[i] is 'S'; indexer_types ("full" / "shared") states the
+ * same split and must agree when both are given. c->types[i] is LT_FULL for
+ * a layer with its own indexer, LT_NONE for one that reuses. */
+static kvp_status indexer_schedule(layers_ctx *c) {
+    hf_reader *r = c->r;
+    const hf_obj *lm = c->lm;
+    kvp_status s;
+    uint32_t freq = 1, offset = 0;
+    bool freq_found = false, off_found = false;
+    if ((s = kvp__hf_u32(r, lm, "index_topk_freq", 1, KVP_MAX_LAYERS, &freq, &freq_found)) ||
+        (s = kvp__hf_u32(r, lm, "index_skip_topk_offset", 0, KVP_MAX_LAYERS, &offset, &off_found)))
+        return s;
+    for (uint32_t i = 0; i < c->layers; i++) {
+        uint64_t k = (uint64_t)i + 1u >= offset ? (uint64_t)i + 1u - offset : 0u;
+        c->types[i] = k % freq == 0 ? LT_FULL : LT_NONE;
+    }
+    json_t *pat = json_object_get(lm->json, "index_topk_pattern");
+    bool have_pattern = pat && !json_is_null(pat);
+    if (have_pattern) {
+        /* A string of F / S letters, or a list of one-letter strings. */
+        size_t n = json_is_string(pat) ? strlen(json_string_value(pat))
+                   : json_is_array(pat) ? json_array_size(pat) : SIZE_MAX;
+        if (n != c->layers)
+            return kvp__hf_fail(r, lm, "index_topk_pattern", KVP_CONFIG,
+                                "expected one F (own top-k) or S (shared) per layer (%u)%s",
+                                c->layers, n == SIZE_MAX ? ", as a string or a list" : "");
+        for (uint32_t i = 0; i < c->layers; i++) {
+            const char *e = json_is_string(pat) ? json_string_value(pat) + i
+                            : json_is_string(json_array_get(pat, i))
+                                ? json_string_value(json_array_get(pat, i)) : NULL;
+            char ch = e ? e[0] : '\0';
+            if (json_is_array(pat) && e && e[0] && e[1]) ch = '?';
+            if (ch != 'F' && ch != 'S') {
+                hf_obj p = {pat, ""};
+                char key[24];
+                snprintf(p.pointer, sizeof p.pointer, "%s/index_topk_pattern", lm->pointer);
+                snprintf(key, sizeof key, "%u", i);
+                return kvp__hf_fail(r, json_is_array(pat) ? &p : lm,
+                                    json_is_array(pat) ? key : "index_topk_pattern", KVP_CONFIG,
+                                    "layer %u: expected F (own top-k) or S (shared)", i);
+            }
+            if (ch == 'S') c->types[i] = LT_NONE;
+        }
+    }
+    json_t *types;
+    if ((s = kvp__hf_array(r, lm, "indexer_types", &types))) return s;
+    if (!types) return KVP_OK;
+    hf_obj p = {types, ""};
+    snprintf(p.pointer, sizeof p.pointer, "%s/indexer_types", lm->pointer);
+    if (json_array_size(types) != c->layers)
+        return kvp__hf_fail(r, lm, "indexer_types", KVP_CONFIG,
+                            "has %zu entries, expected one per layer (%u)", json_array_size(types),
+                            c->layers);
+    bool stated = freq_found || off_found || have_pattern;
+    for (uint32_t i = 0; i < c->layers; i++) {
+        json_t *v = json_array_get(types, i);
+        char key[16];
+        snprintf(key, sizeof key, "%u", i);
+        const char *t = json_is_string(v) ? json_string_value(v) : "";
+        bool own = strcmp(t, "full") == 0;
+        if (!own && strcmp(t, "shared") != 0)
+            return kvp__hf_fail(r, &p, key, KVP_UNSUPPORTED,
+                                "expected \"full\" (own indexer) or \"shared\" (reuses another "
+                                "layer's top-k); kvplan knows no other indexer type");
+        if (stated && own != (c->types[i] == LT_FULL))
+            return kvp__hf_fail(r, &p, key, KVP_CONFIG,
+                                "\"%s\" contradicts index_topk_freq / index_skip_topk_offset / "
+                                "index_topk_pattern, which give layer %u %s indexer",
+                                t, i, c->types[i] == LT_FULL ? "its own" : "no");
+        c->types[i] = own ? LT_FULL : LT_NONE;
+    }
+    return KVP_OK;
+}
+
 /* MLA: one K-only latent row of kv_lora_rank + qk_rope_head_dim per layer,
  * replicated on every TP rank; plus the sparse-attention indexer's fp8 keys
  * (index_head_dim bytes and a 4-byte scale per 128 values) when declared. */
@@ -604,6 +764,7 @@ static kvp_status read_mla(layers_ctx *c) {
     uint32_t index_dim = 0;
     if ((s = kvp__hf_u32(r, lm, "index_head_dim", 1, KVP_MAX_HEAD_DIM, &index_dim, &found)))
         return s;
+    if (index_dim && (s = indexer_schedule(c))) return s;
     for (uint32_t i = 0; i < c->layers; i++) {
         kvp_layer_cache lc;
         memset(&lc, 0, sizeof lc);
@@ -613,7 +774,7 @@ static kvp_status read_mla(layers_ctx *c) {
         lc.k_head_dim = info->kv_lora_rank + info->qk_rope_head_dim;
         lc.replicated = true;
         if ((s = add_cache(c, &lc))) return s;
-        if (index_dim) {
+        if (index_dim && c->types[i] == LT_FULL) {
             lc = kvp_indexer_cache(i, index_dim);
             if ((s = add_cache(c, &lc))) return s;
         }
@@ -630,15 +791,17 @@ static kvp_status read_decoder(layers_ctx *c) {
 
     bool uses_window, uses_chunk;
     if ((s = decoder_schedule(c, &uses_window, &uses_chunk))) return s;
-    bool any_attn = false, any_sliding = false, any_linear = false;
+    bool any_attn = false, any_sliding = false, any_linear = false, any_lightning = false;
     for (uint32_t i = 0; i < c->layers; i++) {
         any_attn |= c->types[i] == LT_FULL || c->types[i] == LT_SLIDING || c->types[i] == LT_CHUNKED;
         any_sliding |= c->types[i] == LT_SLIDING;
-        any_linear |= c->types[i] == LT_LINEAR || c->types[i] == LT_MAMBA;
+        any_linear |= c->types[i] == LT_LINEAR || c->types[i] == LT_MAMBA ||
+                      c->types[i] == LT_LIGHTNING;
+        any_lightning |= c->types[i] == LT_LIGHTNING;
     }
     attn_geometry base = {0, 0, 0};
     uint32_t heads = 0;
-    if (any_attn) {
+    if (any_attn || any_lightning) {
         if ((s = read_attention(r, lm, &heads, &base))) return s;
         info->num_attention_heads = heads;
         info->num_kv_heads = base.kv_heads;
@@ -703,6 +866,14 @@ static kvp_status read_decoder(layers_ctx *c) {
             return s;
         }
     }
+    /* Lightning attention (vLLM MiniMaxText01LinearAttention): one state of
+     * (heads / TP, head_dim, head_dim) per sequence in the mamba cache dtype
+     * (the model's by default), no conv state and nothing per token. */
+    kvp_recurrent_geometry lightning;
+    memset(&lightning, 0, sizeof lightning);
+    lightning.heads = heads;
+    lightning.head_dim = base.k_head_dim;
+    lightning.state_dim = base.k_head_dim;
     /* Gemma 3n / 4: the last num_kv_shared_layers reuse earlier layers' KV. */
     uint32_t shared = 0;
     bool found;
@@ -722,6 +893,9 @@ static kvp_status read_decoder(layers_ctx *c) {
         case LT_LINEAR:
         case LT_MAMBA:
             s = add_recurrent(c, i, &rec);
+            break;
+        case LT_LIGHTNING:
+            s = add_recurrent(c, i, &lightning);
             break;
         case LT_NONE:
             break;
@@ -1142,7 +1316,6 @@ static kvp_status refuse_unknown_mechanisms(hf_reader *r, const hf_obj *lm) {
         const char *key, *what;
     } refused[] = {
         {"linear_attn_config", "Kimi linear attention (KDA) layers"},
-        {"attn_type_list", "MiniMax lightning-attention layer list"},
         {"cross_attention_layers", "cross-attention layers over image tokens (Llama 3.2 Vision)"},
         {"kv_shared_layer_index", "per-layer KV sharing"},
         {"num_key_value_heads_per_layer",
@@ -1284,6 +1457,55 @@ static kvp_status apply_type_defaults(hf_reader *r, const kvp_model_info *info) 
     return KVP_OK;
 }
 
+/* Newer Nemotron-H configs (Nemotron-3) give layers_block_type and may omit
+ * num_hidden_layers and hybrid_override_pattern: the layer count is the
+ * list's length (FAMILIES.md "Nemotron-H, new schema"). *out stays 0 when
+ * num_hidden_layers is stated (the list must then match it) or there is no
+ * list. */
+static kvp_status layers_from_block_list(hf_reader *r, const hf_obj *lm, uint32_t *out) {
+    *out = 0;
+    if (kvp__hf_has(lm, "num_hidden_layers")) return KVP_OK;
+    json_t *arr;
+    kvp_status s = kvp__hf_array(r, lm, "layers_block_type", &arr);
+    if (s || !arr) return s;
+    if (json_array_size(arr) == 0 || json_array_size(arr) > KVP_MAX_LAYERS)
+        return kvp__hf_fail(r, lm, "layers_block_type", KVP_CONFIG,
+                            "has %zu entries, expected 1 to %u (one per layer)",
+                            json_array_size(arr), KVP_MAX_LAYERS);
+    *out = (uint32_t)json_array_size(arr);
+    return KVP_OK;
+}
+
+/* MTP layers of the new Nemotron-H schema: mtp_layers_block_type lists the
+ * blocks of the multi-token-prediction module; each "attention" block keeps a
+ * KV cache as a drafter layer (num_nextn_predict_layers when not stated). */
+static kvp_status read_mtp_block_types(hf_reader *r, const hf_obj *lm, kvp_model_info *info) {
+    json_t *arr;
+    kvp_status s = kvp__hf_array(r, lm, "mtp_layers_block_type", &arr);
+    if (s || !arr) return s;
+    hf_obj p = {arr, ""};
+    snprintf(p.pointer, sizeof p.pointer, "%s/mtp_layers_block_type", lm->pointer);
+    uint32_t attn = 0;
+    for (size_t i = 0; i < json_array_size(arr) && i < KVP_MAX_LAYERS; i++) {
+        json_t *v = json_array_get(arr, i);
+        char key[24];
+        snprintf(key, sizeof key, "%zu", i);
+        const char *t = json_is_string(v) ? json_string_value(v) : NULL;
+        if (!t || (strcmp(t, "attention") && strcmp(t, "moe") && strcmp(t, "mlp") &&
+                   strcmp(t, "mamba")))
+            return kvp__hf_fail(r, &p, key, KVP_UNSUPPORTED,
+                                "expected \"attention\", \"moe\", \"mlp\" or \"mamba\"; kvplan "
+                                "does not know what this MTP block caches");
+        if (!strcmp(t, "mamba"))
+            return kvp__hf_fail(r, &p, key, KVP_UNSUPPORTED,
+                                "a Mamba block in the MTP module: kvplan does not model a "
+                                "drafter's recurrent state");
+        attn += strcmp(t, "attention") == 0;
+    }
+    if (!kvp__hf_has(lm, "num_nextn_predict_layers")) info->num_nextn_predict_layers = attn;
+    return KVP_OK;
+}
+
 kvp_status kvp__hf_layers(hf_reader *r, kvp_model *model) {
     layers_ctx c;
     memset(&c, 0, sizeof c);
@@ -1307,10 +1529,13 @@ kvp_status kvp__hf_layers(hf_reader *r, kvp_model *model) {
         static const char *const k[] = {"decoder_layers", "num_decoder_layers", "num_layers",
                                         "num_hidden_layers"};
         if ((s = read_layers(r, c.lm, k, 4, &c.layers))) return s;
-    } else {
+    } else if ((s = layers_from_block_list(r, c.lm, &c.layers)) != KVP_OK) {
+        return s;
+    } else if (c.layers == 0) {
         static const char *const k[] = {"num_hidden_layers", "n_layer", "num_layers", "n_layers"};
         if ((s = read_layers(r, c.lm, k, 4, &c.layers))) return s;
     }
+    if ((s = read_mtp_block_types(r, c.lm, c.info))) return s;
     c.info->num_layers = c.layers;
     c.types = kvp__calloc(alc, c.layers, 1);
     if (!c.types) return kvp__fail(r->err, KVP_NOMEM, r->file, NULL, "out of memory");

@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 
+#include "kvplan/cost.h"
 #include "policy_internal.h"
 
 static const char *const k_engine_names[KVP_ENGINE_COUNT] = {
@@ -314,6 +315,14 @@ kvp_status kvp_policy_plan(const kvp_model *model, const kvp_policy_settings *se
             return kvp__fail(err, KVP_INVALID_ARG, NULL, mem[i].key,
                              "%llu bytes is above the 64 PiB a plan accepts",
                              (unsigned long long)mem[i].v);
+    /* Heads that do not divide by the attention TP are refused by every engine
+     * (llama.cpp has no TP: its policy refuses tp > 1 by itself). */
+    if (s.engine != KVP_ENGINE_LLAMACPP) {
+        uint32_t attn_tp = s.tp;
+        if (s.enable_dp_attention && s.dp > 1 && s.tp % s.dp == 0) attn_tp = s.tp / s.dp;
+        kvp_status tst = kvp_cost_check_tp(model, attn_tp, err);
+        if (tst) return tst;
+    }
     memset(out, 0, sizeof *out);
     out->engine = s.engine;
     kvp__strlcpy(out->engine_version, s.engine_version, sizeof out->engine_version);

@@ -40,10 +40,10 @@ static const config_case k_cases[] = {
     {"meta-llama__Llama-3.2-1B-Instruct.json", {{32768, 0, 0}, {16384, 0, 0}, {4096, 0, 0}, {16384, 0, 0}, {8192, 0, 0}, {2048, 0, 0}}},
     /* 80 x 8 x 128 x 2 x 2 = 327680 */
     {"meta-llama__Llama-3.3-70B-Instruct.json", {{327680, 0, 0}, {163840, 0, 0}, {40960, 0, 0}, {163840, 0, 0}, {81920, 0, 0}, {20480, 0, 0}}},
-    /* 24 x 2 x (896/14=64) x 2 x 2 = 12288; use_sliding_window=false so no SWA; TP8 > 2 heads: 1 head/rank */
-    {"Qwen__Qwen2-0.5B.json", {{12288, 0, 0}, {6144, 0, 0}, {6144, 0, 0}, {6144, 0, 0}, {3072, 0, 0}, {3072, 0, 0}}},
-    /* 28 x 4 x (3584/28=128) x 2 x 2 = 57344; TP8: 1 head/rank */
-    {"Qwen__Qwen2.5-7B.json", {{57344, 0, 0}, {28672, 0, 0}, {14336, 0, 0}, {28672, 0, 0}, {14336, 0, 0}, {7168, 0, 0}}},
+    /* 24 x 2 x (896/14=64) x 2 x 2 = 12288; use_sliding_window=false so no SWA; TP8: 14 query heads do not divide */
+    {"Qwen__Qwen2-0.5B.json", {{12288, 0, 0}, {6144, 0, 0}, {0, 0, 1}, {6144, 0, 0}, {3072, 0, 0}, {0, 0, 1}}},
+    /* 28 x 4 x (3584/28=128) x 2 x 2 = 57344; TP8: 28 query heads do not divide (engines refuse) */
+    {"Qwen__Qwen2.5-7B.json", {{57344, 0, 0}, {28672, 0, 0}, {0, 0, 1}, {28672, 0, 0}, {14336, 0, 0}, {0, 0, 1}}},
     /* 80 x 8 x 128 x 2 x 2 = 327680 */
     {"Qwen__Qwen2.5-72B.json", {{327680, 0, 0}, {163840, 0, 0}, {40960, 0, 0}, {163840, 0, 0}, {81920, 0, 0}, {20480, 0, 0}}},
     /* 28 x 8 x 128 (explicit) x 2 x 2 = 114688 */
@@ -80,8 +80,8 @@ static const config_case k_cases[] = {
     {"MiniMaxAI__MiniMax-M2.5.json", {{253952, 0, 0}, {126976, 0, 0}, {31744, 0, 0}, {126976, 0, 0}, {63488, 0, 0}, {15872, 0, 0}}},
     /* 42 x 8 x 256 x 2 x 2 = 344064 (21 sliding + 21 full) */
     {"google__gemma-2-9b.json", {{344064, 0, 0}, {172032, 0, 0}, {43008, 0, 0}, {172032, 0, 0}, {86016, 0, 0}, {21504, 0, 0}}},
-    /* 26 x 1 x 256 x 2 x 2 = 26624 (22 sliding 512 + 4 full); 1 head kept on every rank */
-    {"google__gemma-3-1b-it.json", {{26624, 0, 0}, {26624, 0, 0}, {26624, 0, 0}, {13312, 0, 0}, {13312, 0, 0}, {13312, 0, 0}}},
+    /* 26 x 1 x 256 x 2 x 2 = 26624 (22 sliding 512 + 4 full); 1 head kept on every rank; TP8: 4 query heads do not divide */
+    {"google__gemma-3-1b-it.json", {{26624, 0, 0}, {26624, 0, 0}, {0, 0, 1}, {13312, 0, 0}, {13312, 0, 0}, {0, 0, 1}}},
     /* text_config: 62 x 16 x 128 x 2 x 2 = 507904 (pattern 6 default: 52 sliding + 10 full) */
     {"google__gemma-3-27b-it.json", {{507904, 0, 0}, {253952, 0, 0}, {63488, 0, 0}, {253952, 0, 0}, {126976, 0, 0}, {31744, 0, 0}}},
     /* 24 x 8 x 64 x 2 x 2 = 49152 (12 sliding 128 + 12 full) */
@@ -573,9 +573,10 @@ static void test_type_defaults_and_refusals(void **state) {
                                KVP_UNSUPPORTED);
     assert_string_equal(e.key, "/linear_attn_config");
     e = expect_error("{\"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"hidden_size\": 64,"
-                     " \"attn_type_list\": [0, 1]}",
+                     " \"attn_type_list\": [0, 2]}",
                      KVP_UNSUPPORTED);
-    assert_string_equal(e.key, "/attn_type_list");
+    /* 0 (lightning) and 1 (softmax) are read; 2 is no MiniMax attention type. */
+    assert_string_equal(e.key, "/attn_type_list/1");
     e = expect_error("{\"text_config\": {\"num_hidden_layers\": 2, \"num_attention_heads\": 4,"
                      " \"hidden_size\": 64, \"cross_attention_layers\": [1]}}",
                      KVP_UNSUPPORTED);

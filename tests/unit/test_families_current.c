@@ -1,0 +1,309 @@
+/*
+ * test_families_current.c — issue 13: the newest families read exactly or
+ * refused by name, and TP sizes the engines refuse refused everywhere. Every
+ * figure is worked by hand in the comment above it.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "kvplan/kvplan.h"
+
+static kvp_model *read_json(const char *json) {
+    kvp_model *m = NULL;
+    kvp_error err;
+    if (kvp_model_from_hf_json(json, strlen(json), "t.json", NULL, &m, &err) != KVP_OK)
+        fail_msg("t.json: %s: %s", err.key, err.message);
+    return m;
+}
+
+static kvp_cost cost_at(const kvp_model *m, uint32_t tp, kvp_dtype dt) {
+    kvp_cost_settings s = kvp_cost_settings_default();
+    s.tp = tp;
+    s.kv_dtype = dt;
+    kvp_cost c;
+    kvp_error err;
+    if (kvp_cost_compute(m, &s, &c, &err) != KVP_OK) fail_msg("cost: %s", err.message);
+    return c;
+}
+
+static kvp_cost cost_json(const char *json, uint32_t tp) {
+    kvp_model *m = read_json(json);
+    kvp_cost c = cost_at(m, tp, KVP_DTYPE_AUTO);
+    kvp_model_free(m);
+    return c;
+}
+
+static kvp_error refused(const char *json, kvp_status code) {
+    kvp_model *m = NULL;
+    kvp_error err;
+    memset(&err, 0x5a, sizeof err);
+    kvp_status s = kvp_model_from_hf_json(json, strlen(json), "t.json", NULL, &m, &err);
+    if (s != code)
+        fail_msg("expected %s, got %s: %s", kvp_status_name(code), kvp_status_name(s),
+                 s == KVP_OK ? "" : err.message);
+    assert_null(m);
+    return err;
+}
+
+static const kvp_pool_cost *pool_of(const kvp_cost *c, kvp_cache_kind kind) {
+    for (size_t i = 0; i < c->pool_count; i++)
+        if (c->pools[i].kind == kind) return &c->pools[i];
+    fail_msg("no %s pool", kvp_cache_kind_name(kind));
+    return NULL;
+}
+
+/* ------------------------------------------------------------ TP refusal */
+
+static kvp_status policy_at(const kvp_model *m, kvp_engine e, uint32_t tp, kvp_error *err) {
+    kvp_policy_settings s = kvp_policy_settings_default();
+    s.engine = e;
+    s.tp = tp;
+    s.kv_budget_bytes = UINT64_C(10) << 30;
+    s.max_model_len = 4096;
+    kvp_policy_result r;
+    return kvp_policy_plan(m, &s, &r, err);
+}
+
+static void test_query_heads_divide_tp(void **state) {
+    (void)state;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/data/models/Qwen__Qwen2.5-7B.json", KVP_SOURCE_DIR);
+    kvp_model *m = NULL;
+    kvp_error err;
+    assert_int_equal(kvp_model_from_hf_file(path, NULL, &m, &err), KVP_OK);
+    /* 28 query heads: TP 8 leaves 3.5 per rank. Refused by the cost model ... */
+    kvp_cost_settings s = kvp_cost_settings_default();
+    s.tp = 8;
+    kvp_cost c;
+    memset(&err, 0x5a, sizeof err);
+    assert_int_equal(kvp_cost_compute(m, &s, &c, &err), KVP_CONFIG);
+    assert_string_equal(err.key, "num_attention_heads");
+    assert_non_null(strstr(err.message, "28 query heads"));
+    /* ... and by every engine policy that has TP. */
+    static const kvp_engine engines[] = {KVP_ENGINE_VLLM, KVP_ENGINE_SGLANG, KVP_ENGINE_TRTLLM};
+    for (size_t i = 0; i < 3; i++) {
+        memset(&err, 0x5a, sizeof err);
+        assert_int_equal(policy_at(m, engines[i], 8, &err), KVP_CONFIG);
+        assert_string_equal(err.key, "num_attention_heads");
+        /* TP 4: 7 query heads and 1 KV head per rank, accepted. */
+        assert_int_equal(policy_at(m, engines[i], 4, &err), KVP_OK);
+    }
+    /* TP 4 in the cost model: 28 layers x 1 head x 256 x 2 B = 14,336. */
+    s.tp = 4;
+    assert_int_equal(kvp_cost_compute(m, &s, &c, &err), KVP_OK);
+    assert_int_equal(c.bytes_per_token, 14336);
+    kvp_model_free(m);
+
+    /* KV heads that neither divide nor replicate: 6 KV heads (of 24 query heads)
+     * at TP 4 give 1.5 per rank, and 4 % 6 != 0. */
+    m = read_json("{\"model_type\": \"llama\", \"num_hidden_layers\": 2, \"num_attention_heads\": 24,"
+                  " \"num_key_value_heads\": 6, \"hidden_size\": 3072}");
+    memset(&err, 0x5a, sizeof err);
+    assert_int_equal(kvp_cost_check_tp(m, 4, &err), KVP_CONFIG);
+    assert_string_equal(err.key, "num_key_value_heads");
+    assert_int_equal(policy_at(m, KVP_ENGINE_VLLM, 4, &err), KVP_CONFIG);
+    assert_string_equal(err.key, "num_key_value_heads");
+    /* TP 3: 8 query and 2 KV heads per rank. */
+    assert_int_equal(kvp_cost_check_tp(m, 3, &err), KVP_OK);
+    kvp_model_free(m);
+}
+
+/* ---------------------------------------------------- Qwen sliding windows */
+
+static void test_qwen_use_sliding_window(void **state) {
+    (void)state;
+    /* Qwen3 with layer_types marking sliding layers but use_sliding_window false:
+     * Qwen3Config drops the window, so all 4 layers are full:
+     * 4 x 2 heads x (64 + 64) x 2 B = 2,048 per token, one full pool. */
+    kvp_cost c = cost_json(
+        "{\"model_type\": \"qwen3\", \"num_hidden_layers\": 4, \"num_attention_heads\": 4,"
+        " \"num_key_value_heads\": 2, \"head_dim\": 64, \"hidden_size\": 256,"
+        " \"sliding_window\": 128, \"use_sliding_window\": false, \"max_window_layers\": 2,"
+        " \"layer_types\": [\"full_attention\", \"full_attention\", \"sliding_attention\","
+        " \"sliding_attention\"]}", 1);
+    assert_int_equal(c.pool_count, 1);
+    assert_int_equal(c.pools[0].kind, KVP_CACHE_FULL);
+    assert_int_equal(c.bytes_per_token, 2048);
+    /* use_sliding_window absent: the class default (false) applies too. */
+    c = cost_json("{\"model_type\": \"qwen2\", \"num_hidden_layers\": 4, \"num_attention_heads\": 4,"
+                  " \"num_key_value_heads\": 2, \"hidden_size\": 256, \"sliding_window\": 128}",
+                  1);
+    assert_int_equal(c.pool_count, 1);
+    assert_int_equal(c.pools[0].kind, KVP_CACHE_FULL);
+    /* use_sliding_window true: layers from max_window_layers 2 on slide (2 + 2). */
+    c = cost_json("{\"model_type\": \"qwen2\", \"num_hidden_layers\": 4, \"num_attention_heads\": 4,"
+                  " \"num_key_value_heads\": 2, \"hidden_size\": 256, \"sliding_window\": 128,"
+                  " \"use_sliding_window\": true, \"max_window_layers\": 2}",
+                  1);
+    assert_int_equal(pool_of(&c, KVP_CACHE_SLIDING)->layers, 2);
+    assert_int_equal(pool_of(&c, KVP_CACHE_SLIDING)->window_tokens, 128);
+    assert_int_equal(pool_of(&c, KVP_CACHE_FULL)->layers, 2);
+    /* Mistral keeps its window with no use_sliding_window key. */
+    c = cost_json("{\"model_type\": \"mistral\", \"num_hidden_layers\": 4, \"num_attention_heads\": 4,"
+                  " \"num_key_value_heads\": 2, \"hidden_size\": 256, \"sliding_window\": 128}",
+                  1);
+    assert_int_equal(pool_of(&c, KVP_CACHE_SLIDING)->layers, 4);
+}
+
+/* ----------------------------------------------------------------- MiniMax */
+
+static void test_minimax_attn_type_list(void **state) {
+    (void)state;
+    /* MiniMax-M2.5 with its attn_type_list of 62 ones (the released config has
+     * it; the catalogue copy omits it): an ordinary GQA model,
+     * 62 x 8 x (128 + 128) x 2 B = 253,952 per token. */
+    char json[4096];
+    int n = snprintf(json, sizeof json,
+                     "{\"model_type\": \"minimax_m2\", \"num_hidden_layers\": 62,"
+                     " \"num_attention_heads\": 48, \"num_key_value_heads\": 8, \"head_dim\": 128,"
+                     " \"hidden_size\": 3072, \"attn_type_list\": [");
+    for (int i = 0; i < 62; i++) n += snprintf(json + n, sizeof json - (size_t)n, "%s1", i ? "," : "");
+    snprintf(json + n, sizeof json - (size_t)n, "]}");
+    kvp_cost c = cost_json(json, 1);
+    assert_int_equal(c.bytes_per_token, 253952);
+    assert_int_equal(c.bytes_per_sequence, 0);
+    /* TP 8: 1 KV head per rank: 62 x 256 x 2 = 31,744. */
+    assert_int_equal(cost_json(json, 8).bytes_per_token, 31744);
+
+    /* Text-01 style mix, 4 layers [0, 0, 0, 1], 8 heads x 64, 2 KV heads, bf16:
+     * 1 softmax layer: 2 x (64 + 64) x 2 B = 512 per token;
+     * 3 lightning layers: 8 x 64 x 64 x 2 B = 65,536 each -> 196,608 per sequence.
+     * TP 2: 1 KV head (256 per token), 4 heads of state (32,768 each -> 98,304). */
+    const char *mix = "{\"model_type\": \"minimax\", \"num_hidden_layers\": 4,"
+                      " \"num_attention_heads\": 8, \"num_key_value_heads\": 2, \"head_dim\": 64,"
+                      " \"hidden_size\": 512, \"torch_dtype\": \"bfloat16\","
+                      " \"attn_type_list\": [0, 0, 0, 1]}";
+    c = cost_json(mix, 1);
+    assert_int_equal(c.bytes_per_token, 512);
+    assert_int_equal(c.bytes_per_sequence, 196608);
+    assert_int_equal(pool_of(&c, KVP_CACHE_RECURRENT)->layers, 3);
+    c = cost_json(mix, 2);
+    assert_int_equal(c.bytes_per_token, 256);
+    assert_int_equal(c.bytes_per_sequence, 98304);
+
+    /* Bad lists: wrong length, unknown value, a layer_types that contradicts it. */
+    kvp_error e = refused("{\"model_type\": \"minimax\", \"num_hidden_layers\": 4,"
+                          " \"num_attention_heads\": 8, \"hidden_size\": 512,"
+                          " \"attn_type_list\": [0, 1]}", KVP_CONFIG);
+    assert_string_equal(e.key, "/attn_type_list");
+    e = refused("{\"model_type\": \"minimax\", \"num_hidden_layers\": 2,"
+                " \"num_attention_heads\": 8, \"hidden_size\": 512,"
+                " \"attn_type_list\": [1, true]}", KVP_UNSUPPORTED);
+    assert_string_equal(e.key, "/attn_type_list/1");
+    e = refused("{\"model_type\": \"minimax\", \"num_hidden_layers\": 2,"
+                " \"num_attention_heads\": 8, \"hidden_size\": 512,"
+                " \"attn_type_list\": [0, 1],"
+                " \"layer_types\": [\"linear_attention\", \"linear_attention\"]}", KVP_CONFIG);
+    assert_string_equal(e.key, "/layer_types/1");
+}
+
+/* -------------------------------------------------------------- Nemotron-3 */
+
+static void test_nemotron3_block_types(void **state) {
+    (void)state;
+    /* No num_hidden_layers: 6 layers from layers_block_type; 2 Mamba2 layers,
+     * 1 attention, 3 MoE/MLP (nothing cached).
+     * attention: 2 KV heads x (128 + 128) x 2 B = 1,024 per token;
+     * Mamba2: conv 3 x (8 x 64 + 2 x 2 x 128) x 2 B = 3 x 1024 x 2 = 6,144,
+     * SSM 8 x 64 x 128 x 4 B (fp32) = 262,144; 2 layers -> 536,576 per sequence.
+     * mtp_layers_block_type [attention, moe]: one MTP attention layer. */
+    const char *cfg =
+        "{\"model_type\": \"nemotron_h\", \"num_attention_heads\": 8, \"num_key_value_heads\": 2,"
+        " \"head_dim\": 128, \"hidden_size\": 1024, \"mamba_num_heads\": 8,"
+        " \"mamba_head_dim\": 64, \"ssm_state_size\": 128, \"n_groups\": 2, \"conv_kernel\": 4,"
+        " \"mamba_ssm_cache_dtype\": \"float32\", \"torch_dtype\": \"bfloat16\","
+        " \"layers_block_type\": [\"mamba\", \"moe\", \"attention\", \"mlp\", \"mamba\", \"moe\"],"
+        " \"mtp_layers_block_type\": [\"attention\", \"moe\"]}";
+    kvp_model *m = read_json(cfg);
+    const kvp_model_info *info = kvp_model_get_info(m);
+    assert_int_equal(info->num_layers, 6);
+    assert_int_equal(info->num_nextn_predict_layers, 1);
+    assert_true(info->is_hybrid_recurrent);
+    kvp_cost c = cost_at(m, 1, KVP_DTYPE_AUTO);
+    assert_int_equal(c.bytes_per_token, 1024);
+    assert_int_equal(c.bytes_per_sequence, 536576);
+    /* TP 2: 1 KV head (512); Mamba 4 heads, 1 group: conv 3 x (256 + 256) x 2 = 3,072,
+     * SSM 4 x 64 x 128 x 4 = 131,072 -> 2 x 134,144 = 268,288. */
+    c = cost_at(m, 2, KVP_DTYPE_AUTO);
+    assert_int_equal(c.bytes_per_token, 512);
+    assert_int_equal(c.bytes_per_sequence, 268288);
+    kvp_model_free(m);
+    /* Unknown block and MTP block types are refused by name. */
+    kvp_error e = refused("{\"model_type\": \"nemotron_h\", \"num_attention_heads\": 8,"
+                          " \"hidden_size\": 1024, \"layers_block_type\": [\"attention\", \"ssd\"]}",
+                          KVP_UNSUPPORTED);
+    assert_string_equal(e.key, "/layers_block_type/1");
+    e = refused("{\"model_type\": \"nemotron_h\", \"num_attention_heads\": 8, \"hidden_size\": 1024,"
+                " \"layers_block_type\": [\"attention\"], \"mtp_layers_block_type\": [\"x\"]}",
+                KVP_UNSUPPORTED);
+    assert_string_equal(e.key, "/mtp_layers_block_type/0");
+    /* A stated num_hidden_layers must match the list. */
+    e = refused("{\"model_type\": \"nemotron_h\", \"num_hidden_layers\": 3,"
+                " \"num_attention_heads\": 8, \"hidden_size\": 1024,"
+                " \"layers_block_type\": [\"attention\", \"moe\"]}", KVP_CONFIG);
+    assert_string_equal(e.key, "/layers_block_type");
+    e = refused("{\"model_type\": \"nemotron_h\", \"num_attention_heads\": 8, \"hidden_size\": 1024,"
+                " \"layers_block_type\": []}", KVP_CONFIG);
+    assert_string_equal(e.key, "/layers_block_type");
+}
+
+/* ------------------------------------------------------------ GLM-5 DSA */
+
+#define GLM_BASE                                                                              \
+    "\"model_type\": \"glm_moe_dsa\", \"num_hidden_layers\": 6, \"num_attention_heads\": 8,"   \
+    " \"hidden_size\": 1024, \"kv_lora_rank\": 512, \"qk_rope_head_dim\": 64,"                 \
+    " \"index_head_dim\": 128, \"torch_dtype\": \"bfloat16\""
+
+static void test_glm5_indexer_skip(void **state) {
+    (void)state;
+    /* index_topk_freq 2, offset 1: layer i keeps its indexer when
+     * max(i - 1 + 1, 0) % 2 == 0: layers 0, 2, 4 (3 of 6).
+     * MLA 6 x 576 x 2 B = 6,912 + indexer 3 x (128 + 4) = 396 -> 7,308 per token. */
+    kvp_cost c = cost_json("{" GLM_BASE ", \"index_topk_freq\": 2, \"index_skip_topk_offset\": 1}", 1);
+    assert_int_equal(pool_of(&c, KVP_CACHE_INDEXER)->layers, 3);
+    assert_int_equal(c.bytes_per_token, 7308);
+    /* offset 3, freq 4: k = max(i - 2, 0): layers 0, 1, 2 (k 0), and 6 would be next:
+     * 3 indexers again -> 7,308; replicated at TP 8 too. */
+    c = cost_json("{" GLM_BASE ", \"index_topk_freq\": 4, \"index_skip_topk_offset\": 3}", 8);
+    assert_int_equal(pool_of(&c, KVP_CACHE_INDEXER)->layers, 3);
+    assert_int_equal(c.bytes_per_token, 7308);
+    /* index_topk_pattern "FSSFSS": 2 indexers: 6,912 + 264 = 7,176. */
+    c = cost_json("{" GLM_BASE ", \"index_topk_pattern\": \"FSSFSS\"}", 1);
+    assert_int_equal(c.bytes_per_token, 7176);
+    /* indexer_types alone decides: 1 full -> 6,912 + 132 = 7,044. */
+    c = cost_json("{" GLM_BASE ", \"indexer_types\": [\"full\", \"shared\", \"shared\","
+                  " \"shared\", \"shared\", \"shared\"]}", 1);
+    assert_int_equal(c.bytes_per_token, 7044);
+    /* No keys: every layer keeps one (GLM-5): 6,912 + 792 = 7,704. */
+    assert_int_equal(cost_json("{" GLM_BASE "}", 1).bytes_per_token, 7704);
+    /* Contradictions and bad values name the key. */
+    /* freq 2, offset 0: k = i + 1, so layers 1, 3, 5 keep one; layer 0 "full" contradicts. */
+    kvp_error e = refused("{" GLM_BASE ", \"index_topk_freq\": 2, \"indexer_types\": [\"full\","
+                          " \"full\", \"full\", \"shared\", \"full\", \"shared\"]}", KVP_CONFIG);
+    assert_string_equal(e.key, "/indexer_types/0");
+    e = refused("{" GLM_BASE ", \"index_topk_pattern\": \"FSX\"}", KVP_CONFIG);
+    assert_string_equal(e.key, "/index_topk_pattern");
+    e = refused("{" GLM_BASE ", \"index_topk_pattern\": \"FSSFSX\"}", KVP_CONFIG);
+    assert_string_equal(e.key, "/index_topk_pattern");
+    e = refused("{" GLM_BASE ", \"index_topk_freq\": 0}", KVP_CONFIG);
+    assert_string_equal(e.key, "/index_topk_freq");
+    e = refused("{" GLM_BASE ", \"indexer_types\": [\"full\"]}", KVP_CONFIG);
+    assert_string_equal(e.key, "/indexer_types");
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_query_heads_divide_tp),
+        cmocka_unit_test(test_qwen_use_sliding_window),
+        cmocka_unit_test(test_minimax_attn_type_list),
+        cmocka_unit_test(test_nemotron3_block_types),
+        cmocka_unit_test(test_glm5_indexer_skip),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
