@@ -146,6 +146,8 @@ typedef struct kvp_model_info {
     uint32_t num_quant_excluded; /* modules listed as not quantized */
     uint32_t sliding_window;     /* window of sliding layers, 0 when none */
     uint32_t attention_chunk_size;
+    bool family_unverified;      /* model_type has no hand-checked config: read with the
+                                    generic rules; reports say so (JSON "verified": false) */
 } kvp_model_info;
 
 typedef struct kvp_model kvp_model;

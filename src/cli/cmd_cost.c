@@ -46,6 +46,9 @@ static json_t *pool_json(const kvp_pool_cost *p) {
 static size_t collect_warnings(const kvp_model *m, const kvp_cost *c, const char **w, size_t max) {
     const kvp_model_info *info = kvp_model_get_info(m);
     size_t n = 0;
+    if (info->family_unverified && n < max)
+        w[n++] = "unverified family: kvplan has no hand-checked config of this model_type; "
+                 "its cache was read with the generic rules";
     if (!info->dtype_stated && n < max)
         w[n++] = "the config states no torch_dtype/dtype: bf16 assumed for the model";
     for (uint32_t k = 0; k < c->pool_count && n < max; k++) {
@@ -131,6 +134,7 @@ int kvp_cmd_cost(int argc, char **argv) {
         json_t *o = json_object();
         json_object_set_new(o, "model", json_string(kvp_model_name(m)));
         json_object_set_new(o, "model_type", json_string(info->model_type));
+        if (info->family_unverified) json_object_set_new(o, "verified", json_false());
         json_object_set_new(o, "dtype", json_string(kvp_dtype_name(info->dtype)));
         json_object_set_new(o, "kv_dtype", json_string(kvp_dtype_name(c.kv_dtype)));
         json_object_set_new(o, "num_layers", juint(info->num_layers));

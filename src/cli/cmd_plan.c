@@ -634,6 +634,8 @@ static json_t *plan_json(plan_ctx *p) {
     const kvp_manager_plan *t = &p->plan.managers[KVP_ROLE_TARGET];
     json_object_set_new(o, "model", json_string(kvp_model_name(p->model)));
     json_object_set_new(o, "policy", json_string("trtllm"));
+    if (kvp_model_get_info(p->model)->family_unverified)
+        json_object_set_new(o, "verified", json_false());
     json_object_set_new(o, "manager", json_string(kvp_manager_kind_name(t->kind)));
     json_object_set_new(o, "kv_dtype", json_string(kvp_dtype_name(t->kv_dtype)));
     json_object_set_new(o, "tp", ju(d->tp));
@@ -976,6 +978,9 @@ static int run(plan_ctx *p) {
                     "--max-attention-window or --kv-manager v2",
                  (unsigned long long)win);
     }
+    if (info->family_unverified)
+        warn(p, "unverified family: kvplan has no hand-checked config of model_type \"%s\"; its "
+                "cache was read with the generic rules", info->model_type);
     if (info->is_mla && d->tp > 1)
         warn(p, "the MLA latent is replicated on every TP rank: bytes per token do not shrink "
                 "with TP");

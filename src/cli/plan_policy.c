@@ -678,6 +678,8 @@ static void print_json(const kvp_model *model, const kvp_policy_result *r, const
     json_t *root = json_object();
     json_object_set_new(root, "model", json_string(kvp_model_name(model)));
     json_object_set_new(root, "policy", json_string(kvp_engine_name(r->engine)));
+    if (kvp_model_get_info(model)->family_unverified)
+        json_object_set_new(root, "verified", json_false());
     json_object_set_new(root, "engine_version", json_string(r->engine_version));
     json_object_set_new(root, "era", json_string(r->era));
     json_object_set_new(root, "kv_dtype", json_string(r->kv_dtype_name));

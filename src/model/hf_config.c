@@ -249,6 +249,7 @@ static kvp_status read_config(hf_reader *r, kvp_model *model) {
     if ((s = read_model_dtype(r, info))) return s;
     if ((s = read_quantization(r, info))) return s;
     if ((s = kvp__hf_layers(r, model))) return s;
+    info->family_unverified = !kvp__hf_family_verified(info->model_type);
     read_facts(r, info); /* after the layers: type defaults are applied by then */
     return KVP_OK;
 }

@@ -1309,37 +1309,17 @@ static bool is_encoder_decoder(hf_reader *r, const kvp_model_info *info) {
 
 /* --------------------------------------------------------------- dispatch */
 
-/* Keys that change what a layer caches in ways kvplan does not model: refused
- * by name rather than read as plain attention. */
-static kvp_status refuse_unknown_mechanisms(hf_reader *r, const hf_obj *lm) {
-    static const struct {
-        const char *key, *what;
-    } refused[] = {
-        {"linear_attn_config", "Kimi linear attention (KDA) layers"},
-        {"cross_attention_layers", "cross-attention layers over image tokens (Llama 3.2 Vision)"},
-        {"kv_shared_layer_index", "per-layer KV sharing"},
-        {"num_key_value_heads_per_layer",
-         "per-layer KV head counts (engines differ: vLLM pads every layer to the largest)"},
-        {"kv_reuse_group", "KV reuse across layer groups (Hymba)"},
-    };
-    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
-        if (kvp__hf_has(lm, refused[i].key))
-            return kvp__hf_fail(r, lm, refused[i].key, KVP_UNSUPPORTED,
-                                "%s: not understood by kvplan, refusing to guess their cache",
-                                refused[i].what);
-    /* Switches that are harmless when off. */
-    static const struct {
-        const char *key, *what;
-    } when_true[] = {
-        {"use_cla", "cross-layer attention (layers reusing another layer's KV, Hunyuan)"},
-        {"use_mla", "a multi-head latent attention switch without kv_lora_rank"},
-    };
-    for (size_t i = 0; i < sizeof when_true / sizeof when_true[0]; i++)
-        if (json_is_true(json_object_get(lm->json, when_true[i].key)) &&
-            (strcmp(when_true[i].key, "use_mla") != 0 || !kvp__hf_has(lm, "kv_lora_rank")))
-            return kvp__hf_fail(r, lm, when_true[i].key, KVP_UNSUPPORTED,
-                                "%s: not understood by kvplan, refusing to guess their cache",
-                                when_true[i].what);
+/* A use_mla switch with no latent geometry: refused rather than read as MHA.
+ * Every other key that changes what a layer caches is on the watch list
+ * (hf_watch.c). */
+static kvp_status refuse_unknown_mechanisms(hf_reader *r, const hf_obj *lm,
+                                            const kvp_model_info *info) {
+    kvp_status s = kvp__hf_watch_keys(r, lm, info);
+    if (s) return s;
+    if (json_is_true(json_object_get(lm->json, "use_mla")) && !kvp__hf_has(lm, "kv_lora_rank"))
+        return kvp__hf_fail(r, lm, "use_mla", KVP_UNSUPPORTED,
+                            "a multi-head latent attention switch without kv_lora_rank: not "
+                            "understood by kvplan, refusing to guess their cache");
     return KVP_OK;
 }
 
@@ -1515,7 +1495,7 @@ kvp_status kvp__hf_layers(hf_reader *r, kvp_model *model) {
     c.lm = &r->lm;
     kvp_status s;
     const kvp_allocator *alc = kvp__model_alc(model);
-    if ((s = refuse_unknown_mechanisms(r, c.lm))) return s;
+    if ((s = refuse_unknown_mechanisms(r, c.lm, c.info))) return s;
     if ((s = refuse_unknown_types(r, c.info))) return s;
     if ((s = apply_type_defaults(r, c.info))) return s;
 
@@ -1536,6 +1516,7 @@ kvp_status kvp__hf_layers(hf_reader *r, kvp_model *model) {
         if ((s = read_layers(r, c.lm, k, 4, &c.layers))) return s;
     }
     if ((s = read_mtp_block_types(r, c.lm, c.info))) return s;
+    if (!mamba_ssm && (s = kvp__hf_watch_lists(r, c.lm, c.layers))) return s;
     c.info->num_layers = c.layers;
     c.types = kvp__calloc(alc, c.layers, 1);
     if (!c.types) return kvp__fail(r->err, KVP_NOMEM, r->file, NULL, "out of memory");

@@ -328,6 +328,10 @@ kvp_status kvp_policy_plan(const kvp_model *model, const kvp_policy_settings *se
     kvp__strlcpy(out->engine_version, s.engine_version, sizeof out->engine_version);
     out->tp = s.tp;
     out->pp = s.pp;
+    if (kvp_model_get_info(model)->family_unverified)
+        kvp__policy_note(out, "unverified family: kvplan has no hand-checked config of model_type "
+                              "\"%s\"; its cache was read with the generic rules",
+                         kvp_model_get_info(model)->model_type);
     switch (s.engine) {
     case KVP_ENGINE_VLLM:
         return kvp__policy_vllm(model, &s, out, err);

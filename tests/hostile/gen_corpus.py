@@ -365,6 +365,81 @@ fh = load("tiiuae__Falcon-H1-0.5B.partial")
 for key in ["mamba_n_heads", "mamba_d_head", "mamba_d_state"]:
     number_mutations("falconh1", fh, key, ["zero", "string"])
 
+# Issue 13 readers: MiniMax attn_type_list, Nemotron-3 layers_block_type and
+# its MTP list, GLM-5 DSA indexer schedule, the watch list.
+mm = load("MiniMaxAI__MiniMax-M2.5")
+n_mm = mm["num_hidden_layers"]
+d = copy.deepcopy(mm)
+d["attn_type_list"] = [1] * (n_mm - 1)
+write("config/minimax-attn-type-list-short.json", dump(d), "/attn_type_list")
+d = copy.deepcopy(mm)
+d["attn_type_list"] = [1] * (n_mm - 1) + [2]
+write("config/minimax-attn-type-list-value-2.json", dump(d), "/attn_type_list/%d" % (n_mm - 1))
+d = copy.deepcopy(mm)
+d["attn_type_list"] = ["1"] * n_mm
+write("config/minimax-attn-type-list-string.json", dump(d), "/attn_type_list/0")
+d = copy.deepcopy(mm)
+d["attn_type_list"] = [1] * n_mm
+d["layer_types"] = ["linear_attention"] * n_mm
+write("config/minimax-layer-types-contradict.json", dump(d), "/layer_types/0")
+nm = load("nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16")
+kinds = {"M": "mamba", "*": "attention", "E": "moe", "-": "mlp"}
+blocks = [kinds[ch] for ch in nm["hybrid_override_pattern"]]
+nb = copy.deepcopy(nm)
+del nb["hybrid_override_pattern"]
+del nb["num_hidden_layers"]
+nb["layers_block_type"] = blocks
+d = copy.deepcopy(nb)
+d["layers_block_type"] = blocks[:3] + ["ssd"] + blocks[4:]
+write("config/nemotron3-block-type-unknown.json", dump(d), "/layers_block_type/3")
+d = copy.deepcopy(nb)
+d["layers_block_type"] = []
+write("config/nemotron3-block-type-empty.json", dump(d), "/layers_block_type")
+d = copy.deepcopy(nb)
+d["num_hidden_layers"] = len(blocks) + 1
+write("config/nemotron3-block-type-count-mismatch.json", dump(d), "/layers_block_type")
+d = copy.deepcopy(nb)
+d["mtp_layers_block_type"] = ["attention", "router"]
+write("config/nemotron3-mtp-block-unknown.json", dump(d), "/mtp_layers_block_type/1")
+d = copy.deepcopy(nb)
+d["mtp_layers_block_type"] = ["mamba"]
+write("config/nemotron3-mtp-block-mamba.json", dump(d), "/mtp_layers_block_type/0")
+d = copy.deepcopy(nb)
+d["layers_block_type"] = "mamba"
+write("config/nemotron3-block-type-string.json", dump(d), "/layers_block_type")
+glm = load("zai-org__GLM-5")
+n_glm = glm["num_hidden_layers"]
+number_mutations("glm5", glm, "index_topk_freq", ["zero", "negative", "string", "u32max+1"])
+d = copy.deepcopy(glm)
+d["index_topk_pattern"] = "F" * (n_glm - 1)
+write("config/glm5-topk-pattern-short.json", dump(d), "/index_topk_pattern")
+d = copy.deepcopy(glm)
+d["index_topk_pattern"] = "F" * (n_glm - 1) + "X"
+write("config/glm5-topk-pattern-letter.json", dump(d), "/index_topk_pattern")
+d = copy.deepcopy(glm)
+d["index_topk_pattern"] = ["F"] * (n_glm - 1) + ["FS"]
+write("config/glm5-topk-pattern-list-entry.json", dump(d), "/index_topk_pattern/%d" % (n_glm - 1))
+d = copy.deepcopy(glm)
+d["indexer_types"] = ["full"] * (n_glm - 1)
+write("config/glm5-indexer-types-short.json", dump(d), "/indexer_types")
+d = copy.deepcopy(glm)
+d["indexer_types"] = ["full"] * (n_glm - 1) + ["sparse"]
+write("config/glm5-indexer-types-unknown.json", dump(d), "/indexer_types/%d" % (n_glm - 1))
+d = copy.deepcopy(glm)
+d["index_topk_freq"] = 2
+d["indexer_types"] = ["full"] * n_glm
+write("config/glm5-indexer-types-contradict.json", dump(d), "/indexer_types/0")
+ll = load("meta-llama__Llama-3.1-8B")
+for key, val in [("compress_ratios", [4] * 32), ("sparse_attention_config", {"sparse_index_dim": 128}),
+                 ("use_sparse_attention", True), ("index_head_dim", 128), ("linear_attn_config", {}),
+                 ("kv_shared_layer_index", 0), ("layer_kinds", ["attention"] * 32)]:
+    d = copy.deepcopy(ll)
+    d[key] = val
+    write("config/watch-%s.json" % key.replace("_", "-"), dump(d), "/" + key)
+d = copy.deepcopy(ll)
+d["use_sparse_attention"] = "yes"
+write("config/watch-use-sparse-attention-string.json", dump(d), "/use_sparse_attention")
+
 # ---- text-level faults (syntax): the error is a position.
 llama_text = dump(llama)
 for frac in [0.1, 0.5, 0.9, 0.99]:

@@ -297,6 +297,92 @@ static void test_glm5_indexer_skip(void **state) {
     assert_string_equal(e.key, "/indexer_types");
 }
 
+/* ------------------------------------------------ watch list, unverified */
+
+#define LLAMA_BASE                                                                            \
+    "\"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"num_key_value_heads\": 2,"      \
+    " \"hidden_size\": 256"
+
+static void test_watch_list(void **state) {
+    (void)state;
+    static const struct {
+        const char *json, *key;
+    } cases[] = {
+        {"{\"model_type\": \"llama\", " LLAMA_BASE ", \"compress_ratios\": [4, 128, 0]}",
+         "/compress_ratios"},
+        {"{\"model_type\": \"llama\", " LLAMA_BASE ", \"compress_ratio\": 4}", "/compress_ratio"},
+        {"{\"model_type\": \"llama\", " LLAMA_BASE ", \"sparse_attention_config\": {}}",
+         "/sparse_attention_config"},
+        {"{\"model_type\": \"llama\", " LLAMA_BASE ", \"use_sparse_attention\": true}",
+         "/use_sparse_attention"},
+        {"{\"model_type\": \"llama\", " LLAMA_BASE ", \"index_head_dim\": 128}", "/index_head_dim"},
+        {"{\"model_type\": \"llama\", " LLAMA_BASE ", \"nsa_config\": {}}", "/nsa_config"},
+        {"{\"model_type\": \"llama\", " LLAMA_BASE ", \"linear_attention_config\": {}}",
+         "/linear_attention_config"},
+        {"{\"model_type\": \"llama\", " LLAMA_BASE ", \"shared_kv_layers\": [0]}",
+         "/shared_kv_layers"},
+        /* Gemma 3n reads num_kv_shared_layers; a Llama does not. */
+        {"{\"model_type\": \"llama\", " LLAMA_BASE ", \"num_kv_shared_layers\": 1}",
+         "/num_kv_shared_layers"},
+        /* A per-layer list of kinds kvplan does not read. */
+        {"{\"model_type\": \"llama\", " LLAMA_BASE ", \"attention_kinds\": [\"a\", \"b\"]}",
+         "/attention_kinds"},
+        {"{\"text_config\": {\"model_type\": \"llama\", " LLAMA_BASE ", \"compress_ratios\": [1, 1]}}",
+         "/text_config/compress_ratios"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        kvp_error e = refused(cases[i].json, KVP_UNSUPPORTED);
+        if (strcmp(e.key, cases[i].key) != 0)
+            fail_msg("case %zu: refused at '%s', expected '%s'", i, e.key, cases[i].key);
+        assert_non_null(strstr(e.message, "kvplan"));
+    }
+    /* A switch that is off is harmless; a switch that is not a boolean is an error. */
+    kvp_cost c = cost_json("{\"model_type\": \"llama\", " LLAMA_BASE ", \"use_sparse_attention\": false}", 1);
+    /* 2 layers x 2 heads x (64 + 64) x 2 B = 1,024. */
+    assert_int_equal(c.bytes_per_token, 1024);
+    kvp_error e = refused("{\"model_type\": \"llama\", " LLAMA_BASE ", \"use_cla\": 1}", KVP_CONFIG);
+    assert_string_equal(e.key, "/use_cla");
+    /* A per-layer list of numbers (or of a different length) is no layer kind. */
+    c = cost_json("{\"model_type\": \"llama\", " LLAMA_BASE ", \"rope_layers\": [1, 0],"
+                  " \"tags\": [\"x\"]}", 1);
+    assert_int_equal(c.bytes_per_token, 1024);
+}
+
+static void test_unverified_family(void **state) {
+    (void)state;
+    /* A model_type kvplan never checked is read generically, and says so. */
+    kvp_model *m = read_json("{\"model_type\": \"brand_new_lm\", " LLAMA_BASE "}");
+    assert_true(kvp_model_get_info(m)->family_unverified);
+    assert_int_equal(cost_at(m, 1, KVP_DTYPE_AUTO).bytes_per_token, 1024);
+    kvp_policy_settings s = kvp_policy_settings_default();
+    s.engine = KVP_ENGINE_VLLM;
+    s.kv_budget_bytes = UINT64_C(1) << 30;
+    s.max_model_len = 4096;
+    kvp_policy_result r;
+    kvp_error err;
+    assert_int_equal(kvp_policy_plan(m, &s, &r, &err), KVP_OK);
+    bool noted = false;
+    for (uint32_t i = 0; i < r.note_count; i++) noted |= strstr(r.notes[i], "unverified family") != NULL;
+    assert_true(noted);
+    kvp_model_free(m);
+    /* No model_type at all: unverified too. */
+    m = read_json("{" LLAMA_BASE "}");
+    assert_true(kvp_model_get_info(m)->family_unverified);
+    kvp_model_free(m);
+    m = read_json("{\"model_type\": \"llama\", " LLAMA_BASE "}");
+    assert_false(kvp_model_get_info(m)->family_unverified);
+    kvp_model_free(m);
+    /* Every catalogue model is a verified family. */
+    for (size_t i = 0; i < kvp_catalog_count(); i++) {
+        if (kvp_model_from_catalog(kvp_catalog_name(i), NULL, &m, &err) != KVP_OK)
+            fail_msg("%s: %s", kvp_catalog_name(i), err.message);
+        if (kvp_model_get_info(m)->family_unverified)
+            fail_msg("%s (%s) is not a verified family", kvp_catalog_name(i),
+                     kvp_model_get_info(m)->model_type);
+        kvp_model_free(m);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_query_heads_divide_tp),
@@ -304,6 +390,8 @@ int main(void) {
         cmocka_unit_test(test_minimax_attn_type_list),
         cmocka_unit_test(test_nemotron3_block_types),
         cmocka_unit_test(test_glm5_indexer_skip),
+        cmocka_unit_test(test_watch_list),
+        cmocka_unit_test(test_unverified_family),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
