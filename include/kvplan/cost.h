@@ -91,7 +91,7 @@ KVP_API KVP_NODISCARD kvp_status kvp_cost_compute(const kvp_model *model, const 
  * (tp / dp under attention data parallelism); 0 means 1. Every command and
  * policy calls this before costing (kvp_cost_compute does). KVP_CONFIG with
  * the key (num_attention_heads, num_key_value_heads, recurrent heads). */
-KVP_NODISCARD kvp_status kvp_cost_check_tp(const kvp_model *model, uint32_t tp, kvp_error *err);
+KVP_API KVP_NODISCARD kvp_status kvp_cost_check_tp(const kvp_model *model, uint32_t tp, kvp_error *err);
 
 /* Per-layer figures for the --layers table (any stage: the record's layer
  * is costed as if on this rank). */
