@@ -269,12 +269,15 @@ static kvp_status schedule_from_layer_types(layers_ctx *c, json_t *arr, const ch
     return KVP_OK;
 }
 
-/* Rule 2: MiMo-V2's hybrid_layer_pattern: 1 = sliding-window layer, 0 = full. */
-static kvp_status schedule_from_hybrid_pattern(layers_ctx *c, json_t *arr) {
+/* A per-layer list of 0 / 1: layer i takes `one` or `zero`; any other entry
+ * is refused with `bad` and the message naming both meanings. */
+static kvp_status schedule_from_binary_list(layers_ctx *c, json_t *arr, const char *key_name,
+                                            layer_type one, layer_type zero, kvp_status bad,
+                                            const char *expected) {
     hf_obj p = {arr, ""};
-    snprintf(p.pointer, sizeof p.pointer, "%s/hybrid_layer_pattern", c->lm->pointer);
+    snprintf(p.pointer, sizeof p.pointer, "%s/%s", c->lm->pointer, key_name);
     if (json_array_size(arr) != c->layers)
-        return kvp__hf_fail(c->r, c->lm, "hybrid_layer_pattern", KVP_CONFIG,
+        return kvp__hf_fail(c->r, c->lm, key_name, KVP_CONFIG,
                             "has %zu entries, expected one per layer (%u)", json_array_size(arr),
                             c->layers);
     for (uint32_t i = 0; i < c->layers; i++) {
@@ -282,10 +285,16 @@ static kvp_status schedule_from_hybrid_pattern(layers_ctx *c, json_t *arr) {
         char key[16];
         snprintf(key, sizeof key, "%u", i);
         if (!json_is_integer(v) || (json_integer_value(v) != 0 && json_integer_value(v) != 1))
-            return kvp__hf_fail(c->r, &p, key, KVP_CONFIG, "expected 0 (full) or 1 (sliding)");
-        c->types[i] = json_integer_value(v) ? LT_SLIDING : LT_FULL;
+            return kvp__hf_fail(c->r, &p, key, bad, "expected %s", expected);
+        c->types[i] = (uint8_t)(json_integer_value(v) ? one : zero);
     }
     return KVP_OK;
+}
+
+/* Rule 2: MiMo-V2's hybrid_layer_pattern: 1 = sliding-window layer, 0 = full. */
+static kvp_status schedule_from_hybrid_pattern(layers_ctx *c, json_t *arr) {
+    return schedule_from_binary_list(c, arr, "hybrid_layer_pattern", LT_SLIDING, LT_FULL,
+                                     KVP_CONFIG, "0 (full) or 1 (sliding)");
 }
 
 /* Bamba-style hybrids: attention in the listed layers, Mamba everywhere else. */
@@ -310,23 +319,10 @@ static kvp_status schedule_from_attention_indices(layers_ctx *c, json_t *arr) {
  * (linear) attention (FAMILIES.md "MiniMax attn_type_list"). MiniMax-M2.x
  * lists all 1s; Text-01 / M1 mix them. */
 static kvp_status schedule_from_attn_type_list(layers_ctx *c, json_t *arr) {
-    hf_obj p = {arr, ""};
-    snprintf(p.pointer, sizeof p.pointer, "%s/attn_type_list", c->lm->pointer);
-    if (json_array_size(arr) != c->layers)
-        return kvp__hf_fail(c->r, c->lm, "attn_type_list", KVP_CONFIG,
-                            "has %zu entries, expected one per layer (%u)", json_array_size(arr),
-                            c->layers);
-    for (uint32_t i = 0; i < c->layers; i++) {
-        json_t *v = json_array_get(arr, i);
-        char key[16];
-        snprintf(key, sizeof key, "%u", i);
-        if (!json_is_integer(v) || (json_integer_value(v) != 0 && json_integer_value(v) != 1))
-            return kvp__hf_fail(c->r, &p, key, KVP_UNSUPPORTED,
-                                "expected 1 (softmax attention) or 0 (lightning attention); "
-                                "kvplan knows no other MiniMax attention type");
-        c->types[i] = json_integer_value(v) ? LT_FULL : LT_LIGHTNING;
-    }
-    return KVP_OK;
+    return schedule_from_binary_list(c, arr, "attn_type_list", LT_FULL, LT_LIGHTNING,
+                                     KVP_UNSUPPORTED,
+                                     "1 (softmax attention) or 0 (lightning attention); kvplan "
+                                     "knows no other MiniMax attention type");
 }
 
 /* Exaone 4: sliding_window_pattern as a string, one letter per layer repeated
