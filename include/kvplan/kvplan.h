@@ -27,5 +27,6 @@
 #include "kvplan/sim.h"
 #include "kvplan/report.h"
 #include "kvplan/fit.h"
+#include "kvplan/json.h"
 
 #endif

@@ -189,8 +189,11 @@ KVP_API KVP_NODISCARD kvp_status kvp_model_from_geometry_json(const char *text, 
  * "meta-llama/Llama-3.1-8B"). KVP_NOT_FOUND lists the closest names in err. */
 KVP_API KVP_NODISCARD kvp_status kvp_model_from_catalog(const char *name, const kvp_allocator *alc,
                                                 kvp_model **out, kvp_error *err);
-/* Resolve MODEL the way the CLI does: a path to a file or folder, else a
- * catalogue name. */
+/* Resolve MODEL the way the CLI does: a path to a file or folder (a .gguf
+ * file, a config.json, a folder holding one), else a catalogue name or HF
+ * id, else an HF id in the local Hugging Face cache, else a catalogue alias.
+ * KVP_NOT_FOUND names the closest catalogue names and how to point kvplan
+ * at a model of your own. */
 KVP_API KVP_NODISCARD kvp_status kvp_model_open(const char *name_or_path, const kvp_allocator *alc,
                                         kvp_model **out, kvp_error *err);
 
@@ -215,6 +218,21 @@ KVP_API const char *kvp_model_source_text(const kvp_model *model, size_t *out_le
 KVP_API size_t kvp_catalog_count(void);
 KVP_API const char *kvp_catalog_name(size_t index);
 KVP_API const char *kvp_catalog_hf_id(size_t index);
+
+/* Catalogue aliases: released variants (Instruct, chat, base, a dated
+ * re-release) whose config.json has the same geometry as a catalogue entry:
+ * the same layers, heads, head dims, windows, dtypes, vocabulary and
+ * maximum length; they differ only in weights and tokens (eos, chat
+ * template). kvp_model_open resolves an alias after the local Hugging Face
+ * cache (a real config there wins) and names the model
+ * "ALIAS (alias of TARGET)", so every output says what was read.
+ * Index i < kvp_catalog_alias_count(): the alias's lower-case short name, its
+ * Hugging Face id, and the HF id of the entry it reads. Static strings;
+ * NULL past the end. */
+KVP_API size_t kvp_catalog_alias_count(void);
+KVP_API const char *kvp_catalog_alias_name(size_t index);
+KVP_API const char *kvp_catalog_alias_hf_id(size_t index);
+KVP_API const char *kvp_catalog_alias_of(size_t index);
 
 #ifdef __cplusplus
 }

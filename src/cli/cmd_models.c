@@ -1,31 +1,65 @@
-/* cmd_models.c — `kvplan models`: the embedded catalogue. */
+/* cmd_models.c — `kvplan models [FILTER]`: the embedded catalogue and its
+ * aliases, filtered by a case-insensitive substring of the name or HF id. */
+#include <stdlib.h>
 #include <string.h>
 
+#include "bind/bind_internal.h"
 #include "cli.h"
+
+static void usage(FILE *out) {
+    fputs("usage: kvplan models [FILTER] [--json]\n"
+          "  lists the model configs compiled into kvplan, then the aliases (Instruct, chat,\n"
+          "  base variants that share an entry's geometry); FILTER keeps the names and\n"
+          "  Hugging Face ids that contain it (any case)\n"
+          "  --json     machine-readable output\n"
+          "exit status: 0 listed, 1 nothing matches FILTER, 2 bad usage\n",
+          out);
+}
 
 int kvp_cmd_models(int argc, char **argv) {
     bool json = false;
+    const char *filter = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0) {
             json = true;
         } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            puts("usage: kvplan models [--json]\n  lists the model configs compiled into kvplan");
+            usage(stdout);
             return KVP_EXIT_OK;
-        } else {
+        } else if (argv[i][0] == '-' && argv[i][1]) {
             static const char *const known[] = {"--json", "--help", NULL};
             return kvp_cli_unknown_option(argv[i], known);
+        } else if (filter) {
+            return kvp_cli_fail("models takes one FILTER, got a second: '%s'", argv[i]);
+        } else {
+            filter = argv[i];
         }
     }
-    size_t n = kvp_catalog_count();
+    size_t matched = 0;
     if (json) {
-        fputs("[", stdout);
-        for (size_t i = 0; i < n; i++)
-            printf("%s\n  {\"name\": \"%s\", \"hf_id\": \"%s\"}", i ? "," : "", kvp_catalog_name(i),
-                   kvp_catalog_hf_id(i));
-        puts("\n]");
-        return KVP_EXIT_OK;
+        char *text = NULL;
+        kvp_error err;
+        if (kvp__models_json_text(filter, &text, &matched, &err) != KVP_OK)
+            return kvp_cli_report_error(&err, true);
+        puts(text);
+        free(text);
+    } else {
+        printf("%-40s %s\n", "name", "hugging face id");
+        for (size_t i = 0; i < kvp_catalog_count(); i++) {
+            if (!kvp__models_match(filter, kvp_catalog_name(i), kvp_catalog_hf_id(i))) continue;
+            printf("%-40s %s\n", kvp_catalog_name(i), kvp_catalog_hf_id(i));
+            matched++;
+        }
+        for (size_t i = 0; i < kvp_catalog_alias_count(); i++) {
+            const char *name = kvp_catalog_alias_name(i), *id = kvp_catalog_alias_hf_id(i);
+            if (!kvp__models_match(filter, name, id)) continue;
+            printf("%-40s %s (alias of %s)\n", name, id, kvp_catalog_alias_of(i));
+            matched++;
+        }
     }
-    printf("%-40s %s\n", "name", "hugging face id");
-    for (size_t i = 0; i < n; i++) printf("%-40s %s\n", kvp_catalog_name(i), kvp_catalog_hf_id(i));
+    if (filter && matched == 0) {
+        fprintf(stderr, "kvplan: no catalogue model matches '%s'; a model of your own: give the "
+                        "folder holding its config.json\n", filter);
+        return KVP_EXIT_NO;
+    }
     return KVP_EXIT_OK;
 }

@@ -65,6 +65,10 @@ static void usage(FILE *out) {
         "  --explain                    formula and inputs behind every number\n"
         "  --json                       machine-readable plan\n",
         out);
+#ifdef KVP_HAVE_PLAN_POLICY
+    fputs("\n", out);
+    kvp_cli_plan_policy_usage(out); /* the engine policies and their spellings */
+#endif
 }
 
 /* ----------------------------------------------------------------- options */
@@ -990,7 +994,7 @@ static int run(plan_ctx *p) {
     for (size_t i = 0; i < kvp_model_cache_count(p->model); i++)
         if (kvp_model_cache(p->model, i)->kind == KVP_CACHE_INDEXER) {
             warn(p, "the sparse-attention indexer K cache is sized by the engine's C++ side and "
-                    "is not in this plan (as in the seed's estimator)");
+                    "is not in this plan (as in TensorRT-LLM's estimator)");
             break;
         }
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "progress.h"
 #include "kvplan/report.h"
 #include "kvplan/sim.h"
 #include "util.h"
@@ -44,6 +45,7 @@ static void usage(FILE *out) {
           "  --arrival-unit U       steps|seconds: unit of \"arrival\" (default steps)\n"
           "  --step-time S          seconds per step for --arrival-unit seconds (default 0.02)\n"
           "  --no-timing            leave out wall-clock figures (reproducible output)\n"
+          "  --quiet                no progress line on stderr (shown on a terminal after 1 s)\n"
           "  --json                 machine-readable output\n",
           out);
 }
@@ -62,24 +64,9 @@ static int fail_input(bool json, kvp_status code, const char *key, const char *f
     return kvp_cli_report_error(&err, json);
 }
 
-typedef struct progress {
-    bool on;
-    int last_pct;
-} progress;
-
-/* A progress bar on stderr, only when stderr is a terminal. */
+/* The progress line (progress.h): on a terminal, after a second, not with --quiet. */
 static void on_progress(void *ctx, uint64_t done, uint64_t total) {
-    progress *p = ctx;
-    if (!p->on || total == 0) return;
-    int pct = (int)(done * 100 / total);
-    if (pct == p->last_pct) return;
-    p->last_pct = pct;
-    int filled = pct * 40 / 100;
-    fprintf(stderr, "\r[%.*s%*s] %3d%% (%llu/%llu requests)", filled,
-            "########################################", 40 - filled, "", pct,
-            (unsigned long long)done, (unsigned long long)total);
-    if (done >= total) fputc('\n', stderr);
-    fflush(stderr);
+    kvp_cli_progress_update(ctx, done, total);
 }
 
 typedef struct options {
@@ -89,7 +76,7 @@ typedef struct options {
     double fraction, cross_fraction;
     bool have_cross_fraction;
     bool have_budget, have_blocks, have_slots, have_gpu_mem, have_fraction;
-    bool no_chunked, no_reuse, json, no_timing;
+    bool no_chunked, no_reuse, json, no_timing, quiet;
     kvp_cost_settings cost;
     kvp_workload_options wl;
     const char *svg; /* --svg FILE: utilization and running requests over steps */
@@ -100,7 +87,7 @@ static int parse_args(int argc, char **argv, options *o) {
         "--kv-budget", "--blocks", "--workload", "--synthetic", "--tp", "--pp", "--kv-dtype",
         "--block-size", "--tokens-per-block", "--max-model-len", "--max-batch-size",
         "--max-num-tokens", "--recurrent-slots", "--no-chunked-prefill", "--no-prefix-reuse",
-        "--arrival-unit", "--step-time", "--no-timing", "--json", "--help", "--gpu",
+        "--arrival-unit", "--step-time", "--no-timing", "--quiet", "--json", "--help", "--gpu",
         "--gpu-mem", "--free-gpu-memory-fraction", "--cross-kv-cache-fraction", "--svg", NULL};
     bool bad = false;
     for (int i = 1; i < argc; i++) {
@@ -113,6 +100,8 @@ static int parse_args(int argc, char **argv, options *o) {
         } else if (kvp_cli_opt(argc, argv, &i, "--svg", &v, &bad)) {
             if (bad) return KVP_EXIT_BAD_INPUT;
             o->svg = v;
+        } else if (kvp_cli_flag(a, "--quiet")) {
+            o->quiet = true;
         } else if (kvp_cli_flag(a, "--no-timing")) {
             o->no_timing = true;
         } else if (kvp_cli_flag(a, "--no-chunked-prefill")) {
@@ -493,7 +482,8 @@ int kvp_cmd_sim(int argc, char **argv) {
     for (size_t i = 0; i < kvp_workload_warning_count(w); i++)
         fprintf(stderr, "kvplan: warning: %s\n", kvp_workload_warning(w, i));
 
-    progress prog = {isatty(STDERR_FILENO) != 0, -1};
+    kvp_cli_progress prog;
+    kvp_cli_progress_begin(&prog, "sim", "requests", o.quiet);
     kvp_sim_config sc;
     memset(&sc, 0, sizeof sc);
     sc.pool = pc;
@@ -504,7 +494,9 @@ int kvp_cmd_sim(int argc, char **argv) {
     sc.progress_fn = on_progress;
     sc.progress_ctx = &prog;
     kvp_sim_result r;
-    if (kvp_sim_run(&sc, w, NULL, &r, &err) != KVP_OK) {
+    st = kvp_sim_run(&sc, w, NULL, &r, &err);
+    kvp_cli_progress_end(&prog);
+    if (st != KVP_OK) {
         exit_code = kvp_cli_report_error(&err, o.json);
         goto out;
     }

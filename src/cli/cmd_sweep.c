@@ -10,6 +10,7 @@
 
 #include "fit_env.h"
 #include "from_cmd.h"
+#include "progress.h"
 #include "util.h"
 
 #define DEFAULT_MAX_PLANS 10000u
@@ -41,7 +42,8 @@ static void usage(FILE *out) {
           "  --csv                        comma-separated output\n"
           "  --svg FILE                   max sequences vs max-seq-len, a line per combination\n"
           "  --html FILE                  one self-contained page: chart and table\n"
-          "  --timing                     print plans per second on stderr\n",
+          "  --timing                     print plans per second on stderr\n"
+          "  --quiet                      no progress line on stderr (shown on a terminal after 1 s)\n",
           out);
     fputs(kvp_fit_cli_usage, out);
 }
@@ -400,13 +402,13 @@ int kvp_cmd_sweep(int argc, char **argv) {
     axis axes[AX_COUNT];
     memset(axes, 0, sizeof axes);
     uint64_t max_plans = DEFAULT_MAX_PLANS;
-    bool csv = false, timing = false;
+    bool csv = false, timing = false, quiet = false;
     const char *svg = NULL, *html = NULL;
     int rc = -1;
     kvp_fit_eval **evals = NULL;
     size_t count = 1, done = 0;
     static const char *const extra[] = {"--over", "--max-plans", "--csv", "--svg", "--html",
-                                        "--timing", NULL};
+                                        "--timing", "--quiet", NULL};
     for (int i = 1; i < argc && rc < 0; i++) {
         const char *a = argv[i], *v = NULL;
         bool handled = false, bad = false;
@@ -429,6 +431,8 @@ int kvp_cmd_sweep(int argc, char **argv) {
             csv = true;
         } else if (kvp_cli_flag(a, "--timing")) {
             timing = true;
+        } else if (kvp_cli_flag(a, "--quiet")) {
+            quiet = true;
         } else if (kvp_cli_opt(argc, argv, &i, "--svg", &v, &bad)) {
             if (bad) rc = KVP_EXIT_BAD_INPUT;
             svg = v;
@@ -481,9 +485,12 @@ int kvp_cmd_sweep(int argc, char **argv) {
         goto out;
     }
     double t0 = now_s();
+    kvp_cli_progress prog;
+    kvp_cli_progress_begin(&prog, "sweep", "plans", quiet);
     /* Odometer: policy outermost, length innermost (a chart line is contiguous). */
     size_t idx[AX_COUNT] = {0};
     for (done = 0; done < count; done++) {
+        kvp_cli_progress_update(&prog, done, count);
         kvp_fit_point p = c.base;
         if (axes[AX_POLICY].used &&
             kvp_engine_parse(axes[AX_POLICY].text[idx[AX_POLICY]], &p.engine) != KVP_OK)
@@ -497,11 +504,13 @@ int kvp_cmd_sweep(int argc, char **argv) {
         kvp_error err;
         kvp_error_clear(&err);
         if (!evals[done]) {
+            kvp_cli_progress_end(&prog);
             rc = kvp_cli_fail("out of memory");
             goto out;
         }
         if (kvp_fit_evaluate(&c.env, &p, evals[done], &err) != KVP_OK) {
             done++;
+            kvp_cli_progress_end(&prog);
             rc = kvp_cli_report_error(&err, c.json);
             goto out;
         }
@@ -511,6 +520,7 @@ int kvp_cmd_sweep(int argc, char **argv) {
             idx[k] = 0;
         }
     }
+    kvp_cli_progress_end(&prog);
     double dt = now_s() - t0;
     if (timing)
         fprintf(stderr, "kvplan: %zu plans in %.1f ms (%.0f plans/s)\n", count, dt * 1e3,

@@ -25,7 +25,8 @@ const char kvp_fit_cli_usage[] =
     "  vllm:   --gpu-memory-utilization F --block-size N --max-num-seqs N\n"
     "          --max-num-batched-tokens N\n"
     "  sglang: --mem-fraction-static F --page-size N\n"
-    "  llamacpp: --parallel N (slots) --ctx-size N --cache-type-k/-v T --flash-attn X\n"
+    "  llamacpp: --parallel N (slots) --ctx-size N --cache-type-k T --cache-type-v T\n"
+    "            --flash-attn X\n"
     "  --from \"ENGINE COMMAND\"       take the policy and options from a vllm serve,\n"
     "                               sglang.launch_server, llama-server or trtllm-serve line\n"
     "  --json                       machine-readable output\n";

@@ -652,7 +652,12 @@ int kvp_cli_from_rewrite(int argc, char **argv, kvp_from_argv *out) {
     }
     /* Every string goes through the command's storage so argv is writable. */
     int k = 0;
-    const char *head[4] = {argv[0], c->model, "--policy", c->engine};
+    /* An explicit MODEL (the first argument, before any option) wins over the
+     * model the --from command names: "plan MY-FOLDER --from 'vllm serve ID ...'"
+     * plans MY-FOLDER with that command's settings (issue 16). */
+    int explicit_at = argc > 1 && argv[1][0] != '-' && at != 1 ? 1 : -1;
+    const char *model = explicit_at > 0 ? argv[1] : c->model;
+    const char *head[4] = {argv[0], model, "--policy", c->engine};
     for (int h = 0; h < 4; h++) {
         nv[k] = store(c, head[h], strlen(head[h]));
         if (!nv[k]) goto nomem;
@@ -660,6 +665,7 @@ int kvp_cli_from_rewrite(int argc, char **argv, kvp_from_argv *out) {
     }
     for (int j = 0; j < c->argc; j++) nv[k++] = (char *)c->argv[j];
     for (int j = 1; j < argc; j++) {
+        if (j == explicit_at) continue;
         if (j == at) {
             if (strcmp(argv[j], "--from") == 0) j++;
             continue;
@@ -679,6 +685,9 @@ int kvp_cli_from_rewrite(int argc, char **argv, kvp_from_argv *out) {
             print_word(f, nv[j]);
         }
         fputc('\n', f);
+        if (explicit_at > 0 && strcmp(model, c->model) != 0)
+            fprintf(f, "kvplan: --from: MODEL '%s' given: it overrides the command's '%s'\n",
+                    model, c->model);
         if (c->ignored_count)
             fprintf(f, "kvplan: --from: ignored %d option(s) kvplan does not model: %s\n",
                     c->ignored_count, c->ignored);

@@ -26,7 +26,41 @@ static void usage(FILE *out) {
         fprintf(out, "  %-10s %s\n", k_commands[i].name, k_commands[i].help);
     fprintf(out, "\nglobal option:\n  --gpu-catalog FILE  GPU entries of your own, searched before the built-in\n"
                  "                      catalogue (also $KVPLAN_GPU_CATALOG); layout: docs/gpus.md\n");
-    fprintf(out, "\nRun 'kvplan COMMAND --help' for the options of a command.\n");
+    fprintf(out, "\nRun 'kvplan help COMMAND' (or 'kvplan COMMAND --help') for the options of a "
+                 "command,\n'kvplan --policy help' for the engine policies, 'kvplan -V' for the "
+                 "version.\n");
+}
+
+/* `--policy help` (any command): the engine policies, by the library's names. */
+static void policy_help(void) {
+    static const char *const what[KVP_ENGINE_COUNT] = {
+        [KVP_ENGINE_TRTLLM] = "TensorRT-LLM's KV cache creator (the default): a fraction of the "
+                              "memory left\n            after the profiling pass "
+                              "(--free-gpu-memory-fraction 0.9); pools, blocks, max tokens",
+        [KVP_ENGINE_VLLM] = "vLLM: --gpu-memory-utilization x total minus the profiled peak; "
+                            "num_gpu_blocks,\n            maximum concurrency "
+                            "(--engine-version 0.9.1|v0|v1-mid|v1-new)",
+        [KVP_ENGINE_SGLANG] = "SGLang: --mem-fraction-static of the total; max_total_num_tokens, "
+                              "max_running_requests",
+        [KVP_ENGINE_LLAMACPP] = "llama.cpp: the cache --ctx-size and --parallel ask for, no "
+                                "budget (--engine-version b7217)",
+    };
+    puts("engine policies (--policy NAME; 'kvplan compare' plans under all of them):");
+    for (int e = 0; e < KVP_ENGINE_COUNT; e++)
+        printf("  %-9s %s\n", kvp_engine_name((kvp_engine)e), what[e]);
+    puts("'kvplan plan --help' lists each engine's spellings of its options "
+         "(-tp, --max-model-len, -c, -np, ...);\ndocs/policies.md has the rules of each.");
+}
+
+static bool asks_policy_help(int argc, char **argv) {
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--")) break;
+        if ((!strcmp(argv[i], "--policy") || !strcmp(argv[i], "--policies")) && i + 1 < argc &&
+            !strcmp(argv[i + 1], "help"))
+            return true;
+        if (!strcmp(argv[i], "--policy=help") || !strcmp(argv[i], "--policies=help")) return true;
+    }
+    return false;
 }
 
 /* `--gpu-catalog FILE` is global: taken out of argv (so every command sees
@@ -75,16 +109,32 @@ int main(int argc, char **argv) {
         return KVP_EXIT_BAD_INPUT;
     }
     const char *name = argv[1];
-    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
+    /* `kvplan help CMD` is `kvplan CMD --help`. */
+    char help_opt[] = "--help";
+    char *help_argv[4] = {argv[0], NULL, help_opt, NULL};
+    if (strcmp(name, "help") == 0 && argc > 2) {
+        if (argc > 3) return kvp_cli_fail("help takes one COMMAND, got a second: '%s'", argv[3]);
+        help_argv[1] = argv[2];
+        argc = 3;
+        argv = help_argv;
+        name = argv[1];
+    } else if (asks_policy_help(argc, argv) && name[0] == '-') { /* kvplan --policy help */
+        policy_help();
+        return KVP_EXIT_OK;
+    } else if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
         usage(stdout);
         return KVP_EXIT_OK;
     }
-    if (strcmp(name, "--version") == 0) {
+    if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0) {
         printf("kvplan %s\n", kvp_version());
         return KVP_EXIT_OK;
     }
     for (size_t i = 0; i < sizeof k_commands / sizeof k_commands[0]; i++) {
         if (strcmp(name, k_commands[i].name) != 0) continue;
+        if (asks_policy_help(argc - 1, argv + 1)) {
+            policy_help();
+            return KVP_EXIT_OK;
+        }
         if (kvp_cli_reject_repeats(argc - 1, argv + 1)) return KVP_EXIT_BAD_INPUT;
         return k_commands[i].run(argc - 1, argv + 1);
     }

@@ -36,10 +36,10 @@ static const char *const k_known[] = {
     "--non-torch", "--cuda-graph", "--geometry", "--era", "--indexer-counted", "--json", "--help",
     NULL};
 
-static void usage(void) {
-    puts("usage: kvplan plan MODEL --policy vllm|sglang|llamacpp|trtllm [options] [--json]\n"
+void kvp_cli_plan_policy_usage(FILE *out) {
+    fputs("usage: kvplan plan MODEL --policy vllm|sglang|llamacpp|trtllm [options] [--json]\n"
          "\n"
-         "Predicts the KV-cache figures the engine prints at start-up (ENGINES.md rules).\n"
+         "Predicts the KV-cache figures the engine prints at start-up (docs/policies.md).\n"
          "MODEL: catalogue name, config.json, a .gguf file, or a geometry JSON ({\"arch\": ...}).\n"
          "\n"
          "  --engine-version V          vLLM 0.9.1 / v0 / v1-mid / v1-new; llama.cpp b7217; SGLang pre-11309\n"
@@ -55,7 +55,8 @@ static void usage(void) {
          "  memory facts (instead of --kv-budget): --gpu NAME | --gpu-mem BYTES, --free-mem BYTES,\n"
          "             --weights BYTES, --peak BYTES, --non-torch BYTES, --cuda-graph BYTES\n"
          "  --geometry FILE             build the model from a GGUF-style geometry JSON\n"
-         "  --json                      machine-readable output with engine_report");
+         "  --json                      machine-readable output with engine_report\n",
+          out);
 }
 
 static int bool_word(const char *v) {
@@ -320,7 +321,7 @@ static kvp_status load_model(const char *arg, bool forced_geometry, kvp_model **
     const kvp__embedded_file *e = kvp__embedded_find(path);
     if (!e) return st;
     kvp_error_clear(err);
-    cli_note(notes, "%s: no such file; using the embedded shared/models config %s", arg, base);
+    cli_note(notes, "%s: no such file; using the embedded catalogue config %s", arg, base);
     return kvp_model_from_hf_json(e->data, e->size, base, NULL, out, err);
 }
 
@@ -826,7 +827,7 @@ static int plan_policy_main(int argc, char **argv, const char *resolved_dtype, c
         const char *a = argv[i], *v = NULL;
         uint64_t u64;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage();
+            kvp_cli_plan_policy_usage(stdout);
             return KVP_EXIT_OK;
         } else if (!strcmp(a, "--json")) {
             json = true;
@@ -947,7 +948,7 @@ static int plan_policy_main(int argc, char **argv, const char *resolved_dtype, c
     /* torch spellings ("torch.bfloat16", "float8_e4m3fn") name the same dtypes. */
     if (!strncmp(s.kv_dtype, "torch.", 6)) memmove(s.kv_dtype, s.kv_dtype + 6, strlen(s.kv_dtype + 6) + 1);
     if (!model_arg && !geometry) {
-        usage();
+        kvp_cli_plan_policy_usage(stdout);
         return kvp_cli_fail("plan: missing MODEL");
     }
     kvp_error err;

@@ -4,7 +4,11 @@
 #ifndef KVP_CLI_PLAN_POLICY_H
 #define KVP_CLI_PLAN_POLICY_H
 
+#include <stdio.h>
+
 int kvp_cli_plan_policy(int argc, char **argv);
+/* The options of `plan --policy ENGINE` with each engine's spellings (plan --help shows them). */
+void kvp_cli_plan_policy_usage(FILE *out);
 
 /* The same command line for `--policy trtllm` (the seed's `kvplan plan`): input-key
  * spellings and null values normalised as above, other engines' settings and

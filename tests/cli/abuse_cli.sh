@@ -78,6 +78,9 @@ for sub in cost plan local fit sim compare sweep; do
     fi
     read -r -a b <<<"${base[$sub]}"
     "$KVPLAN" "$sub" --help >"$TMP/help" 2>&1 </dev/null
+    # plan --help ends with the options of --policy vllm|sglang|llamacpp (each
+    # engine's spellings): those need --policy, so they are not abused here.
+    sed -i '/^usage: kvplan plan MODEL --policy/,$d' "$TMP/help"
     # "  --opt PLACEHOLDER  text": options with a numeric or byte value.
     # "--opt PLACEHOLDER" anywhere on a line (several options may share one).
     mapfile -t nums < <(grep -oE -- '--[a-z0-9-]+[ =](N|BYTES|SIZE|FRAC|F|W|S|TOKENS|LEN|COUNT|SECONDS|RATE|BLOCKS|SEQS)\b' "$TMP/help" |

@@ -18,7 +18,7 @@ for f in "$libdir/libkvplan.a" "$libdir/libkvplan.so" "$libdir/pkgconfig/kvplan.
          "$libdir/cmake/kvplan/kvplanConfig.cmake" "$libdir/cmake/kvplan/kvplanConfigVersion.cmake" \
          "$prefix/include/kvplan/kvplan.h" "$prefix/include/kvplan/version.h" "$prefix/bin/kvplan" \
          "$prefix/share/man/man1/kvplan.1" "$prefix/share/bash-completion/completions/kvplan" \
-         ; do
+         "$prefix/share/kvplan/python/kvplan/__init__.py"; do
   [ -f "$f" ] || { echo "FAIL: not installed: ${f#$prefix/}"; fail=1; }
 done
 "$prefix/bin/kvplan" --version | grep -qx "kvplan [0-9]*\.[0-9]*\.[0-9]*" ||
@@ -54,7 +54,11 @@ fi
 
 # Python, over the installed shared library (found next to the package).
 if [ -d "$src/python/tests" ] && command -v python3 >/dev/null; then
+  # No KVPLAN_LIBRARY: the package must find the library of its own prefix.
   PYTHONPATH=$prefix/share/kvplan/python KVPLAN_TEST_KVPLAN=$prefix/bin/kvplan \
+    PYTHONDONTWRITEBYTECODE=1 python3 -c 'import kvplan, sys; p = kvplan.library_path()
+sys.exit(0 if p.startswith(sys.argv[1]) else "loaded " + p)' "$prefix" || fail=1
+  PYTHONPATH=$prefix/share/kvplan/python KVPLAN_TEST_KVPLAN=$prefix/bin/kvplan PYTHONDONTWRITEBYTECODE=1 \
     python3 -m unittest discover -s "$src/python/tests" -t "$src/python/tests" 2>"$tmp/py.log" ||
     { echo "FAIL: python tests:"; cat "$tmp/py.log"; fail=1; }
 fi

@@ -1,0 +1,49 @@
+/*
+ * kvplan/json.h — one JSON-in / JSON-out entry point, for bindings (the
+ * Python package python/kvplan uses it through ctypes) and for programs that
+ * would rather exchange text than structs.
+ *
+ * A call names a command and gives its request as a JSON object whose keys
+ * are the command's options spelled with underscores ("kv_dtype" for
+ * --kv-dtype); the answer is the same JSON document, byte for byte, that
+ * `kvplan COMMAND ... --json` prints (without the final newline), built by the
+ * same library code. Documented fields: README ("JSON") and docs/.
+ *
+ * Commands and their request keys:
+ *   "cost"    model (string, required), tp, pp, pp_rank, tokens_per_block
+ *             (alias block_size), beam_width (integers, the CLI's ranges),
+ *             kv_dtype (string: auto|fp32|fp16|bf16|fp8|int8|nvfp4),
+ *             layers (boolean)
+ *   "models"  filter (string, optional: case-insensitive substring of the
+ *             name or Hugging Face id, as `kvplan models FILTER`)
+ * kvp_json_commands() lists them; any other command is KVP_UNSUPPORTED.
+ *
+ * Errors: the status, and `err` names the request key as a JSON pointer
+ * ("/tp"), or the model file and key, with the line and column of a request
+ * that is not JSON. *out_json is NULL then.
+ *
+ * Thread safety: pure function of its inputs; no global state.
+ */
+#ifndef KVPLAN_JSON_H
+#define KVPLAN_JSON_H
+
+#include "kvplan/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Run `command` on `request_json` (NUL-terminated; NULL or "" = {}). On
+ * KVP_OK *out_json is a NUL-terminated JSON text the caller frees with
+ * kvp_json_free(). */
+KVP_API KVP_NODISCARD kvp_status kvp_json_call(const char *command, const char *request_json,
+                                               char **out_json, kvp_error *err);
+/* Free a result of kvp_json_call. NULL is a no-op. */
+KVP_API void kvp_json_free(char *json);
+/* The commands kvp_json_call answers, space-separated ("cost models"); static. */
+KVP_API const char *kvp_json_commands(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

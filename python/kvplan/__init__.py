@@ -1,0 +1,269 @@
+"""kvplan from Python: the KV-cache memory of LLM serving, planned.
+
+Standard library only (ctypes over libkvplan.so). Every function returns the
+JSON document that ``kvplan COMMAND ... --json`` prints, as a dict (a list for
+``models``), and raises :class:`KvplanError` for every error kvplan reports::
+
+    import kvplan
+    c = kvplan.cost("llama-3.1-8b", tp=2, kv_dtype="fp8")
+    c["bytes_per_token"]                                  # 32768
+    p = kvplan.plan("llama-3.1-8b", gpu="h100", max_seq_len=8192)
+    f = kvplan.fit("llama-3.1-8b", gpu="h100", concurrency=64)
+    cmp = kvplan.compare("llama-3.1-8b", kv_budget="40GiB", max_seq_len=32768)
+
+Options are the command's options with underscores (``kv_dtype`` for
+``--kv-dtype``); ``True`` passes a flag, ``False`` and ``None`` leave it out, a
+list repeats the option. ``cost`` and ``models`` are answered by the library's
+kvp_json_call; ``plan``, ``fit`` and ``compare`` by kvp_json_call when the
+loaded library answers them (kvp_json_commands), else by the ``kvplan``
+program installed with the library (same bytes: it is the CLI's own output).
+
+The library is looked for in $KVPLAN_LIBRARY, then next to this package
+(PREFIX/lib*/ of an install, or build/ of a source tree), then by the system
+loader. A library of another major version, or one without the symbols this
+package calls, is refused with a message that says which.
+"""
+
+import ctypes
+import ctypes.util
+import json
+import os
+import shutil
+import subprocess
+
+__all__ = ["KvplanError", "cost", "plan", "fit", "compare", "models", "version",
+           "library_path"]
+
+#: The library major version this package speaks (SONAME libkvplan.so.0).
+ABI_MAJOR = 0
+
+_SYMBOLS = ("kvp_version", "kvp_version_number", "kvp_json_call", "kvp_json_free",
+            "kvp_json_commands", "kvp_status_name")
+
+
+class KvplanError(Exception):
+    """An error kvplan reported: ``status`` is the status name
+    ("KVP_NOT_FOUND"), ``message`` the full sentence, ``key`` the JSON pointer,
+    GGUF key or option it concerns, ``file`` the input file, ``line`` and
+    ``column`` the position of a syntax error (0 when unknown)."""
+
+    def __init__(self, status, message, key="", file="", line=0, column=0):
+        super().__init__("%s: %s" % (status, message))
+        self.status = status
+        self.message = message
+        self.key = key
+        self.file = file
+        self.line = line
+        self.column = column
+
+
+class _Error(ctypes.Structure):
+    # struct kvp_error of kvplan/error.h (KVP_ERROR_FILE_MAX 512, KEY_MAX 256,
+    # MESSAGE_MAX 640); fixed within a major version.
+    _fields_ = [("code", ctypes.c_int), ("file", ctypes.c_char * 512),
+                ("key", ctypes.c_char * 256), ("line", ctypes.c_int),
+                ("column", ctypes.c_int), ("offset", ctypes.c_uint64),
+                ("message", ctypes.c_char * 640)]
+
+
+_lib = None
+_lib_path = None
+
+
+def _candidates():
+    env = os.environ.get("KVPLAN_LIBRARY")
+    if env:
+        yield env
+        return
+    here = os.path.dirname(os.path.abspath(__file__))
+    soname = "libkvplan.so.%d" % ABI_MAJOR
+    # An install: PREFIX/share/kvplan/python/kvplan/__init__.py
+    prefix = os.path.normpath(os.path.join(here, "..", "..", "..", ".."))
+    for libdir in ("lib", "lib64"):
+        yield os.path.join(prefix, libdir, soname)
+    multi = os.path.join(prefix, "lib")
+    if os.path.isdir(multi):
+        for d in sorted(os.listdir(multi)):
+            yield os.path.join(multi, d, soname)
+    # A source tree: python/kvplan/ beside build/.
+    yield os.path.normpath(os.path.join(here, "..", "..", "build", soname))
+    found = ctypes.util.find_library("kvplan")
+    yield found if found else soname
+
+
+def _check(lib, path):
+    missing = [s for s in _SYMBOLS if not hasattr(lib, s)]
+    if missing:
+        raise KvplanError("KVP_UNSUPPORTED",
+                          "%s lacks %s: it is not a libkvplan this package can use "
+                          "(needs major version %d with kvp_json_call)"
+                          % (path, ", ".join(missing), ABI_MAJOR))
+    lib.kvp_version.restype = ctypes.c_char_p
+    lib.kvp_version_number.restype = ctypes.c_uint
+    major = lib.kvp_version_number() // 10000
+    if major != ABI_MAJOR:
+        raise KvplanError("KVP_UNSUPPORTED",
+                          "%s is libkvplan %s (major version %d); this package needs major "
+                          "version %d" % (path, lib.kvp_version().decode(), major, ABI_MAJOR))
+    lib.kvp_json_call.restype = ctypes.c_int
+    lib.kvp_json_call.argtypes = [ctypes.c_char_p, ctypes.c_char_p,
+                                  ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(_Error)]
+    lib.kvp_json_free.restype = None
+    lib.kvp_json_free.argtypes = [ctypes.c_void_p]
+    lib.kvp_json_commands.restype = ctypes.c_char_p
+    lib.kvp_status_name.restype = ctypes.c_char_p
+    lib.kvp_status_name.argtypes = [ctypes.c_int]
+
+
+def _load():
+    global _lib, _lib_path
+    if _lib is not None:
+        return _lib
+    tried = []
+    for path in _candidates():
+        if os.sep in path and not os.path.exists(path):
+            tried.append(path)
+            continue
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError as e:
+            tried.append("%s (%s)" % (path, e))
+            continue
+        _check(lib, path)
+        _lib, _lib_path = lib, path
+        return lib
+    raise KvplanError("KVP_NOT_FOUND",
+                      "libkvplan.so.%d not found (tried: %s); set KVPLAN_LIBRARY to its path"
+                      % (ABI_MAJOR, "; ".join(tried)))
+
+
+def library_path():
+    """The path of the libkvplan that was loaded."""
+    _load()
+    return _lib_path
+
+
+def version():
+    """The loaded library's version, "MAJOR.MINOR.PATCH"."""
+    return _load().kvp_version().decode()
+
+
+def _text(b):
+    return b.decode("utf-8", "replace")
+
+
+def _call_text(command, request_text):
+    """kvp_json_call on a request given as JSON text; the answer as text."""
+    lib = _load()
+    out = ctypes.c_void_p()
+    err = _Error()
+    st = lib.kvp_json_call(command.encode(), request_text.encode(), ctypes.byref(out),
+                           ctypes.byref(err))
+    if st != 0:
+        raise KvplanError(_text(lib.kvp_status_name(st)), _text(err.message), _text(err.key),
+                          _text(err.file), err.line, err.column)
+    try:
+        return ctypes.string_at(out.value).decode("utf-8")
+    finally:
+        lib.kvp_json_free(out)
+
+
+def _call(command, request):
+    return json.loads(_call_text(command, json.dumps(request)))
+
+
+def _library_answers(command):
+    return command in _text(_load().kvp_json_commands()).split()
+
+
+def _cli():
+    env = os.environ.get("KVPLAN_CLI")
+    if env:
+        return env
+    lib_dir = os.path.dirname(os.path.abspath(library_path()))
+    for cand in (os.path.join(lib_dir, "..", "bin", "kvplan"),
+                 os.path.join(lib_dir, "..", "..", "bin", "kvplan"),
+                 os.path.join(lib_dir, "kvplan")):
+        if os.access(cand, os.X_OK) and os.path.isfile(cand):
+            return os.path.normpath(cand)
+    found = shutil.which("kvplan")
+    if found:
+        return found
+    raise KvplanError("KVP_NOT_FOUND", "the kvplan program was not found next to %s nor on "
+                      "PATH; set KVPLAN_CLI to its path" % library_path())
+
+
+def _argv(options):
+    args = []
+    for key, value in options.items():
+        flag = "--" + key.replace("_", "-")
+        if value is None or value is False:
+            continue
+        if value is True:
+            args.append(flag)
+        elif isinstance(value, (list, tuple)):
+            for v in value:
+                args += [flag, str(v)]
+        else:
+            args += [flag, str(value)]
+    return args
+
+
+def _run_cli(command, model, options):
+    argv = [_cli(), command]
+    if model is not None:
+        argv.append(str(model))
+    argv += _argv(options) + ["--json"]
+    proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
+    text = proc.stdout.decode("utf-8", "replace")
+    try:
+        doc = json.loads(text) if text.strip() else None
+    except ValueError:
+        doc = None
+    if isinstance(doc, dict) and isinstance(doc.get("error"), dict):
+        e = doc["error"]
+        raise KvplanError(e.get("code", "KVP_INVALID_ARG"), e.get("message", ""),
+                          e.get("key", ""), e.get("file", ""), e.get("line", 0),
+                          e.get("column", 0))
+    if doc is None or proc.returncode not in (0, 1):
+        line = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise KvplanError("KVP_INVALID_ARG", line[-1] if line else
+                          "kvplan %s exited with status %d" % (command, proc.returncode))
+    return doc
+
+
+def _command(command, model, options):
+    if _library_answers(command):
+        request = dict(options)
+        if model is not None:
+            request["model"] = model
+        return _call(command, request)
+    return _run_cli(command, model, options)
+
+
+def cost(model, **options):
+    """Bytes per token and per sequence, pool by pool (``kvplan cost --json``).
+    Options: tp, pp, pp_rank, kv_dtype, tokens_per_block, beam_width, layers."""
+    return _call("cost", dict(options, model=model))
+
+
+def models(filter=None):
+    """The catalogue and its aliases (``kvplan models [FILTER] --json``)."""
+    return _call("models", {} if filter is None else {"filter": filter})
+
+
+def plan(model, **options):
+    """The KV cache plan of one GPU (``kvplan plan --json``); options as the
+    command's (gpu="h100", tp=2, max_seq_len=8192, policy="vllm", ...)."""
+    return _command("plan", model, options)
+
+
+def fit(model, **options):
+    """Solve for a setting (``kvplan fit --json``): concurrency=64 gives the
+    longest context serving 64 sequences, and so on."""
+    return _command("fit", model, options)
+
+
+def compare(model, **options):
+    """Every engine side by side (``kvplan compare --json``)."""
+    return _command("compare", model, options)

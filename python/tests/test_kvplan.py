@@ -1,0 +1,189 @@
+"""unittest suite of the kvplan Python package (standard library only).
+
+Run against a build tree or an install:
+    PYTHONPATH=python python3 -m unittest discover -s python/tests
+    KVPLAN_LIBRARY=PREFIX/lib/libkvplan.so.0 PYTHONPATH=PREFIX/share/kvplan/python ...
+KVPLAN_TEST_KVPLAN names the kvplan program whose --json output the results
+must equal byte for byte (default: the one next to the library)."""
+
+import ctypes
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+import kvplan
+
+
+def cli():
+    return os.environ.get("KVPLAN_TEST_KVPLAN") or kvplan._cli()
+
+
+def cli_json_text(*args):
+    proc = subprocess.run([cli()] + list(args) + ["--json"], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, check=False)
+    return proc.returncode, proc.stdout.decode()
+
+
+class Library(unittest.TestCase):
+    def test_version_is_the_cli_version(self):
+        out = subprocess.run([cli(), "--version"], stdout=subprocess.PIPE, check=True).stdout
+        self.assertEqual(out.decode().strip(), "kvplan " + kvplan.version())
+        self.assertEqual(int(kvplan.version().split(".")[0]), kvplan.ABI_MAJOR)
+
+    def test_refuses_another_major_and_missing_symbols(self):
+        cc = shutil.which("cc")
+        if not cc:
+            self.skipTest("no C compiler")
+        with tempfile.TemporaryDirectory() as d:
+            # A library claiming version 1.0.0, with every symbol present.
+            src = os.path.join(d, "v1.c")
+            with open(src, "w") as f:
+                f.write("const char *kvp_version(void) { return \"1.0.0\"; }\n"
+                        "unsigned kvp_version_number(void) { return 10000; }\n"
+                        "int kvp_json_call(void) { return 0; }\n"
+                        "void kvp_json_free(void) {}\n"
+                        "const char *kvp_json_commands(void) { return \"\"; }\n"
+                        "const char *kvp_status_name(void) { return \"\"; }\n")
+            so = os.path.join(d, "libv1.so")
+            subprocess.run([cc, "-shared", "-fPIC", src, "-o", so], check=True)
+            with self.assertRaises(kvplan.KvplanError) as ctx:
+                kvplan._check(ctypes.CDLL(so), so)
+            self.assertEqual(ctx.exception.status, "KVP_UNSUPPORTED")
+            self.assertIn("1.0.0 (major version 1)", ctx.exception.message)
+            self.assertIn("needs major version 0", ctx.exception.message)
+            # A library without the binding entry point (an older libkvplan).
+            src2 = os.path.join(d, "old.c")
+            with open(src2, "w") as f:
+                f.write("const char *kvp_version(void) { return \"0.0.9\"; }\n")
+            so2 = os.path.join(d, "libold.so")
+            subprocess.run([cc, "-shared", "-fPIC", src2, "-o", so2], check=True)
+            with self.assertRaises(kvplan.KvplanError) as ctx:
+                kvplan._check(ctypes.CDLL(so2), so2)
+            self.assertIn("lacks kvp_version_number, kvp_json_call", ctx.exception.message)
+
+
+class Cost(unittest.TestCase):
+    def test_values(self):
+        c = kvplan.cost("llama-3.1-8b")
+        # 32 layers x 8 KV heads x (128 + 128) x 2 bytes (bf16) = 131,072 bytes per token.
+        self.assertEqual(c["bytes_per_token"], 131072)
+        self.assertEqual(c["pools"][0]["kind"], "full")
+        # TP 2 halves the heads (4 per rank), fp8 halves the bytes: 32 x 4 x 256 x 1 = 32,768.
+        c = kvplan.cost("llama-3.1-8b", tp=2, kv_dtype="fp8")
+        self.assertEqual(c["bytes_per_token"], 32768)
+        self.assertEqual(c["kv_dtype"], "fp8")
+
+    def test_byte_identical_to_cli(self):
+        cases = [({"model": "llama-3.1-8b"}, ["cost", "llama-3.1-8b"]),
+                 ({"model": "deepseek-v3", "tp": 8, "kv_dtype": "fp8"},
+                  ["cost", "deepseek-v3", "--tp", "8", "--kv-dtype", "fp8"]),
+                 ({"model": "qwen3-next-80b-a3b-thinking", "tp": 2, "layers": True,
+                   "block_size": 64},
+                  ["cost", "qwen3-next-80b-a3b-thinking", "--tp", "2", "--layers",
+                   "--block-size", "64"]),
+                 ({"model": "meta-llama/Llama-3.1-8B-Instruct", "pp": 2, "pp_rank": 1},
+                  ["cost", "meta-llama/Llama-3.1-8B-Instruct", "--pp", "2", "--pp-rank", "1"])]
+        for request, args in cases:
+            rc, want = cli_json_text(*args)
+            self.assertEqual(rc, 0)
+            self.assertEqual(kvplan._call_text("cost", json.dumps(request)) + "\n", want, args)
+
+    def test_alias_said(self):
+        c = kvplan.cost("meta-llama/Llama-3.1-8B-Instruct")
+        self.assertEqual(c["model"],
+                         "meta-llama/Llama-3.1-8B-Instruct (alias of meta-llama/Llama-3.1-8B)")
+
+
+class Errors(unittest.TestCase):
+    def check(self, status, key, fn, *args, **kw):
+        with self.assertRaises(kvplan.KvplanError) as ctx:
+            fn(*args, **kw)
+        self.assertEqual(ctx.exception.status, status)
+        self.assertEqual(ctx.exception.key, key)
+        return ctx.exception
+
+    def test_request_errors(self):
+        e = self.check("KVP_NOT_FOUND", "no-such-model", kvplan.cost, "no-such-model")
+        self.assertIn("config.json", e.message)
+        self.check("KVP_INVALID_ARG", "/tp", kvplan.cost, "llama-3.1-8b", tp="2")
+        e = self.check("KVP_INVALID_ARG", "/tp", kvplan.cost, "llama-3.1-8b", tp=0)
+        self.assertIn("[1, 65536], found 0", e.message)
+        self.check("KVP_INVALID_ARG", "/tpp", kvplan.cost, "llama-3.1-8b", tpp=2)
+        self.check("KVP_INVALID_ARG", "/kv_dtype", kvplan.cost, "llama-3.1-8b", kv_dtype="fp9")
+        self.check("KVP_INVALID_ARG", "/layers", kvplan.cost, "llama-3.1-8b", layers=1)
+        self.check("KVP_INVALID_ARG", "/tokens_per_block", kvplan.cost, "llama-3.1-8b",
+                   block_size=16, tokens_per_block=16)
+        self.check("KVP_INVALID_ARG", "/model", kvplan._call, "cost", {})
+        self.check("KVP_INVALID_ARG", "/filter", kvplan.models, 3)
+
+    def test_config_error_names_file_and_key(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "config.json")
+            with open(path, "w") as f:
+                json.dump({"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 2,
+                           "num_attention_heads": 32, "num_key_value_heads": 5}, f)
+            e = self.check("KVP_CONFIG", "/num_key_value_heads", kvplan.cost, path)
+            self.assertEqual(e.file, path)
+
+    def test_syntax_error_position(self):
+        with self.assertRaises(kvplan.KvplanError) as ctx:
+            kvplan._call_text("cost", '{"model": "llama-3.1-8b",\n  "tp": }')
+        self.assertEqual(ctx.exception.status, "KVP_SYNTAX")
+        self.assertEqual(ctx.exception.line, 2)
+        self.assertGreater(ctx.exception.column, 0)
+        self.check("KVP_INVALID_ARG", "", kvplan._call_text, "cost", "[1]")
+        self.check("KVP_UNSUPPORTED", "", kvplan._call_text, "nosuch", "{}")
+
+
+class Models(unittest.TestCase):
+    def test_filter_and_aliases(self):
+        every = kvplan.models()
+        self.assertEqual(json.dumps(every, indent=2) + "\n",
+                         cli_json_text("models")[1])
+        llama = kvplan.models("LLAMA-3.1")
+        names = [m["name"] for m in llama]
+        self.assertIn("llama-3.1-8b", names)
+        self.assertIn("llama-3.1-8b-instruct", names)
+        alias = [m for m in llama if m["name"] == "llama-3.1-8b-instruct"][0]
+        self.assertEqual(alias["alias_of"], "meta-llama/Llama-3.1-8B")
+        self.assertTrue(all("llama-3.1" in (m["name"] + m["hf_id"]).lower() for m in llama))
+        self.assertEqual(kvplan.models("no-model-has-this"), [])
+
+
+class Plans(unittest.TestCase):
+    """plan / fit / compare: the CLI's documents (figures of the CLI goldens)."""
+
+    def test_plan(self):
+        p = kvplan.plan("llama-3.1-8b", kv_budget="40GiB", max_seq_len=8192)
+        # 40 GiB / 131,072 B = 327,680 tokens; / 8,192 = 40 sequences.
+        self.assertEqual(p["max_tokens"], 327680)
+        self.assertEqual(p["max_sequences"]["count"], 40)
+        self.assertEqual(p, json.loads(cli_json_text("plan", "llama-3.1-8b", "--kv-budget",
+                                                     "40GiB", "--max-seq-len", "8192")[1]))
+
+    def test_fit(self):
+        f = kvplan.fit("llama-3.1-8b", kv_budget="40GiB", concurrency=16)
+        # 327,680 tokens / 16 sequences = 20,480 tokens each.
+        self.assertEqual((f["solved_for"], f["found"], f["value"]), ("max_seq_len", True, 20480))
+
+    def test_compare(self):
+        c = kvplan.compare("llama-3.1-8b", kv_budget="40GiB", max_seq_len="32k")
+        rows = {e["policy"]: e for e in c["engines"]}
+        self.assertEqual(sorted(rows), ["llamacpp", "sglang", "trtllm", "vllm"])
+        self.assertEqual(rows["vllm"]["tokens"], 327680)
+        self.assertEqual(rows["trtllm"]["max_sequences"], 10)
+
+    def test_errors_raise(self):
+        with self.assertRaises(kvplan.KvplanError) as ctx:
+            kvplan.plan("no-such-model", kv_budget="40GiB")
+        self.assertEqual(ctx.exception.status, "KVP_NOT_FOUND")
+        self.assertEqual(ctx.exception.key, "no-such-model")
+        with self.assertRaises(kvplan.KvplanError):
+            kvplan.plan("llama-3.1-8b", kv_budget="40XB")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,34 @@
+/* bind_internal.h — JSON documents shared by the CLI (`--json`) and
+ * kvp_json_call (kvplan/json.h), so that both print the same bytes: the CLI
+ * prints what these return, plus a newline. */
+#ifndef KVP_BIND_INTERNAL_H
+#define KVP_BIND_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "kvplan/cost.h"
+#include "kvplan/model.h"
+
+/* How every kvplan JSON document is laid out: 2-space indent, keys in the
+ * order they were set. */
+#define KVP__JSON_FLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER)
+
+/* Notes a reader of a cost should know (dtype assumed, replicated heads,
+ * replicated MLA latent): static strings into w[0..max), returns the count. */
+size_t kvp__cost_warnings(const kvp_model *m, const kvp_cost *c, const char **w, size_t max);
+
+/* `kvplan cost --json` of cost `c` of model `m` under settings `s` (with the
+ * per-layer table when `layers`). *out: malloc'd text, freed with free(). */
+kvp_status kvp__cost_json_text(const kvp_model *m, const kvp_cost_settings *s, const kvp_cost *c,
+                               bool layers, char **out, kvp_error *err);
+
+/* Does catalogue name / HF id match `filter` (NULL or "" matches all;
+ * case-insensitive substring of either)? */
+bool kvp__models_match(const char *filter, const char *name, const char *hf_id);
+
+/* `kvplan models [FILTER] --json`: entries, then aliases (with "alias_of").
+ * *matched = how many matched. *out: malloc'd text, freed with free(). */
+kvp_status kvp__models_json_text(const char *filter, char **out, size_t *matched, kvp_error *err);
+
+#endif

@@ -1,0 +1,167 @@
+/* json_call.c — kvp_json_call (kvplan/json.h): a request object in, the
+ * document `kvplan COMMAND --json` prints out, through the same builders
+ * (bind_internal.h). Request keys are the CLI's option names with
+ * underscores; each is checked for type and the CLI's range, and a wrong one
+ * is named by its JSON pointer ("/tp"). */
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bind_internal.h"
+#include "json_error.h"
+#include "kvplan/json.h"
+#include "util.h"
+
+const char *kvp_json_commands(void) { return "cost models"; }
+
+void kvp_json_free(char *json) { free(json); }
+
+/* Fail naming request key KEY as a JSON pointer; the message starts with fmt. */
+static kvp_status bad_key(kvp_error *err, kvp_status code, const char *key, const char *fmt, ...)
+    KVP_PRINTF(4, 5);
+static kvp_status bad_key(kvp_error *err, kvp_status code, const char *key, const char *fmt, ...) {
+    char ptr[80];
+    snprintf(ptr, sizeof ptr, "/%s", key);
+    va_list ap;
+    va_start(ap, fmt);
+    kvp_status st = kvp__vfail(err, code, NULL, ptr, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+/* An unsigned integer request value in [min, max]. */
+static kvp_status req_u32(const json_t *v, const char *key, uint32_t min, uint32_t max,
+                          uint32_t *out, kvp_error *err) {
+    if (!json_is_integer(v))
+        return bad_key(err, KVP_INVALID_ARG, key, "%s: expected an integer, found %s", key,
+                       kvp__json_type_name(v));
+    json_int_t i = json_integer_value(v);
+    if (i < (json_int_t)min || i > (json_int_t)max) {
+        char range[64];
+        snprintf(range, sizeof range, "[%u, %u], found %lld", min, max, (long long)i);
+        return bad_key(err, KVP_INVALID_ARG, key, "%s: expected an integer in %s", key, range);
+    }
+    *out = (uint32_t)i;
+    return KVP_OK;
+}
+
+static kvp_status req_string(const json_t *v, const char *key, const char **out, kvp_error *err) {
+    if (!json_is_string(v))
+        return bad_key(err, KVP_INVALID_ARG, key, "%s: expected a string, found %s", key,
+                       kvp__json_type_name(v));
+    *out = json_string_value(v);
+    return KVP_OK;
+}
+
+static kvp_status unknown_key(const char *key, const char *known, kvp_error *err) {
+    return bad_key(err, KVP_INVALID_ARG, key, "unknown request key '%s' (known: %s)", key, known);
+}
+
+/* "cost": the ranges are those of `kvplan cost` (src/cli/cmd_cost.c). */
+static kvp_status call_cost(const json_t *req, char **out, kvp_error *err) {
+    static const char known[] =
+        "model, tp, pp, pp_rank, kv_dtype, tokens_per_block, block_size, beam_width, layers";
+    kvp_cost_settings s = kvp_cost_settings_default();
+    const char *model = NULL;
+    bool layers = false, seen_block = false;
+    const char *key;
+    json_t *v;
+    kvp_status st = KVP_OK;
+    json_object_foreach((json_t *)req, key, v) {
+        uint32_t u;
+        if (!strcmp(key, "model")) {
+            st = req_string(v, key, &model, err);
+        } else if (!strcmp(key, "tp")) {
+            st = req_u32(v, key, 1, 65536, &s.tp, err);
+        } else if (!strcmp(key, "pp")) {
+            st = req_u32(v, key, 1, 65536, &s.pp, err);
+        } else if (!strcmp(key, "pp_rank")) {
+            st = req_u32(v, key, 0, 65535, &u, err);
+            s.pp_rank = (int32_t)u;
+        } else if (!strcmp(key, "tokens_per_block") || !strcmp(key, "block_size")) {
+            if (seen_block)
+                return bad_key(err, KVP_INVALID_ARG, key,
+                               "%s: block_size and tokens_per_block are one setting", key);
+            seen_block = true;
+            st = req_u32(v, key, 1, 1u << 20, &s.tokens_per_block, err);
+        } else if (!strcmp(key, "beam_width")) {
+            st = req_u32(v, key, 1, 1024, &s.beam_width, err);
+        } else if (!strcmp(key, "kv_dtype")) {
+            const char *t = NULL;
+            st = req_string(v, key, &t, err);
+            if (st == KVP_OK && kvp_dtype_parse(t, &s.kv_dtype) != KVP_OK)
+                return bad_key(err, KVP_INVALID_ARG, key,
+                               "%s: unknown dtype '%s' (expected auto, fp32, fp16, bf16, fp8, "
+                               "int8, nvfp4)",
+                               key, t);
+        } else if (!strcmp(key, "layers")) {
+            if (!json_is_boolean(v))
+                return bad_key(err, KVP_INVALID_ARG, key, "%s: expected true or false, found %s",
+                               key, kvp__json_type_name(v));
+            layers = json_is_true(v);
+        } else {
+            return unknown_key(key, known, err);
+        }
+        if (st) return st;
+    }
+    if (!model)
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "/model",
+                         "model: missing (a config.json, a folder, or a catalogue name)");
+    kvp_model *m = NULL;
+    st = kvp_model_open(model, NULL, &m, err);
+    if (st) return st;
+    kvp_cost c;
+    st = kvp_cost_compute(m, &s, &c, err);
+    if (st == KVP_OK) st = kvp__cost_json_text(m, &s, &c, layers, out, err);
+    kvp_model_free(m);
+    return st;
+}
+
+static kvp_status call_models(const json_t *req, char **out, kvp_error *err) {
+    const char *filter = NULL, *key;
+    json_t *v;
+    json_object_foreach((json_t *)req, key, v) {
+        if (strcmp(key, "filter") != 0) return unknown_key(key, "filter", err);
+        kvp_status st = req_string(v, key, &filter, err);
+        if (st) return st;
+    }
+    size_t matched;
+    return kvp__models_json_text(filter, out, &matched, err);
+}
+
+kvp_status kvp_json_call(const char *command, const char *request_json, char **out_json,
+                         kvp_error *err) {
+    if (!out_json) return kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "out_json is NULL");
+    *out_json = NULL;
+    if (!command) return kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "command is NULL");
+    json_t *req;
+    if (!request_json || !*request_json) {
+        req = json_object();
+    } else {
+        json_error_t jerr;
+        req = json_loads(request_json, JSON_REJECT_DUPLICATES, &jerr);
+        if (!req) return kvp__json_load_fail(err, "request", &jerr);
+    }
+    if (!req) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory reading the request");
+    kvp_status st;
+    if (!json_is_object(req))
+        st = kvp__fail(err, KVP_INVALID_ARG, "request", "", "expected a JSON object, found %s",
+                       kvp__json_type_name(req));
+    else if (!strcmp(command, "cost"))
+        st = call_cost(req, out_json, err);
+    else if (!strcmp(command, "models"))
+        st = call_models(req, out_json, err);
+    else
+        st = kvp__fail(err, KVP_UNSUPPORTED, NULL, NULL,
+                       "command '%s' is not answered by kvp_json_call (it answers: %s); "
+                       "`kvplan %s --json` prints its document",
+                       command, kvp_json_commands(), command);
+    json_decref(req);
+    if (st != KVP_OK && *out_json) {
+        free(*out_json);
+        *out_json = NULL;
+    }
+    return st;
+}
