@@ -4,7 +4,9 @@
 # script, each ```c block one program (compiled against this tree's headers
 # and shared library, then run). A command exits 0 unless it says otherwise in a trailing comment:
 # "# exit 2", or "# exit 0|1" for either. A block right after a line
-# "<!-- readme-test: skip (why) -->" is not run (builds, installs, CI).
+# "<!-- readme-test: skip (why) -->" is not run (builds, installs, CI). A
+# plain ``` block right after "<!-- readme-test: output -->" must be exactly
+# the stdout of the command run last (the main job's output as shown).
 # Commands run in a scratch folder where ./build/kvplan (and kvplan on PATH)
 # is the binary under test and tests/, data/, examples/, python/ are the
 # repository's, so files they write (sim.svg, docs/img/...) stay there.
@@ -37,9 +39,11 @@ run() { # kind, text, expected statuses (a|b), line
             "$tmp/example.c" "$KVPLAN_LIBRARY" -Wl,-rpath,"$(dirname "$KVPLAN_LIBRARY")" \
             -o "$tmp/example" 2>&1 && cd "$tmp/run" && "$tmp/example" 2>&1) || rc=$?
   else
-    out=$(cd "$tmp/run" && bash -c "$text" 2>&1 </dev/null) || rc=$?
+    out=$(cd "$tmp/run" && bash -c "$text" 2>"$tmp/stderr" </dev/null) || rc=$?
+    [ $rc = 0 ] || out+=$'\n'$(cat "$tmp/stderr")
   fi
   ran=$((ran + 1))
+  last_out=$out
   if ! grep -qxE "$want" <<<"$rc"; then
     echo "FAIL: README.md:$line exit $rc (expected $want): $text"
     printf '%s\n' "$out" | tail -n 5 | sed 's/^/    /'
@@ -47,17 +51,30 @@ run() { # kind, text, expected statuses (a|b), line
   fi
 }
 
-lineno=0 in=none skip=0 prev="" cmd="" cmd_line=0 py="" py_line=0
+lineno=0 in=none skip=0 prev="" cmd="" cmd_line=0 py="" py_line=0 last_out="" shown="" shown_line=0
 while IFS= read -r l || [ -n "$l" ]; do
   lineno=$((lineno + 1))
   case $in in
     none)
-      if [[ $l == '```sh' || $l == '```python' || $l == '```c' ]]; then
+      if [[ $l == '```' && $prev == '<!-- readme-test: output -->' ]]; then
+        in=output shown="" shown_line=$((lineno + 1))
+      elif [[ $l == '```sh' || $l == '```python' || $l == '```c' ]]; then
         in=${l#\`\`\`}
         [[ $prev == '<!-- readme-test: skip'* ]] && skip=1 || skip=0
         py="" py_line=$((lineno + 1))
       fi
       [ -n "$l" ] && prev=$l ;;
+    output)
+      if [[ $l == '```' ]]; then
+        if [ "$shown" != "$last_out"$'\n' ]; then
+          echo "FAIL: README.md:$shown_line shows output the command above does not print:"
+          diff <(printf '%s' "$shown") <(printf '%s\n' "$last_out") | head -n 20 | sed 's/^/    /'
+          fail=1
+        fi
+        in=none prev=""
+      else
+        shown+=$l$'\n'
+      fi ;;
     sh|python|c)
       if [[ $l == '```' ]]; then
         [ "$in" != sh ] && [ $skip = 0 ] && [ $py_ok = 1 ] && [ -n "${KVPLAN_LIBRARY:-}" ] &&
