@@ -427,23 +427,14 @@ kvp_status kvp_model_from_gguf_memory(const void *data, size_t size, const char 
 kvp_status kvp_model_from_gguf_file(const char *path, const kvp_allocator *alc, kvp_model **out,
                                     kvp_error *err) {
     *out = NULL;
-    /* Open without blocking (a FIFO nobody writes would hang fopen), then insist on
-     * a regular file before reading a byte. */
-    int fd = open(path, O_RDONLY | O_NONBLOCK);
-    if (fd < 0) return kvp__fail(err, KVP_IO, path, NULL, "cannot open: %s", strerror(errno));
-    struct stat sb;
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        close(fd);
-        return kvp__fail(err, KVP_IO, path, NULL, "not a regular file");
-    }
-    FILE *f = fdopen(fd, "rb");
-    if (!f) {
-        close(fd);
-        return kvp__fail(err, KVP_IO, path, NULL, "cannot open: %s", strerror(errno));
-    }
+    /* The header is read piecewise, each count checked against the file size. */
+    FILE *f = NULL;
+    uint64_t file_size = 0;
+    kvp_status ost = kvp__open_regular(path, UINT64_MAX, &f, &file_size, err);
+    if (ost != KVP_OK) return ost;
     kvp__gguf_meta m;
     kvp__gguf_meta_init(&m, alc, path);
-    reader r = {NULL, f, (uint64_t)sb.st_size, 0, path, err};
+    reader r = {NULL, f, file_size, 0, path, err};
     kvp_status st = parse(&r, &m);
     fclose(f);
     if (!st) st = check_duplicate_keys(&m, err);

@@ -63,7 +63,7 @@ static kvp_status check_config(const char *path, kvp_error *err) {
     struct stat sb;
     if (stat(path, &sb) == 0) {
         if (S_ISREG(sb.st_mode)) return KVP_OK;
-        return kvp__fail(err, KVP_IO, path, NULL, "not a regular file");
+        return kvp__fail(err, KVP_IO, path, NULL, "%s", kvp__not_regular_reason(sb.st_mode));
     }
     if (errno == ELOOP)
         return kvp__fail(err, KVP_IO, path, NULL,
@@ -82,11 +82,16 @@ static kvp_status from_ref(const char *repo, char *out, size_t size, bool *used,
     char ref_path[HF_PATH_MAX];
     if (snprintf(ref_path, sizeof ref_path, "%s/refs/main", repo) >= (int)sizeof ref_path)
         return kvp__fail(err, KVP_IO, repo, NULL, "path too long");
-    FILE *f = fopen(ref_path, "r");
-    if (!f) return KVP_OK; /* no refs/main: fall back to the snapshots */
+    struct stat ref_sb;
+    if (stat(ref_path, &ref_sb) != 0 && errno == ENOENT)
+        return KVP_OK; /* no refs/main: fall back to the snapshots */
+    char *text = NULL;
+    kvp_status rst = kvp__read_file(ref_path, 4096, NULL, &text, NULL, err);
+    if (rst != KVP_OK) return rst;
     char hash[128] = "";
-    bool ok = fgets(hash, sizeof hash, f) != NULL;
-    fclose(f);
+    bool ok = text[0] != '\0';
+    kvp__strlcpy(hash, text, sizeof hash);
+    kvp__free(NULL, text);
     hash[strcspn(hash, " \t\r\n")] = '\0';
     if (!ok || !hash[0] || strchr(hash, '/') || strstr(hash, ".."))
         return kvp__fail(err, KVP_IO, ref_path, NULL,

@@ -243,14 +243,11 @@ done:
 kvp_status kvp_safetensors_read(const char *path, kvp_safetensors_summary *out, kvp_error *err) {
     if (!path || !out) return kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "NULL argument");
     memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "rb");
-    if (!f) return kvp__fail(err, KVP_IO, path, NULL, "cannot open: %s", strerror(errno));
-    struct stat sb;
-    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        fclose(f);
-        return kvp__fail(err, KVP_IO, path, NULL, "not a regular file");
-    }
-    uint64_t size = (uint64_t)sb.st_size;
+    /* Only the header is read; N is bounded below before anything is allocated. */
+    FILE *f = NULL;
+    uint64_t size = 0;
+    kvp_status ost = kvp__open_regular(path, UINT64_MAX, &f, &size, err);
+    if (ost != KVP_OK) return ost;
     uint8_t head[8];
     size_t got = fread(head, 1, sizeof head, f);
     uint64_t n = 0;

@@ -304,14 +304,20 @@ static bool probe_cuda(const seam *s, kvp_probe_result *r) {
 
 /* ------------------------------------------------------------ AMD sysfs */
 
+/* The first line of a small sysfs file (sysfs reports 4096 bytes for each). */
+static bool read_line_file(const char *path, char *out, size_t size) {
+    char *text = NULL;
+    if (kvp__read_file(path, 4096, NULL, &text, NULL, NULL) != KVP_OK) return false;
+    kvp__strlcpy(out, text, size);
+    kvp__free(NULL, text);
+    out[strcspn(out, "\n")] = '\0';
+    return out[0] != '\0';
+}
+
 /* Read one unsigned decimal (or 0x hex) number from a sysfs file. */
 static bool read_u64_file(const char *path, uint64_t *out) {
-    FILE *f = fopen(path, "r");
-    if (!f) return false;
     char buf[64];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
+    if (!read_line_file(path, buf, sizeof buf)) return false;
     char *end = NULL;
     if (buf[0] < '0' || buf[0] > '9') return false;
     unsigned long long v = strtoull(buf, &end, 0);
@@ -320,15 +326,6 @@ static bool read_u64_file(const char *path, uint64_t *out) {
     return true;
 }
 
-static bool read_line_file(const char *path, char *out, size_t size) {
-    FILE *f = fopen(path, "r");
-    if (!f) return false;
-    bool ok = fgets(out, (int)size, f) != NULL;
-    fclose(f);
-    if (!ok) return false;
-    out[strcspn(out, "\n")] = '\0';
-    return out[0] != '\0';
-}
 
 static int card_number(const char *name) {
     if (strncmp(name, "card", 4) != 0 || !name[4]) return -1;

@@ -1,5 +1,7 @@
-/* file.c — bounded whole-file reads: a hostile file far larger than any config is refused
- * before it is read, and a file that grows while read is cut at the bound and refused. */
+/* file.c — the one way kvplan opens an input file: only a regular file is read (a FIFO,
+ * a device, a socket or a directory is refused before any call could block), a file past
+ * the limit of its kind is refused from its size before it is read (sparse files
+ * included), and a file that grows while read is cut at the bound and refused. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -9,35 +11,53 @@
 
 #include "util.h"
 
-kvp_status kvp__read_file(const char *path, size_t max_bytes, const kvp_allocator *alc,
-                          char **out_buf, size_t *out_len, kvp_error *err) {
-    *out_buf = NULL;
-    if (out_len) *out_len = 0;
-    /* Opened non-blocking so that a FIFO nobody writes cannot hang the open (it then
-     * reads as empty); blocking is restored for the reads. fstat on the open file
-     * also closes the window between checking a path and reading it. */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return kvp__fail(err, KVP_IO, path, NULL, "cannot open: %s", strerror(errno));
+const char *kvp__not_regular_reason(unsigned int st_mode) {
+    mode_t mode = (mode_t)st_mode;
+    if (S_ISREG(mode)) return NULL;
+    if (S_ISDIR(mode)) return "is a directory, expected a file";
+    if (S_ISFIFO(mode)) return "is a FIFO (named pipe), expected a regular file";
+    if (S_ISSOCK(mode)) return "is a socket, expected a regular file";
+    /* /dev/zero would be read up to the size limit before being refused. */
+    if (S_ISCHR(mode) || S_ISBLK(mode)) return "is a device, expected a file";
+    return "is not a regular file";
+}
+
+kvp_status kvp__open_regular(const char *path, uint64_t max_bytes, FILE **out,
+                             uint64_t *out_size, kvp_error *err) {
+    *out = NULL;
+    if (out_size) *out_size = 0;
+    if (!path || !*path) return kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "no file name");
+    /* Opened non-blocking so that a FIFO nobody writes cannot hang the open; fstat
+     * on the open descriptor (not a stat of the path first) so the file checked is
+     * the file read. Blocking is restored only once it is known to be regular. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        int e = errno;
+        struct stat sb;
+        /* A socket cannot be opened at all (ENXIO): say what it is. */
+        const char *what = stat(path, &sb) == 0 ? kvp__not_regular_reason(sb.st_mode) : NULL;
+        if (what) return kvp__fail(err, KVP_IO, path, NULL, "%s", what);
+        return kvp__fail(err, KVP_IO, path, NULL, "cannot open: %s", strerror(e));
+    }
     struct stat st;
     if (fstat(fd, &st) != 0) {
         int e = errno;
         close(fd);
         return kvp__fail(err, KVP_IO, path, NULL, "cannot open: %s", strerror(e));
     }
-    if (S_ISDIR(st.st_mode)) {
+    const char *why = kvp__not_regular_reason(st.st_mode);
+    if (why) {
         close(fd);
-        return kvp__fail(err, KVP_IO, path, NULL, "is a directory, expected a file");
+        return kvp__fail(err, KVP_IO, path, NULL, "%s", why);
     }
-    if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) || S_ISSOCK(st.st_mode)) {
-        /* /dev/zero would be read up to the size limit before being refused. */
-        close(fd);
-        return kvp__fail(err, KVP_IO, path, NULL, "is a device, expected a file");
-    }
-    if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > (uint64_t)max_bytes) {
+    /* st_size, not the bytes read: a sparse file of 2 GiB is refused without
+     * reading (or allocating) any of it. */
+    if (st.st_size < 0 || (uint64_t)st.st_size > max_bytes) {
         close(fd);
         return kvp__fail(err, KVP_IO, path, NULL,
-                         "file is %llu bytes, larger than the %zu-byte limit for this kind of input",
-                         (unsigned long long)st.st_size, max_bytes);
+                         "file is %llu bytes, larger than the %llu-byte limit for this kind of "
+                         "input",
+                         (unsigned long long)st.st_size, (unsigned long long)max_bytes);
     }
     int flags = fcntl(fd, F_GETFL);
     if (flags >= 0) (void)fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
@@ -47,12 +67,31 @@ kvp_status kvp__read_file(const char *path, size_t max_bytes, const kvp_allocato
         close(fd);
         return kvp__fail(err, KVP_IO, path, NULL, "cannot open: %s", strerror(e));
     }
+    *out = f;
+    if (out_size) *out_size = (uint64_t)st.st_size;
+    return KVP_OK;
+}
+
+bool kvp__is_regular_file(const char *path) {
+    struct stat st;
+    return path && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+kvp_status kvp__read_file(const char *path, size_t max_bytes, const kvp_allocator *alc,
+                          char **out_buf, size_t *out_len, kvp_error *err) {
+    *out_buf = NULL;
+    if (out_len) *out_len = 0;
+    FILE *f = NULL;
+    kvp_status s = kvp__open_regular(path, (uint64_t)max_bytes, &f, NULL, err);
+    if (s != KVP_OK) return s;
     size_t cap = 4096, len = 0;
     char *buf = kvp__malloc(alc, cap + 1);
     if (!buf) {
         fclose(f);
         return kvp__fail(err, KVP_NOMEM, path, NULL, "out of memory reading the file");
     }
+    /* A regular file can still grow while it is read (or be a procfs file that
+     * reports size 0): the loop stops one byte past the bound and refuses. */
     for (;;) {
         if (len == cap) {
             if (cap >= max_bytes + 1) break;

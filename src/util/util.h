@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "kvplan/error.h"
 #include "kvplan/model.h"
@@ -59,9 +60,22 @@ void *kvp__realloc(const kvp_allocator *alc, void *ptr, size_t size);
 void kvp__free(const kvp_allocator *alc, void *ptr);
 char *kvp__strdup(const kvp_allocator *alc, const char *s);
 
+/* The one way an input file is opened (every reader goes through it). Opens PATH
+ * without blocking, refuses anything but a regular file (FIFO, device, socket,
+ * directory: KVP_IO naming what it is) and a file larger than `max_bytes`
+ * (UINT64_MAX: no bound, the caller bounds what it reads), then returns it in
+ * blocking mode: *out is the caller's to fclose; *out_size (may be NULL) is its size. */
+kvp_status kvp__open_regular(const char *path, uint64_t max_bytes, FILE **out,
+                             uint64_t *out_size, kvp_error *err);
+/* Why a file of this st_mode is not read as a file ("is a FIFO (named pipe), expected
+ * a regular file"), NULL for a regular file: the one wording for every reader. */
+const char *kvp__not_regular_reason(unsigned int st_mode);
+/* True when PATH names (through links) a regular file; opens nothing. */
+bool kvp__is_regular_file(const char *path);
+
 /* Read a whole file of at most `max_bytes` bytes. On success *out_buf is a
  * NUL-terminated buffer the caller frees with kvp__free(alc, ...). Errors:
- * KVP_IO (missing, unreadable, a directory, empty, larger than max_bytes). */
+ * KVP_IO (missing, unreadable, not a regular file, empty, larger than max_bytes). */
 kvp_status kvp__read_file(const char *path, size_t max_bytes, const kvp_allocator *alc,
                           char **out_buf, size_t *out_len, kvp_error *err);
 

@@ -6,8 +6,11 @@
 # (directories, symlink loops, FIFOs, files past the size limit, files that grow while
 # read, odd names) are made here. With a non-sanitized binary and valgrind installed,
 # a sample also runs under memcheck (definite and indirect leaks, invalid accesses).
-# A kind's corpus is asserted only when kvplan accepts that kind's valid probe file
-# (tests/hostile/probe/), so readers that are not wired into the CLI yet are skipped.
+# Every kind's reader must be on: its valid probe file (tests/hostile/probe/) must be
+# accepted, else the kind is a failure (a refused probe would hide the whole kind).
+# Model files (config, GGUF) go through cost, plan, fit and sim: each command must
+# refuse them the same way. Every input kind is also tried as a FIFO nobody writes,
+# a device, a socket and a directory: refused by name, never a hang (timeout).
 set -u
 KVPLAN=$1
 SRC=$2
@@ -88,7 +91,7 @@ kind_on() {
 }
 declare -A on
 for k in config local gguf safetensors workload gpus; do
-    if kind_on "$k"; then on[$k]=1; else on[$k]=0; echo "note: $k reader not in the CLI yet: its corpus is not asserted"; fi
+    if kind_on "$k"; then on[$k]=1; else on[$k]=0; fail "$k: the valid probe file is refused, so the $k corpus cannot be asserted"; fi
 done
 
 # Run one corpus file the way its kind is read.
@@ -97,7 +100,12 @@ run_file() {
     [ "${on[$kind]:-0}" = 1 ] || return 0
     per_kind[$kind]=$((${per_kind[$kind]:-0} + 1))
     case $kind in
-    config | gguf) check "$rel" "$p" "$frag" "$why" -- "$KVPLAN" cost "$p" ;;
+    config | gguf)
+        check "$rel" "$p" "$frag" "$why" -- "$KVPLAN" cost "$p"
+        check "plan:$rel" "$p" "$frag" "$why" -- "$KVPLAN" plan "$p" --gpu-mem 80GiB
+        check "fit:$rel" "$p" "$frag" "$why" -- "$KVPLAN" fit "$p" --gpu-mem 80GiB
+        check "sim:$rel" "$p" "$frag" "$why" -- "$KVPLAN" sim "$p" --kv-budget 8GiB --no-timing \
+            --synthetic requests=2,prompt=fixed:64,output=fixed:8 ;;
     local) check "$rel" "$p" "$frag" "$why" -- "$KVPLAN" local qwen3-tts --max-num-seqs 4 --decl "$p" ;;
     safetensors)
         local d=$TMP/st/${rel//\//_}
@@ -153,7 +161,7 @@ mkfifo "$TMP/growing.json"
 exec 3<>"$TMP/growing.json"
 yes '{"a": 1,' >&3 2>/dev/null &
 feeder=$!
-check "grows-while-read" "$TMP/growing.json" "limit" "" -- "$KVPLAN" cost "$TMP/growing.json"
+check "grows-while-read" "$TMP/growing.json" "FIFO" "" -- "$KVPLAN" cost "$TMP/growing.json"
 kill "$feeder" 2>/dev/null
 wait "$feeder" 2>/dev/null
 exec 3>&-
@@ -177,6 +185,90 @@ if [ "${on[workload]}" = 1 ]; then
     # (/dev/zero as a workload is refused at the reader's 2 GiB limit, after
     # buffering 2 GiB: too slow for this test under ASan; see docs/hostile.md.)
 fi
+# Every input kvplan opens, at every place it is opened from, as a FIFO nobody writes,
+# a socket, a device (a link to /dev/zero) and a directory: refused before any read
+# could block (a blocking open or read turns into a timeout, reported as a hang).
+make_special() { # TYPE PATH
+    rm -rf "$2"
+    case $1 in
+    fifo) mkfifo "$2" ;;
+    socket) python3 -c 'import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$2" ;;
+    device) ln -s /dev/zero "$2" ;;
+    dir) mkdir -p "$2" ;;
+    esac
+}
+frag_of() { case $1 in fifo) echo FIFO ;; socket) echo socket ;; device) echo device ;; dir) echo directory ;; esac; }
+special=0
+# special LABEL TYPES PATH NAMED -- command: PATH is made as each of TYPES in turn.
+special_case() {
+    local label=$1 types=$2 path=$3 named=$4 t
+    shift 5
+    for t in $types; do
+        make_special "$t" "$path"
+        CHECK_TIMEOUT=10 check "$t:$label" "$named" "$(frag_of "$t")" "" -- "$@"
+        special=$((special + 1))
+    done
+    rm -rf "$path"
+}
+ALL="fifo socket device dir"
+S=$TMP/special
+mkdir -p "$S"
+# Model files given as the MODEL argument, to each command (a directory there is a
+# model folder, tried above).
+for cmd in cost plan fit sim; do
+    case $cmd in
+    cost) extra=() ;;
+    sim) extra=(--kv-budget 8GiB --no-timing --synthetic requests=2,prompt=fixed:64,output=fixed:8) ;;
+    *) extra=(--gpu-mem 80GiB) ;;
+    esac
+    special_case "$cmd-config" "fifo socket device" "$S/m.json" "$S/m.json" -- "$KVPLAN" "$cmd" "$S/m.json" "${extra[@]}"
+    special_case "$cmd-gguf" "fifo socket device" "$S/m.gguf" "$S/m.gguf" -- "$KVPLAN" "$cmd" "$S/m.gguf" "${extra[@]}"
+    mkdir -p "$S/folder"
+    special_case "$cmd-folder-config" "fifo socket device dir" "$S/folder/config.json" "$S/folder" -- "$KVPLAN" "$cmd" "$S/folder" "${extra[@]}"
+done
+# The policy planners' model files and geometry.
+for pol in vllm sglang llamacpp trtllm; do
+    special_case "policy-$pol-model" "fifo socket device" "$S/p.json" "$S/p.json" -- "$KVPLAN" plan --policy "$pol" "$S/p.json" --gpu-mem 80GiB
+done
+special_case "policy-llamacpp-gguf" "fifo socket device" "$S/p.gguf" "$S/p.gguf" -- "$KVPLAN" plan --policy llamacpp "$S/p.gguf" --gpu-mem 80GiB
+special_case "policy-geometry" "fifo socket device" "$S/g.json" "$S/g.json" -- "$KVPLAN" plan --policy vllm --geometry "$S/g.json" --gpu-mem 80GiB
+# Safetensors: a single shard, the index, and a shard the index names.
+mkdir -p "$S/st1" "$S/st2" "$S/st3"
+cp "$LLAMA" "$S/st1/config.json"
+cp "$LLAMA" "$S/st2/config.json"
+cp "$LLAMA" "$S/st3/config.json"
+special_case "safetensors-shard" "fifo socket device" "$S/st1/model.safetensors" "$S/st1/model.safetensors" -- "$KVPLAN" plan "$S/st1" --gpu-mem 80GiB
+special_case "safetensors-index" "fifo socket device dir" "$S/st2/model.safetensors.index.json" "$S/st2/model.safetensors.index.json" -- "$KVPLAN" plan "$S/st2" --gpu-mem 80GiB
+printf '{"metadata": {}, "weight_map": {"model.embed_tokens.weight": "model-00001-of-00001.safetensors"}}' >"$S/st3/model.safetensors.index.json"
+special_case "safetensors-index-named-shard" "fifo socket device dir" "$S/st3/model-00001-of-00001.safetensors" "$S/st3/model-00001-of-00001.safetensors" -- "$KVPLAN" plan "$S/st3" --gpu-mem 80GiB
+# A Hugging Face cache: refs/main, and the snapshot's config.json.
+HUB=$S/hub
+R=$HUB/models--acme--special
+mkdir -p "$R/refs" "$R/snapshots/abc"
+cp "$LLAMA" "$R/snapshots/abc/config.json"
+special_case "hf-refs-main" "fifo socket device dir" "$R/refs/main" "$R/refs/main" -- env HF_HUB_CACHE="$HUB" "$KVPLAN" cost acme/special
+echo abc >"$R/refs/main"
+special_case "hf-snapshot-config" "fifo socket device dir" "$R/snapshots/abc/config.json" "config.json" -- env HF_HUB_CACHE="$HUB" "$KVPLAN" cost acme/special
+# Workload, GPU catalogue (option and environment), local-cache declarations.
+special_case "workload" "$ALL" "$S/w.jsonl" "$S/w.jsonl" -- "$KVPLAN" sim llama-3.1-8b --kv-budget 8GiB --no-timing --workload "$S/w.jsonl"
+special_case "gpu-catalog" "$ALL" "$S/gpus.json" "$S/gpus.json" -- "$KVPLAN" --gpu-catalog "$S/gpus.json" gpus
+special_case "gpu-catalog-env" "$ALL" "$S/gpus.json" "$S/gpus.json" -- env KVPLAN_GPU_CATALOG="$S/gpus.json" "$KVPLAN" plan llama-3.1-8b --gpu h100
+special_case "local-decl" "$ALL" "$S/decl.json" "$S/decl.json" -- "$KVPLAN" local qwen3-tts --max-num-seqs 4 --decl "$S/decl.json"
+special_case "from-yaml" "$ALL" "$S/extra.yaml" "--from" -- "$KVPLAN" plan --gpu-mem 80GiB --from "trtllm-serve llama-3.1-8b --extra_llm_api_options $S/extra.yaml"
+# A sparse file past each kind's size limit: refused from its size, not read whole
+# (a 2 GiB-plus sparse workload read whole would take seconds and GBs: timeout 10).
+truncate -s 3G "$S/sparse.jsonl"
+CHECK_TIMEOUT=10 check "sparse-workload-3G" "$S/sparse.jsonl" "limit" "" -- "$KVPLAN" sim llama-3.1-8b --kv-budget 8GiB --no-timing --workload "$S/sparse.jsonl"
+for k in gpus.json decl.json; do truncate -s 17M "$S/sparse-$k"; done
+CHECK_TIMEOUT=10 check "sparse-gpu-catalog" "$S/sparse-gpus.json" "limit" "" -- "$KVPLAN" --gpu-catalog "$S/sparse-gpus.json" gpus
+CHECK_TIMEOUT=10 check "sparse-decl" "$S/sparse-decl.json" "limit" "" -- "$KVPLAN" local qwen3-tts --max-num-seqs 4 --decl "$S/sparse-decl.json"
+truncate -s 80M "$S/st2/model.safetensors.index.json"
+CHECK_TIMEOUT=10 check "sparse-safetensors-index" "$S/st2/model.safetensors.index.json" "limit" "" -- "$KVPLAN" plan "$S/st2" --gpu-mem 80GiB
+truncate -s 5000 "$R/refs/main"
+CHECK_TIMEOUT=10 check "sparse-hf-refs-main" "$R/refs/main" "limit" "" -- env HF_HUB_CACHE="$HUB" "$KVPLAN" cost acme/special
+rm -f "$S"/sparse*
+[ "$special" -ge 97 ] || fail "only $special special-file cases ran"
+
 # Names that could break the one-line rule or a terminal.
 nl_name="$TMP/new"$'\n'"line.json"
 printf '{"num_hidden_layers": -1}' >"$nl_name"
