@@ -61,7 +61,10 @@ KVP_API void kvp_report_append_escaped(kvp_report_text *t, const char *s);
 KVP_API KVP_NODISCARD kvp_status kvp_report_text_check(const kvp_report_text *t, kvp_error *err);
 
 /* Write `len` bytes to `path` atomically: a temporary file next to it, then
- * rename(2). KVP_IO names the path and the system error. */
+ * rename(2). Only a regular file is written or replaced (through a symbolic link,
+ * the file it names): a FIFO, a device (/dev/null), a socket, a directory or a
+ * dangling link already at `path` is refused and left alone. KVP_IO names the
+ * path and the system error (a full disk, a write past RLIMIT_FSIZE). */
 KVP_API KVP_NODISCARD kvp_status kvp_report_write_file(const char *path, const char *data, size_t len,
                                                kvp_error *err);
 

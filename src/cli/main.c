@@ -1,4 +1,6 @@
 /* main.c — kvplan's entry point: dispatch to a subcommand. */
+#include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,7 +103,7 @@ static int take_gpu_catalog(int *argc, char **argv) {
     return KVP_EXIT_OK;
 }
 
-int main(int argc, char **argv) {
+static int run(int argc, char **argv) {
     int rc = take_gpu_catalog(&argc, argv);
     if (rc != KVP_EXIT_OK) return rc;
     if (argc < 2) {
@@ -143,4 +145,23 @@ int main(int argc, char **argv) {
         names[i] = k_commands[i].name;
     names[sizeof k_commands / sizeof k_commands[0]] = NULL;
     return kvp_cli_unknown_option(name, names);
+}
+
+/* Output that could not be written is lost output: a full disk, a closed stdout or
+ * /dev/full make the run fail (exit 2, one line on stderr), whatever it answered. */
+int main(int argc, char **argv) {
+    int rc = run(argc, argv);
+    errno = 0;
+    bool bad = fflush(stdout) != 0 || ferror(stdout);
+    int e = errno;
+    if (fclose(stdout) != 0 && !bad) {
+        bad = true;
+        e = errno;
+    }
+    if (bad) {
+        kvp_cli_fail("cannot write the output to stdout: %s",
+                     e ? strerror(e) : "write error");
+        return KVP_EXIT_BAD_INPUT;
+    }
+    return rc;
 }

@@ -125,9 +125,56 @@ kvp_status kvp_report_text_check(const kvp_report_text *t, kvp_error *err) {
     }
 }
 
-kvp_status kvp_report_write_file(const char *path, const char *data, size_t len, kvp_error *err) {
-    if (!path || !*path) return kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "no output path");
-    if (!data && len) return kvp__fail(err, KVP_INVALID_ARG, path, NULL, "no data to write");
+/* Where the bytes for PATH go: PATH itself, or the regular file a symbolic link
+ * names (the link is kept). Anything else already there (a FIFO, a device such as
+ * /dev/null, a socket, a directory, a dangling link) is refused: rename(2) would
+ * replace it with a regular file, and as root that replaces /dev/null. */
+static kvp_status output_target(const char *path, char *out, size_t size, kvp_error *err) {
+    struct stat lsb, sb;
+    if (lstat(path, &lsb) != 0) {
+        if (errno != ENOENT)
+            return kvp__fail(err, KVP_IO, path, NULL, "cannot write: %s", strerror(errno));
+        kvp__strlcpy(out, path, size); /* a new file */
+        return KVP_OK;
+    }
+    if (S_ISREG(lsb.st_mode)) {
+        kvp__strlcpy(out, path, size);
+        return KVP_OK;
+    }
+    if (S_ISLNK(lsb.st_mode)) {
+        if (stat(path, &sb) != 0)
+            return kvp__fail(err, KVP_IO, path, NULL,
+                             "is a symbolic link to nothing (%s), expected a regular file, "
+                             "and will not be replaced",
+                             strerror(errno));
+        if (S_ISREG(sb.st_mode)) {
+            char *real = realpath(path, NULL); /* libc-owned: freed below */
+            if (!real || strlen(real) >= size) {
+                free(real);
+                return kvp__fail(err, KVP_IO, path, NULL, "cannot resolve the link %s", path);
+            }
+            kvp__strlcpy(out, real, size);
+            free(real);
+            return KVP_OK;
+        }
+        lsb = sb;
+    }
+    const char *what = kvp__not_regular_reason(lsb.st_mode);
+    return kvp__fail(err, KVP_IO, path, NULL,
+                     "%s, and will not be replaced (kvplan writes only regular files)",
+                     what ? what : "is not a regular file");
+}
+
+kvp_status kvp_report_write_file(const char *path_in, const char *data, size_t len,
+                                 kvp_error *err) {
+    if (!path_in || !*path_in) return kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "no output path");
+    if (!data && len) return kvp__fail(err, KVP_INVALID_ARG, path_in, NULL, "no data to write");
+    if (strlen(path_in) > 4000)
+        return kvp__fail(err, KVP_INVALID_ARG, path_in, NULL, "output path too long");
+    char target[4096];
+    kvp_status ts = output_target(path_in, target, sizeof target, err);
+    if (ts != KVP_OK) return ts;
+    const char *path = target;
     /* The temporary sits in the target's folder so rename(2) stays on one
      * file system and replaces the target in one step. */
     size_t plen = strlen(path);

@@ -4,7 +4,12 @@
 # through a temporary name and a rename, so no temporary is left behind; the same
 # inputs write byte-identical files; a target kvplan cannot replace (a directory,
 # a missing folder, a read-only folder) is refused with exit 2, one stderr line,
-# the old target untouched and no temporary left.
+# the old target untouched and no temporary left. Only regular files are written:
+# a FIFO, a socket, /dev/null, /dev/full, a link to a device and a dangling link are
+# refused and left as they were (as root, a rename over /dev/null would replace it);
+# a link to a regular file writes that file and keeps the link. A write error (a
+# file-size limit) is exit 2. And a write error on stdout (/dev/full, a closed
+# stdout) is exit 2 with one stderr line for every command, never exit 0.
 set -u
 KVPLAN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 TMP=$(mktemp -d)
@@ -21,6 +26,7 @@ base[fit]="fit llama-3.1-8b --gpu-mem 80GiB"
 base[compare]="compare llama-3.1-8b --gpu-mem 80GiB"
 base[sweep]="sweep llama-3.1-8b --gpu-mem 80GiB --over tp=1,2 --over max-seq-len=4k..16k"
 base[plan]="plan llama-3.1-8b --gpu-mem 80GiB"
+base[sim]="sim llama-3.1-8b --kv-budget 8GiB --no-timing --synthetic requests=20,prompt=fixed:64,output=fixed:8"
 
 # no_temporaries DIR: nothing but the expected files.
 no_temporaries() {
@@ -29,10 +35,12 @@ no_temporaries() {
     [ -z "$left" ] || fail "temporary files left in $1: $left"
 }
 
-for sub in fit compare sweep plan; do
+for sub in fit compare sweep plan sim; do
     read -r -a b <<<"${base[$sub]}"
     "$KVPLAN" "$sub" --help >"$TMP/help" 2>&1 </dev/null || continue
     mapfile -t opts < <(grep -oE -- '--(svg|html|output)[ =]FILE' "$TMP/help" | awk '{print $1}' | sort -u)
+    # sim takes --svg without listing it in its --help yet.
+    [ "$sub" = sim ] && [ "${#opts[@]}" -eq 0 ] && opts=(--svg)
     for o in "${opts[@]}"; do
         ext=${o#--}
         d=$TMP/$sub$ext
@@ -64,6 +72,40 @@ for sub in fit compare sweep plan; do
         done
         [ -f "$d/dir.$ext/keep" ] || fail "$sub $o: the directory target was disturbed"
         no_temporaries "$d"
+        # Things that are not regular files: refused, left as they were, no hang.
+        mkfifo "$d/fifo.$ext"
+        python3 -c 'import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$d/sock.$ext"
+        ln -s /dev/null "$d/null-link.$ext"
+        ln -s "$d/nowhere.$ext" "$d/dangling.$ext"
+        for target in "$d/fifo.$ext" "$d/sock.$ext" /dev/null /dev/full "$d/null-link.$ext" "$d/dangling.$ext"; do
+            timeout 20 "$KVPLAN" "${b[@]}" "$o" "$target" >/dev/null 2>"$TMP/err" </dev/null
+            rc=$?
+            [ "$rc" -eq 2 ] || fail "$sub $o $target: exit $rc, expected 2 (refused)"
+            [ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "$sub $o $target: stderr is not one line: $(cat "$TMP/err")"
+            grep -qF "will not be replaced" "$TMP/err" || fail "$sub $o $target: unclear refusal: $(cat "$TMP/err")"
+        done
+        [ -p "$d/fifo.$ext" ] || fail "$sub $o: the FIFO was replaced"
+        [ -S "$d/sock.$ext" ] || fail "$sub $o: the socket was replaced"
+        [ -c /dev/null ] && [ -c /dev/full ] || fail "$sub $o: /dev/null or /dev/full was replaced"
+        [ -L "$d/null-link.$ext" ] && [ -L "$d/dangling.$ext" ] || fail "$sub $o: a link was replaced"
+        [ ! -e "$d/nowhere.$ext" ] || fail "$sub $o: wrote through a dangling link"
+        ls /dev/*.tmp.* >/dev/null 2>&1 && fail "$sub $o: temporary left in /dev"
+        # A link to a regular file: the file is written, the link kept.
+        echo old >"$d/real.$ext"
+        ln -s "real.$ext" "$d/link.$ext"
+        timeout 60 "$KVPLAN" "${b[@]}" "$o" "$d/link.$ext" >/dev/null 2>"$TMP/err" </dev/null ||
+            fail "$sub $o: cannot write through a link: $(cat "$TMP/err")"
+        [ -L "$d/link.$ext" ] || fail "$sub $o: the link was replaced by a file"
+        cmp -s "$d/real.$ext" "$d/a.$ext" || fail "$sub $o: the linked file is not the output"
+        # A write error (a 1-block file-size limit; SIGXFSZ ignored so write fails
+        # with EFBIG): exit 2, one line, the old file untouched, no temporary.
+        echo old >"$d/limited.$ext"
+        (trap '' XFSZ; ulimit -f 1; exec timeout 60 "$KVPLAN" "${b[@]}" "$o" "$d/limited.$ext") >/dev/null 2>"$TMP/err" </dev/null
+        rc=$?
+        [ "$rc" -eq 2 ] || fail "$sub $o: a write error gave exit $rc, expected 2"
+        [ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "$sub $o: write error: stderr is not one line: $(cat "$TMP/err")"
+        [ "$(cat "$d/limited.$ext")" = old ] || fail "$sub $o: a failed write damaged the old file"
+        no_temporaries "$d"
         if [ "$(id -u)" != 0 ]; then
             mkdir -p "$d/ro"
             echo old >"$d/ro/a.$ext"
@@ -75,6 +117,26 @@ for sub in fit compare sweep plan; do
         fi
     done
 done
-[ "$writes" -gt 0 ] || echo "note: no subcommand writes files yet"
-echo "output files: $writes writers checked, $fails failures"
+# stdout that cannot be written: /dev/full and a closed stdout, for every command.
+stdout_runs=0
+for args in "cost llama-3.1-8b" "cost llama-3.1-8b --json" "plan llama-3.1-8b --gpu-mem 80GiB" \
+    "plan llama-3.1-8b --gpu-mem 80GiB --json" "fit llama-3.1-8b --gpu-mem 80GiB" \
+    "compare llama-3.1-8b --gpu-mem 80GiB" "sweep llama-3.1-8b --gpu-mem 80GiB --over tp=1,2" \
+    "sweep llama-3.1-8b --gpu-mem 80GiB --over tp=1,2 --csv" "models" "models --json" "gpus" \
+    "local qwen3-tts --max-num-seqs 4" "sim llama-3.1-8b --kv-budget 8GiB --no-timing --synthetic requests=20,prompt=fixed:64,output=fixed:8" \
+    "plan --policy vllm llama-3.1-8b --gpu-mem 80GiB" "--help" "--version" "cost --help" "fit llama-3.1-8b --gpu-mem 1GiB"; do
+    read -r -a a <<<"$args"
+    timeout 60 "$KVPLAN" "${a[@]}" >/dev/full 2>"$TMP/err" </dev/null
+    rc=$?
+    [ "$rc" -eq 2 ] || fail "kvplan $args >/dev/full: exit $rc, expected 2"
+    grep -qF "cannot write the output to stdout: No space left on device" "$TMP/err" ||
+        fail "kvplan $args >/dev/full: $(head -c 300 "$TMP/err")"
+    timeout 60 "$KVPLAN" "${a[@]}" >&- 2>"$TMP/err" </dev/null
+    rc=$?
+    [ "$rc" -eq 2 ] || fail "kvplan $args >&-: exit $rc, expected 2"
+    grep -qF "cannot write the output to stdout" "$TMP/err" || fail "kvplan $args >&-: $(head -c 300 "$TMP/err")"
+    stdout_runs=$((stdout_runs + 2))
+done
+[ "$writes" -gt 0 ] || fail "no subcommand writes files"
+echo "output files: $writes writers checked, $stdout_runs unwritable-stdout runs, $fails failures"
 [ "$fails" -eq 0 ]
