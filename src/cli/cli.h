@@ -14,7 +14,14 @@
 #define KVP_EXIT_NO 1
 #define KVP_EXIT_BAD_INPUT 2
 
-/* Print "kvplan: <message>" as one line on stderr; returns KVP_EXIT_BAD_INPUT. */
+/* Print "kvplan: warning: <message>" as one line on stderr, control characters escaped. */
+void kvp_cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Make stdout escape terminal control characters from inputs (model, GPU and key
+ * names) in every printer, keeping the layout's newlines and tabs (out_escape.c).
+ * Called once by main() before any output. */
+void kvp_cli_escape_stdout(void);
+/* Print "kvplan: <message>" as one line on stderr, control characters escaped;
+ * returns KVP_EXIT_BAD_INPUT. */
 int kvp_cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The user typed TYPED (TYPED_LEN bytes, dashes included) for CANON: errors about
  * CANON name both. */

@@ -25,8 +25,12 @@ void kvp_cli_note_spelling(const char *canon, const char *typed, size_t typed_le
     sp->typed[typed_len] = '\0';
 }
 
-/* "kvplan: MSG", with "--canon:" at the start of MSG shown as "--typed (read as --canon):". */
-static void print_line(const char *msg) {
+/* "kvplan: MSG", with "--canon:" at the start of MSG shown as "--typed (read as --canon):".
+ * MSG may quote arguments or file bytes: it is printed as one line with every terminal
+ * control character escaped (kvp__escape_str, the library's own escaping). */
+static void print_line(const char *raw) {
+    char msg[4 * 2048];
+    kvp__escape_str(raw, msg, sizeof msg);
     for (size_t i = g_spelled_count; i-- > 0;) {
         size_t n = strlen(g_spelled[i].canon);
         if (!strncmp(msg, g_spelled[i].canon, n) && (msg[n] == ':' || msg[n] == ' ')) {
@@ -52,6 +56,15 @@ int kvp_cli_fail(const char *fmt, ...) {
     return KVP_EXIT_BAD_INPUT;
 }
 
+void kvp_cli_warn(const char *fmt, ...) {
+    char msg[2048], line[4 * 2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "kvplan: warning: %s\n", kvp__escape_str(msg, line, sizeof line));
+}
+
 static void json_string(FILE *out, const char *s) {
     fputc('"', out);
     for (; *s; s++) {
@@ -67,15 +80,10 @@ static void json_string(FILE *out, const char *s) {
 }
 
 int kvp_cli_report_error(const kvp_error *err, bool json) {
-    /* Messages may carry bytes from hostile files: print them on one line. */
-    char msg[KVP_ERROR_MESSAGE_MAX];
-    size_t n = 0;
-    for (const char *p = err->message; *p && n + 1 < sizeof msg; p++) {
-        unsigned char c = (unsigned char)*p;
-        /* No terminal control sequences from hostile file names or keys. */
-        msg[n++] = (c == '\n' || c == '\r' || c == '\t') ? ' ' : (c < 0x20 || c == 0x7f) ? '?' : *p;
-    }
-    msg[n] = '\0';
+    /* Messages may carry bytes from hostile files (a record filled by hand, not by
+     * kvp__fail): one line, control characters escaped. */
+    char msg[4 * KVP_ERROR_MESSAGE_MAX];
+    kvp__escape_str(err->message, msg, sizeof msg);
     if (json) {
         fputs("{\"error\": {\"code\": ", stdout);
         json_string(stdout, kvp_status_name(err->code));

@@ -336,8 +336,8 @@ int kvp_cmd_local(int argc, char **argv) {
     if (st) return kvp_cli_report_error(&err, json);
     for (size_t i = 0; i < kvp_local_report_failure_count(report); i++) {
         const kvp_local_failure *f = kvp_local_report_failure(report, i);
-        fprintf(stderr, "kvplan: warning: declarer %s failed and was skipped: %s\n",
-                f->owner[0] ? f->owner : "(root)", f->message);
+        kvp_cli_warn("declarer %s failed and was skipped: %s", f->owner[0] ? f->owner : "(root)",
+                     f->message);
     }
     if (json)
         print_json(report);

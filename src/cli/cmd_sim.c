@@ -480,7 +480,7 @@ int kvp_cmd_sim(int argc, char **argv) {
         goto out;
     }
     for (size_t i = 0; i < kvp_workload_warning_count(w); i++)
-        fprintf(stderr, "kvplan: warning: %s\n", kvp_workload_warning(w, i));
+        kvp_cli_warn("%s", kvp_workload_warning(w, i));
 
     kvp_cli_progress prog;
     kvp_cli_progress_begin(&prog, "sim", "requests", o.quiet);

@@ -150,6 +150,7 @@ static int run(int argc, char **argv) {
 /* Output that could not be written is lost output: a full disk, a closed stdout or
  * /dev/full make the run fail (exit 2, one line on stderr), whatever it answered. */
 int main(int argc, char **argv) {
+    kvp_cli_escape_stdout();
     int rc = run(argc, argv);
     errno = 0;
     bool bad = fflush(stdout) != 0 || ferror(stdout);

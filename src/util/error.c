@@ -39,17 +39,20 @@ kvp_status kvp__vfail(kvp_error *err, kvp_status code, const char *file, const c
     err->code = code;
     if (file) kvp__strlcpy(err->file, file, sizeof err->file);
     if (key) kvp__strlcpy(err->key, key, sizeof err->key);
-    char body[KVP_ERROR_MESSAGE_MAX];
+    char body[KVP_ERROR_MESSAGE_MAX], line[KVP_ERROR_MESSAGE_MAX];
     vsnprintf(body, sizeof body, fmt, ap);
     /* The message is self-contained: "FILE: KEY: what was expected". */
     if (file && *file && key && *key)
-        snprintf(err->message, sizeof err->message, "%s: %s: %s", file, key, body);
+        snprintf(line, sizeof line, "%s: %s: %s", file, key, body);
     else if (file && *file)
-        snprintf(err->message, sizeof err->message, "%s: %s", file, body);
+        snprintf(line, sizeof line, "%s: %s", file, body);
     else if (key && *key)
-        snprintf(err->message, sizeof err->message, "%s: %s", key, body);
+        snprintf(line, sizeof line, "%s: %s", key, body);
     else
-        snprintf(err->message, sizeof err->message, "%s", body);
+        snprintf(line, sizeof line, "%s", body);
+    /* File names, keys and quoted values come from hostile inputs: the message is one
+     * line with no terminal control character (err->file and err->key stay raw). */
+    kvp__escape_str(line, err->message, sizeof err->message);
     return code;
 }
 

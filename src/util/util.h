@@ -79,6 +79,18 @@ bool kvp__is_regular_file(const char *path);
 kvp_status kvp__read_file(const char *path, size_t max_bytes, const kvp_allocator *alc,
                           char **out_buf, size_t *out_len, kvp_error *err);
 
+/* Terminal control characters (C0 but for what flags keep, DEL, C1 as UTF-8, bytes
+ * that are not UTF-8) written as visible escapes: "\n", "\x1b", "\u007f", "\u009b". Copies
+ * IN_LEN bytes of IN into OUT (always NUL-terminated when out_size > 0; never cuts an
+ * escape, stops when OUT is full) and returns the bytes written; *consumed (may be
+ * NULL) gets the input bytes taken. Idempotent: the output has nothing to escape. */
+#define KVP__ESC_KEEP_NEWLINES 1u /* "\n" and "\t" copied (text output, not one-line errors) */
+#define KVP__ESC_PARTIAL 2u       /* stop before a UTF-8 sequence cut by the end (streams) */
+size_t kvp__escape_controls(const char *in, size_t in_len, char *out, size_t out_size,
+                            unsigned flags, size_t *consumed);
+/* kvp__escape_controls of a whole string into OUT; returns OUT (a NULL s is ""). */
+const char *kvp__escape_str(const char *s, char *out, size_t out_size);
+
 /* True when the buffer is valid UTF-8; *bad_offset gets the first bad byte. */
 bool kvp__utf8_valid(const char *s, size_t len, size_t *bad_offset);
 

@@ -57,8 +57,8 @@ check() {
     elif [ -n "$frag" ] && ! grep -qF -- "$frag" "$err"; then
         problem="error does not name '$frag': $(cat "$err")"
     fi
-    # Bytes from the input that a terminal would act on (ESC sequences): counted.
-    if [ -z "$problem" ] && LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' "$err"; then
+    # Bytes from the input that a terminal would act on (ESC sequences): a failure.
+    if LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' "$err"; then
         ctrl=$((ctrl + 1))
     fi
     if [ -n "$problem" ] && [ -n "$why" ]; then
@@ -309,10 +309,7 @@ if command -v valgrind >/dev/null && ! grep -qa "__asan_init\|__tsan_init" "$KVP
     [ $? -eq 0 ] || fail "valgrind on a valid model: $(head -c 1500 "$TMP/vg")"
 fi
 
-if [ "$ctrl" -gt 0 ]; then
-    echo "KNOWN: $ctrl error lines carry control characters (ESC) from the input to the terminal"
-    known=$((known + 1))
-fi
+[ "$ctrl" -eq 0 ] || fail "$ctrl error lines carry control characters from the input to the terminal"
 summary=""
 for k in "${!per_kind[@]}"; do summary="$summary $k=${per_kind[$k]}"; done
 echo "hostile corpus: $checked refusals checked ($summary ), $fails failures, $known known defects"
