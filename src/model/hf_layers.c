@@ -734,7 +734,10 @@ static kvp_status indexer_schedule(layers_ctx *c) {
 /* MLA: one K-only latent row of kv_lora_rank + qk_rope_head_dim per layer,
  * replicated on every TP rank; plus the sparse-attention indexer's fp8 keys
  * (index_head_dim bytes and a 4-byte scale per 128 values) when declared. */
-static kvp_status read_mla(layers_ctx *c) {
+/* kda: NULL for an all-MLA model, else the Kimi KDA state of the layers that
+ * are not MLA (kda_mark[i] != 0). */
+static kvp_status read_mla(layers_ctx *c, const uint8_t *kda_mark,
+                           const kvp_recurrent_geometry *kda) {
     hf_reader *r = c->r;
     const hf_obj *lm = c->lm;
     kvp_model_info *info = c->info;
@@ -760,8 +763,16 @@ static kvp_status read_mla(layers_ctx *c) {
     uint32_t index_dim = 0;
     if ((s = kvp__hf_u32(r, lm, "index_head_dim", 1, KVP_MAX_HEAD_DIM, &index_dim, &found)))
         return s;
+    if (index_dim && kda)
+        return kvp__hf_fail(r, lm, "index_head_dim", KVP_UNSUPPORTED,
+                            "a DSA indexer beside KDA layers: not understood by kvplan, refusing "
+                            "to guess their cache");
     if (index_dim && (s = indexer_schedule(c))) return s;
     for (uint32_t i = 0; i < c->layers; i++) {
+        if (kda && kda_mark[i]) {
+            if ((s = add_recurrent(c, i, kda))) return s;
+            continue;
+        }
         kvp_layer_cache lc;
         memset(&lc, 0, sizeof lc);
         lc.layer = i;
@@ -778,12 +789,150 @@ static kvp_status read_mla(layers_ctx *c) {
     return KVP_OK;
 }
 
+/* One 1-indexed layer list of linear_attn_config into mark[] (value `tag`). */
+static kvp_status kimi_layer_list(layers_ctx *c, const hf_obj *la, const char *key, uint8_t tag,
+                                  uint8_t *mark) {
+    json_t *arr;
+    kvp_status s = kvp__hf_array(c->r, la, key, &arr);
+    if (s) return s;
+    if (!arr)
+        return kvp__hf_fail(c->r, la, key, KVP_CONFIG,
+                            "missing, expected the 1-indexed list of %s layers",
+                            tag == 1 ? "KDA" : "full-attention (MLA)");
+    hf_obj p = {arr, ""};
+    snprintf(p.pointer, sizeof p.pointer, "%s/%s", la->pointer, key);
+    for (size_t k = 0; k < json_array_size(arr); k++) {
+        json_t *v = json_array_get(arr, k);
+        char ks[24];
+        snprintf(ks, sizeof ks, "%zu", k);
+        if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+            json_integer_value(v) > (json_int_t)c->layers)
+            return kvp__hf_fail(c->r, &p, ks, KVP_CONFIG,
+                                "expected a 1-indexed layer number from 1 to %u", c->layers);
+        uint32_t i = (uint32_t)json_integer_value(v) - 1u;
+        if (mark[i])
+            return kvp__hf_fail(c->r, &p, ks, KVP_CONFIG,
+                                "layer %u (1-indexed) is listed twice (in kda_layers and "
+                                "full_attn_layers, or twice in one)",
+                                i + 1u);
+        mark[i] = tag;
+    }
+    return KVP_OK;
+}
+
+/* Kimi linear attention (Kimi-Linear, Kimi-K3; FAMILIES.md "Kimi linear
+ * attention"): linear_attn_config.kda_layers and .full_attn_layers list the
+ * layers 1-indexed and together cover every layer once. A KDA layer keeps per
+ * sequence a conv state of 3 x num_heads x head_dim channels over
+ * short_conv_kernel_size - 1 positions (in the model dtype) and a recurrent
+ * state of num_heads x head_dim x head_dim in fp32 (forced by vLLM; SGLang's
+ * default); the full-attention layers are MLA. As a recurrent geometry: heads
+ * and groups = num_heads, head_dim = state_dim = group_dim = head_dim, so
+ * conv = (k - 1)(H D + 2 H D) and SSM = H D D, both sharded by TP. */
+static kvp_status read_kimi_kda(layers_ctx *c) {
+    hf_reader *r = c->r;
+    kvp_status s;
+    static const char *const kimi[] = {"kimi_linear", "kimi_k3"};
+    if (!model_type_is(c->info, kimi, 2))
+        return kvp__hf_fail(r, c->lm, "linear_attn_config", KVP_UNSUPPORTED,
+                            "Kimi linear attention (KDA) is understood for model_type kimi_linear "
+                            "and kimi_k3, found \"%s\"; refusing to guess their cache",
+                            c->info->model_type);
+    hf_obj la;
+    if ((s = kvp__hf_child(r, c->lm, "linear_attn_config", &la))) return s;
+    kvp_recurrent_geometry g;
+    memset(&g, 0, sizeof g);
+    if ((s = kvp__hf_u32(r, &la, "num_heads", 1, KVP_MAX_HEADS, &g.heads, NULL)) ||
+        (s = kvp__hf_u32(r, &la, "head_dim", 1, KVP_MAX_HEAD_DIM, &g.head_dim, NULL)) ||
+        (s = kvp__hf_u32(r, &la, "short_conv_kernel_size", 1, 1024, &g.conv_kernel, NULL)))
+        return s;
+    g.state_dim = g.head_dim;
+    g.groups = g.heads;
+    g.group_dim = g.head_dim;
+    g.ssm_dtype = KVP_DTYPE_FP32;
+    uint8_t *mark = kvp__calloc(kvp__model_alc(c->model), c->layers, 1);
+    if (!mark) return kvp__fail(r->err, KVP_NOMEM, r->file, NULL, "out of memory");
+    s = kimi_layer_list(c, &la, "kda_layers", 1, mark);
+    if (!s) s = kimi_layer_list(c, &la, "full_attn_layers", 2, mark);
+    for (uint32_t i = 0; i < c->layers && !s; i++)
+        if (!mark[i])
+            s = kvp__hf_fail(r, &la, "full_attn_layers", KVP_CONFIG,
+                             "layer %u (1-indexed) is in neither kda_layers nor full_attn_layers",
+                             i + 1u);
+    bool any_kda = false, any_mla = false;
+    for (uint32_t i = 0; i < c->layers; i++) {
+        any_kda |= mark[i] == 1;
+        any_mla |= mark[i] == 2;
+    }
+    for (uint32_t i = 0; i < c->layers; i++) mark[i] = mark[i] == 1;
+    if (!s) s = read_mla(c, mark, &g);
+    kvp__free(kvp__model_alc(c->model), mark);
+    c->info->is_hybrid_recurrent = any_kda && any_mla;
+    return s;
+}
+
+/* MiniMax-M3 sparse attention (FAMILIES.md "MiniMax-M3"): every layer keeps
+ * its GQA K and V; a layer with sparse_attention_config.sparse_attention_freq[i]
+ * != 0 also keeps index keys: one head of sparse_index_dim per token,
+ * replicated over TP, in bf16 whatever the KV dtype (vLLM's and TensorRT-LLM's
+ * indexer dtype). sparse_disable_index_value must be 1: an index-value cache
+ * is not modelled. */
+static kvp_status read_minimax_sparse(layers_ctx *c) {
+    hf_reader *r = c->r;
+    kvp_status s;
+    hf_obj sc;
+    if ((s = kvp__hf_child(r, c->lm, "sparse_attention_config", &sc))) return s;
+    if (!sc.json) return KVP_OK;
+    bool use = true, found = false;
+    if ((s = kvp__hf_bool(r, c->lm, "use_sparse_attention", &use, &found))) return s;
+    if (found && !use) return KVP_OK;
+    uint32_t dim = 0, no_value = 0;
+    if ((s = kvp__hf_u32(r, &sc, "sparse_index_dim", 1, KVP_MAX_HEAD_DIM, &dim, NULL)) ||
+        (s = kvp__hf_u32(r, &sc, "sparse_disable_index_value", 0, 1, &no_value, NULL)))
+        return s;
+    if (!no_value)
+        return kvp__hf_fail(r, &sc, "sparse_disable_index_value", KVP_UNSUPPORTED,
+                            "0 means an index-value cache, which kvplan does not model; refusing "
+                            "to guess its size (expected 1)");
+    json_t *freq;
+    if ((s = kvp__hf_array(r, &sc, "sparse_attention_freq", &freq))) return s;
+    if (!freq)
+        return kvp__hf_fail(r, &sc, "sparse_attention_freq", KVP_CONFIG,
+                            "missing, expected one entry per layer (0 = dense layer)");
+    if (json_array_size(freq) != c->layers)
+        return kvp__hf_fail(r, &sc, "sparse_attention_freq", KVP_CONFIG,
+                            "has %zu entries, expected one per layer (%u)", json_array_size(freq),
+                            c->layers);
+    hf_obj p = {freq, ""};
+    snprintf(p.pointer, sizeof p.pointer, "%s/sparse_attention_freq", sc.pointer);
+    for (uint32_t i = 0; i < c->layers; i++) {
+        json_t *v = json_array_get(freq, i);
+        char key[16];
+        snprintf(key, sizeof key, "%u", i);
+        if (!json_is_integer(v) || json_integer_value(v) < 0)
+            return kvp__hf_fail(r, &p, key, KVP_CONFIG,
+                                "expected a non-negative integer (0 = no index keys)");
+        if (json_integer_value(v) == 0) continue;
+        kvp_layer_cache lc;
+        memset(&lc, 0, sizeof lc);
+        lc.layer = i;
+        lc.kind = KVP_CACHE_INDEXER;
+        lc.kv_heads = 1;
+        lc.k_head_dim = dim;
+        lc.replicated = true;
+        lc.dtype = KVP_DTYPE_BF16;
+        if ((s = add_cache(c, &lc))) return s;
+    }
+    return KVP_OK;
+}
+
 static kvp_status read_decoder(layers_ctx *c) {
     hf_reader *r = c->r;
     const hf_obj *lm = c->lm;
     kvp_model_info *info = c->info;
     kvp_status s;
-    if (kvp__hf_has(lm, "kv_lora_rank")) return read_mla(c);
+    if (kvp__hf_has(lm, "linear_attn_config")) return read_kimi_kda(c);
+    if (kvp__hf_has(lm, "kv_lora_rank")) return read_mla(c, NULL, NULL);
 
     bool uses_window, uses_chunk;
     if ((s = decoder_schedule(c, &uses_window, &uses_chunk))) return s;
@@ -899,6 +1048,7 @@ static kvp_status read_decoder(layers_ctx *c) {
         if (s) return s;
     }
     info->is_hybrid_recurrent = any_linear && any_attn;
+    if (!strcmp(info->model_type, "minimax_m3")) return read_minimax_sparse(c);
     return KVP_OK;
 }
 

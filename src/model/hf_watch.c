@@ -35,8 +35,8 @@ static const watched_key k_watched[] = {
     {"kv_compress_ratio", W_NEVER, NULL, "a KV compression ratio"},
     {"kv_cache_compression", W_NEVER, NULL, "KV cache compression"},
     /* Sparse attention and its index keys. */
-    {"sparse_attention_config", W_NEVER, NULL, "a sparse-attention config (index keys)"},
-    {"use_sparse_attention", W_WHEN_TRUE, NULL, "sparse attention"},
+    {"sparse_attention_config", W_TYPES, "minimax_m3", "a sparse-attention config (index keys)"},
+    {"use_sparse_attention", W_WHEN_TRUE, "minimax_m3", "sparse attention"},
     {"nsa_config", W_NEVER, NULL, "a native sparse attention config"},
     {"dsa_config", W_NEVER, NULL, "a sparse attention config"},
     {"moba_config", W_NEVER, NULL, "mixture-of-block attention"},
@@ -47,7 +47,7 @@ static const watched_key k_watched[] = {
     {"index_topk_pattern", W_MLA, NULL, "an indexer schedule"},
     {"indexer_types", W_MLA, NULL, "per-layer indexer types"},
     /* Linear attention. */
-    {"linear_attn_config", W_NEVER, NULL, "Kimi linear attention (KDA) layers"},
+    {"linear_attn_config", W_TYPES, "kimi_linear kimi_k3", "Kimi linear attention (KDA) layers"},
     {"linear_attention_config", W_NEVER, NULL, "a linear-attention config"},
     /* Layers reusing another layer's KV. */
     {"cross_attention_layers", W_NEVER, NULL,
@@ -91,7 +91,9 @@ kvp_status kvp__hf_watch_keys(hf_reader *r, const hf_obj *lm, const kvp_model_in
         case W_NEVER: break;
         case W_TYPES: understood = type_listed(w->types, info->model_type); break;
         case W_MLA: understood = mla || type_listed(w->types, info->model_type); break;
-        case W_WHEN_TRUE: understood = json_is_false(v); break;
+        case W_WHEN_TRUE:
+            understood = json_is_false(v) || type_listed(w->types, info->model_type);
+            break;
         }
         if (w->rule == W_WHEN_TRUE && !json_is_boolean(v))
             return kvp__hf_fail(r, lm, w->key, KVP_CONFIG, "expected true or false, found %s",
@@ -134,7 +136,7 @@ static const char *const k_verified[] = {
     "qwen3_vl_text", "qwen3_vl_moe_text", "mistral", "mixtral", "phi3", "gemma", "gemma2",
     "gemma3", "gemma3_text", "gemma3n", "gemma3n_text", "gemma4", "gemma4_text", "llama4",
     "llama4_text", "gpt_oss", "deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2",
-    "kimi_k25", "glm_moe_dsa", "minimax_m2", "minimax", "mimo_v2_flash", "step3p7",
+    "kimi_k25", "kimi_linear", "glm_moe_dsa", "minimax_m2", "minimax", "minimax_m3", "mimo_v2_flash", "step3p7",
     "nemotron_h", "nemotron-nas", "deci", "jamba", "falcon_h1", "falcon", "mamba", "mamba2",
     "mamba_ssm", "whisper", "t5", "bart", "chatglm", "dbrx", "mpt", "gpt2", "gpt_bigcode",
     "gpt_neox", "bloom", "starcoder2", "cohere2", "exaone4", "bamba", "granitemoehybrid",

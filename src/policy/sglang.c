@@ -138,7 +138,7 @@ kvp_status kvp__policy_sglang(const kvp_model *model, const kvp_policy_settings 
 
     bool nsa = false;
     for (size_t i = 0; i < L.count; i++)
-        if (L.items[i].kind == KVP_CACHE_INDEXER) nsa = true;
+        if (L.items[i].kind == KVP_CACHE_INDEXER && L.items[i].dtype == KVP_DTYPE_FP8) nsa = true;
     /* page_size: the user's, else 1; the NSA backend of DeepSeek V3.2 runs 64-token
      * pages ([inferred] §2.5: the PR #11309 token counts are multiples of 64). */
     uint32_t page = s->block_size ? s->block_size : nsa ? 64u : 1u;
@@ -212,6 +212,16 @@ kvp_status kvp__policy_sglang(const kvp_model *model, const kvp_policy_settings 
             break;
         }
         case KVP_CACHE_INDEXER:
+            if (c->dtype != KVP_DTYPE_FP8 && c->dtype != KVP_DTYPE_AUTO) {
+                /* MiniMax-M3 index keys: bf16, one head; they live beside the full
+                 * KV (K side) rather than in an NSA pool. */
+                uint64_t ib = 0;
+                if (kvp_dtype_bytes(c->dtype, c->k_head_dim, &ib) != KVP_OK ||
+                    !kvp__add_u64(full_k, ib, &full_k))
+                    st = kvp__fail(err, KVP_OVERFLOW, kvp_model_name(model), NULL,
+                                   "layer %u: index key bytes overflow", c->layer);
+                break;
+            }
             if (!pre_11309) mla_row += (uint64_t)c->k_head_dim + (uint64_t)c->k_head_dim / 128 * 4;
             break;
         case KVP_CACHE_RECURRENT: {

@@ -158,6 +158,12 @@ static kvp_status attn_unit(const kvp_model *model, const kvp_layer_cache *c, co
         return KVP_OK;
     }
     if (c->kind == KVP_CACHE_INDEXER) {
+        if (c->dtype != KVP_DTYPE_FP8 && c->dtype != KVP_DTYPE_AUTO) {
+            /* MiniMax-M3 index keys: one head in the indexer dtype (bf16), whatever
+             * --kv-cache-dtype says (FAMILIES.md). */
+            if (kvp_dtype_bytes(c->dtype, c->k_head_dim, out) != KVP_OK) goto ovf;
+            return KVP_OK;
+        }
         /* fp8 keys plus one fp32 scale per 128 elements, stored as uint8. */
         *out = (uint64_t)c->k_head_dim + (uint64_t)c->k_head_dim / 128 * 4;
         return KVP_OK;
@@ -358,7 +364,8 @@ kvp_status kvp__policy_vllm(const kvp_model *model, const kvp_policy_settings *s
         else
             st = attn_unit(model, c, &d, s->tp, &key.unit, err);
         if (st) break;
-        if (attn_ppt == 0 && (key.type == VT_FULL || key.type == VT_SLIDING)) attn_ppt = key.unit;
+        if (attn_ppt == 0 && (key.type == VT_FULL || key.type == VT_SLIDING || key.type == VT_MLA))
+            attn_ppt = key.unit;
         vspec *v = NULL;
         for (uint32_t k = 0; k < P.nspec; k++)
             if (P.specs[k].type == key.type && P.specs[k].window == key.window &&
@@ -401,7 +408,12 @@ kvp_status kvp__policy_vllm(const kvp_model *model, const kvp_policy_settings *s
     for (uint32_t k = 0; k < P.nspec; k++)
         if (P.specs[k].type == VT_MAMBA && P.specs[k].unit > mamba_page) mamba_page = P.specs[k].unit;
     if (has_mamba && attn_ppt > 0 && era >= ERA_V1_MID) {
-        uint64_t need = 16 * kvp__ceil_div_u64(mamba_page, 16 * attn_ppt);
+        /* HybridAttentionMambaModelConfig: the attention block grows to a multiple of
+         * the kernel's block alignment (16 for FlashAttention; 64 for the MLA
+         * backends, FlashMLA, as with Kimi-Linear's MLA + KDA) until one attention
+         * page holds a state page. */
+        uint64_t align = has_mla ? 64 : 16;
+        uint64_t need = align * kvp__ceil_div_u64(mamba_page, align * attn_ppt);
         if (s->block_size == 0 || (uint64_t)s->block_size * attn_ppt < mamba_page) {
             if (need > 1u << 24) {
                 vplan_free(&P);

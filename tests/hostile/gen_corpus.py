@@ -440,6 +440,41 @@ d = copy.deepcopy(ll)
 d["use_sparse_attention"] = "yes"
 write("config/watch-use-sparse-attention-string.json", dump(d), "/use_sparse_attention")
 
+# Kimi KDA (1-indexed layer lists) and MiniMax-M3 index keys.
+km = load("moonshotai__Kimi-Linear-48B-A3B-Instruct")
+n_km = km["num_hidden_layers"]
+for name, lists, frag in [
+        ("zero-entry", {"kda_layers": [0] + km["linear_attn_config"]["kda_layers"][1:]}, "/linear_attn_config/kda_layers/0"),
+        ("past-end", {"full_attn_layers": km["linear_attn_config"]["full_attn_layers"][:-1] + [n_km + 1]},
+         "/linear_attn_config/full_attn_layers/%d" % (len(km["linear_attn_config"]["full_attn_layers"]) - 1)),
+        ("in-both", {"full_attn_layers": [1] + km["linear_attn_config"]["full_attn_layers"]}, "/linear_attn_config/full_attn_layers/0"),
+        ("missing-layer", {"full_attn_layers": km["linear_attn_config"]["full_attn_layers"][:-1]}, "/linear_attn_config/full_attn_layers"),
+        ("kda-string", {"kda_layers": "1,2,3"}, "/linear_attn_config/kda_layers"),
+        ("no-kda-list", {"kda_layers": None}, "/linear_attn_config/kda_layers")]:
+    d = copy.deepcopy(km)
+    d["linear_attn_config"].update(lists)
+    write("config/kimi-linear-%s.json" % name, dump(d), frag)
+number_mutations("kimi-linear", km, "linear_attn_config/num_heads", ["zero", "negative", "string", "u32max+1"])
+number_mutations("kimi-linear", km, "linear_attn_config/short_conv_kernel_size", ["zero", "string"])
+d = copy.deepcopy(km)
+d["model_type"] = "deepseek_v3"
+write("config/kimi-linear-wrong-model-type.json", dump(d), "/linear_attn_config")
+m3 = load("MiniMaxAI__MiniMax-M3")
+n_m3 = m3["num_hidden_layers"]
+number_mutations("minimax-m3", m3, "sparse_attention_config/sparse_index_dim", ["zero", "negative", "string", "u32max+1"])
+d = copy.deepcopy(m3)
+d["sparse_attention_config"]["sparse_attention_freq"] = [1] * (n_m3 + 1)
+write("config/minimax-m3-freq-long.json", dump(d), "/sparse_attention_config/sparse_attention_freq")
+d = copy.deepcopy(m3)
+d["sparse_attention_config"]["sparse_attention_freq"][5] = "1"
+write("config/minimax-m3-freq-string-entry.json", dump(d), "/sparse_attention_config/sparse_attention_freq/5")
+d = copy.deepcopy(m3)
+d["sparse_attention_config"]["sparse_disable_index_value"] = 0
+write("config/minimax-m3-index-value.json", dump(d), "/sparse_attention_config/sparse_disable_index_value")
+d = copy.deepcopy(m3)
+d["sparse_attention_config"] = [1]
+write("config/minimax-m3-config-list.json", dump(d), "/sparse_attention_config")
+
 # ---- text-level faults (syntax): the error is a position.
 llama_text = dump(llama)
 for frac in [0.1, 0.5, 0.9, 0.99]:

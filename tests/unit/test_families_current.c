@@ -383,6 +383,169 @@ static void test_unverified_family(void **state) {
     }
 }
 
+/* ---------------------------------------------------- Kimi KDA, MiniMax-M3 input */
+
+#define KIMI_HEAD                                                                             \
+    "{\"model_type\": \"kimi_linear\", \"num_hidden_layers\": 4, \"num_attention_heads\": 8," \
+    " \"hidden_size\": 512, \"kv_lora_rank\": 512, \"qk_rope_head_dim\": 64,"                  \
+    " \"torch_dtype\": \"bfloat16\", \"linear_attn_config\": {\"num_heads\": 8,"               \
+    " \"head_dim\": 64, \"short_conv_kernel_size\": 4, "
+
+static void test_kimi_and_m3_input(void **state) {
+    (void)state;
+    /* 4 layers, KDA 1-3, MLA 4 (1-indexed). MLA 576 x 2 = 1,152 per token; KDA conv
+     * 3 x (8 x 64 x 3) = 4,608 x 2 B = 9,216 + state 8 x 64 x 64 x 4 B = 131,072 ->
+     * 140,288 x 3 = 420,864 per sequence. */
+    kvp_cost c = cost_json(KIMI_HEAD "\"kda_layers\": [1, 2, 3], \"full_attn_layers\": [4]}}", 1);
+    assert_int_equal(c.bytes_per_token, 1152);
+    assert_int_equal(c.bytes_per_sequence, 420864);
+    assert_int_equal(pool_of(&c, KVP_CACHE_RECURRENT)->dtype, KVP_DTYPE_FP32);
+    static const struct {
+        const char *lists, *key;
+        kvp_status code;
+    } bad[] = {
+        {"\"kda_layers\": [0, 1, 2], \"full_attn_layers\": [4]", "/linear_attn_config/kda_layers/0",
+         KVP_CONFIG},
+        {"\"kda_layers\": [1, 2, 3], \"full_attn_layers\": [5]",
+         "/linear_attn_config/full_attn_layers/0", KVP_CONFIG},
+        {"\"kda_layers\": [1, 2, 3], \"full_attn_layers\": [3, 4]",
+         "/linear_attn_config/full_attn_layers/0", KVP_CONFIG},
+        {"\"kda_layers\": [1, 2], \"full_attn_layers\": [4]", "/linear_attn_config/full_attn_layers",
+         KVP_CONFIG},
+        {"\"full_attn_layers\": [4]", "/linear_attn_config/kda_layers", KVP_CONFIG},
+        {"\"kda_layers\": [1, 2, \"3\"], \"full_attn_layers\": [4]",
+         "/linear_attn_config/kda_layers/2", KVP_CONFIG},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char json[1024];
+        snprintf(json, sizeof json, KIMI_HEAD "%s}}", bad[i].lists);
+        kvp_error e = refused(json, bad[i].code);
+        if (strcmp(e.key, bad[i].key) != 0)
+            fail_msg("kimi case %zu: refused at '%s', expected '%s'", i, e.key, bad[i].key);
+    }
+    /* linear_attn_config on a model type that is not Kimi stays refused. */
+    kvp_error e = refused("{\"model_type\": \"deepseek_v3\", \"num_hidden_layers\": 2,"
+                          " \"num_attention_heads\": 8, \"hidden_size\": 512, \"kv_lora_rank\": 512,"
+                          " \"qk_rope_head_dim\": 64, \"linear_attn_config\": {}}", KVP_UNSUPPORTED);
+    assert_string_equal(e.key, "/linear_attn_config");
+
+#define M3_HEAD                                                                               \
+    "{\"model_type\": \"minimax_m3\", \"num_hidden_layers\": 2, \"num_attention_heads\": 8,"  \
+    " \"num_key_value_heads\": 2, \"head_dim\": 64, \"hidden_size\": 512,"                     \
+    " \"sparse_attention_config\": {"
+    /* 2 layers x 2 x 128 x 2 = 1,024 + one index-key layer x 96 x 2 B = 192 -> 1,216. */
+    c = cost_json(M3_HEAD "\"sparse_attention_freq\": [0, 1], \"sparse_index_dim\": 96,"
+                  " \"sparse_disable_index_value\": 1}}", 1);
+    assert_int_equal(c.bytes_per_token, 1216);
+    /* use_sparse_attention false: no index keys (1,024). */
+    c = cost_json("{\"model_type\": \"minimax_m3\", \"num_hidden_layers\": 2,"
+                  " \"num_attention_heads\": 8, \"num_key_value_heads\": 2, \"head_dim\": 64,"
+                  " \"hidden_size\": 512, \"use_sparse_attention\": false,"
+                  " \"sparse_attention_config\": {\"sparse_attention_freq\": [0, 1]}}", 1);
+    assert_int_equal(c.bytes_per_token, 1024);
+    static const struct {
+        const char *body, *key;
+        kvp_status code;
+    } m3bad[] = {
+        {"\"sparse_attention_freq\": [1], \"sparse_index_dim\": 96, \"sparse_disable_index_value\": 1",
+         "/sparse_attention_config/sparse_attention_freq", KVP_CONFIG},
+        {"\"sparse_attention_freq\": [1, -1], \"sparse_index_dim\": 96, \"sparse_disable_index_value\": 1",
+         "/sparse_attention_config/sparse_attention_freq/1", KVP_CONFIG},
+        {"\"sparse_attention_freq\": [1, 1], \"sparse_index_dim\": 0, \"sparse_disable_index_value\": 1",
+         "/sparse_attention_config/sparse_index_dim", KVP_CONFIG},
+        {"\"sparse_attention_freq\": [1, 1], \"sparse_disable_index_value\": 1",
+         "/sparse_attention_config/sparse_index_dim", KVP_CONFIG},
+        {"\"sparse_attention_freq\": [1, 1], \"sparse_index_dim\": 96, \"sparse_disable_index_value\": 0",
+         "/sparse_attention_config/sparse_disable_index_value", KVP_UNSUPPORTED},
+        {"\"sparse_index_dim\": 96, \"sparse_disable_index_value\": 1",
+         "/sparse_attention_config/sparse_attention_freq", KVP_CONFIG},
+    };
+    for (size_t i = 0; i < sizeof m3bad / sizeof m3bad[0]; i++) {
+        char json[1024];
+        snprintf(json, sizeof json, M3_HEAD "%s}}", m3bad[i].body);
+        e = refused(json, m3bad[i].code);
+        if (strcmp(e.key, m3bad[i].key) != 0)
+            fail_msg("m3 case %zu: refused at '%s', expected '%s'", i, e.key, m3bad[i].key);
+    }
+}
+
+/* ---------------------------------------------- new families under the policies */
+
+static kvp_model *catalog(const char *name) {
+    kvp_model *m = NULL;
+    kvp_error err;
+    if (kvp_model_from_catalog(name, NULL, &m, &err) != KVP_OK) fail_msg("%s: %s", name, err.message);
+    return m;
+}
+
+static kvp_policy_result plan_policy(const kvp_model *m, kvp_engine e, const char *kv_dtype,
+                                     const char *mamba_mode) {
+    kvp_policy_settings s = kvp_policy_settings_default();
+    s.engine = e;
+    s.kv_budget_bytes = UINT64_C(40) << 30; /* 42,949,672,960 */
+    s.max_model_len = 32768;
+    if (kv_dtype) snprintf(s.kv_dtype, sizeof s.kv_dtype, "%s", kv_dtype);
+    if (mamba_mode) snprintf(s.mamba_cache_mode, sizeof s.mamba_cache_mode, "%s", mamba_mode);
+    kvp_policy_result r;
+    kvp_error err;
+    if (kvp_policy_plan(m, &s, &r, &err) != KVP_OK) fail_msg("policy: %s", err.message);
+    return r;
+}
+
+static void test_new_families_vllm(void **state) {
+    (void)state;
+    /* Kimi-Linear (MLA + KDA): MLA 576 x 2 B = 1,152 per token per layer; KDA state
+     * 2,170,880 per layer. Hybrid padding with the MLA alignment (64):
+     * 64 x ceil(2,170,880 / (64 x 1,152)) = 64 x 30 = 1,920-token blocks, page
+     * 1,920 x 1,152 = 2,211,840. Groups: 7 MLA, 20 KDA; 20 >= 1.5 x 7, so groups of
+     * 7: 1 MLA + ceil(20 / 7) = 3 KDA = 4. Blocks: 42,949,672,960 / (2,211,840 x 7
+     * = 15,482,880) = 2,774. Per 32,768-token request: ceil(32,768 / 1,920) = 18 MLA
+     * blocks + KDA blocks by mamba_cache_mode: none 3 x 1, align 3 x 2, all 3 x 18. */
+    kvp_model *m = catalog("kimi-linear-48b-a3b-instruct");
+    kvp_policy_result r = plan_policy(m, KVP_ENGINE_VLLM, NULL, "align");
+    assert_int_equal(r.block_size, 1920);
+    assert_int_equal(r.page_bytes, 2211840);
+    assert_int_equal(r.num_groups, 4);
+    assert_int_equal(r.report.num_gpu_blocks, 2774);
+    assert_int_equal(r.per_request_blocks, 24);
+    assert_int_equal(plan_policy(m, KVP_ENGINE_VLLM, NULL, "none").per_request_blocks, 21);
+    assert_int_equal(plan_policy(m, KVP_ENGINE_VLLM, NULL, "all").per_request_blocks, 72);
+    /* SGLang: cell 7 x 1,152 = 8,064; one unpadded state slot per request of
+     * 20 x 2,170,880 = 43,417,600 bytes. */
+    r = plan_policy(m, KVP_ENGINE_SGLANG, NULL, NULL);
+    assert_int_equal(r.cell_bytes, 8064);
+    bool state_pool = false;
+    for (uint32_t i = 0; i < r.pool_count; i++)
+        if (r.pools[i].kind == KVP_CACHE_RECURRENT) {
+            assert_int_equal(r.pools[i].page_bytes, 43417600);
+            assert_int_equal(r.pools[i].bytes, 43417600ull * r.mamba_cache_size);
+            state_pool = true;
+        }
+    assert_true(state_pool);
+    kvp_model_free(m);
+
+    /* MiniMax-Text-01: softmax unit 8 x 256 x 2 = 4,096 B; lightning state 64 x 128 x
+     * 128 x 2 = 2,097,152. Block 16 x ceil(2,097,152 / 65,536) = 512, page 2,097,152.
+     * Groups of 10: 1 softmax + 7 lightning = 8. Blocks 42,949,672,960 / 20,971,520 =
+     * 2,048. Per request (align): 64 + 7 x 2 = 78. */
+    m = catalog("minimax-text-01");
+    r = plan_policy(m, KVP_ENGINE_VLLM, NULL, "align");
+    assert_int_equal(r.block_size, 512);
+    assert_int_equal(r.num_groups, 8);
+    assert_int_equal(r.report.num_gpu_blocks, 2048);
+    assert_int_equal(r.per_request_blocks, 78);
+    kvp_model_free(m);
+
+    /* MiniMax-M3 at fp8: one uniform group, 16-token blocks: 62 x 16 x 2,048 B =
+     * 2,031,616 of KV + 60 index-key layers x 16 x 256 B (bf16 stays) = 245,760 ->
+     * 2,277,376 per block; 42,949,672,960 / 2,277,376 = 18,859 blocks. */
+    m = catalog("minimax-m3");
+    r = plan_policy(m, KVP_ENGINE_VLLM, "fp8", NULL);
+    assert_int_equal(r.page_bytes, 2277376);
+    assert_int_equal(r.report.num_gpu_blocks, 18859);
+    kvp_model_free(m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_query_heads_divide_tp),
@@ -392,6 +555,8 @@ int main(void) {
         cmocka_unit_test(test_glm5_indexer_skip),
         cmocka_unit_test(test_watch_list),
         cmocka_unit_test(test_unverified_family),
+        cmocka_unit_test(test_kimi_and_m3_input),
+        cmocka_unit_test(test_new_families_vllm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

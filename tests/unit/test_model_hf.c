@@ -122,6 +122,26 @@ static const config_case k_cases[] = {
     {"nvidia__Nemotron-H-56B-Base-8K.json", {{40960, 459620352, 0}, {20480, 229810176, 0}, {5120, 57452544, 0}, {20480, 459620352, 0}, {10240, 229810176, 0}, {2560, 57452544, 0}}},
     /* 6 attn x 2 x 128 x 2 x 2 = 6144; 23 Mamba2 x [3 x (64x64 + 2x8x128) x 2 = 36864 + 64x64x128 x 4 (fp32) = 2097152] = 49082368 */
     {"nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.json", {{6144, 49082368, 0}, {3072, 24541184, 0}, {3072, 6135296, 0}, {3072, 49082368, 0}, {1536, 24541184, 0}, {1536, 6135296, 0}}},
+    /* Nemotron-3 Nano in the new schema (layers_block_type, no num_hidden_layers): the
+     * same 52 layers as the pattern form above: 6 attn + 23 Mamba2, same figures. */
+    {"nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B.json", {{6144, 49082368, 0}, {3072, 24541184, 0}, {3072, 6135296, 0}, {3072, 49082368, 0}, {1536, 24541184, 0}, {1536, 6135296, 0}}},
+    /* Kimi-Linear: 7 MLA layers (full_attn_layers 4,8,...,27, 1-indexed) x (512 + 64) x 2 B =
+     * 8064/token (fp8 4032), replicated. 20 KDA layers, 32 heads x 128, conv kernel 4:
+     * conv 3 x (32x128 + 2x32x128) = 36864 x 2 B (bf16) = 73728, state 32x128x128 x 4 B
+     * (fp32 forced) = 2097152 -> 2170880 x 20 = 43417600. TP2: 16 heads: conv 3 x 6144 x 2
+     * = 36864 + 16x128x128x4 = 1048576 -> 1085440 x 20 = 21708800. TP8: 4 heads: conv
+     * 3 x 1536 x 2 = 9216 + 262144 = 271360 x 20 = 5427200. The KV dtype leaves the state alone. */
+    {"moonshotai__Kimi-Linear-48B-A3B-Instruct.json", {{8064, 43417600, 0}, {8064, 21708800, 0}, {8064, 5427200, 0}, {4032, 43417600, 0}, {4032, 21708800, 0}, {4032, 5427200, 0}}},
+    /* MiniMax-Text-01: attn_type_list with every 8th layer softmax: 10 x 8 x 256 x 2 B =
+     * 40960/token; 70 lightning layers x 64 heads x 128 x 128 x 2 B (model dtype) =
+     * 2097152 each -> 146800640/seq. TP2: 4 KV heads (20480), 32 heads of state
+     * (73400320). TP8: 1 KV head (5120), 8 heads (18350080). fp8 halves the KV only. */
+    {"MiniMaxAI__MiniMax-Text-01.json", {{40960, 146800640, 0}, {20480, 73400320, 0}, {5120, 18350080, 0}, {20480, 146800640, 0}, {10240, 73400320, 0}, {2560, 18350080, 0}}},
+    /* MiniMax-M3: 62 x 8 x 256 x 2 = 253952 + index keys on the 60 layers with
+     * sparse_attention_freq != 0: 60 x 128 x 2 B (bf16 even under fp8, replicated) = 15360.
+     * TP2: 126976 + 15360 = 142336; TP8: 31744 + 15360 = 47104; fp8: 126976 + 15360 =
+     * 142336, 63488 + 15360 = 78848, 15872 + 15360 = 31232. */
+    {"MiniMaxAI__MiniMax-M3.json", {{269312, 0, 0}, {142336, 0, 0}, {47104, 0, 0}, {142336, 0, 0}, {78848, 0, 0}, {31232, 0, 0}}},
     /* 64 Mamba2 (d_inner 5120, 80 heads x 64, d_state 128, 1 group) x [3 x (5120 + 256) x 2 = 32256 + 80x64x128 x 2 = 1310720] = 85950464; TP: heads sharded, the 1 group replicated */
     {"state-spaces__mamba2-2.7b.json", {{0, 85950464, 0}, {0, 43024384, 0}, {0, 10829824, 0}, {0, 85950464, 0}, {0, 43024384, 0}, {0, 10829824, 0}}},
     /* fp16: 32 self x 20 x 64 x 2 x 2 = 163840 + 32 cross (1500 frames) x 20 x 64 x 2 x 2 = 163840 -> 327680; 20 heads do not divide TP 8 */
