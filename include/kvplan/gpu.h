@@ -36,7 +36,24 @@ typedef struct kvp_gpu_info {
     uint64_t driver_total_bytes;   /* NVML / nvidia-smi "Total" (incl. driver-reserved), 0 if unknown */
     char total_basis[16];          /* "cuda", "hip", "nvml", "derived" (catalogue); "nvml", "nvml-v2",
                                       "cuda", "sysfs" (probe) */
+    /* Added for the start-up checks (issue 21); zero = unknown. */
+    uint32_t compute_capability;   /* major * 10 + minor, as engines compare it (80 = 8.0,
+                                      103 = 10.3, 120 = 12.0). AMD: the capability torch reports
+                                      on ROCm (gfx942 -> 94), derived from gfx_target */
+    char gfx_target[16];           /* AMD LLVM target ("gfx942"), "" on NVIDIA */
+    char arch[24];                 /* architecture ("Ampere", "Hopper", "CDNA 3"), "" unknown */
+    char arch_source[160];         /* where compute_capability / gfx_target and arch come from */
 } kvp_gpu_info;
+
+/* "8.0" for 80, "10.3" for 103, "" for 0, into buf (at least 8 bytes); returns buf. */
+const char *kvp_gpu_cc_string(uint32_t compute_capability, char *buf, size_t size);
+/* The capability torch reports on ROCm for an LLVM target: "gfx942" -> 94,
+ * "gfx950" -> 95, "gfx90a" -> 90; 0 when `gfx` is not "gfx" + 3 or 4 hex digits. */
+uint32_t kvp_gpu_gfx_capability(const char *gfx);
+/* Architecture name of an NVIDIA compute capability (70 "Volta", 75 "Turing",
+ * 80/86/87 "Ampere", 89 "Ada Lovelace", 90 "Hopper", 100/101/103 "Blackwell" / "Blackwell
+ * Ultra", 120/121 "Blackwell"); "" when unknown. Static string. */
+const char *kvp_gpu_arch_of_cc(uint32_t compute_capability);
 
 /* Look a GPU up in the embedded catalogue, case-insensitively, with aliases
  * ("h100", "H100 80GB HBM3", "h100-80gb", "NVIDIA H100 80GB HBM3"). Spaces,
@@ -55,7 +72,8 @@ KVP_API KVP_NODISCARD kvp_status kvp_gpu_catalog_entry(size_t index, kvp_gpu_inf
 /* A catalogue file of your own (`kvplan --gpu-catalog FILE`): the layout of
  * data/gpus/catalog.json ({"schema": 1, "gpus": [{"name", "vendor", "aliases",
  * "cuda_total" | "nvml_total_mib" | "derived_total", "bandwidth_gb_s", and the
- * *_source strings}]}). Its entries are searched before the embedded ones, so
+ * *_source strings; optionally "compute_capability" ("8.9") or "gfx_target"
+ * ("gfx942"), "arch" and "arch_source"}]}). Its entries are searched before the embedded ones, so
  * an entry named like an embedded one replaces it; the others add GPUs. The
  * file is read and checked whole on every call (no state is kept): unknown
  * keys, wrong types, sizes of 0 or above 1 PiB, a name given twice, bad UTF-8

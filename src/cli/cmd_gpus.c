@@ -36,6 +36,12 @@ static json_t *gpu_json(const kvp_gpu_info *g, bool live) {
     json_object_set_new(o, "bandwidth_bytes_per_s",
                         json_integer((json_int_t)g->bandwidth_bytes_per_s));
     json_object_set_new(o, "source", json_string(g->source));
+    char cc[16];
+    kvp_gpu_cc_string(g->compute_capability, cc, sizeof cc);
+    json_object_set_new(o, "compute_capability", cc[0] ? json_string(cc) : json_null());
+    json_object_set_new(o, "gfx_target", g->gfx_target[0] ? json_string(g->gfx_target) : json_null());
+    json_object_set_new(o, "arch", g->arch[0] ? json_string(g->arch) : json_null());
+    json_object_set_new(o, "arch_source", json_string(g->arch_source));
     return o;
 }
 
@@ -50,15 +56,19 @@ static int list_catalog(bool json) {
     if (n > sizeof list / sizeof list[0]) n = sizeof list / sizeof list[0];
     json_t *arr = json ? json_array() : NULL;
     if (!json)
-        printf("%-20s %-7s %12s %-8s %10s\n", "name", "vendor", "total GiB", "basis", "GB/s");
+        printf("%-27s %-7s %12s %-8s %6s  %-7s %s\n", "name", "vendor", "total GiB", "basis",
+               "GB/s", "cc", "arch");
     for (size_t i = 0; i < n; i++) {
         const kvp_gpu_info *g = &list[i];
         if (json) {
             json_array_append_new(arr, gpu_json(g, false));
             continue;
         }
-        printf("%-20s %-7s %12.2f %-8s %10.0f\n", g->name, g->vendor, gib(g->total_bytes),
-               g->total_basis, (double)g->bandwidth_bytes_per_s / 1e9);
+        char cc[16];
+        kvp_gpu_cc_string(g->compute_capability, cc, sizeof cc);
+        printf("%-27s %-7s %12.2f %-8s %6.0f  %-7s %s\n", g->name, g->vendor, gib(g->total_bytes),
+               g->total_basis, (double)g->bandwidth_bytes_per_s / 1e9,
+               g->gfx_target[0] ? g->gfx_target : cc[0] ? cc : "-", g->arch[0] ? g->arch : "-");
     }
     if (json) {
         json_t *root = json_object();
@@ -67,6 +77,7 @@ static int list_catalog(bool json) {
     } else {
         puts("\ntotal: CUDA/HIP-visible bytes when the catalogue knows them (basis cuda/hip), else the\n"
              "nvidia-smi total (nvml) or a figure derived from the marketing size (derived);\n"
+             "cc: compute capability (AMD: the LLVM gfx target);\n"
              "'kvplan gpus --catalog --json' gives the source of every figure.");
     }
     return KVP_EXIT_OK;
@@ -115,13 +126,19 @@ static int list_live(bool json) {
         json_object_set_new(root, "notes", notes);
         print_json(root);
     } else if (st == KVP_OK) {
-        printf("%-3s %-28s %-6s %12s %12s %12s %s\n", "gpu", "name", "via", "total GiB",
-               "free GiB", "used GiB", "catalogue");
+        printf("%-3s %-28s %-6s %12s %12s %12s %-7s %s\n", "gpu", "name", "via", "total GiB",
+               "free GiB", "used GiB", "cc", "catalogue");
         for (uint32_t i = 0; i < r->device_count; i++) {
             const kvp_probed_gpu *d = &r->devices[i];
-            printf("%-3u %-28s %-6s %12.2f %12.2f %12.2f %s\n", i, d->info.name, d->backend,
+            char cc[16];
+            kvp_gpu_cc_string(d->info.compute_capability, cc, sizeof cc);
+            printf("%-3u %-28s %-6s %12.2f %12.2f %12.2f %-7s %s\n", i, d->info.name, d->backend,
                    gib(d->info.total_bytes), gib(d->info.free_bytes), gib(d->used_bytes),
+                   d->info.gfx_target[0] ? d->info.gfx_target : cc[0] ? cc : "-",
                    d->catalog_name[0] ? d->catalog_name : "-");
+            if (d->info.arch_source[0])
+                printf("    %s, from %s\n", d->info.arch[0] ? d->info.arch : "architecture unknown",
+                       d->info.arch_source);
             if (d->reserved_bytes)
                 printf("    driver total %.2f GiB, of which %.2f GiB reserved by the driver\n",
                        gib(d->info.driver_total_bytes), gib(d->reserved_bytes));

@@ -6,6 +6,7 @@
 
 /* X(name, one-line help) */
 #define KVP_COMMANDS(X)                                                        \
+    X(check, "will the engine start? every start-up rule: pass, refuse, adjust, warn") \
     X(cost, "bytes per token and per sequence of a model, pool by pool")       \
     X(compare, "one model and GPU under every engine policy, side by side")    \
     X(fit, "solve for the longest context, most sequences, smallest TP, KV dtype") \

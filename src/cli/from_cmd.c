@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "from_cmd.h"
+#include "kvplan/startup.h"
 #include "util.h"
 
 #define MAX_TOKENS 512
@@ -39,6 +40,36 @@ static void ignore(kvp_from_cmd *c, const char *name, const char *value) {
     if (len + 8 >= sizeof c->ignored) return;
     snprintf(c->ignored + len, sizeof c->ignored - len, "%s%s%s%s", len ? ", " : "", name,
              value ? " " : "", value ? value : "");
+}
+
+/* An option the engine's table does not know: ignored as well, and warned
+ * about by name (a typo must not pass silently). */
+static void unknown(kvp_from_cmd *c, const char *name, const char *value) {
+    ignore(c, name, value);
+    c->unknown_count++;
+    size_t len = strlen(c->unknown);
+    if (len + 8 >= sizeof c->unknown) return;
+    snprintf(c->unknown + len, sizeof c->unknown - len, "%s%s%s%s", len ? ", " : "", name,
+             value ? " " : "", value ? value : "");
+}
+
+/* $NAME / ${NAME} in a word: kvplan does not expand variables; the word keeps
+ * the text and the note names it. */
+static void note_variables(kvp_from_cmd *c, const char *word) {
+    for (const char *p = strchr(word, '$'); p; p = strchr(p + 1, '$')) {
+        const char *q = p + 1;
+        bool brace = *q == '{';
+        if (brace) q++;
+        size_t n = 0;
+        while ((q[n] >= 'A' && q[n] <= 'Z') || (q[n] >= 'a' && q[n] <= 'z') || q[n] == '_' ||
+               (n && q[n] >= '0' && q[n] <= '9'))
+            n++;
+        if (!n) continue;
+        size_t len = strlen(c->variables);
+        if (len + n + 8 >= sizeof c->variables) return;
+        snprintf(c->variables + len, sizeof c->variables - len, "%s$%s%.*s%s", len ? ", " : "",
+                 brace ? "{" : "", (int)n, q, brace ? "}" : "");
+    }
 }
 
 /* ------------------------------------------------------------ tokenizer */
@@ -127,6 +158,8 @@ typedef enum map_kind {
     MAP_YAML,        /* trtllm-serve --extra_llm_api_options FILE */
     MAP_FA,          /* llama.cpp -fa [on|off|auto] */
     MAP_IGNORE_FLAG, /* known flag without a value kvplan does not model */
+    MAP_IGNORE_VALUE,/* known option with a value kvplan does not model */
+    MAP_BOOL,        /* --flag or --flag=VALUE -> to[=VALUE] */
 } map_kind;
 
 typedef struct opt_map {
@@ -149,12 +182,27 @@ static const opt_map k_vllm[] = {
     {{"--max-num-seqs"}, "--max-num-seqs", MAP_VALUE},
     {{"--mamba-cache-mode"}, "--mamba-cache-mode", MAP_VALUE},
     {{"--kv-cache-memory-bytes", "--kv-cache-memory"}, "--kv-budget", MAP_VALUE},
-    {{"--trust-remote-code", "--enforce-eager", "--enable-prefix-caching",
-      "--no-enable-prefix-caching"}, NULL, MAP_IGNORE_FLAG},
-    {{"--enable-chunked-prefill", "--disable-log-requests", "--disable-log-stats",
-      "--enable-auto-tool-choice"}, NULL, MAP_IGNORE_FLAG},
-    {{"--enable-expert-parallel", "--async-scheduling", "--no-enable-chunked-prefill"}, NULL,
-     MAP_IGNORE_FLAG},
+    {{"--dtype"}, "--dtype", MAP_VALUE},
+    {{"--quantization", "-q"}, "--quantization", MAP_VALUE},
+    {{"--trust-remote-code"}, "--trust-remote-code", MAP_BOOL},
+    {{"--enforce-eager"}, "--enforce-eager", MAP_BOOL},
+    {{"--enable-prefix-caching"}, "--enable-prefix-caching", MAP_BOOL},
+    {{"--no-enable-prefix-caching"}, "--no-enable-prefix-caching", MAP_FLAG},
+    {{"--enable-chunked-prefill"}, "--enable-chunked-prefill", MAP_BOOL},
+    {{"--no-enable-chunked-prefill"}, "--no-enable-chunked-prefill", MAP_FLAG},
+    {{"--enable-expert-parallel"}, "--enable-expert-parallel", MAP_BOOL},
+    {{"--speculative-config", "--speculative_config"}, "--speculative-config", MAP_VALUE},
+    {{"--num-speculative-tokens"}, "--num-speculative-tokens", MAP_VALUE},
+    {{"--disable-log-requests", "--disable-log-stats", "--enable-auto-tool-choice",
+      "--async-scheduling"}, NULL, MAP_IGNORE_FLAG},
+    {{"--port", "--host", "--served-model-name", "--api-key"}, NULL, MAP_IGNORE_VALUE},
+    {{"--tool-call-parser", "--chat-template", "--download-dir", "--seed"}, NULL, MAP_IGNORE_VALUE},
+    {{"--tokenizer", "--revision", "--reasoning-parser", "--uvicorn-log-level"}, NULL,
+     MAP_IGNORE_VALUE},
+    {{"--max-log-len", "--load-format", "--distributed-executor-backend", "--config"}, NULL,
+     MAP_IGNORE_VALUE},
+    {{"--limit-mm-per-prompt", "--hf-overrides", "--compilation-config", "--override-generation-config"},
+     NULL, MAP_IGNORE_VALUE},
     {{NULL}, NULL, MAP_VALUE},
 };
 
@@ -169,10 +217,26 @@ static const opt_map k_sglang[] = {
     {{"--kv-cache-dtype"}, "--kv-dtype", MAP_VALUE},
     {{"--page-size"}, "--page-size", MAP_VALUE},
     {{"--context-length"}, "--context-length", MAP_VALUE},
-    {{"--trust-remote-code", "--enable-torch-compile", "--disable-radix-cache",
-      "--disable-cuda-graph"}, NULL, MAP_IGNORE_FLAG},
+    {{"--dtype"}, "--dtype", MAP_VALUE},
+    {{"--quantization"}, "--quantization", MAP_VALUE},
+    {{"--trust-remote-code"}, "--trust-remote-code", MAP_BOOL},
+    {{"--disable-radix-cache"}, "--disable-radix-cache", MAP_FLAG},
+    {{"--speculative-algorithm", "--speculative-algo"}, "--speculative-algorithm", MAP_VALUE},
+    {{"--speculative-num-draft-tokens"}, "--speculative-num-draft-tokens", MAP_VALUE},
+    {{"--enable-torch-compile", "--disable-cuda-graph"}, NULL, MAP_IGNORE_FLAG},
     {{"--enable-metrics", "--enable-mixed-chunk", "--skip-server-warmup"}, NULL,
      MAP_IGNORE_FLAG},
+    {{"--port", "--host", "--served-model-name", "--api-key"}, NULL, MAP_IGNORE_VALUE},
+    {{"--tool-call-parser", "--chat-template", "--download-dir", "--random-seed"}, NULL,
+     MAP_IGNORE_VALUE},
+    {{"--tokenizer-path", "--revision", "--reasoning-parser", "--log-level"}, NULL,
+     MAP_IGNORE_VALUE},
+    {{"--chunked-prefill-size", "--max-running-requests", "--cuda-graph-max-bs", "--attention-backend"},
+     NULL, MAP_IGNORE_VALUE},
+    {{"--speculative-draft-model-path", "--speculative-num-steps", "--speculative-eagle-topk",
+      "--max-total-tokens"}, NULL, MAP_IGNORE_VALUE},
+    {{"--ep", "--ep-size", "--expert-parallel-size", "--nnodes"}, NULL, MAP_IGNORE_VALUE},
+    {{"--node-rank", "--dist-init-addr"}, NULL, MAP_IGNORE_VALUE},
     {{NULL}, NULL, MAP_VALUE},
 };
 
@@ -192,6 +256,12 @@ static const opt_map k_llamacpp[] = {
     {{"-cb", "--cont-batching", "--no-mmap", "--mlock"}, NULL, MAP_IGNORE_FLAG},
     {{"--jinja", "--metrics", "--no-webui", "--embedding"}, NULL, MAP_IGNORE_FLAG},
     {{"-v", "--verbose", "-nocb", "--no-cont-batching"}, NULL, MAP_IGNORE_FLAG},
+    {{"--port", "--host", "-ngl", "--n-gpu-layers"}, NULL, MAP_IGNORE_VALUE},
+    {{"-t", "--threads", "--alias", "-a"}, NULL, MAP_IGNORE_VALUE},
+    {{"--api-key", "--chat-template", "--temp", "--seed"}, NULL, MAP_IGNORE_VALUE},
+    {{"-hff", "--hf-file", "--mmproj", "-ot"}, NULL, MAP_IGNORE_VALUE},
+    {{"--override-tensor", "-ts", "--tensor-split", "-sm"}, NULL, MAP_IGNORE_VALUE},
+    {{"--split-mode", "-mg", "--main-gpu", "--rope-scaling"}, NULL, MAP_IGNORE_VALUE},
     {{NULL}, NULL, MAP_VALUE},
 };
 
@@ -207,7 +277,11 @@ static const opt_map k_trtllm[] = {
     {{"--kv_cache_free_gpu_memory_fraction", "--kv-cache-free-gpu-memory-fraction"},
      "--free-gpu-memory-fraction", MAP_VALUE},
     {{"--extra_llm_api_options", "--extra-llm-api-options", "--config"}, NULL, MAP_YAML},
-    {{"--trust_remote_code", "--trust-remote-code"}, NULL, MAP_IGNORE_FLAG},
+    {{"--trust_remote_code", "--trust-remote-code"}, "--trust-remote-code", MAP_BOOL},
+    {{"--host", "--port", "--backend", "--log_level"}, NULL, MAP_IGNORE_VALUE},
+    {{"--log-level", "--tokenizer", "--ep_size", "--ep-size"}, NULL, MAP_IGNORE_VALUE},
+    {{"--num_postprocess_workers", "--reasoning_parser", "--gpus_per_node"}, NULL,
+     MAP_IGNORE_VALUE},
     {{NULL}, NULL, MAP_VALUE},
 };
 
@@ -250,6 +324,10 @@ static const yaml_map k_yaml[] = {
     {"kv_cache_config.max_attention_window", "--max-attention-window", false},
     {"kv_cache_config.cross_kv_cache_fraction", "--cross-kv-cache-fraction", false},
     {"cuda_graph_config.max_batch_size", "--cuda-graph-batch-size", false},
+    {"speculative_config.decoding_type", "--speculative-method", false},
+    {"speculative_config.max_draft_len", "--num-speculative-tokens", false},
+    {"trust_remote_code", "--trust-remote-code", true},
+    {"enable_chunked_prefill", "--enable-chunked-prefill", true},
     {NULL, NULL, false},
 };
 
@@ -438,6 +516,49 @@ static bool env_assignment(const char *t) {
     return false;
 }
 
+/* CUDA_VISIBLE_DEVICES: "0,1,3" (indices) or GPU-/MIG- UUIDs, comma-separated;
+ * an empty list, an empty item or anything else does not parse. */
+static bool visible_count(const char *v, uint32_t *out) {
+    uint32_t n = 0;
+    const char *p = v;
+    if (!*p) return false;
+    for (;;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == 0 || len > 96) return false;
+        bool digits = true;
+        for (size_t k = 0; k < len; k++) digits = digits && p[k] >= '0' && p[k] <= '9';
+        bool uuid = (len > 4 && (strncmp(p, "GPU-", 4) == 0 || strncmp(p, "MIG-", 4) == 0));
+        if (!digits && !uuid) return false;
+        if (digits && len > 4) return false;
+        n++;
+        if (!e) break;
+        p = e + 1;
+    }
+    *out = n;
+    return true;
+}
+
+/* A word that starts another engine's command ("... && python -m sglang.launch_server"). */
+static const char *engine_word(char **tok, int n, int i) {
+    const char *b = base_name(tok[i]);
+    if (strcmp(b, "llama-server") == 0 || strcmp(b, "trtllm-serve") == 0) return tok[i];
+    if ((strcmp(b, "vllm") == 0 || strcmp(b, "sglang") == 0) && i + 1 < n &&
+        strcmp(tok[i + 1], "serve") == 0)
+        return tok[i];
+    if (strcmp(tok[i], "sglang.launch_server") == 0 ||
+        strcmp(tok[i], "vllm.entrypoints.openai.api_server") == 0)
+        return tok[i];
+    return NULL;
+}
+
+static bool is_operator(const char *w) {
+    static const char *const k[] = {"|", "||", "&&", ";", "&", ">", ">>", "<", "2>&1", "2>", NULL};
+    for (int k2 = 0; k[k2]; k2++)
+        if (strcmp(w, k[k2]) == 0) return true;
+    return false;
+}
+
 int kvp_from_parse(const char *cmdline, kvp_from_cmd *c, char *msg, size_t msg_size) {
     memset(c, 0, offsetof(kvp_from_cmd, storage));
     if (!cmdline || strlen(cmdline) >= KVP_FROM_MAX_INPUT) {
@@ -449,10 +570,35 @@ int kvp_from_parse(const char *cmdline, kvp_from_cmd *c, char *msg, size_t msg_s
     int n = 0;
     int rc = tokenize(cmdline, c, tok, &n, msg, msg_size);
     if (rc) return rc;
+    for (int k = 0; k < n; k++) note_variables(c, tok[k]);
     int i = 0;
+    const char *env_words[KVP_STARTUP_MAX_ENV];
+    int env_count = 0;
+    uint32_t visible = 0;
+    bool have_visible = false;
     while (i < n && (env_assignment(tok[i]) || strcmp(tok[i], "env") == 0 ||
-                     strcmp(tok[i], "exec") == 0))
+                     strcmp(tok[i], "exec") == 0)) {
+        if (env_assignment(tok[i])) {
+            if (strncmp(tok[i], "CUDA_VISIBLE_DEVICES=", 21) == 0 ||
+                strncmp(tok[i], "HIP_VISIBLE_DEVICES=", 20) == 0 ||
+                strncmp(tok[i], "ROCR_VISIBLE_DEVICES=", 21) == 0) {
+                if (!visible_count(strchr(tok[i], '=') + 1, &visible)) {
+                    snprintf(msg, msg_size,
+                             "--from: '%.120s': expected a comma-separated list of GPU indices "
+                             "or GPU-/MIG- UUIDs", tok[i]);
+                    return KVP_EXIT_BAD_INPUT;
+                }
+                have_visible = true;
+            } else if (env_count < KVP_STARTUP_MAX_ENV) {
+                env_words[env_count++] = tok[i];
+            } else {
+                snprintf(msg, msg_size, "--from: more than %d environment assignments",
+                         KVP_STARTUP_MAX_ENV);
+                return KVP_EXIT_BAD_INPUT;
+            }
+        }
         i++;
+    }
     if (i >= n) {
         snprintf(msg, msg_size, "--from: the command is empty");
         return KVP_EXIT_BAD_INPUT;
@@ -473,6 +619,10 @@ int kvp_from_parse(const char *cmdline, kvp_from_cmd *c, char *msg, size_t msg_s
             table = k_vllm;
         }
         i += 3;
+    } else if (strcmp(prog, "sglang") == 0 && i + 1 < n && strcmp(tok[i + 1], "serve") == 0) {
+        kvp__strlcpy(c->engine, "sglang", sizeof c->engine);
+        table = k_sglang;
+        i += 2;
     } else if (strcmp(prog, "llama-server") == 0 || strcmp(prog, "llama-cli") == 0) {
         kvp__strlcpy(c->engine, "llamacpp", sizeof c->engine);
         table = k_llamacpp;
@@ -486,15 +636,44 @@ int kvp_from_parse(const char *cmdline, kvp_from_cmd *c, char *msg, size_t msg_s
     if (!table) {
         snprintf(msg, msg_size,
                  "--from: cannot tell the engine from '%s': expected 'vllm serve', 'python -m "
-                 "sglang.launch_server', 'llama-server' or 'trtllm-serve'",
+                 "vllm.entrypoints.openai.api_server', 'python -m sglang.launch_server', "
+                 "'sglang serve', 'llama-server' or 'trtllm-serve'",
                  tok[i]);
         return KVP_EXIT_BAD_INPUT;
     }
     bool positional_model = table == k_vllm || table == k_trtllm;
     const char *yaml_path = NULL;
+    for (int k = 0; k < env_count; k++)
+        if (!emit(c, "--env") || !emit(c, env_words[k])) goto too_many;
+    if (have_visible) {
+        char num[16];
+        snprintf(num, sizeof num, "%u", visible);
+        if (!emit(c, "--gpus") || !emit(c, num)) goto too_many;
+    }
     for (; i < n; i++) {
         char *a = tok[i];
         if (a[0] != '-' || a[1] == '\0') {
+            const char *other = engine_word(tok, n, i);
+            if (other) {
+                snprintf(msg, msg_size,
+                         "--from: two engines in one command: '%s' after the %s command (paste "
+                         "one command)", other, c->engine);
+                return KVP_EXIT_BAD_INPUT;
+            }
+            if (is_operator(a)) {
+                for (int j = i + 1; j < n; j++) {
+                    const char *next = engine_word(tok, n, j);
+                    if (!next) continue;
+                    snprintf(msg, msg_size,
+                             "--from: two engines in one command: '%s' after '%s' (paste one "
+                             "command)", next, a);
+                    return KVP_EXIT_BAD_INPUT;
+                }
+                snprintf(msg, msg_size,
+                         "--from: shell operator '%s' in the command: paste the engine command "
+                         "alone", a);
+                return KVP_EXIT_BAD_INPUT;
+            }
             if (positional_model && !c->model)
                 c->model = a;
             else
@@ -515,15 +694,16 @@ int kvp_from_parse(const char *cmdline, kvp_from_cmd *c, char *msg, size_t msg_s
                                            (tok[i + 1][1] >= '0' && tok[i + 1][1] <= '9'));
         if (!m) {
             if (inline_value)
-                ignore(c, a, NULL);
+                unknown(c, a, NULL);
             else if (next_is_value)
-                ignore(c, name, tok[++i]);
+                unknown(c, name, tok[i + 1]), i++;
             else
-                ignore(c, name, NULL);
+                unknown(c, name, NULL);
             continue;
         }
         const char *value = inline_value;
-        if (m->kind == MAP_VALUE || m->kind == MAP_MODEL || m->kind == MAP_YAML) {
+        if (m->kind == MAP_VALUE || m->kind == MAP_MODEL || m->kind == MAP_YAML ||
+            m->kind == MAP_IGNORE_VALUE) {
             if (!value) {
                 if (i + 1 >= n) {
                     snprintf(msg, msg_size, "--from: %s needs a value", name);
@@ -551,6 +731,16 @@ int kvp_from_parse(const char *cmdline, kvp_from_cmd *c, char *msg, size_t msg_s
             if (value && !emit(c, value)) goto too_many;
             break;
         case MAP_IGNORE_FLAG: ignore(c, a, NULL); break;
+        case MAP_IGNORE_VALUE: ignore(c, name, value); break;
+        case MAP_BOOL: {
+            /* --flag, --flag=false, --flag true: kvplan's option takes the same forms. */
+            if (!value && i + 1 < n && (is_false(tok[i + 1]) || !kvp__strcasecmp(tok[i + 1], "true")))
+                value = tok[++i];
+            char word[64];
+            snprintf(word, sizeof word, "%s%s%s", m->to, value ? "=" : "", value ? value : "");
+            if (!emit(c, word)) goto too_many;
+            break;
+        }
         }
     }
     if (yaml_path) {
@@ -688,9 +878,16 @@ int kvp_cli_from_rewrite(int argc, char **argv, kvp_from_argv *out) {
         if (explicit_at > 0 && strcmp(model, c->model) != 0)
             fprintf(f, "kvplan: --from: MODEL '%s' given: it overrides the command's '%s'\n",
                     model, c->model);
+        if (c->unknown_count)
+            fprintf(f, "kvplan: --from: warning: %d option(s) the %s command table does not "
+                       "know (a typo, or newer than kvplan): %s\n",
+                    c->unknown_count, c->engine, c->unknown);
         if (c->ignored_count)
             fprintf(f, "kvplan: --from: ignored %d option(s) kvplan does not model: %s\n",
                     c->ignored_count, c->ignored);
+        if (c->variables[0])
+            fprintf(f, "kvplan: --from: %s left as text (kvplan does not expand shell "
+                       "variables)\n", c->variables);
         fclose(f);
     }
     out->note = note;

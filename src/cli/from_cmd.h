@@ -26,6 +26,9 @@ typedef struct kvp_from_cmd {
     const char *argv[KVP_FROM_MAX_ARGS];
     int ignored_count;            /* options kvplan does not model */
     char ignored[4096];           /* "--port 8000, --host 0.0.0.0" */
+    int unknown_count;            /* options the engine table does not know (warned) */
+    char unknown[1024];           /* "--foo, --bar 3" */
+    char variables[256];          /* "$HF_HOME, ${MODEL}": left as text, said so */
     size_t used;
     char storage[3 * KVP_FROM_MAX_INPUT];
 } kvp_from_cmd;

@@ -21,6 +21,7 @@
 #include "kvplan/gpu.h"
 #include "kvplan/policy.h"
 #include "plan_policy.h"
+#include "startup_cli.h"
 #include "kvplan/estimate.h"
 #include "util.h"
 #include "embedded.h"
@@ -71,7 +72,7 @@ static int bool_word(const char *v) {
 }
 
 /* Boolean flag with an optional value: --swa-full, --swa-full=false, --swa-full true. */
-static bool bool_flag(int argc, char **argv, int *i, const char *name, int *out, bool *bad) {
+bool kvp_cli_bool_flag(int argc, char **argv, int *i, const char *name, int *out, bool *bad) {
     const char *arg = argv[*i];
     size_t n = strlen(name);
     if (strncmp(arg, name, n) != 0) return false;
@@ -806,8 +807,41 @@ static void print_json(const kvp_model *model, const kvp_policy_result *r, const
     json_decref(root);
 }
 
+kvp_status kvp_cli_policy_estimate(const kvp_model *model, kvp_policy_settings *s,
+                                   kvp_dtype weights_dtype, char *weights_source,
+                                   size_t source_size, kvp_error *err) {
+    kvp_estimate_settings es;
+    memset(&es, 0, sizeof es);
+    es.tp = s->tp ? s->tp : 1;
+    es.pp = s->pp ? s->pp : 1;
+    es.total_bytes = s->total_memory_bytes;
+    es.max_num_tokens = s->max_num_batched_tokens ? s->max_num_batched_tokens : 8192;
+    es.max_batch_size = s->max_num_seqs ? s->max_num_seqs : 256;
+    es.cuda_graphs = true;
+    es.weights_dtype = weights_dtype;
+    if (s->engine == KVP_ENGINE_VLLM) {
+        es.sampler_rows = es.max_batch_size;
+        es.sampler_bytes_per_logit = 22; /* vLLM's dummy sampler run */
+    }
+    kvp_memory_facts mf;
+    kvp_estimate_detail det;
+    kvp_status st = kvp_memory_estimate_detail(model, &es, &mf, &det, err);
+    if (st) return st;
+    if (!s->weights_bytes) s->weights_bytes = mf.weights_bytes;
+    if (!s->peak_activation_bytes) s->peak_activation_bytes = mf.activation_bytes;
+    if (!s->non_torch_bytes)
+        s->non_torch_bytes = s->engine == KVP_ENGINE_VLLM ? det.non_torch_after_init_bytes
+                                                          : mf.non_torch_bytes;
+    if (!s->cudagraph_bytes) s->cudagraph_bytes = mf.cuda_graph_bytes;
+    if (weights_source) kvp__strlcpy(weights_source, mf.weights_source, source_size);
+    return KVP_OK;
+}
+
 static int plan_policy_main(int argc, char **argv, const char *resolved_dtype, cli_notes *notes) {
     kvp_policy_settings s = kvp_policy_settings_default();
+    kvp_startup_settings *ss = calloc(1, sizeof *ss); /* start-up flags (issue 21) */
+    if (!ss) return kvp_cli_fail("out of memory");
+    *ss = kvp_startup_settings_default();
     const char *model_arg = NULL, *geometry = NULL, *gpu = NULL;
     bool json = false, bad = false, policy_set = false;
     int flag = 0, indexer_counted = -1;
@@ -855,9 +889,9 @@ static int plan_policy_main(int argc, char **argv, const char *resolved_dtype, c
             if (!bad) bad = !kvp_cli_u32("--pp", v, 1, 65536, &s.pp);
         } else if (opt_any(argc, argv, &i, o_dp, &v, &bad)) {
             if (!bad) bad = !kvp_cli_u32("--dp", v, 1, 65536, &s.dp);
-        } else if (bool_flag(argc, argv, &i, "--enable-dp-attention", &flag, &bad)) {
+        } else if (kvp_cli_bool_flag(argc, argv, &i, "--enable-dp-attention", &flag, &bad)) {
             s.enable_dp_attention = flag == 1;
-        } else if (bool_flag(argc, argv, &i, "--indexer-counted", &flag, &bad)) {
+        } else if (kvp_cli_bool_flag(argc, argv, &i, "--indexer-counted", &flag, &bad)) {
             indexer_counted = flag;
         } else if (kvp_cli_opt(argc, argv, &i, "--era", &v, &bad)) {
             era = v;
@@ -889,8 +923,8 @@ static int plan_policy_main(int argc, char **argv, const char *resolved_dtype, c
             if (!bad) bad = !kvp_cli_u32("--parallel", v, 0, 1u << 20, &s.n_seq_max);
         } else if (!strcmp(a, "--no-kv-unified")) {
             s.kv_unified = 0;
-        } else if (bool_flag(argc, argv, &i, "--kv-unified", &s.kv_unified, &bad)) {
-        } else if (bool_flag(argc, argv, &i, "--swa-full", &s.swa_full, &bad)) {
+        } else if (kvp_cli_bool_flag(argc, argv, &i, "--kv-unified", &s.kv_unified, &bad)) {
+        } else if (kvp_cli_bool_flag(argc, argv, &i, "--swa-full", &s.swa_full, &bad)) {
         } else if (opt_any(argc, argv, &i, o_ctk, &v, &bad)) {
             if (!bad) bad = !str_opt("--cache-type-k", v, s.type_k, sizeof s.type_k);
         } else if (opt_any(argc, argv, &i, o_ctv, &v, &bad)) {
@@ -924,7 +958,9 @@ static int plan_policy_main(int argc, char **argv, const char *resolved_dtype, c
             if (!bad) bad = !kvp_cli_bytes("--cuda-graph", v, &s.cudagraph_bytes);
         } else if (kvp_cli_opt(argc, argv, &i, "--geometry", &v, &bad)) {
             geometry = v;
+        } else if (kvp_cli_startup_opt(argc, argv, &i, ss, &bad)) {
         } else if (a[0] == '-' && a[1] != '\0') {
+            free(ss);
             return kvp_cli_unknown_option(a, k_known);
         } else if (!model_arg) {
             model_arg = a;
@@ -933,7 +969,10 @@ static int plan_policy_main(int argc, char **argv, const char *resolved_dtype, c
         }
         (void)u64;
     }
-    if (bad) return KVP_EXIT_BAD_INPUT;
+    if (bad) {
+        free(ss);
+        return KVP_EXIT_BAD_INPUT;
+    }
     (void)policy_set;
     /* --era (a vLLM era tag) and --indexer-counted=false (SGLang before PR #11309)
      * refine the version string the policies read. */
@@ -957,15 +996,34 @@ static int plan_policy_main(int argc, char **argv, const char *resolved_dtype, c
     kvp_error_clear(&err);
     if (gpu) {
         kvp_gpu_info info;
-        if (kvp_gpu_lookup_in(kvp_cli_gpu_catalog(), gpu, &info, &err) != KVP_OK) return kvp_cli_report_error(&err, json);
+        if (kvp_gpu_lookup_in(kvp_cli_gpu_catalog(), gpu, &info, &err) != KVP_OK) {
+            free(ss);
+            return kvp_cli_report_error(&err, json);
+        }
         if (!gpu_mem) gpu_mem = info.total_bytes;
+        ss->gpu = info;
+        ss->gpu_known = true;
     }
     s.total_memory_bytes = gpu_mem;
 
     kvp_model *model = NULL;
     kvp_status st;
     st = load_model(geometry ? geometry : model_arg, geometry != NULL, &model, notes, &err);
-    if (st) return kvp_cli_report_error(&err, json);
+    if (st) {
+        free(ss);
+        return kvp_cli_report_error(&err, json);
+    }
+    /* Start-up rules (docs/startup.md): a refusal is exit 1 with its rule; what
+     * the engine adjusts (length, dtype) is what the plan uses. */
+    kvp_dtype weights_dtype = KVP_DTYPE_AUTO;
+    ss->policy = s;
+    int gate = kvp_cli_startup_gate(model, ss, &weights_dtype, json);
+    s = ss->policy;
+    if (gate) {
+        kvp_model_free(model);
+        free(ss);
+        return gate;
+    }
 
     /* A GPU named but its memory terms not measured: estimate them from the config
      * the way `kvplan plan` does, so the engine's budget formula is not fed zeros.
@@ -973,39 +1031,27 @@ static int plan_policy_main(int argc, char **argv, const char *resolved_dtype, c
      * NCCL exist, so its non-torch term is only what appears after start-up. */
     if (!s.kv_budget_bytes && s.total_memory_bytes && s.engine != KVP_ENGINE_LLAMACPP &&
         (!s.weights_bytes || !s.peak_activation_bytes || !s.non_torch_bytes)) {
-        kvp_estimate_settings es;
-        memset(&es, 0, sizeof es);
-        es.tp = s.tp ? s.tp : 1;
-        es.pp = s.pp ? s.pp : 1;
-        es.total_bytes = s.total_memory_bytes;
-        es.max_num_tokens = s.max_num_batched_tokens ? s.max_num_batched_tokens : 8192;
-        es.max_batch_size = s.max_num_seqs ? s.max_num_seqs : 256;
-        es.cuda_graphs = true;
-        es.weights_dtype = KVP_DTYPE_AUTO;
-        if (s.engine == KVP_ENGINE_VLLM) {
-            es.sampler_rows = es.max_batch_size;
-            es.sampler_bytes_per_logit = 22; /* vLLM's dummy sampler run */
-        }
-        kvp_memory_facts mf;
-        kvp_estimate_detail det;
-        st = kvp_memory_estimate_detail(model, &es, &mf, &det, &err);
+        char wsrc[160];
+        st = kvp_cli_policy_estimate(model, &s, weights_dtype, wsrc, sizeof wsrc, &err);
         if (st) {
             kvp_model_free(model);
+            free(ss);
             return kvp_cli_report_error(&err, json);
         }
-        if (!s.weights_bytes) s.weights_bytes = mf.weights_bytes;
-        if (!s.peak_activation_bytes) s.peak_activation_bytes = mf.activation_bytes;
-        if (!s.non_torch_bytes)
-            s.non_torch_bytes = s.engine == KVP_ENGINE_VLLM ? det.non_torch_after_init_bytes
-                                                            : mf.non_torch_bytes;
-        if (!s.cudagraph_bytes) s.cudagraph_bytes = mf.cuda_graph_bytes;
         cli_note(notes, "memory terms not given were estimated from the config (weights %.2f "
                         "GiB, %s); pass --weights, --peak, --non-torch, --cuda-graph from the "
                         "engine's log to replace them",
-                 (double)s.weights_bytes / (double)(1ull << 30), mf.weights_source);
+                 (double)s.weights_bytes / (double)(1ull << 30), wsrc);
     }
     kvp_policy_result r;
     st = kvp_policy_plan(model, &s, &r, &err);
+    ss->policy = s;
+    gate = kvp_cli_startup_gate_plan(model, ss, st, &r, &err, json);
+    free(ss);
+    if (gate) {
+        kvp_model_free(model);
+        return gate;
+    }
     if (st) {
         kvp_model_free(model);
         return kvp_cli_report_error(&err, json);

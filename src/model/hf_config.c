@@ -251,7 +251,7 @@ static kvp_status read_config(hf_reader *r, kvp_model *model) {
     if ((s = kvp__hf_layers(r, model))) return s;
     info->family_unverified = !kvp__hf_family_verified(info->model_type);
     read_facts(r, info); /* after the layers: type defaults are applied by then */
-    return KVP_OK;
+    return kvp__hf_startup(r, model);
 }
 
 kvp_status kvp_model_from_hf_json(const char *text, size_t len, const char *name,

@@ -6,6 +6,7 @@
 #define KVP_MODEL_INTERNAL_H
 
 #include "kvplan/model.h"
+#include "kvplan/startup.h"
 #include "util.h"
 
 /* Hard bounds on what a config may declare; far above any real model. */
@@ -22,6 +23,7 @@ struct kvp_model {
     size_t cache_count, cache_cap;
     char *source_text; /* config.json text, NUL-terminated; NULL when none */
     size_t source_len;
+    kvp_model_startup startup; /* start-up facts (hf_startup.c); zeros when not from a config */
 };
 
 /* New empty model named `name`; NULL on allocation failure. */

@@ -142,7 +142,8 @@ static kvp_status check_entry(const checker *c, json_t *e, size_t idx) {
     static const char *const k_keys[] = {
         "name",        "vendor",         "memory",      "aliases",
         "cuda_total",  "cuda_source",    "nvml_total_mib", "nvml_source",
-        "derived_total", "derived_source", "bandwidth_gb_s", "bandwidth_source", NULL};
+        "derived_total", "derived_source", "bandwidth_gb_s", "bandwidth_source",
+        "compute_capability", "gfx_target", "arch", "arch_source", NULL};
     const char *key;
     json_t *v;
     json_object_foreach(e, key, v) {
@@ -153,7 +154,8 @@ static kvp_status check_entry(const checker *c, json_t *e, size_t idx) {
             snprintf(p, sizeof p, "%s/%.100s", ptr, key);
             return bad(c, p, KVP_CONFIG,
                        "unknown key (expected name, vendor, memory, aliases, cuda_total, "
-                       "nvml_total_mib, derived_total, bandwidth_gb_s and their *_source)");
+                       "nvml_total_mib, derived_total, bandwidth_gb_s, compute_capability, "
+                       "gfx_target, arch and their *_source)");
         }
     }
     kvp_status st;
@@ -163,8 +165,27 @@ static kvp_status check_entry(const checker *c, json_t *e, size_t idx) {
         (st = check_string(c, e, ptr, "cuda_source", 160, false, false)) ||
         (st = check_string(c, e, ptr, "nvml_source", 160, false, false)) ||
         (st = check_string(c, e, ptr, "derived_source", 160, false, false)) ||
-        (st = check_string(c, e, ptr, "bandwidth_source", 160, false, false)))
+        (st = check_string(c, e, ptr, "bandwidth_source", 160, false, false)) ||
+        (st = check_string(c, e, ptr, "compute_capability", 8, false, true)) ||
+        (st = check_string(c, e, ptr, "gfx_target", 16, false, true)) ||
+        (st = check_string(c, e, ptr, "arch", 24, false, true)) ||
+        (st = check_string(c, e, ptr, "arch_source", 160, false, false)))
         return st;
+    const char *cc = json_string_value(json_object_get(e, "compute_capability"));
+    const char *gfx = json_string_value(json_object_get(e, "gfx_target"));
+    uint32_t ccv;
+    if (cc && !kvp__gpu_parse_cc(cc, &ccv)) {
+        char p[96];
+        snprintf(p, sizeof p, "%s/compute_capability", ptr);
+        return bad(c, p, KVP_CONFIG, "\"%s\": expected MAJOR.MINOR such as \"8.9\"", cc);
+    }
+    if (gfx && !kvp_gpu_gfx_capability(gfx)) {
+        char p[96];
+        snprintf(p, sizeof p, "%s/gfx_target", ptr);
+        return bad(c, p, KVP_CONFIG, "\"%s\": expected an LLVM target such as \"gfx942\"", gfx);
+    }
+    if (cc && gfx)
+        return bad(c, ptr, KVP_CONFIG, "entry has both compute_capability and gfx_target");
     char norm[NORM_MAX];
     kvp__gpu_normalize(json_string_value(json_object_get(e, "name")), norm, sizeof norm);
     if (!norm[0])
@@ -403,6 +424,16 @@ static kvp_status entry_info(json_t *e, const char *file, size_t idx, kvp_gpu_in
         snprintf(key, sizeof key, "/gpus/%zu/bandwidth_gb_s", idx);
         return kvp__fail(err, KVP_OVERFLOW, file, key, "bandwidth overflows");
     }
+    const char *cc = json_string_value(json_object_get(e, "compute_capability"));
+    const char *gfx = json_string_value(json_object_get(e, "gfx_target"));
+    if (cc) (void)kvp__gpu_parse_cc(cc, &out->compute_capability);
+    if (gfx) {
+        kvp__strlcpy(out->gfx_target, gfx, sizeof out->gfx_target);
+        out->compute_capability = kvp_gpu_gfx_capability(gfx);
+    }
+    kvp__strlcpy(out->arch, str_or(e, "arch", cc ? kvp_gpu_arch_of_cc(out->compute_capability) : ""),
+                 sizeof out->arch);
+    kvp__strlcpy(out->arch_source, str_or(e, "arch_source", ""), sizeof out->arch_source);
     if (strcmp(file, GPU_CATALOG_PATH) != 0)
         snprintf(out->source, sizeof out->source, "%s: total: %s; bandwidth: %s", file,
                  total_src[0] ? total_src : "unstated", str_or(e, "bandwidth_source", "unknown"));

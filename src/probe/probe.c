@@ -11,9 +11,11 @@
  *   nvmlDeviceGetMemoryInfo(void *, {u64 total, free, used})
  *   nvmlDeviceGetMemoryInfo_v2(void *, {u32 version, u64 total, reserved, free, used}),
  *     version = sizeof(struct) | 2 << 24
+ *   nvmlDeviceGetCudaComputeCapability(void *, int *major, int *minor) (optional)
  *   nvmlDeviceGetComputeRunningProcesses_v3(void *, unsigned *, {u32 pid, u64 used,
  *     u32 gpu_instance, u32 compute_instance}[])
  * CUDA driver: cuInit, cuDeviceGetCount, cuDeviceGet, cuDeviceGetName,
+ *   cuDeviceGetAttribute(int *, attr, dev) with attr 75/76 = capability major/minor (optional),
  *   cuDevicePrimaryCtxRetain, cuCtxSetCurrent, cuMemGetInfo_v2, cuDevicePrimaryCtxRelease_v2
  *   (CUresult int, 0 = success, 100 = no device).
  */
@@ -51,6 +53,7 @@ typedef int (*nvml_handle_fn)(unsigned, void **);
 typedef int (*nvml_name_fn)(void *, char *, unsigned);
 typedef int (*nvml_mem_fn)(void *, void *);
 typedef int (*nvml_procs_fn)(void *, unsigned *, nvml_process_v3 *);
+typedef int (*nvml_cc_fn)(void *, int *, int *);
 
 typedef int (*cu_init_fn)(unsigned);
 typedef int (*cu_count_fn)(int *);
@@ -60,6 +63,9 @@ typedef int (*cu_retain_fn)(void **, int);
 typedef int (*cu_setcur_fn)(void *);
 typedef int (*cu_meminfo_fn)(size_t *, size_t *);
 typedef int (*cu_release_fn)(int);
+typedef int (*cu_attr_fn)(int *, int, int);
+#define CU_ATTR_CC_MAJOR 75 /* CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR */
+#define CU_ATTR_CC_MINOR 76
 
 /* The resolved seam: every pointer set. */
 typedef struct seam {
@@ -91,11 +97,28 @@ static seam resolve_seam(const kvp_probe_seam *in) {
 
 /* Fill bandwidth and source from the catalogue when the driver's name
  * matches an entry ("NVIDIA H100 80GB HBM3" -> "H100 SXM 80GB"). */
+/* Capability read from the device (major, minor as the driver reports them). */
+static void set_live_cc(kvp_probed_gpu *d, int major, int minor, const char *how) {
+    if (major <= 0 || major > 99 || minor < 0 || minor > 9) return;
+    d->info.compute_capability = (uint32_t)(major * 10 + minor);
+    kvp__strlcpy(d->info.arch, kvp_gpu_arch_of_cc(d->info.compute_capability), sizeof d->info.arch);
+    snprintf(d->info.arch_source, sizeof d->info.arch_source, "%s (live)", how);
+}
+
 static void match_catalog(kvp_probed_gpu *d) {
     kvp_gpu_info cat;
     if (kvp_gpu_lookup(d->info.name, &cat, NULL) != KVP_OK) return;
     kvp__strlcpy(d->catalog_name, cat.name, sizeof d->catalog_name);
     d->info.bandwidth_bytes_per_s = cat.bandwidth_bytes_per_s;
+    /* A capability the driver did not give (AMD sysfs, old drivers) comes
+     * from the catalogue entry, said so in arch_source. */
+    if (!d->info.compute_capability && cat.compute_capability) {
+        d->info.compute_capability = cat.compute_capability;
+        kvp__strlcpy(d->info.gfx_target, cat.gfx_target, sizeof d->info.gfx_target);
+        snprintf(d->info.arch_source, sizeof d->info.arch_source, "catalogue %s: %s", cat.name,
+                 cat.arch_source);
+    }
+    if (!d->info.arch[0]) kvp__strlcpy(d->info.arch, cat.arch, sizeof d->info.arch);
     char backend[sizeof d->backend]; /* a copy: source and backend live in one object */
     kvp__strlcpy(backend, d->backend, sizeof backend);
     snprintf(d->info.source, sizeof d->info.source, "%s (live); bandwidth from catalogue %s",
@@ -134,6 +157,7 @@ static bool probe_nvml(const seam *s, kvp_probe_result *r) {
     nvml_name_fn name;
     nvml_mem_fn mem1, mem2;
     nvml_procs_fn procs;
+    nvml_cc_fn ccfn;
     LOAD(s, lib, "nvmlInit_v2", init);
     LOAD(s, lib, "nvmlShutdown", shutdown);
     LOAD(s, lib, "nvmlErrorString", errstr);
@@ -144,6 +168,7 @@ static bool probe_nvml(const seam *s, kvp_probe_result *r) {
     LOAD(s, lib, "nvmlDeviceGetMemoryInfo", mem1);
     LOAD(s, lib, "nvmlDeviceGetMemoryInfo_v2", mem2);
     LOAD(s, lib, "nvmlDeviceGetComputeRunningProcesses_v3", procs);
+    LOAD(s, lib, "nvmlDeviceGetCudaComputeCapability", ccfn);
     if (!init || !count || !handle || !mem1) {
         snprintf(r->nvidia_note, sizeof r->nvidia_note,
                  "%s lacks nvmlInit_v2 / nvmlDeviceGetCount_v2 / "
@@ -214,6 +239,9 @@ static bool probe_nvml(const seam *s, kvp_probe_result *r) {
                      i);
             continue; /* not counted: finish_device is not called */
         }
+        int ccmaj = 0, ccmin = 0;
+        if (ccfn && ccfn(h, &ccmaj, &ccmin) == 0)
+            set_live_cc(d, ccmaj, ccmin, "NVML nvmlDeviceGetCudaComputeCapability");
         if (procs) {
             nvml_process_v3 list[KVP_PROBE_MAX_PROCESSES];
             unsigned cnt = KVP_PROBE_MAX_PROCESSES;
@@ -249,6 +277,7 @@ static bool probe_cuda(const seam *s, kvp_probe_result *r) {
     cu_setcur_fn setcur;
     cu_meminfo_fn meminfo;
     cu_release_fn release;
+    cu_attr_fn attr;
     LOAD(s, lib, "cuInit", init);
     LOAD(s, lib, "cuDeviceGetCount", count);
     LOAD(s, lib, "cuDeviceGet", get);
@@ -257,6 +286,7 @@ static bool probe_cuda(const seam *s, kvp_probe_result *r) {
     LOAD(s, lib, "cuCtxSetCurrent", setcur);
     LOAD(s, lib, "cuMemGetInfo_v2", meminfo);
     LOAD(s, lib, "cuDevicePrimaryCtxRelease_v2", release);
+    LOAD(s, lib, "cuDeviceGetAttribute", attr);
     size_t used_note = strlen(r->nvidia_note);
     char *note = r->nvidia_note + used_note;
     size_t note_size = sizeof r->nvidia_note - used_note;
@@ -295,6 +325,10 @@ static bool probe_cuda(const seam *s, kvp_probe_result *r) {
         d->info.free_bytes = free_b;
         d->used_bytes = total_b - free_b;
         kvp__strlcpy(d->info.total_basis, "cuda", sizeof d->info.total_basis);
+        int ccmaj = 0, ccmin = 0;
+        if (attr && attr(&ccmaj, CU_ATTR_CC_MAJOR, dev) == 0 &&
+            attr(&ccmin, CU_ATTR_CC_MINOR, dev) == 0)
+            set_live_cc(d, ccmaj, ccmin, "CUDA cuDeviceGetAttribute");
         finish_device(r, d, "cuda");
         found = true;
     }

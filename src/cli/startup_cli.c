@@ -1,0 +1,277 @@
+/* startup_cli.c — start-up flags and the start-up gate (startup_cli.h): the
+ * only place the CLI turns kvplan/startup.h reports into lines and exit codes. */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "plan_policy.h"
+#include "startup_cli.h"
+#include "util.h"
+
+const char *const kvp_cli_startup_names[] = {
+    "--dtype", "--quantization", "-q", "--trust-remote-code", "--enforce-eager",
+    "--enable-prefix-caching", "--no-enable-prefix-caching", "--disable-radix-cache",
+    "--enable-chunked-prefill", "--no-enable-chunked-prefill", "--enable-expert-parallel",
+    "--speculative-method", "--speculative-algorithm", "--num-speculative-tokens",
+    "--speculative-num-draft-tokens", "--speculative-config", "--gpus", "--env", "--disable-rule", NULL};
+
+bool kvp_cli_startup_opt(int argc, char **argv, int *i, kvp_startup_settings *ss, bool *bad) {
+    const char *a = argv[*i], *v = NULL;
+    int flag = 0;
+    kvp_error err;
+    if (kvp_cli_opt(argc, argv, i, "--dtype", &v, bad)) {
+        if (!*bad && kvp_run_dtype_parse(v, &ss->dtype) != KVP_OK) {
+            kvp_cli_fail("--dtype: '%s', expected auto, float16 (half), bfloat16 or float32", v);
+            *bad = true;
+        }
+    } else if (kvp_cli_opt(argc, argv, i, "--quantization", &v, bad) ||
+               kvp_cli_opt(argc, argv, i, "-q", &v, bad)) {
+        if (!*bad && strlen(v) >= sizeof ss->quantization) {
+            kvp_cli_fail("--quantization: '%.40s' is too long", v);
+            *bad = true;
+        } else if (!*bad) {
+            kvp__strlcpy(ss->quantization, v, sizeof ss->quantization);
+        }
+    } else if (kvp_cli_bool_flag(argc, argv, i, "--trust-remote-code", &flag, bad)) {
+        ss->trust_remote_code = flag == 1;
+    } else if (kvp_cli_bool_flag(argc, argv, i, "--enforce-eager", &flag, bad)) {
+        ss->enforce_eager = flag == 1;
+    } else if (kvp_cli_flag(a, "--no-enable-prefix-caching") || kvp_cli_flag(a, "--disable-radix-cache")) {
+        ss->enable_prefix_caching = 0;
+    } else if (kvp_cli_bool_flag(argc, argv, i, "--enable-prefix-caching", &flag, bad)) {
+        ss->enable_prefix_caching = flag;
+    } else if (kvp_cli_flag(a, "--no-enable-chunked-prefill")) {
+        ss->enable_chunked_prefill = 0;
+    } else if (kvp_cli_bool_flag(argc, argv, i, "--enable-chunked-prefill", &flag, bad)) {
+        ss->enable_chunked_prefill = flag;
+    } else if (kvp_cli_bool_flag(argc, argv, i, "--enable-expert-parallel", &flag, bad)) {
+        ss->enable_expert_parallel = flag == 1;
+    } else if (kvp_cli_opt(argc, argv, i, "--speculative-method", &v, bad) ||
+               kvp_cli_opt(argc, argv, i, "--speculative-algorithm", &v, bad)) {
+        if (!*bad) kvp__strlcpy(ss->speculative_method, v, sizeof ss->speculative_method);
+    } else if (kvp_cli_opt(argc, argv, i, "--speculative-config", &v, bad)) {
+        if (!*bad) kvp__strlcpy(ss->speculative_method, "config", sizeof ss->speculative_method);
+    } else if (kvp_cli_opt(argc, argv, i, "--num-speculative-tokens", &v, bad) ||
+               kvp_cli_opt(argc, argv, i, "--speculative-num-draft-tokens", &v, bad)) {
+        if (!*bad) *bad = !kvp_cli_u32("--num-speculative-tokens", v, 0, 1024, &ss->num_speculative_tokens);
+    } else if (kvp_cli_opt(argc, argv, i, "--gpus", &v, bad)) {
+        if (!*bad) *bad = !kvp_cli_u32("--gpus", v, 1, 65536, &ss->gpu_count);
+    } else if (kvp_cli_opt(argc, argv, i, "--env", &v, bad)) {
+        if (!*bad && kvp_startup_set_env(ss, v, &err) != KVP_OK) {
+            kvp_cli_fail("--env: %s", err.message);
+            *bad = true;
+        }
+    } else if (kvp_cli_opt(argc, argv, i, "--disable-rule", &v, bad)) {
+        if (!*bad && kvp_startup_disable(ss, v, &err) != KVP_OK) {
+            kvp_cli_fail("--disable-rule: %s", err.message);
+            *bad = true;
+        }
+    } else {
+        return false;
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------------ output */
+
+static const char *engine_title(kvp_engine e) {
+    switch (e) {
+    case KVP_ENGINE_VLLM: return "vLLM";
+    case KVP_ENGINE_SGLANG: return "SGLang";
+    case KVP_ENGINE_TRTLLM: return "TensorRT-LLM";
+    default: return "llama.cpp";
+    }
+}
+
+static json_t *report_json(const kvp_startup_report *rep, const kvp_startup_settings *ss,
+                           const char *model_name) {
+    json_t *o = json_object();
+    json_object_set_new(o, "schema_version", json_integer(1));
+    json_object_set_new(o, "engine", json_string(kvp_engine_name(rep->engine)));
+    json_object_set_new(o, "engine_version",
+                        rep->engine_version[0] ? json_string(rep->engine_version) : json_null());
+    json_object_set_new(o, "model", json_string(model_name ? model_name : ""));
+    json_t *g = json_object();
+    char cc[16];
+    kvp_gpu_cc_string(ss->gpu.compute_capability, cc, sizeof cc);
+    json_object_set_new(g, "name", ss->gpu_known ? json_string(ss->gpu.name) : json_null());
+    json_object_set_new(g, "compute_capability", cc[0] ? json_string(cc) : json_null());
+    json_object_set_new(g, "arch", ss->gpu.arch[0] ? json_string(ss->gpu.arch) : json_null());
+    json_object_set_new(g, "total_bytes", json_integer((json_int_t)ss->policy.total_memory_bytes));
+    json_object_set_new(g, "count", json_integer(ss->gpu_count));
+    json_object_set_new(o, "gpu", g);
+    json_object_set_new(o, "starts", json_boolean(rep->starts));
+    json_object_set_new(o, "first_refusal",
+                        rep->first_refusal >= 0 ? json_string(rep->checks[rep->first_refusal].rule)
+                                                : json_null());
+    json_t *sum = json_object();
+    for (int k = 0; k < KVP_CHECK_STATUS_COUNT; k++)
+        json_object_set_new(sum, kvp_check_status_name((kvp_check_status)k),
+                            json_integer(rep->counts[k]));
+    json_object_set_new(sum, "disabled", json_integer(rep->disabled_count));
+    json_object_set_new(o, "summary", sum);
+    json_t *run = json_object();
+    json_object_set_new(run, "dtype", json_string(kvp_dtype_name(rep->run_dtype)));
+    json_object_set_new(run, "dtype_adjusted", json_boolean(rep->run_dtype_adjusted));
+    json_object_set_new(run, "max_model_len", json_integer((json_int_t)rep->max_model_len));
+    json_object_set_new(run, "max_model_len_adjusted", json_boolean(rep->max_model_len_adjusted));
+    json_object_set_new(o, "run", run);
+    json_t *arr = json_array();
+    for (uint32_t i = 0; i < rep->count; i++) {
+        const kvp_check_row *c = &rep->checks[i];
+        json_t *r = json_object();
+        json_object_set_new(r, "rule", json_string(c->rule));
+        json_object_set_new(r, "status", json_string(kvp_check_status_name(c->status)));
+        json_object_set_new(r, "setting", json_string(c->setting));
+        json_object_set_new(r, "message", json_string(c->message));
+        json_object_set_new(r, "fix", c->fix[0] ? json_string(c->fix) : json_null());
+        json_object_set_new(r, "basis", json_string(c->basis));
+        json_object_set_new(r, "versions", json_string(c->versions));
+        json_object_set_new(r, "default", json_boolean(c->is_default));
+        json_array_append_new(arr, r);
+    }
+    json_object_set_new(o, "checks", arr);
+    json_t *und = json_array();
+    for (uint32_t i = 0; i < rep->undecided_count; i++) {
+        json_t *u = json_object();
+        json_object_set_new(u, "rule", json_string(rep->undecided[i].rule));
+        json_object_set_new(u, "reason", json_string(rep->undecided[i].reason));
+        json_array_append_new(und, u);
+    }
+    json_object_set_new(o, "not_decidable", und);
+    return o;
+}
+
+static void summary_line(FILE *f, const kvp_startup_report *rep) {
+    fprintf(f, "%s: %u pass, %u refuse, %u adjust, %u warn, %u unknown",
+            rep->starts ? (rep->counts[KVP_CHECK_UNKNOWN] ? "starts (unless an unknown refuses)" : "starts")
+                        : "refuses",
+            rep->counts[KVP_CHECK_PASS], rep->counts[KVP_CHECK_REFUSE],
+            rep->counts[KVP_CHECK_ADJUST], rep->counts[KVP_CHECK_WARN],
+            rep->counts[KVP_CHECK_UNKNOWN]);
+    if (rep->undecided_count) fprintf(f, "; %u not decidable offline", rep->undecided_count);
+    if (rep->disabled_count) fprintf(f, "; %u switched off", rep->disabled_count);
+    if (rep->first_refusal >= 0) fprintf(f, " (first refusal: %s)", rep->checks[rep->first_refusal].rule);
+    fputc('\n', f);
+}
+
+void kvp_cli_startup_print(const kvp_startup_report *rep, const kvp_startup_settings *ss,
+                           const char *model_name, bool json) {
+    if (json) {
+        json_t *o = report_json(rep, ss, model_name);
+        char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        if (s) puts(s);
+        free(s);
+        json_decref(o);
+        return;
+    }
+    char cc[16];
+    kvp_gpu_cc_string(ss->gpu.compute_capability, cc, sizeof cc);
+    printf("%s on %s%s%s", model_name ? model_name : "model", engine_title(rep->engine),
+           rep->engine_version[0] ? " " : "", rep->engine_version);
+    if (ss->gpu_known)
+        printf(", %s (%s%s%s)", ss->gpu.name,
+               ss->gpu.gfx_target[0] ? ss->gpu.gfx_target : cc[0] ? "cc " : "capability unknown",
+               ss->gpu.gfx_target[0] ? "" : cc, "");
+    else
+        printf(", GPU not named (capability unknown)");
+    uint32_t tp = ss->policy.tp ? ss->policy.tp : 1, pp = ss->policy.pp ? ss->policy.pp : 1;
+    printf(", TP %u, PP %u", tp, pp);
+    if (ss->gpu_count) printf(", %u GPU%s visible", ss->gpu_count, ss->gpu_count == 1 ? "" : "s");
+    printf("\n\n");
+    for (uint32_t i = 0; i < rep->count; i++) {
+        const kvp_check_row *c = &rep->checks[i];
+        printf("%-8s %-7s %s%s\n", c->rule, kvp_check_status_name(c->status), c->message,
+               c->is_default ? " [default]" : "");
+        if (c->fix[0] && c->status != KVP_CHECK_PASS) printf("%17sfix: %s\n", "", c->fix);
+    }
+    if (rep->undecided_count) {
+        printf("\nnot decidable offline:\n");
+        for (uint32_t i = 0; i < rep->undecided_count; i++)
+            printf("%-8s %s\n", rep->undecided[i].rule, rep->undecided[i].reason);
+    }
+    printf("\nruns with: dtype %s%s, max_model_len %llu%s\n", kvp_dtype_name(rep->run_dtype),
+           rep->run_dtype_adjusted ? " (adjusted)" : "", (unsigned long long)rep->max_model_len,
+           rep->max_model_len_adjusted ? " (adjusted)" : "");
+    summary_line(stdout, rep);
+}
+
+/* ------------------------------------------------------------------- gates */
+
+static void print_refusal(const kvp_startup_report *rep, const kvp_startup_settings *ss,
+                          const char *model_name, bool json) {
+    if (json) {
+        kvp_cli_startup_print(rep, ss, model_name, true);
+        return;
+    }
+    for (uint32_t i = 0; i < rep->count; i++) {
+        const kvp_check_row *c = &rep->checks[i];
+        if (c->status != KVP_CHECK_REFUSE) continue;
+        fprintf(stderr, "kvplan: %s would not start: %s: %s\n", engine_title(rep->engine), c->rule,
+                c->message);
+        if (c->fix[0]) fprintf(stderr, "kvplan:   fix: %s\n", c->fix);
+    }
+    fprintf(stderr, "kvplan: 'kvplan check' lists every start-up rule\n");
+}
+
+/* What the engine changes itself, and its warnings, said on stderr so the plan
+ * on stdout stays the contract. */
+static void print_adjustments(const kvp_startup_report *rep) {
+    for (uint32_t i = 0; i < rep->count; i++) {
+        const kvp_check_row *c = &rep->checks[i];
+        if (c->status == KVP_CHECK_ADJUST)
+            fprintf(stderr, "kvplan: %s adjusts at start-up: %s: %s (the plan uses the adjusted "
+                            "value)\n", engine_title(rep->engine), c->rule, c->message);
+        else if (c->status == KVP_CHECK_WARN)
+            fprintf(stderr, "kvplan: %s warns at start-up: %s: %s\n", engine_title(rep->engine),
+                    c->rule, c->message);
+    }
+}
+
+int kvp_cli_startup_gate(const kvp_model *model, kvp_startup_settings *ss,
+                         kvp_dtype *out_weights_dtype, bool json) {
+    kvp_startup_report *rep = malloc(sizeof *rep);
+    if (!rep) return kvp_cli_fail("out of memory");
+    kvp_error err;
+    if (kvp_startup_check(model, ss, NULL, rep, &err) != KVP_OK) {
+        free(rep);
+        return kvp_cli_report_error(&err, json);
+    }
+    if (!rep->starts) {
+        print_refusal(rep, ss, kvp_model_name(model), json);
+        free(rep);
+        return KVP_EXIT_NO;
+    }
+    print_adjustments(rep);
+    kvp_startup_apply(model, rep, &ss->policy);
+    if (out_weights_dtype) *out_weights_dtype = rep->run_dtype;
+    free(rep);
+    return KVP_EXIT_OK;
+}
+
+int kvp_cli_startup_gate_plan(const kvp_model *model, const kvp_startup_settings *ss,
+                              kvp_status st, const kvp_policy_result *r, const kvp_error *perr,
+                              bool json) {
+    kvp_startup_report *rep = malloc(sizeof *rep);
+    if (!rep) return kvp_cli_fail("out of memory");
+    kvp_startup_plan_input in;
+    memset(&in, 0, sizeof in);
+    in.status = st;
+    in.result = st == KVP_OK ? r : NULL;
+    in.message = perr ? perr->message : "";
+    in.weights_bytes = ss->policy.weights_bytes;
+    kvp_error err;
+    if (kvp_startup_check(model, ss, &in, rep, &err) != KVP_OK) {
+        free(rep);
+        return kvp_cli_report_error(&err, json);
+    }
+    int rc = KVP_EXIT_OK;
+    if (!rep->starts) {
+        print_refusal(rep, ss, kvp_model_name(model), json);
+        rc = KVP_EXIT_NO;
+    }
+    free(rep);
+    return rc;
+}

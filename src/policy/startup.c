@@ -1,0 +1,357 @@
+/*
+ * startup.c — the start-up check runner (kvplan/startup.h): builds the
+ * context once (capability, versions, the checkpoint's dtype and
+ * quantization, the lengths), then walks the engine's table in the order the
+ * engine checks, skipping rules switched off, and sums the statuses.
+ */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "startup_internal.h"
+
+const char *kvp_check_status_name(kvp_check_status st) {
+    switch (st) {
+    case KVP_CHECK_PASS: return "pass";
+    case KVP_CHECK_REFUSE: return "refuse";
+    case KVP_CHECK_ADJUST: return "adjust";
+    case KVP_CHECK_WARN: return "warn";
+    case KVP_CHECK_UNKNOWN: return "unknown";
+    default: return "?";
+    }
+}
+
+kvp_status kvp_run_dtype_parse(const char *t, kvp_run_dtype *out) {
+    if (!t || !out) return KVP_INVALID_ARG;
+    static const struct {
+        const char *name;
+        kvp_run_dtype d;
+    } k[] = {{"auto", KVP_RUN_DTYPE_AUTO},         {"float16", KVP_RUN_DTYPE_FLOAT16},
+             {"half", KVP_RUN_DTYPE_FLOAT16},      {"fp16", KVP_RUN_DTYPE_FLOAT16},
+             {"bfloat16", KVP_RUN_DTYPE_BFLOAT16}, {"bf16", KVP_RUN_DTYPE_BFLOAT16},
+             {"float32", KVP_RUN_DTYPE_FLOAT32},   {"float", KVP_RUN_DTYPE_FLOAT32},
+             {"fp32", KVP_RUN_DTYPE_FLOAT32}};
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
+        if (kvp__strcasecmp(t, k[i].name) == 0) {
+            *out = k[i].d;
+            return KVP_OK;
+        }
+    return KVP_INVALID_ARG;
+}
+
+const char *kvp_run_dtype_name(kvp_run_dtype d) {
+    switch (d) {
+    case KVP_RUN_DTYPE_FLOAT16: return "float16";
+    case KVP_RUN_DTYPE_BFLOAT16: return "bfloat16";
+    case KVP_RUN_DTYPE_FLOAT32: return "float32";
+    default: return "auto";
+    }
+}
+
+kvp_startup_settings kvp_startup_settings_default(void) {
+    kvp_startup_settings s;
+    memset(&s, 0, sizeof s);
+    s.policy = kvp_policy_settings_default();
+    s.enable_prefix_caching = -1;
+    s.enable_chunked_prefill = -1;
+    return s;
+}
+
+kvp_status kvp_startup_set_env(kvp_startup_settings *s, const char *a, kvp_error *err) {
+    if (!s || !a) return kvp__fail(err, KVP_INVALID_ARG, NULL, "env", "NULL argument");
+    const char *eq = strchr(a, '=');
+    size_t n = eq ? (size_t)(eq - a) : 0;
+    bool ok = eq && n > 0 && n < 128 && strlen(eq + 1) < 128 &&
+              (isalpha((unsigned char)a[0]) || a[0] == '_');
+    for (size_t i = 0; ok && i < n; i++) ok = isalnum((unsigned char)a[i]) || a[i] == '_';
+    if (!ok)
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "env",
+                         "'%.80s': expected NAME=VALUE (a name of letters, digits and _; "
+                         "name and value under 128 bytes)", a);
+    uint32_t k = 0;
+    while (k < s->env_count && (strlen(s->env[k][0]) != n || strncmp(s->env[k][0], a, n) != 0)) k++;
+    if (k == s->env_count) {
+        if (s->env_count >= KVP_STARTUP_MAX_ENV)
+            return kvp__fail(err, KVP_INVALID_ARG, NULL, "env", "more than %d variables",
+                             KVP_STARTUP_MAX_ENV);
+        s->env_count++;
+    }
+    memcpy(s->env[k][0], a, n);
+    s->env[k][0][n] = '\0';
+    kvp__strlcpy(s->env[k][1], eq + 1, sizeof s->env[k][1]);
+    return KVP_OK;
+}
+
+static const kvp__startup_rule *table_of(kvp_engine e, size_t *n) {
+    switch (e) {
+    case KVP_ENGINE_VLLM: *n = kvp__startup_vllm_count; return kvp__startup_vllm;
+    case KVP_ENGINE_SGLANG: *n = kvp__startup_sglang_count; return kvp__startup_sglang;
+    case KVP_ENGINE_TRTLLM: *n = kvp__startup_trtllm_count; return kvp__startup_trtllm;
+    case KVP_ENGINE_LLAMACPP: *n = kvp__startup_llamacpp_count; return kvp__startup_llamacpp;
+    default: *n = 0; return NULL;
+    }
+}
+
+kvp_status kvp_startup_disable(kvp_startup_settings *s, const char *id, kvp_error *err) {
+    if (!s || !id) return kvp__fail(err, KVP_INVALID_ARG, NULL, "disabled_rules", "NULL argument");
+    bool known = strcmp(id, "defaults") == 0;
+    for (int e = 0; e < KVP_ENGINE_COUNT && !known; e++) {
+        size_t n;
+        const kvp__startup_rule *t = table_of((kvp_engine)e, &n);
+        for (size_t i = 0; i < n && !known; i++) known = kvp__strcasecmp(t[i].id, id) == 0;
+    }
+    if (!known)
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "disabled_rules",
+                         "unknown rule '%.40s' (ids such as V-PAR-2; 'defaults' = every "
+                         "knowledge default; 'kvplan check --rules' lists them)", id);
+    if (s->disabled_count >= KVP_STARTUP_MAX_DISABLED)
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "disabled_rules", "more than %d rules",
+                         KVP_STARTUP_MAX_DISABLED);
+    kvp__strlcpy(s->disabled[s->disabled_count++], id, sizeof s->disabled[0]);
+    return KVP_OK;
+}
+
+size_t kvp_startup_rule_count(kvp_engine e) {
+    size_t n;
+    (void)table_of(e, &n);
+    return n;
+}
+
+kvp_status kvp_startup_rule(kvp_engine e, size_t i, kvp_startup_rule_info *out) {
+    size_t n;
+    const kvp__startup_rule *t = table_of(e, &n);
+    if (!out || i >= n) return KVP_INVALID_ARG;
+    out->id = t[i].id;
+    out->versions = t[i].versions;
+    out->basis = t[i].basis;
+    out->condition = t[i].condition;
+    out->fix = t[i].fix;
+    out->is_default = t[i].is_default;
+    out->decidable = t[i].eval != NULL;
+    out->undecidable_reason = t[i].undecidable ? t[i].undecidable : "";
+    return KVP_OK;
+}
+
+/* ---------------------------------------------------------------- helpers */
+
+void kvp__check_set(kvp_check_row *row, kvp_check_status st, const char *fix, const char *fmt,
+                    ...) {
+    row->status = st;
+    kvp__strlcpy(row->fix, fix ? fix : "", sizeof row->fix);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(row->message, sizeof row->message, fmt, ap);
+    va_end(ap);
+}
+
+const char *kvp__startup_env(const kvp__startup_ctx *c, const char *name) {
+    for (uint32_t i = 0; i < c->s->env_count; i++)
+        if (strcmp(c->s->env[i][0], name) == 0) return c->s->env[i][1];
+    return NULL;
+}
+
+bool kvp__startup_env_true(const kvp__startup_ctx *c, const char *name) {
+    const char *v = kvp__startup_env(c, name);
+    return v && (strcmp(v, "1") == 0 || kvp__strcasecmp(v, "true") == 0 ||
+                 kvp__strcasecmp(v, "yes") == 0 || kvp__strcasecmp(v, "on") == 0);
+}
+
+void kvp__startup_tp_list(const uint64_t *dims, size_t n, uint64_t block, uint32_t limit,
+                          char *buf, size_t size) {
+    size_t len = 0;
+    buf[0] = '\0';
+    for (uint32_t tp = 1; tp <= limit; tp++) {
+        bool ok = true;
+        for (size_t i = 0; i < n && ok; i++) {
+            if (!dims[i]) continue;
+            ok = dims[i] % tp == 0 && (!block || (dims[i] / tp) % block == 0);
+        }
+        if (!ok) continue;
+        int w = snprintf(buf + len, size - len, "%s%u", len ? ", " : "", tp);
+        if (w < 0 || (size_t)w >= size - len) break;
+        len += (size_t)w;
+    }
+    if (!len) kvp__strlcpy(buf, "none", size);
+}
+
+double kvp__startup_gib(uint64_t b) { return (double)b / 1073741824.0; }
+
+size_t kvp__startup_split_widths(const kvp__startup_ctx *c, const char **names, uint64_t *values,
+                                 size_t cap) {
+    size_t n = 0;
+    const kvp_model_info *i = c->info;
+    if (i->intermediate_size && n < cap && (i->num_experts == 0 || i->first_k_dense_replace > 0 ||
+                                            c->facts->shared_expert_intermediate_size == 0)) {
+        names[n] = "intermediate_size";
+        values[n++] = i->intermediate_size;
+    }
+    /* Routed experts are split by TP unless expert parallelism holds them whole. */
+    if (i->num_experts && i->moe_intermediate_size && !c->s->enable_expert_parallel && n < cap) {
+        names[n] = "moe_intermediate_size";
+        values[n++] = i->moe_intermediate_size;
+    }
+    /* Shared experts are TP-split even with EP (Qwen3-Next-80B-A3B-FP8 at TP 8). */
+    if (c->facts->shared_expert_intermediate_size && n < cap) {
+        names[n] = "shared_expert_intermediate_size";
+        values[n++] = c->facts->shared_expert_intermediate_size;
+    }
+    return n;
+}
+
+bool kvp__startup_need_plan(kvp__startup_ctx *c, kvp_check_row *row, const kvp_policy_result **r) {
+    if (!c->plan) {
+        kvp__check_set(row, KVP_CHECK_UNKNOWN, "name the GPU (--gpu) or give its memory (--gpu-mem)",
+                       "no memory plan: the GPU memory is not known");
+        return false;
+    }
+    if (c->plan->status == KVP_OK && c->plan->result) {
+        *r = c->plan->result;
+        return true;
+    }
+    return false;
+}
+
+void kvp__startup_set_run_dtype(kvp__startup_ctx *c, kvp_dtype d) {
+    if (c->rep->run_dtype != d) c->rep->run_dtype_adjusted = true;
+    c->rep->run_dtype = d;
+}
+
+const char *kvp__startup_cc(const kvp__startup_ctx *c, char *buf, size_t size) {
+    if (c->amd && c->s->gpu.gfx_target[0]) {
+        snprintf(buf, size, "%u.%u (%s)", c->cc / 10, c->cc % 10, c->s->gpu.gfx_target);
+        return buf;
+    }
+    return kvp_gpu_cc_string(c->cc, buf, size);
+}
+
+/* ------------------------------------------------------------------ runner */
+
+static bool disabled(const kvp_startup_settings *s, const kvp__startup_rule *r) {
+    for (uint32_t i = 0; i < s->disabled_count; i++) {
+        if (kvp__strcasecmp(s->disabled[i], r->id) == 0) return true;
+        if (r->is_default && strcmp(s->disabled[i], "defaults") == 0) return true;
+    }
+    return false;
+}
+
+static void lower_copy(char *dst, const char *src, size_t size) {
+    size_t i = 0;
+    for (; src[i] && i + 1 < size; i++) dst[i] = (char)tolower((unsigned char)src[i]);
+    dst[i] = '\0';
+}
+
+uint64_t kvp_startup_default_len(const kvp_model *model, const kvp_startup_settings *s) {
+    if (!model || !s) return 0;
+    const kvp_model_startup *f = kvp_model_get_startup(model);
+    const kvp_model_info *info = kvp_model_get_info(model);
+    /* GGUF n_ctx_train, geometry JSON: the stated length, 0 (unknown) when none. */
+    uint64_t fallback = info->max_position_embeddings;
+    if (!f->from_config) return fallback;
+    switch (s->policy.engine) {
+    case KVP_ENGINE_VLLM: return f->vllm_max_len;
+    case KVP_ENGINE_SGLANG: return f->sglang_context_len;
+    case KVP_ENGINE_TRTLLM: return f->trtllm_max_seq_len;
+    default: return fallback;
+    }
+}
+
+kvp_status kvp_startup_check(const kvp_model *model, const kvp_startup_settings *s,
+                             const kvp_startup_plan_input *plan, kvp_startup_report *rep,
+                             kvp_error *err) {
+    if (!model || !s || !rep)
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "NULL model, settings or report");
+    memset(rep, 0, sizeof *rep);
+    rep->engine = s->policy.engine;
+    kvp__strlcpy(rep->engine_version, s->policy.engine_version, sizeof rep->engine_version);
+    rep->first_refusal = -1;
+    size_t n;
+    const kvp__startup_rule *t = table_of(s->policy.engine, &n);
+    if (!t) return kvp__fail(err, KVP_INVALID_ARG, NULL, "engine", "no start-up rules for this engine");
+
+    kvp__startup_ctx c;
+    memset(&c, 0, sizeof c);
+    c.model = model;
+    c.info = kvp_model_get_info(model);
+    c.facts = kvp_model_get_startup(model);
+    c.s = s;
+    c.plan = plan;
+    c.rep = rep;
+    c.tp = s->policy.tp ? s->policy.tp : 1;
+    c.pp = s->policy.pp ? s->policy.pp : 1;
+    c.dp = s->policy.dp ? s->policy.dp : 1;
+    c.gpus_stated = s->gpu_count > 0;
+    c.gpus = s->gpu_count ? s->gpu_count : c.tp * c.pp * c.dp;
+    if (!kvp__policy_version(s->policy.engine_version, &c.version)) c.version = 0;
+    c.build = kvp__policy_build_number(s->policy.engine_version);
+    c.amd = strcmp(s->gpu.vendor, "amd") == 0;
+    c.cc = s->gpu.compute_capability;
+    c.ckpt_dtype = c.info->dtype == KVP_DTYPE_AUTO ? KVP_DTYPE_BF16 : c.info->dtype;
+    lower_copy(c.quant, s->quantization[0] ? s->quantization : c.info->quant_method, sizeof c.quant);
+    c.block_fp8 = c.facts->weight_block_n > 0 &&
+                  (strcmp(c.quant, "fp8") == 0 || strstr(c.info->weight_quant, "fp8") != NULL ||
+                   strcmp(c.info->quant_method, "fp8") == 0);
+    c.heads = c.info->num_attention_heads;
+    c.kv_heads = c.info->is_mla ? 1 : c.info->num_kv_heads;
+    c.user_len = s->policy.engine == KVP_ENGINE_LLAMACPP ? s->policy.n_ctx : s->policy.max_model_len;
+
+    /* What the engine runs with before any rule adjusts it. */
+    switch (s->dtype) {
+    case KVP_RUN_DTYPE_FLOAT16: rep->run_dtype = KVP_DTYPE_FP16; break;
+    case KVP_RUN_DTYPE_BFLOAT16: rep->run_dtype = KVP_DTYPE_BF16; break;
+    case KVP_RUN_DTYPE_FLOAT32: rep->run_dtype = KVP_DTYPE_FP32; break;
+    default: rep->run_dtype = kvp__policy_runtime_dtype(model); break;
+    }
+    rep->max_model_len = c.user_len ? c.user_len : kvp_startup_default_len(model, s);
+
+    for (size_t i = 0; i < n; i++) {
+        const kvp__startup_rule *r = &t[i];
+        if (disabled(s, r)) {
+            rep->disabled_count++;
+            continue;
+        }
+        if (!r->eval) {
+            if (rep->undecided_count < KVP_STARTUP_MAX_UNDECIDED) {
+                kvp_startup_undecided *u = &rep->undecided[rep->undecided_count++];
+                kvp__strlcpy(u->rule, r->id, sizeof u->rule);
+                kvp__strlcpy(u->reason, r->undecidable ? r->undecidable : "", sizeof u->reason);
+            }
+            continue;
+        }
+        if (rep->count >= KVP_STARTUP_MAX_CHECKS) break;
+        kvp_check_row *row = &rep->checks[rep->count];
+        memset(row, 0, sizeof *row);
+        kvp__strlcpy(row->rule, r->id, sizeof row->rule);
+        kvp__strlcpy(row->setting, r->setting, sizeof row->setting);
+        kvp__strlcpy(row->basis, r->basis, sizeof row->basis);
+        kvp__strlcpy(row->versions, r->versions, sizeof row->versions);
+        row->is_default = r->is_default;
+        r->eval(&c, row);
+        rep->counts[row->status]++;
+        if (row->status == KVP_CHECK_REFUSE && rep->first_refusal < 0)
+            rep->first_refusal = (int)rep->count;
+        rep->count++;
+    }
+    rep->starts = rep->counts[KVP_CHECK_REFUSE] == 0;
+    return KVP_OK;
+}
+
+void kvp_startup_apply(const kvp_model *model, const kvp_startup_report *rep,
+                       kvp_policy_settings *s) {
+    if (!model || !rep || !s) return;
+    const kvp_model_info *info = kvp_model_get_info(model);
+    if (s->engine == KVP_ENGINE_LLAMACPP) {
+        if (rep->max_model_len_adjusted) s->n_ctx = rep->max_model_len;
+        return;
+    }
+    if (rep->max_model_len_adjusted ||
+        (!s->max_model_len && !s->auto_fit_max_model_len && rep->max_model_len &&
+         rep->max_model_len != info->max_position_embeddings))
+        s->max_model_len = rep->max_model_len;
+    if (rep->run_dtype_adjusted && (!s->kv_dtype[0] || kvp__strcasecmp(s->kv_dtype, "auto") == 0) &&
+        info->kv_dtype_declared == KVP_DTYPE_AUTO)
+        kvp__strlcpy(s->kv_dtype, rep->run_dtype == KVP_DTYPE_FP32   ? "float32"
+                                  : rep->run_dtype == KVP_DTYPE_FP16 ? "float16"
+                                                                     : "bfloat16",
+                     sizeof s->kv_dtype);
+}
