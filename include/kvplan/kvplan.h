@@ -22,6 +22,7 @@
 #include "kvplan/safetensors.h"
 #include "kvplan/plan.h"
 #include "kvplan/policy.h"
+#include "kvplan/startup.h"
 #include "kvplan/local.h"
 #include "kvplan/pool.h"
 #include "kvplan/sim.h"

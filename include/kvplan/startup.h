@@ -67,7 +67,7 @@ typedef struct kvp_model_startup {
 
 /* The model's start-up facts; never NULL (zeros for models not read from a
  * config.json, with vllm/sglang/trtllm lengths taken from the model info). */
-const kvp_model_startup *kvp_model_get_startup(const kvp_model *model);
+KVP_API const kvp_model_startup *kvp_model_get_startup(const kvp_model *model);
 
 /* ------------------------------------------------------------------ settings */
 
@@ -84,8 +84,8 @@ typedef enum kvp_run_dtype {
 
 /* "auto", "float16" ("half", "fp16"), "bfloat16" ("bf16"), "float32" ("float", "fp32").
  * KVP_INVALID_ARG when unknown. */
-KVP_NODISCARD kvp_status kvp_run_dtype_parse(const char *text, kvp_run_dtype *out);
-const char *kvp_run_dtype_name(kvp_run_dtype dtype);
+KVP_API KVP_NODISCARD kvp_status kvp_run_dtype_parse(const char *text, kvp_run_dtype *out);
+KVP_API const char *kvp_run_dtype_name(kvp_run_dtype dtype);
 
 /* A deployment as start-up sees it: the policy settings (engine, version,
  * parallelism, lengths, batch limits, KV dtype, llama.cpp context) plus the
@@ -111,14 +111,14 @@ typedef struct kvp_startup_settings {
     char disabled[KVP_STARTUP_MAX_DISABLED][16];
 } kvp_startup_settings;
 
-kvp_startup_settings kvp_startup_settings_default(void);
+KVP_API kvp_startup_settings kvp_startup_settings_default(void);
 /* Add K=V (KVP_INVALID_ARG: no '=', an empty or invalid name, too long or too
  * many); a later K replaces an earlier one. */
-KVP_NODISCARD kvp_status kvp_startup_set_env(kvp_startup_settings *s, const char *assignment,
+KVP_API KVP_NODISCARD kvp_status kvp_startup_set_env(kvp_startup_settings *s, const char *assignment,
                                              kvp_error *err);
 /* Switch a rule off by id, or "defaults" for all knowledge / uncertain rules.
  * KVP_INVALID_ARG for an id no table has. */
-KVP_NODISCARD kvp_status kvp_startup_disable(kvp_startup_settings *s, const char *rule_id,
+KVP_API KVP_NODISCARD kvp_status kvp_startup_disable(kvp_startup_settings *s, const char *rule_id,
                                              kvp_error *err);
 
 /* -------------------------------------------------------------------- report */
@@ -133,7 +133,7 @@ typedef enum kvp_check_status {
 } kvp_check_status;
 
 /* "pass", "refuse", "adjust", "warn", "unknown". */
-const char *kvp_check_status_name(kvp_check_status status);
+KVP_API const char *kvp_check_status_name(kvp_check_status status);
 
 typedef struct kvp_check_row {
     char rule[16];              /* STARTUP.md id, "V-PAR-1" */
@@ -186,12 +186,12 @@ typedef struct kvp_startup_plan_input {
 /* The length the engine derives when the user gives none (vLLM
  * _get_and_verify_max_len, SGLang get_context_length, TRT-LLM's inference,
  * llama.cpp n_ctx_train). 0 for NULL arguments. */
-uint64_t kvp_startup_default_len(const kvp_model *model, const kvp_startup_settings *s);
+KVP_API uint64_t kvp_startup_default_len(const kvp_model *model, const kvp_startup_settings *s);
 
 /* Evaluate every rule of s->policy.engine's table on the deployment. `plan`
  * may be NULL (memory rules unknown). Errors: KVP_INVALID_ARG for NULL
  * arguments. A refusal is not an error: rep->starts is false. */
-KVP_NODISCARD kvp_status kvp_startup_check(const kvp_model *model, const kvp_startup_settings *s,
+KVP_API KVP_NODISCARD kvp_status kvp_startup_check(const kvp_model *model, const kvp_startup_settings *s,
                                            const kvp_startup_plan_input *plan,
                                            kvp_startup_report *rep, kvp_error *err);
 
@@ -200,7 +200,7 @@ KVP_NODISCARD kvp_status kvp_startup_check(const kvp_model *model, const kvp_sta
  * clamp, an auto-fit; llama.cpp n_ctx after --fit) and, when the KV dtype
  * follows the model, the dtype the engine runs in (fp16 fallback, fp32 for
  * models that exclude fp16). NULL arguments: no-op. */
-void kvp_startup_apply(const kvp_model *model, const kvp_startup_report *rep,
+KVP_API void kvp_startup_apply(const kvp_model *model, const kvp_startup_report *rep,
                        kvp_policy_settings *s);
 
 /* The rule table of an engine, for docs and --list: `count` rows; row i's id,
@@ -215,8 +215,8 @@ typedef struct kvp_startup_rule_info {
     bool decidable;             /* false: listed as not decidable offline */
     const char *undecidable_reason;
 } kvp_startup_rule_info;
-size_t kvp_startup_rule_count(kvp_engine engine);
-KVP_NODISCARD kvp_status kvp_startup_rule(kvp_engine engine, size_t index,
+KVP_API size_t kvp_startup_rule_count(kvp_engine engine);
+KVP_API KVP_NODISCARD kvp_status kvp_startup_rule(kvp_engine engine, size_t index,
                                           kvp_startup_rule_info *out);
 
 #ifdef __cplusplus

@@ -10,6 +10,7 @@
 #ifndef KVP_STARTUP_INTERNAL_H
 #define KVP_STARTUP_INTERNAL_H
 
+#include "kvplan/cost.h"
 #include "kvplan/startup.h"
 #include "policy_internal.h"
 

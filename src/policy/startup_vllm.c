@@ -37,9 +37,17 @@ static void par_2(kvp__startup_ctx *c, kvp_check_row *r) {
         return;
     }
     uint32_t kv = c->kv_heads, tp = c->tp;
-    /* QKVParallelLinear: tp >= kv -> replicas = divide(tp, kv); else divide(kv, tp). */
-    bool bad = tp >= kv ? tp % kv != 0 : kv % tp != 0;
-    if (bad) {
+    /* QKVParallelLinear: tp >= kv -> replicas = divide(tp, kv); else divide(kv, tp).
+     * The arithmetic is the cost room's (kvp_cost_check_tp, which `cost` and every
+     * policy apply), so cost and the start-up check agree; the query-head case is
+     * V-PAR-1's. */
+    kvp_error e;
+    bool bad = kvp_cost_check_tp(c->model, tp, &e) != KVP_OK &&
+               strcmp(e.key, "num_attention_heads") != 0;
+    if (bad && strcmp(e.key, "num_key_value_heads") != 0) {
+        kvp__check_set(r, KVP_CHECK_REFUSE, "a TP size that divides the recurrent heads",
+                       "AssertionError while building the layers: %s", e.message);
+    } else if (bad) {
         char fix[200];
         snprintf(fix, sizeof fix, "a TP size that divides %u KV heads or is a multiple of it", kv);
         kvp__check_set(r, KVP_CHECK_REFUSE, fix, "%u is not divisible by %u", tp >= kv ? tp : kv,
