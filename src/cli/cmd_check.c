@@ -28,7 +28,7 @@ static const char *const k_usage =
     "  --tp/--pp/--dp N, --max-model-len/--context-length/--max-seq-len/--ctx-size N,\n"
     "  --kv-dtype T, --block-size N, --max-num-seqs N, --max-num-batched-tokens N,\n"
     "  --gpu-memory-utilization F, --mem-fraction-static F, --enable-dp-attention,\n"
-    "  --parallel N, --cache-type-k/-v T, --flash-attn on|off|auto\n"
+    "  --parallel N, --cache-type-k T, --cache-type-v T, --flash-attn on|off|auto\n"
     "  --dtype auto|float16|bfloat16|float32, --quantization M, --trust-remote-code,\n"
     "  --enforce-eager, --[no-]enable-prefix-caching, --[no-]enable-chunked-prefill,\n"
     "  --enable-expert-parallel, --speculative-method M, --num-speculative-tokens N,\n"

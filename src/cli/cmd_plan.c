@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "startup_cli.h"
 #include "kvplan/plan.h"
 #include "kvplan/probe.h"
 #include "kvplan/local.h"
@@ -91,6 +92,7 @@ typedef struct opts {
     kvp_kv_config kv;
     uint64_t windows[256];
     size_t window_count;
+    kvp_startup_settings startup; /* start-up flags (issue 21, startup_cli.h) */
 } opts;
 
 static bool g_json;
@@ -347,6 +349,8 @@ static int parse(int argc, char **argv, opts *o) {
                 return KVP_EXIT_BAD_INPUT;
         } else if (kvp_cli_opt(argc, argv, &i, "--policy", &v, &bad)) {
             if (bad) return KVP_EXIT_BAD_INPUT; /* trtllm: handled before parsing */
+        } else if (kvp_cli_startup_opt(argc, argv, &i, &o->startup, &bad)) {
+            if (bad) return KVP_EXIT_BAD_INPUT;
         } else if (a[0] == '-' && a[1] != '\0') {
             if (g_json) {
                 char bare[128];
@@ -868,6 +872,17 @@ static int run(plan_ctx *p) {
     o->d.max_cuda_graph_batch_size = o->cuda_graph_bs;
     int rc = memory_facts(p);
     if (rc >= 0) return rc;
+    /* TensorRT-LLM's start-up rules (docs/startup.md): a refusal is exit 1 with its
+     * rule; a max_seq_len above the model's is clamped as trtllm-serve does. */
+    o->startup.policy.engine = KVP_ENGINE_TRTLLM;
+    o->startup.policy.tp = o->d.tp;
+    o->startup.policy.pp = o->d.pp;
+    o->startup.policy.enable_dp_attention = o->d.attention_dp;
+    o->startup.policy.max_model_len = o->d.max_seq_len;
+    o->startup.gpu_known = o->gpu && kvp_gpu_lookup_in(kvp_cli_gpu_catalog(), o->gpu, &o->startup.gpu, NULL) == KVP_OK;
+    if ((rc = kvp_cli_startup_gate(p->model, &o->startup, NULL, o->json)) != 0) return rc;
+    if (o->d.max_seq_len && o->startup.policy.max_model_len < o->d.max_seq_len)
+        o->d.max_seq_len = o->startup.policy.max_model_len;
     if (o->local) {
         /* Model-local caches: reported, never subtracted when memory was measured; with
          * estimated memory the graph-resident part joins the predicted peak
@@ -1076,6 +1091,7 @@ int kvp_cmd_plan(int argc, char **argv) {
 static int plan_seed(int argc, char **argv) {
     opts o;
     memset(&o, 0, sizeof o);
+    o.startup = kvp_startup_settings_default();
     g_json = false;
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "--json") == 0) g_json = true;

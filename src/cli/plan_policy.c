@@ -56,6 +56,12 @@ void kvp_cli_plan_policy_usage(FILE *out) {
          "             --flash-attn/-fa on|off|auto\n"
          "  memory facts (instead of --kv-budget): --gpu NAME | --gpu-mem BYTES, --free-mem BYTES,\n"
          "             --weights BYTES, --peak BYTES, --non-torch BYTES, --cuda-graph BYTES\n"
+         "  start-up rules (docs/startup.md; a refusal exits 1 with its rule):\n"
+         "             --dtype auto|float16|bfloat16|float32, --quantization M, --trust-remote-code,\n"
+         "             --enforce-eager, --enable-prefix-caching, --no-enable-prefix-caching,\n"
+         "             --enable-chunked-prefill, --no-enable-chunked-prefill, --enable-expert-parallel,\n"
+         "             --speculative-method M, --num-speculative-tokens N, --gpus N, --env K=V,\n"
+         "             --disable-rule ID|defaults\n"
          "  --geometry FILE             build the model from a GGUF-style geometry JSON\n"
          "  --json                      machine-readable output with engine_report\n",
           out);

@@ -28,7 +28,11 @@ check_bad plan llama-3.1-8b --kv-budget 0
 check_bad plan llama-3.1-8b --kv-budget -5GiB
 check_bad plan llama-3.1-8b --kv-budget 40GiB --free-gpu-memory-fraction 0
 check_bad plan llama-3.1-8b --kv-budget 40GiB --max-tokens 0
-check_bad plan llama-3.1-8b --kv-budget 40GiB --tp 3
+# TP 3 with 32 heads: TensorRT-LLM refuses at start-up (T-PAR-1): exit 1, the rule named
+# (issue 21; it was exit 2 as bad input before the start-up rules).
+out=$("$K" plan llama-3.1-8b --kv-budget 40GiB --tp 3 2>&1); rc=$?
+[ "$rc" = 1 ] || fail "TP 3 should exit 1 (engine refuses), got $rc"
+case "$out" in *"T-PAR-1"*) ;; *) fail "TP 3 refusal does not name T-PAR-1: $out" ;; esac
 check_bad plan llama-3.1-8b --kv-budget 1MiB --max-seq-len 8192
 check_bad plan llama-3.1-8b --kv-budget 40GiB --bogus-option
 check_bad plan llama-3.1-8b --gpu-mem 80GiB --weights 70GiB --peak 60GiB --non-torch 1GiB
@@ -45,8 +49,11 @@ out=$("$K" plan llama-3.1-8b --kv-budget 1GiB --max-seq-len 131072 2>/dev/null) 
 case "$out" in *"max_seq_len 131072 (engine starts with 8192)"*"so the engine starts with max_seq_len 8192"*) ;; *) fail "no adopted max_seq_len: $out" ;; esac
 
 # --json errors are objects on stdout.
+out=$("$K" plan llama-3.1-8b --kv-budget 40GiB --max-tokens 0 --json 2>/dev/null)
+case "$out" in '{"error": {"code": '*) ;; *) fail "json error object: $out" ;; esac
+# A start-up refusal under --json is the check report (starts false, the rule).
 out=$("$K" plan llama-3.1-8b --kv-budget 40GiB --tp 3 --json 2>/dev/null)
-case "$out" in '{"error": {"code": "KVP_CONFIG"'*) ;; *) fail "json error object: $out" ;; esac
+case "$out" in *'"starts": false'*'"first_refusal": "T-PAR-1"'*) ;; *) fail "json refusal: $out" ;; esac
 out=$("$K" plan llama-3.1-8b --kv-budget 40GiB --nope --json 2>/dev/null)
 case "$out" in '{"error": {"code": "KVP_INVALID_ARG"'*) ;; *) fail "json unknown option: $out" ;; esac
 
