@@ -429,6 +429,149 @@ KVP_API KVP_NODISCARD kvp_status kvp_lora_module_slots(const kvp_model *model,
 KVP_API size_t kvp_gemma4_layer_geometry(const kvp_model *model, uint32_t *out_head_dims,
                                  uint32_t *out_kv_heads, size_t out_cap);
 
+/* ------------------------------------------ rules around the creator */
+
+/* create_py_executor_instance: an encoder-decoder model's executor caps each
+ * request's max_seq_len at the decoder position table (max_target_positions),
+ * since max_seq_len covers the longer encoder sequence. Returns true when the
+ * model is encoder-decoder and states max_target_positions; *out is
+ * min(max_seq_len, max_target_positions), else max_seq_len. */
+KVP_API bool kvp_decoder_max_seq_len(const kvp_model *model, uint64_t max_seq_len, uint64_t *out);
+
+/* avg_seq_len of one manager: try_prepare_estimation sets it to max_seq_len
+ * (configure restores the user's value, 0 = None); during estimation a V2
+ * manager without pool_ratio gets min(that, its own max_seq_len)
+ * (_create_kv_cache_manager). The V2 manager reads it as its workload hint
+ * for splitting the quota between pool groups; kvplan's V2 model (window pools
+ * in the intercept) does not depend on it. */
+KVP_API uint64_t kvp_manager_avg_seq_len(bool estimating, bool is_v2, bool pool_ratio_set,
+                                         uint64_t user_avg_seq_len,
+                                         uint64_t creator_max_seq_len,
+                                         uint64_t manager_max_seq_len);
+
+typedef enum kvp_compression_algorithm {
+    KVP_COMPRESSION_NONE = 0,
+    KVP_COMPRESSION_COLD_PAGE_QUANT, /* "quantization_for_cold_page" */
+    KVP_COMPRESSION_TRIATTENTION,    /* "triattention" */
+    KVP_COMPRESSION_COUNT
+} kvp_compression_algorithm;
+
+/* KvCacheCompressionConfig. */
+typedef struct kvp_kv_compression {
+    kvp_compression_algorithm algorithm;
+    const char *quant;                 /* cold-page format as given ("nvfp4") */
+    bool quant_nvfp4;                  /* quant is "nvfp4" */
+    bool triattention_union_eviction;  /* eviction_mode = "union" */
+} kvp_kv_compression;
+
+/* "none", "quantization_for_cold_page", "triattention". */
+KVP_API const char *kvp_compression_name(kvp_compression_algorithm algorithm);
+KVP_API KVP_NODISCARD kvp_status kvp_compression_parse(const char *name,
+                                                       kvp_compression_algorithm *out);
+/* is_sm_100f: SM100, SM103 or SM107. */
+KVP_API bool kvp_sm_is_100_family(uint32_t sm_version);
+
+/* validate_kv_cache_compression_compatibility, errors worded as the seed:
+ * NVFP4 cold-page quantization and TriAttention need an SM100-family device
+ * (KVP_UNSUPPORTED, key "sm_version"); an algorithm without block-reuse
+ * support refuses enable_block_reuse (TriAttention: its evicted pages cannot
+ * match a prefix); with speculation, TriAttention needs union eviction and
+ * only one-model MTP / EAGLE3 are accepted (KVP_CONFIG). */
+KVP_API KVP_NODISCARD kvp_status kvp_kv_compression_validate(const kvp_kv_compression *config,
+                                                             uint32_t sm_version,
+                                                             bool enable_block_reuse,
+                                                             kvp_spec_mode spec, kvp_error *err);
+
+/* What a compression manager changes. */
+typedef struct kvp_compression_effect {
+    bool active;                 /* a compression manager is built */
+    kvp_dtype cold_page_dtype;   /* cold (offloaded) pages stored in this dtype; AUTO = KV dtype */
+    bool iteration_lifecycle;    /* runs as a resource manager after the KV managers */
+} kvp_compression_effect;
+
+/* create_kv_cache_compression_manager: helix CP refuses compression; cold-page
+ * quantization needs format nvfp4 (KVP_UNSUPPORTED otherwise) and a V2
+ * manager, is not built for the estimation pass, and is skipped (a note) when
+ * the KV cache already is nvfp4; then validation as above. The GPU pools are
+ * unchanged: cold-page quantization re-encodes pages as they migrate to the
+ * host tier (nvfp4: 4.5 bits a value instead of the KV dtype's). */
+KVP_API KVP_NODISCARD kvp_status kvp_kv_compression_manager(
+    const kvp_kv_compression *config, bool helix_cp, kvp_manager_kind manager, kvp_dtype kv_dtype,
+    uint32_t sm_version, bool enable_block_reuse, kvp_spec_mode spec, bool estimating,
+    kvp_compression_effect *out, kvp_notes *notes, kvp_error *err);
+
+#define KVP_LORA_MAX_MODULES 32
+
+/* LoraConfig / PeftCacheConfig fields the executor reads. */
+typedef struct kvp_lora_settings {
+    uint32_t max_lora_rank;
+    bool has_max_loras, has_max_cpu_loras;
+    uint32_t max_loras, max_cpu_loras;
+    const char *const *target_modules;   /* lora_target_modules (TensorRT-LLM names) */
+    size_t module_count;
+    const char *const *missing_qkv_modules;
+    size_t missing_qkv_count;
+    uint64_t shared_expert_global_size;  /* _infer_shared_expert_size_from_adapter; 0 = none */
+} kvp_lora_settings;
+
+typedef struct kvp_lora_cache {
+    uint64_t num_experts;                /* _try_infer_num_experts */
+    uint32_t num_kv_heads;               /* max over layers */
+    uint64_t shared_expert_hidden_size;  /* adapter size // tp */
+    uint64_t moe_hidden_size;            /* moe_intermediate_size // tp */
+    uint64_t mamba_in_proj_size;         /* (2 d_inner + 2 n_groups d_state + heads) // tp */
+    uint64_t mamba_inner_size;           /* d_inner // tp */
+    uint64_t moe_latent_size;            /* replicated */
+    const char *modules[2 * KVP_LORA_MAX_MODULES]; /* after the shared-expert rewrite */
+    size_t module_count;
+    uint64_t num_lora_modules;           /* module-layer slots (_compute_num_lora_modules) */
+    bool has_device, has_host;
+    uint64_t device_module_layers;       /* num_device_module_layer */
+    uint64_t host_module_layers;         /* num_host_module_layer */
+} kvp_lora_cache;
+
+/* The PEFT cache sizing of create_py_executor_instance: module dimensions
+ * handed to LoraModule.create_lora_modules (KV heads, shared-expert, MoE and
+ * Mamba sizes per TP rank), the mlp_* -> shared_expert_* rewrite (mlp_* kept
+ * only with dense MLP layers), the module-layer slots and
+ * num_device_module_layer = max_lora_rank x slots x max_loras (host:
+ * max_cpu_loras). Errors: rank 0, no or unknown target modules
+ * (KVP_INVALID_ARG), an adapter shared-expert size that does not divide over
+ * TP (KVP_CONFIG). `notes` may be NULL. */
+KVP_API KVP_NODISCARD kvp_status kvp_lora_cache_size(const kvp_model *model,
+                                                     const kvp_lora_settings *settings,
+                                                     uint32_t tp, kvp_lora_cache *out,
+                                                     kvp_notes *notes, kvp_error *err);
+
+/* One modality of the input processor's get_mm_max_tokens_per_item. */
+typedef struct kvp_mm_item {
+    const char *modality;
+    uint64_t tokens_per_item;
+} kvp_mm_item;
+
+typedef struct kvp_mm_profile {
+    bool has_batch;              /* false: no profiling batch (seed: []) */
+    const char *modality;        /* borrowed from the items */
+    uint64_t tokens_per_item, num_items, tokens;
+} kvp_mm_profile;
+
+/* _create_dummy_encoder_inputs: the modality with the most tokens per item
+ * within encoder_max_num_tokens, min(encoder_batch_size, budget // tokens)
+ * items of it. No batch when the budget is 0 or no modality fits. Errors as
+ * the seed's: an empty modality name, a zero token count (KVP_INVALID_ARG). */
+KVP_API KVP_NODISCARD kvp_status kvp_mm_encoder_profile_batch(const kvp_mm_item *items, size_t n,
+                                                              uint64_t encoder_max_num_tokens,
+                                                              uint64_t encoder_batch_size,
+                                                              kvp_mm_profile *out,
+                                                              kvp_error *err);
+/* The profiling run's retained encoder output (numel x element size): tokens x
+ * embedding_dim in dtype (AUTO = bf16). The creator subtracts it from the
+ * encoder's output budget (kvp_mm_encoder_reserve_bytes). */
+KVP_API KVP_NODISCARD kvp_status kvp_mm_encoder_output_bytes(const kvp_mm_profile *profile,
+                                                             uint64_t embedding_dim,
+                                                             kvp_dtype dtype,
+                                                             uint64_t *out_bytes, kvp_error *err);
+
 /* ---------------------------------------------------- estimation pass */
 
 /* _get_mla_chunked_profile_length: the prompt length that profiles two full
@@ -493,6 +636,20 @@ KVP_API uint32_t kvp_estimation_pool_groups(const kvp_model *model, uint64_t max
 
 /* Deployment settings (the seed's constructor arguments and llm_args).
  * Zero-initialise, then set; 0 means the documented default. */
+/* TensorRT-LLM rule sets (kvplan plan --engine-version). */
+typedef enum kvp_trtllm_rules {
+    KVP_TRTLLM_RULES_2026 = 0, /* newest: a V2 window pool keeps one block more per slot
+                                  (the generation token); a DFLASH draft on V2 is charged
+                                  its context and generation slots / max_util_for_resume */
+    KVP_TRTLLM_RULES_2025      /* older snapshots: the window alone, the draft as costed */
+} kvp_trtllm_rules;
+
+/* "2026", "2025". */
+KVP_API const char *kvp_trtllm_rules_name(kvp_trtllm_rules rules);
+/* "2026", "latest" or "" -> 2026; "2025", "pre-2026" -> 2025; else KVP_INVALID_ARG. */
+KVP_API KVP_NODISCARD kvp_status kvp_trtllm_rules_parse(const char *version,
+                                                        kvp_trtllm_rules *out);
+
 typedef struct kvp_deploy_settings {
     uint32_t tp, pp, cp;               /* 0 -> 1 */
     int32_t pp_rank;                   /* stage to plan; negative -> busiest (last with draft layers) */
@@ -524,6 +681,13 @@ typedef struct kvp_deploy_settings {
     uint64_t attention_workspace_bytes_per_token; /* backend-declared w; 0 = none */
     bool workspace_not_chunked_prefill_bounded;
     uint32_t hybrid_dummy_slots;       /* extra recurrent slots; seed-derived default 1 */
+    kvp_trtllm_rules trtllm_rules;     /* 0 = the newest (2026) rules */
+    double max_util_for_resume;        /* V2 resume threshold in (0, 1]; 0 -> 1.0 */
+    /* Multimodal encoder memory the profile does not hold (used by configure when the
+     * measured memory states none): the encoder's output budget, the output the
+     * profiling batch retains (kvp_mm_encoder_output_bytes), the encoder cache. */
+    uint64_t mm_output_budget_bytes, mm_profiled_output_bytes, mm_encoder_cache_max_bytes;
+    bool mm_encoder_cache_active;
 } kvp_deploy_settings;
 
 /* KvCacheConfig fields the creator reads. 0 / false = unset. */
@@ -544,6 +708,7 @@ typedef struct kvp_kv_config {
     bool has_fp8_context_mla_kv_len_cap;
     uint64_t fp8_context_mla_kv_len_cap;
     bool mamba_additional_snapshots;
+    uint64_t avg_seq_len;                 /* 0 = None (kvp_manager_avg_seq_len) */
 } kvp_kv_config;
 
 typedef struct kvp_creator kvp_creator;
@@ -685,6 +850,7 @@ typedef struct kvp_manager_plan {
     uint64_t max_gpu_total_bytes;      /* its GPU quota */
     uint64_t host_cache_size, disk_cache_size;
     uint64_t max_seq_len;
+    uint64_t avg_seq_len;              /* kvp_manager_avg_seq_len; 0 = None */
     bool vswa;
     uint32_t pool_count;
     kvp_plan_pool pools[KVP_PLAN_MAX_POOLS];

@@ -18,6 +18,7 @@
 #if defined(__has_include)
 #if __has_include("plan_policy.h")
 #include "plan_policy.h"
+#include "plan_seed_opts.h"
 #define KVP_HAVE_PLAN_POLICY 1
 #endif
 #endif
@@ -66,6 +67,7 @@ static void usage(FILE *out) {
         "  --explain                    formula and inputs behind every number\n"
         "  --json                       machine-readable plan\n",
         out);
+    kvp_cli_plan_seed_usage(out);
 #ifdef KVP_HAVE_PLAN_POLICY
     fputs("\n", out);
     kvp_cli_plan_policy_usage(out); /* the engine policies and their spellings */
@@ -93,6 +95,7 @@ typedef struct opts {
     uint64_t windows[256];
     size_t window_count;
     kvp_startup_settings startup; /* start-up flags (issue 21, startup_cli.h) */
+    kvp_cli_seed_opts seed; /* engine settings and rules around the creator */
 } opts;
 
 static bool g_json;
@@ -201,13 +204,27 @@ static const char *const k_known[] = {
     "--max-batch-size", "--max-num-tokens", "--max-beam-width", "--max-seq-len", "--seq-len",
     "--cuda-graph-batch-size", "--draft", "--spec-mode", "--max-draft-len", "--num-draft-layers",
     "--separate-draft-kv", "--policy", "--explain", "--json", "--help", "--probe", "--device",
-    "--gpus", "--from", "--svg", "--html", "--local", "--async-chunk", "--streaming", "--enforce-eager", NULL};
+    "--gpus", "--from", "--svg", "--html", "--local", "--async-chunk", "--streaming", "--enforce-eager",
+    "--cp", "--helix", "--sparse-attention", "--disaggregated", "--transceiver-backend",
+    "--transceiver-runtime", "--mamba-manager-preference", "--use-py-mamba", "--attn-backend",
+    "--mla-workspace-rate", "--workspace-not-chunk-bounded", "--fp8-context-mla-kv-len-cap",
+    "--sm-version", "--enable-chunked-prefill", "--chunk-size",
+    "--chunked-prefill-buffer-batch-size", "--disable-overlap-scheduler", "--kv-connector",
+    "--max-input-len", "--skip-estimation", "--avg-seq-len", "--engine-version",
+    "--max-util-for-resume", "--kv-cache-compression", "--compression-quant",
+    "--triattention-union-eviction", "--lora-rank", "--max-loras", "--max-cpu-loras",
+    "--lora-target-modules", "--lora-shared-expert-size", "--mm-encoder-max-tokens",
+    "--mm-encoder-batch-size", "--mm-tokens-per-item", "--mm-embedding-dim", "--mm-output-budget",
+    "--mm-encoder-cache", NULL};
 
 /* Returns -1 to continue, else an exit status. */
 static int parse(int argc, char **argv, opts *o) {
     bool bad = false;
     o->cuda_graph_bs = DEFAULT_CUDA_GRAPH_BS;
     for (int i = 1; i < argc; i++) {
+        int sr = kvp_cli_plan_seed_option(argc, argv, &i, &o->d, &o->kv, &o->seed);
+        if (sr > 0) return sr;
+        if (sr < 0) continue;
         const char *a = argv[i], *v = NULL;
         if (kvp_cli_flag(a, "--help") || kvp_cli_flag(a, "-h")) {
             usage(stdout);
@@ -617,6 +634,7 @@ static void print_text(plan_ctx *p, FILE *f) {
                 (unsigned long long)p->est.tokens.cuda_graph_warmup_blocks,
                 (unsigned long long)p->est.tokens.pool_blocks);
     }
+    kvp_cli_plan_seed_print(&p->o->seed, p->creator, &p->plan, f);
     if (p->local && kvp_local_report_entry_count(p->local)) {
         fprintf(f, "\nmodel-local caches (%s, reported, not subtracted)\n",
                 kvp_local_report_model(p->local));
@@ -907,6 +925,7 @@ static int run(plan_ctx *p) {
         }
     }
 
+    if ((rc = kvp_cli_plan_seed_prepare(p->model, &o->d, &o->seed, o->json)) >= 0) return rc;
     if (kvp_creator_new(p->model, p->draft, &o->d, &o->kv, NULL, &p->creator, &err) != KVP_OK)
         return fail_err(p, &err);
     const kvp_deploy_settings *d = kvp_creator_deploy(p->creator);
@@ -937,6 +956,9 @@ static int run(plan_ctx *p) {
             return fail_err(p, &err);
     }
     if (kvp_creator_build(p->creator, false, &p->plan, &err) != KVP_OK) return fail_err(p, &err);
+    o->seed.enable_block_reuse = o->kv.enable_block_reuse;
+    if ((rc = kvp_cli_plan_seed_after_build(p->model, p->creator, &p->plan, &o->seed, o->json)) >= 0)
+        return rc;
 
     const kvp_manager_plan *t = &p->plan.managers[KVP_ROLE_TARGET];
     uint32_t beam = d->max_beam_width;
@@ -966,6 +988,15 @@ static int run(plan_ctx *p) {
                  (unsigned long long)max_seq);
     }
     p->engine_max_seq_len = max_seq;
+    /* Encoder-decoder: max_seq_len covers the encoder; the executor caps each request's
+     * decoder tokens at max_target_positions. */
+    uint64_t dec_len;
+    if (kvp_decoder_max_seq_len(p->model, max_seq, &dec_len) && dec_len < max_seq) {
+        warn(p, "encoder-decoder: decoder requests are capped at max_target_positions %llu "
+                "(max_seq_len %llu covers the encoder)",
+             (unsigned long long)dec_len, (unsigned long long)max_seq);
+        max_seq = dec_len;
+    }
     p->seq_len = o->seq_len ? o->seq_len : max_seq;
     if (o->seq_len && o->seq_len > d->max_seq_len)
         return bad_input(KVP_INVALID_ARG, "--seq-len",

@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "json_error.h"
 #include "plan_internal.h"
 
 void kvp__cfg_open(const kvp_model *model, kvp__cfg *cfg) {
@@ -14,7 +15,15 @@ void kvp__cfg_open(const kvp_model *model, kvp__cfg *cfg) {
     const char *text = model ? kvp_model_source_text(model, &len) : NULL;
     if (!text) return;
     json_error_t jerr;
-    cfg->doc = json_loadb(text, len, 0, &jerr);
+    /* The reader accepted the text with Python's bare Infinity / NaN rewritten
+     * (Nemotron-H's time_step_limit); parse it the same way. */
+    char *work = kvp__malloc(NULL, len + 1);
+    if (!work) return;
+    memcpy(work, text, len);
+    work[len] = '\0';
+    kvp__json_python_literals(work, len, "0.0");
+    cfg->doc = json_loadb(work, len, 0, &jerr);
+    kvp__free(NULL, work);
     if (!cfg->doc || !json_is_object(cfg->doc)) {
         json_decref(cfg->doc);
         cfg->doc = NULL;

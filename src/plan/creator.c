@@ -105,6 +105,10 @@ static kvp_status apply_defaults(kvp_creator *c, kvp_error *err) {
     if (d->helix_cp && d->cp < 2)
         return kvp__fail(err, KVP_INVALID_ARG, NULL, "cp",
                          "helix context parallelism needs cp > 1, got %u", d->cp);
+    if (d->max_util_for_resume == 0.0) d->max_util_for_resume = 1.0;
+    if (!(d->max_util_for_resume > 0.0 && d->max_util_for_resume <= 1.0))
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "max_util_for_resume",
+                         "max_util_for_resume %g is outside (0, 1]", d->max_util_for_resume);
     if (c->kv.free_gpu_memory_fraction == 0.0) c->kv.free_gpu_memory_fraction = DEFAULT_FRACTION;
     if (!(c->kv.free_gpu_memory_fraction > 0.0 && c->kv.free_gpu_memory_fraction <= 1.0))
         return kvp__fail(err, KVP_INVALID_ARG, NULL, "free_gpu_memory_fraction",
@@ -435,6 +439,13 @@ static kvp_status first_attention_layer(const kvp_model *m, const kvp_cost_setti
     return KVP_OK;
 }
 
+/* Blocks a V2 window pool keeps per sequence slot: ceil(W / tpb), and one more for
+ * the generation token under the 2026 rules (ADMISSION.md). */
+static uint64_t window_blocks(const kvp_creator *c, uint64_t window_tokens) {
+    uint64_t b = kvp__ceil_div_u64(window_tokens, c->kv.tokens_per_block);
+    return c->d.trtllm_rules == KVP_TRTLLM_RULES_2025 ? b : b + 1u;
+}
+
 /* Sum the cost of the manager's pools into the seed's affine cost. */
 static kvp_status manager_affine(const kvp_creator *c, kvp_manager_plan *mp, kvp_error *err) {
     kvp_affine_cost a = {0, 0};
@@ -452,8 +463,9 @@ static kvp_status manager_affine(const kvp_creator *c, kvp_manager_plan *mp, kvp
             p->in_intercept = true;
             p->page_bytes = p->bytes_per_sequence;
         } else if (p->window_tokens && kvp_manager_is_v2(mp->kind) && p->kind != KVP_CACHE_CROSS) {
-            /* V2: a window pool holds ceil(W/tpb)*tpb tokens for every sequence slot. */
-            uint64_t toks = kvp__ceil_div_u64(p->window_tokens, tpb) * tpb;
+            /* V2: a window pool holds ceil(W/tpb)*tpb tokens for every sequence slot, plus
+             * (2026 rules) one block for the generation token. */
+            uint64_t toks = window_blocks(c, p->window_tokens) * tpb;
             if (!kvp__mul_many_u64(&add_i, 3, toks, p->bytes_per_token, c->d.max_batch_size))
                 return kvp__fail(err, KVP_OVERFLOW, NULL, "max_batch_size",
                                  "window blocks for max_batch_size sequences overflow");
@@ -584,6 +596,29 @@ static kvp_status target_plan(kvp_creator *c, bool estimating, kvp_manager_plan 
     return manager_affine(c, mp, err);
 }
 
+/* 2026 rules (ADMISSION.md): a DFLASH draft on the V2 manager is charged its context
+ * tokens and its generation slots (tokens_per_gen_step per sequence slot), both
+ * normalised by max_util_for_resume (the manager admits up to that utilisation). */
+static kvp_status dflash_v2_cost(const kvp_creator *c, kvp_affine_cost *cost, kvp_error *err) {
+    uint64_t gen = kvp_spec_tokens_per_gen_step(c->d.spec_mode, c->d.max_draft_len), add;
+    if (!kvp__mul_many_u64(&add, 3, gen, c->d.max_batch_size, cost->slope_bytes_per_token) ||
+        !kvp__add_u64(cost->intercept_bytes, add, &cost->intercept_bytes))
+        return kvp__fail(err, KVP_OVERFLOW, NULL, "max_batch_size",
+                         "DFLASH generation slots overflow 64 bits");
+    double u = c->d.max_util_for_resume;
+    if (u < 1.0) {
+        double s = (double)cost->slope_bytes_per_token / u;
+        double i = (double)cost->intercept_bytes / u;
+        if (!(s < 1.8e19 && i < 1.8e19))
+            return kvp__fail(err, KVP_OVERFLOW, NULL, "max_util_for_resume",
+                             "DFLASH draft cost / max_util_for_resume overflows 64 bits");
+        uint64_t si = kvp__double_to_u64(s), ii = kvp__double_to_u64(i);
+        cost->slope_bytes_per_token = (double)si < s ? si + 1 : si;
+        cost->intercept_bytes = (double)ii < i ? ii + 1 : ii;
+    }
+    return KVP_OK;
+}
+
 static kvp_status draft_plan(kvp_creator *c, bool estimating, kvp_manager_plan *mp,
                              kvp_error *err) {
     memset(mp, 0, sizeof *mp);
@@ -629,6 +664,11 @@ static kvp_status draft_plan(kvp_creator *c, bool estimating, kvp_manager_plan *
     mp->vswa = kvp_windows_use_vswa(w, 0) || mp->pool_count > 1;
     st = manager_affine(c, mp, err);
     if (st) return st;
+    if (c->d.spec_mode == KVP_SPEC_DFLASH && kvp_manager_is_v2(mp->kind) &&
+        c->d.trtllm_rules == KVP_TRTLLM_RULES_2026) {
+        st = dflash_v2_cost(c, &mp->cost, err);
+        if (st) return st;
+    }
     if (c->d.helix_cp) {
         /* Per rank-local target token: the target stores every cp-th page per rank. */
         if (!kvp__mul_u64(mp->cost.slope_bytes_per_token, c->d.cp,
@@ -881,10 +921,16 @@ kvp_status kvp_creator_configure(kvp_creator *c, const kvp_measured_memory *m, k
     } else {
         peak = m->used_bytes;
     }
-    st = kvp_mm_encoder_reserve_bytes(m->mm_output_budget_bytes,
-                                      profiled ? m->mm_profiled_output_bytes : 0,
-                                      m->mm_encoder_cache_active, m->mm_encoder_cache_max_bytes,
-                                      &out->mm_reserve_bytes, err);
+    /* The encoder terms from the measurement, else the deployment's prediction. */
+    bool mm_measured = m->mm_output_budget_bytes || m->mm_profiled_output_bytes ||
+                       m->mm_encoder_cache_active;
+    const kvp_deploy_settings *dd = &c->d;
+    st = kvp_mm_encoder_reserve_bytes(
+        mm_measured ? m->mm_output_budget_bytes : dd->mm_output_budget_bytes,
+        profiled ? (mm_measured ? m->mm_profiled_output_bytes : dd->mm_profiled_output_bytes) : 0,
+        mm_measured ? m->mm_encoder_cache_active : dd->mm_encoder_cache_active,
+        mm_measured ? m->mm_encoder_cache_max_bytes : dd->mm_encoder_cache_max_bytes,
+        &out->mm_reserve_bytes, err);
     if (st) return st;
     if (!kvp__add_u64(peak, out->mm_reserve_bytes, &peak))
         return kvp__fail(err, KVP_OVERFLOW, NULL, "peak", "peak memory overflows 64 bits");
@@ -974,7 +1020,7 @@ static kvp_status size_manager(kvp_creator *c, kvp_manager_plan *mp, kvp_error *
             if (!kvp__mul_u64(slots, p->bytes_per_sequence, &p->bytes))
                 return kvp__fail(err, KVP_OVERFLOW, NULL, NULL, "pool bytes overflow");
         } else if (p->in_intercept) {
-            p->blocks = kvp__ceil_div_u64(p->window_tokens, tpb) * c->d.max_batch_size;
+            p->blocks = window_blocks(c, p->window_tokens) * c->d.max_batch_size;
             p->tokens = p->blocks * tpb;
             if (!kvp__mul_u64(p->blocks, p->page_bytes, &p->bytes))
                 return kvp__fail(err, KVP_OVERFLOW, NULL, NULL, "pool bytes overflow");
@@ -1100,6 +1146,10 @@ kvp_status kvp_creator_build(kvp_creator *c, bool estimating, kvp_plan *out, kvp
         mp->max_gpu_total_bytes = cfgs[r]->gpu;
         mp->host_cache_size = cfgs[r]->host;
         mp->disk_cache_size = cfgs[r]->disk;
+        mp->avg_seq_len = kvp_manager_avg_seq_len(
+            estimating, kvp_manager_is_v2(mp->kind),
+            c->pool_ratio_count > 0 && !c->pool_ratio_suspended, c->kv.avg_seq_len,
+            c->d.max_seq_len, mp->max_seq_len);
         /* max_tokens is a logical cap shared by every manager (never split). */
         mp->max_tokens = c->has_max_tokens ? c->max_tokens : 0;
         if ((st = size_manager(c, mp, err))) return st;

@@ -41,6 +41,21 @@ check_bad plan llama-3.1-8b --kv-budget 40GiB --spec-mode mtp
 check_bad plan llama-3.1-8b --kv-budget 40GiB --kv-budget-typo 3
 check_bad plan llama-3.1-8b --kv-budget 99999999999999999999999GiB
 check_bad plan no-such-model --kv-budget 40GiB
+# Seed rules around the creator: invalid combinations exit 2 with one line.
+check_bad plan llama-3.1-8b --kv-budget 40GiB --kv-manager v2 --kv-cache-compression quantization_for_cold_page
+check_bad plan llama-3.1-8b --kv-budget 40GiB --kv-manager v1 --sm-version 100 --kv-cache-compression quantization_for_cold_page
+check_bad plan llama-3.1-8b --kv-budget 40GiB --sm-version 100 --kv-cache-compression triattention --enable-block-reuse
+check_bad plan llama-3.1-8b --kv-budget 40GiB --lora-rank 0 --max-loras 2 --lora-target-modules attn_q
+check_bad plan llama-3.1-8b --kv-budget 40GiB --lora-rank 8 --lora-target-modules attn_qq
+check_bad plan qwen3-next-80b-a3b-thinking --tp 4 --kv-budget 40GiB --lora-rank 8 --lora-target-modules mlp_h_to_4h --lora-shared-expert-size 514
+check_bad plan llama-3.1-8b --kv-budget 40GiB --mm-encoder-max-tokens 4096 --mm-tokens-per-item image=0
+check_bad plan llama-3.1-8b --kv-budget 40GiB --engine-version 1999
+check_bad plan qwen3-next-80b-a3b-thinking --tp 4 --kv-budget 40GiB --kv-manager v1 --max-beam-width 2
+err=$("$K" plan llama-3.1-8b --kv-budget 40GiB --kv-manager v2 --sm-version 90 --kv-cache-compression quantization_for_cold_page 2>&1 >/dev/null)
+case "$err" in *"NVFP4 cold-page quantization requires an SM100-family device (SM100, SM103 or SM107)"*) ;; *) fail "compression SM wording: $err" ;; esac
+# Helix with only --max-tokens plans that quota (divergence 2).
+out=$("$K" plan llama-3.1-8b --gpu-mem 80GiB --weights 16GiB --peak 18GiB --non-torch 1GiB --kv-manager v2 --cp 2 --helix --max-tokens 65536 2>/dev/null) || fail "helix max_tokens exited $?"
+case "$out" in *"max tokens              65,536"*) ;; *) fail "helix max_tokens quota: $out" ;; esac
 
 # A --max-seq-len the budget cannot hold: the engine starts with the reduced
 # max_seq_len the manager adopts (divergence 7; kvplan used to exit 2 with "the

@@ -148,6 +148,7 @@ static void v2_windows(void **state) {
     kvp_model *m = load(k_swa);
     kvp_deploy_settings d = deploy(1, 4096);
     d.max_batch_size = 8;
+    d.trtllm_rules = KVP_TRTLLM_RULES_2025; /* the window alone (2026: test_plan_seed) */
     kvp_kv_config kv;
     memset(&kv, 0, sizeof kv);
     kv.use_v2 = 1;

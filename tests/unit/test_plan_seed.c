@@ -286,6 +286,7 @@ static void two_model_v2_draft_windows(void **state) {
     d.spec_mode = KVP_SPEC_TWO_MODEL;
     d.max_draft_len = 3;
     d.max_batch_size = 8;
+    d.trtllm_rules = KVP_TRTLLM_RULES_2025; /* the window alone */
     kvp_kv_config kv = kvcfg(1);
     kvp_creator *c = NULL;
     assert_int_equal(kvp_creator_new(m, dm, &d, &kv, NULL, &c, NULL), KVP_OK);
@@ -370,6 +371,7 @@ static void v2_all_windowed(void **state) {
     kvp_model *m = catalog("mistral-7b-v0.1");
     kvp_deploy_settings d = deploy(1, 32768);
     d.max_batch_size = 8;
+    d.trtllm_rules = KVP_TRTLLM_RULES_2025; /* the window alone */
     uint64_t win = 4096;
     kvp_kv_config kv = kvcfg(1);
     kv.max_attention_window = &win;

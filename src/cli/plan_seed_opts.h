@@ -1,0 +1,49 @@
+/* plan_seed_opts.h — `kvplan plan` options for the creator's engine settings and
+ * the rules around it (compression, LoRA, multimodal encoder); see plan_seed_opts.c. */
+#ifndef KVP_CLI_PLAN_SEED_OPTS_H
+#define KVP_CLI_PLAN_SEED_OPTS_H
+
+#include <stdio.h>
+
+#include "cli.h"
+#include "kvplan/plan.h"
+
+#define KVP_CLI_MM_MAX 8
+
+typedef struct kvp_cli_seed_opts {
+    const char *engine_version;   /* as given; NULL = default */
+    kvp_kv_compression compression;
+    kvp_compression_effect compression_effect;
+    bool enable_block_reuse;      /* copied from the KV config before the checks */
+    bool has_lora;
+    kvp_lora_settings lora;
+    const char *lora_modules[KVP_LORA_MAX_MODULES];
+    char lora_buf[512];
+    kvp_lora_cache lora_cache;
+    bool has_mm;
+    uint64_t mm_max_tokens, mm_batch, mm_embedding_dim;
+    kvp_mm_item mm[KVP_CLI_MM_MAX];
+    size_t mm_count;
+    char mm_buf[512];
+    kvp_mm_profile mm_profile;
+    kvp_notes notes;
+} kvp_cli_seed_opts;
+
+/* Help lines for these options. */
+void kvp_cli_plan_seed_usage(FILE *out);
+/* Match argv[*i]: -1 consumed (advances *i past a value), 0 not ours, else the exit
+ * status of a bad value (one line already printed). */
+int kvp_cli_plan_seed_option(int argc, char **argv, int *i, kvp_deploy_settings *d,
+                             kvp_kv_config *kv, kvp_cli_seed_opts *x);
+/* Before the creator: the multimodal profiling batch and the output it retains
+ * (fills d->mm_profiled_output_bytes). -1 to continue, else an exit status. */
+int kvp_cli_plan_seed_prepare(const kvp_model *model, kvp_deploy_settings *d,
+                              kvp_cli_seed_opts *x, bool json);
+/* After the build: compression and LoRA rules. -1 to continue, else an exit status. */
+int kvp_cli_plan_seed_after_build(const kvp_model *model, const kvp_creator *creator,
+                                  const kvp_plan *plan, kvp_cli_seed_opts *x, bool json);
+/* The "engine rules" section of the text report (nothing when no option was used). */
+void kvp_cli_plan_seed_print(const kvp_cli_seed_opts *x, const kvp_creator *creator,
+                             const kvp_plan *plan, FILE *f);
+
+#endif
