@@ -38,4 +38,16 @@ static inline kvp_deploy_settings deploy(uint32_t tp, uint64_t max_seq_len) {
     return d;
 }
 
+/* A creator configured from a known budget and built: *cap and *p filled. The caller
+ * frees the creator. */
+static inline kvp_creator *plan_at_budget(const kvp_model *m, const kvp_model *draft,
+                                          const kvp_deploy_settings *d, const kvp_kv_config *kv,
+                                          uint64_t budget_bytes, kvp_capacity *cap, kvp_plan *p) {
+    kvp_creator *c = NULL;
+    assert_int_equal(kvp_creator_new(m, draft, d, kv, NULL, &c, NULL), KVP_OK);
+    assert_int_equal(kvp_creator_configure_budget(c, budget_bytes, cap, NULL), KVP_OK);
+    assert_int_equal(kvp_creator_build(c, false, p, NULL), KVP_OK);
+    return c;
+}
+
 #endif

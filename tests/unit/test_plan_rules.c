@@ -47,9 +47,7 @@ static void v2_window_generation_block(void **state) {
     kvp_creator *c = NULL;
     kvp_capacity cap;
     kvp_plan p;
-    assert_int_equal(kvp_creator_new(m, NULL, &d, &kv, NULL, &c, NULL), KVP_OK);
-    assert_int_equal(kvp_creator_configure_budget(c, 8 * MiB, &cap, NULL), KVP_OK);
-    assert_int_equal(kvp_creator_build(c, false, &p, NULL), KVP_OK);
+    c = plan_at_budget(m, NULL, &d, &kv, 8 * MiB, &cap, &p);
     const kvp_manager_plan *t = &p.managers[KVP_ROLE_TARGET];
     /* Sliding pool: 2 layers x 2 heads x 64 x 2 x 2 B = 1024 B/token; (ceil(512/32) + 1) x
      * 32 = 544 tokens x 1024 B x 8 slots = 4,456,448 B (2025 rules: 512 tokens, 4 MiB). */
@@ -79,9 +77,7 @@ static void dflash_v2_cost(void **state) {
     kvp_creator *c = NULL;
     kvp_capacity cap;
     kvp_plan p;
-    assert_int_equal(kvp_creator_new(m, dm, &d, &kv, NULL, &c, NULL), KVP_OK);
-    assert_int_equal(kvp_creator_configure_budget(c, 20 * GiB, &cap, NULL), KVP_OK);
-    assert_int_equal(kvp_creator_build(c, false, &p, NULL), KVP_OK);
+    c = plan_at_budget(m, dm, &d, &kv, 20 * GiB, &cap, &p);
     const kvp_manager_plan *dp = &p.managers[KVP_ROLE_DRAFT];
     /* Llama-3.2-1B: 16 x 8 x 64 x 2 x 2 = 32768 B/token. Generation slots: (3 + 1) tokens
      * x 4 slots x 32768 = 524,288 B. / 0.5: slope 65,536, intercept 1,048,576. */
@@ -90,9 +86,7 @@ static void dflash_v2_cost(void **state) {
     kvp_creator_free(c);
     /* 2025 rules: the draft as costed. */
     d.trtllm_rules = KVP_TRTLLM_RULES_2025;
-    assert_int_equal(kvp_creator_new(m, dm, &d, &kv, NULL, &c, NULL), KVP_OK);
-    assert_int_equal(kvp_creator_configure_budget(c, 20 * GiB, &cap, NULL), KVP_OK);
-    assert_int_equal(kvp_creator_build(c, false, &p, NULL), KVP_OK);
+    c = plan_at_budget(m, dm, &d, &kv, 20 * GiB, &cap, &p);
     assert_int_equal(p.managers[KVP_ROLE_DRAFT].cost.slope_bytes_per_token, 32768);
     assert_int_equal(p.managers[KVP_ROLE_DRAFT].cost.intercept_bytes, 0);
     kvp_creator_free(c);

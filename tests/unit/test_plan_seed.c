@@ -395,9 +395,7 @@ static void v2_all_windowed(void **state) {
     assert_int_equal(n, UINT64_MAX); /* no pool limits: the slot cap (8) applies */
     kvp_creator_free(c);
     /* Below the fixed cost it is infeasible. */
-    assert_int_equal(kvp_creator_new(m, NULL, &d, &kv, NULL, &c, NULL), KVP_OK);
-    assert_int_equal(kvp_creator_configure_budget(c, 2 * GiB, &cap, NULL), KVP_OK);
-    assert_int_equal(kvp_creator_build(c, false, &p, NULL), KVP_OK);
+    c = plan_at_budget(m, NULL, &d, &kv, 2 * GiB, &cap, &p);
     assert_false(kvp_plan_holds_a_sequence(&p, 1));
     kvp_creator_free(c);
     kvp_model_free(m);
