@@ -756,6 +756,8 @@ static json_t *plan_json(plan_ctx *p) {
     json_t *w = json_array();
     for (size_t i = 0; i < p->warn_count; i++) json_array_append_new(w, json_string(p->warnings[i]));
     json_object_set_new(o, "warnings", w);
+    json_t *rules = kvp_cli_plan_seed_json(&p->o->seed, p->creator, &p->plan);
+    if (rules) json_object_set_new(o, "engine_rules", rules);
     json_t *mem = json_object();
     const kvp_memory_facts *m = &p->mem;
     json_object_set_new(mem, "total_bytes", p->have_mem ? ju(m->total_bytes) : json_null());

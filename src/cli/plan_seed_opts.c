@@ -304,7 +304,7 @@ void kvp_cli_plan_seed_print(const kvp_cli_seed_opts *x, const kvp_creator *crea
             fprintf(f, "  LoRA host cache: num_host_module_layer = %u x %llu x %u = %llu\n",
                     x->lora.max_lora_rank, (unsigned long long)l->num_lora_modules,
                     x->lora.max_cpu_loras, (unsigned long long)l->host_module_layers);
-        fprintf(f, "  LoRA module sizes per rank: kv heads %u, shared expert %llu, MoE %llu, "
+        fprintf(f, "  LoRA module inputs: kv heads %u (max over layers), per rank: shared expert %llu, MoE %llu, "
                    "Mamba in_proj %llu / inner %llu, MoE latent %llu, experts %llu\n",
                 l->num_kv_heads, (unsigned long long)l->shared_expert_hidden_size,
                 (unsigned long long)l->moe_hidden_size, (unsigned long long)l->mamba_in_proj_size,
@@ -323,4 +323,58 @@ void kvp_cli_plan_seed_print(const kvp_cli_seed_opts *x, const kvp_creator *crea
             fputs("  multimodal profiling batch: none (no modality fits the encoder budget)\n", f);
     }
     for (uint32_t i = 0; i < x->notes.count; i++) fprintf(f, "  note: %s\n", x->notes.text[i]);
+}
+
+static json_t *ju(uint64_t v) { return json_integer((json_int_t)v); }
+
+json_t *kvp_cli_plan_seed_json(const kvp_cli_seed_opts *x, const kvp_creator *creator,
+                               const kvp_plan *plan) {
+    const kvp_deploy_settings *d = kvp_creator_deploy(creator);
+    (void)plan;
+    bool any = x->compression_effect.active || x->has_lora || x->has_mm ||
+               d->trtllm_rules != KVP_TRTLLM_RULES_2026 || x->engine_version;
+    if (!any) return NULL;
+    json_t *o = json_object();
+    json_object_set_new(o, "trtllm_rules", json_string(kvp_trtllm_rules_name(d->trtllm_rules)));
+    if (x->compression.algorithm != KVP_COMPRESSION_NONE) {
+        json_t *c = json_object();
+        json_object_set_new(c, "algorithm", json_string(kvp_compression_name(x->compression.algorithm)));
+        json_object_set_new(c, "active", json_boolean(x->compression_effect.active));
+        json_object_set_new(c, "cold_page_dtype",
+                            x->compression_effect.cold_page_dtype == KVP_DTYPE_AUTO
+                                ? json_null()
+                                : json_string(kvp_dtype_name(x->compression_effect.cold_page_dtype)));
+        json_object_set_new(o, "compression", c);
+    }
+    if (x->has_lora) {
+        const kvp_lora_cache *l = &x->lora_cache;
+        json_t *j = json_object(), *mods = json_array();
+        for (size_t i = 0; i < l->module_count; i++) json_array_append_new(mods, json_string(l->modules[i]));
+        json_object_set_new(j, "max_lora_rank", ju(x->lora.max_lora_rank));
+        json_object_set_new(j, "target_modules", mods);
+        json_object_set_new(j, "num_lora_modules", ju(l->num_lora_modules));
+        json_object_set_new(j, "num_device_module_layer", l->has_device ? ju(l->device_module_layers) : json_null());
+        json_object_set_new(j, "num_host_module_layer", l->has_host ? ju(l->host_module_layers) : json_null());
+        json_object_set_new(j, "num_kv_heads", ju(l->num_kv_heads));
+        json_object_set_new(j, "shared_expert_hidden_size", ju(l->shared_expert_hidden_size));
+        json_object_set_new(j, "moe_hidden_size", ju(l->moe_hidden_size));
+        json_object_set_new(j, "mamba_in_proj_size", ju(l->mamba_in_proj_size));
+        json_object_set_new(j, "mamba_inner_size", ju(l->mamba_inner_size));
+        json_object_set_new(j, "moe_latent_size", ju(l->moe_latent_size));
+        json_object_set_new(j, "num_experts", ju(l->num_experts));
+        json_object_set_new(o, "lora", j);
+    }
+    if (x->has_mm) {
+        const kvp_mm_profile *p = &x->mm_profile;
+        json_t *j = json_object();
+        json_object_set_new(j, "modality", p->has_batch ? json_string(p->modality) : json_null());
+        json_object_set_new(j, "num_items", ju(p->num_items));
+        json_object_set_new(j, "tokens", ju(p->tokens));
+        json_object_set_new(j, "retained_output_bytes", ju(d->mm_profiled_output_bytes));
+        json_object_set_new(o, "multimodal_profile", j);
+    }
+    json_t *notes = json_array();
+    for (uint32_t i = 0; i < x->notes.count; i++) json_array_append_new(notes, json_string(x->notes.text[i]));
+    json_object_set_new(o, "notes", notes);
+    return o;
 }

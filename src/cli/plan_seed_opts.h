@@ -3,6 +3,7 @@
 #ifndef KVP_CLI_PLAN_SEED_OPTS_H
 #define KVP_CLI_PLAN_SEED_OPTS_H
 
+#include <jansson.h>
 #include <stdio.h>
 
 #include "cli.h"
@@ -45,5 +46,9 @@ int kvp_cli_plan_seed_after_build(const kvp_model *model, const kvp_creator *cre
 /* The "engine rules" section of the text report (nothing when no option was used). */
 void kvp_cli_plan_seed_print(const kvp_cli_seed_opts *x, const kvp_creator *creator,
                              const kvp_plan *plan, FILE *f);
+
+/* The same as a JSON object (new reference), NULL when no option was used. */
+json_t *kvp_cli_plan_seed_json(const kvp_cli_seed_opts *x, const kvp_creator *creator,
+                               const kvp_plan *plan);
 
 #endif
