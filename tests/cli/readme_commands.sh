@@ -25,7 +25,10 @@ export PATH="$tmp/run/build:$PATH" HF_HOME="$tmp/hf" PYTHONPATH="$src/python" \
 # A sanitizer build's library cannot be loaded into python3 or an
 # uninstrumented program: python and C blocks are run by the plain builds only.
 py_ok=1
-ldd "$kvplan" 2>/dev/null | grep -qE 'lib(a|t|ub)san' && py_ok=0
+# (ldd's output is taken whole first: grep -q closing the pipe early would
+# fail the pipeline under pipefail and hide the match.)
+linked=$(ldd "$kvplan" 2>/dev/null || true)
+grep -qE 'lib(a|t|ub)san' <<<"$linked" && py_ok=0
 unset HF_HUB_CACHE KVPLAN_GPU_CATALOG
 
 fail=0 ran=0

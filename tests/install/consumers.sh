@@ -21,7 +21,7 @@ for f in "$libdir/libkvplan.a" "$libdir/libkvplan.so" "$libdir/pkgconfig/kvplan.
          "$prefix/share/kvplan/python/kvplan/__init__.py"; do
   [ -f "$f" ] || { echo "FAIL: not installed: ${f#$prefix/}"; fail=1; }
 done
-"$prefix/bin/kvplan" --version | grep -qx "kvplan [0-9]*\.[0-9]*\.[0-9]*" ||
+grep -qx "kvplan [0-9]*\.[0-9]*\.[0-9]*" <<<"$("$prefix/bin/kvplan" --version)" ||
   { echo "FAIL: installed kvplan --version"; fail=1; }
 
 # pkg-config, from a prefix the build never knew (the .pc file is relocatable).
@@ -48,7 +48,7 @@ for kind in shared static; do
     echo "FAIL: examples do not build with find_package ($kind):"; tail -n 20 "$tmp/cm-$kind.log"; fail=1
   fi
 done
-if [ -f "$tmp/cm-static/cost" ] && objdump -p "$tmp/cm-static/cost" | grep -q 'NEEDED.*libkvplan'; then
+if [ -f "$tmp/cm-static/cost" ] && grep -q 'NEEDED.*libkvplan' <<<"$(objdump -p "$tmp/cm-static/cost")"; then
   echo "FAIL: the static examples link libkvplan.so"; fail=1
 fi
 

@@ -10,10 +10,10 @@ nm -D --defined-only "$lib" | awk '$2 ~ /^[TtDdBbRrVvWw]$/ {print $3}' | sed 's/
 cat "$src"/include/kvplan/*.h "$build/include/kvplan/version.h" |
   grep -E '^KVP_API ' | grep -oE 'kvp_[a-z0-9_]+\(' | tr -d '(' | sort -u >"$tmp/declared"
 fail=0
-if grep -v '^kvp_' "$tmp/exported" | grep -q .; then
+if grep -qv '^kvp_' "$tmp/exported"; then
   echo "FAIL: symbols outside the kvp_ namespace are exported:"; grep -v '^kvp_' "$tmp/exported" | head; fail=1
 fi
-if grep '^kvp__' "$tmp/exported" | grep -q .; then
+if grep -q '^kvp__' "$tmp/exported"; then
   echo "FAIL: kvp__ internals are exported:"; grep '^kvp__' "$tmp/exported" | head; fail=1
 fi
 if ! diff -u "$tmp/declared" "$tmp/exported" >"$tmp/diff"; then
@@ -21,7 +21,9 @@ if ! diff -u "$tmp/declared" "$tmp/exported" >"$tmp/diff"; then
 fi
 n=$(wc -l <"$tmp/exported")
 [ "$n" -ge 150 ] || { echo "FAIL: only $n symbols exported"; fail=1; }
-objdump -p "$lib" | grep -q 'SONAME *libkvplan\.so\.[0-9]' || { echo "FAIL: no SONAME libkvplan.so.MAJOR"; fail=1; }
-if objdump -p "$lib" | grep NEEDED | grep -q jansson; then :; else echo "FAIL: jansson not linked"; fail=1; fi
+# Whole outputs first: grep -q closing a pipe early fails the pipeline under pipefail.
+dyn=$(objdump -p "$lib")
+grep -q 'SONAME *libkvplan\.so\.[0-9]' <<<"$dyn" || { echo "FAIL: no SONAME libkvplan.so.MAJOR"; fail=1; }
+grep -q 'NEEDED *libjansson' <<<"$dyn" || { echo "FAIL: jansson not linked"; fail=1; }
 [ $fail = 0 ] && echo "ok: $n kvp_ symbols exported, all declared KVP_API"
 exit $fail
