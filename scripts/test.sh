@@ -3,7 +3,8 @@
 # ctest includes the hardening check and valgrind memcheck over a sample of the
 # hostile corpus), then the same suite under AddressSanitizer +
 # UndefinedBehaviorSanitizer (the allocation-failure tests run there too), then
-# the thread tests under ThreadSanitizer, then a bounded libFuzzer run of each
+# the pool and sim tests with KVP_DEBUG=2 (full pool validation after every
+# operation), the thread tests under ThreadSanitizer, then a bounded libFuzzer run of each
 # harness. Installs missing Debian packages first. docs/hostile.md explains each
 # stage. KVP_FUZZ_SECONDS sets the fuzzing time per harness (default 20),
 # KVP_FUZZ_SEED its seed (default fixed; empty for a random one).
@@ -24,6 +25,16 @@ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DKVP_SANITIZE=ON -DKVP_BENCH=
 cmake --build build-asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j"$jobs"
+
+stage "KVP_DEBUG=2: pool and sim tests with the full pool validator after every operation"
+# Debug build with kvp_pool_validate after each pool operation (docs/hostile.md).
+cmake -S . -B build-debug2 -DCMAKE_BUILD_TYPE=Debug -DKVP_DEBUG_LEVEL=2 -DKVP_BENCH=OFF >/dev/null
+pool_sim=()
+for f in tests/unit/test_pool_*.c tests/unit/test_sim_*.c; do
+  [ -e "$f" ] && pool_sim+=("$(basename "$f" .c)")
+done
+cmake --build build-debug2 -j"$jobs" --target "${pool_sim[@]}"
+ctest --test-dir build-debug2 --output-on-failure -j"$jobs" -R '^test_(pool|sim)_'
 
 stage "ThreadSanitizer: the thread tests"
 # Only tests/unit/test_threads_*.c are built and run in this tree.
