@@ -73,6 +73,11 @@ extern "C" {
 #define KVP_POOL_NO_BLOCK UINT32_MAX
 /* Largest block or slot count of one pool (indices are uint32, one value reserved). */
 #define KVP_POOL_MAX_BLOCKS (UINT32_MAX - 1u)
+/* Most bytes of block records (per block: refs, hash, list links, and with prefix
+ * reuse 1.4 index slots: 31.2 bytes) one pool part may allocate up front: 1 GiB, so
+ * `kvplan sim --blocks 1e9` is refused by name (KVP_INVALID_ARG, key "blocks") before
+ * it allocates and touches gigabytes; about 34 million reusable blocks. */
+#define KVP_POOL_MAX_RECORD_BYTES (UINT64_C(1) << 30)
 /* Largest number of open sequences. */
 #define KVP_POOL_MAX_SEQUENCES (1u << 24)
 

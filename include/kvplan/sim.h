@@ -63,8 +63,18 @@ typedef struct kvp_request {
 
 /* Limits on what a workload may declare (bounded before allocating). */
 #define KVP_WORKLOAD_MAX_TOKENS 16777216u    /* per prompt or output */
-#define KVP_WORKLOAD_MAX_REQUESTS 100000000u
+/* Requests are held whole (kvp_request, 40 bytes) and the simulator keeps 12 more
+ * bytes each (state and queue entry): 10 million requests are 520 MB, under the 1 GiB
+ * a simulation may use (1e8 needed 5.2 GB). Past it: KVP_INVALID_ARG / KVP_CONFIG. */
+#define KVP_WORKLOAD_MAX_REQUESTS 10000000u
 #define KVP_WORKLOAD_MAX_FILE_BYTES ((size_t)1 << 31)
+/* Token ids a workload stores (shared prefixes' generated ids and prompt_tokens, 4
+ * bytes each): 2^27 ids are 512 MiB, half the 1 GiB a simulation may use. */
+#define KVP_WORKLOAD_MAX_TOKEN_IDS (UINT64_C(1) << 27)
+/* Longest line of a JSON-lines file: a prompt of KVP_WORKLOAD_MAX_TOKENS ids of up
+ * to 10 digits and a comma is 176 MiB; the file is read line by line, so memory
+ * follows this, not the file size. */
+#define KVP_WORKLOAD_MAX_LINE_BYTES ((size_t)256 * 1024 * 1024)
 
 typedef enum kvp_arrival_unit {
     KVP_ARRIVAL_STEPS = 0, /* "arrival" counts scheduler steps */

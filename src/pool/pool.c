@@ -303,6 +303,17 @@ static kvp_status part_init(kvp_pool *pool, uint32_t k, uint32_t max_table, kvp_
     kvp__part *p = &pool->parts[k];
     const kvp_allocator *alc = kvp__pool_alc(pool);
     uint32_t n = p->blocks;
+    /* Every block's record is written below (the free list): bound the total first. */
+    uint64_t per_block_x5 = 5 * sizeof *p->blk + (p->reusable ? 7 * sizeof *p->index : 0);
+    uint64_t records_x5;
+    if (!kvp__mul_u64(n, per_block_x5, &records_x5) || records_x5 / 5 > KVP_POOL_MAX_RECORD_BYTES)
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "blocks",
+                         "pool %u (%s): %u blocks need %llu bytes of block records, more than "
+                         "the %llu-byte limit (at most %llu blocks)",
+                         k, kvp_cache_kind_name(p->spec.kind), n,
+                         (unsigned long long)(records_x5 / 5),
+                         (unsigned long long)KVP_POOL_MAX_RECORD_BYTES,
+                         (unsigned long long)(KVP_POOL_MAX_RECORD_BYTES * 5 / per_block_x5));
     p->blk = alloc_array(alc, n, sizeof *p->blk);
     if (p->role == KVP__ROLE_RECURRENT) p->table_cap = 1;
     else if (p->role == KVP__ROLE_CROSS)

@@ -144,7 +144,10 @@ kvp_status kvp_synthetic_parse(const char *text, kvp_synthetic_spec *out, kvp_er
         if (strcmp(key, "requests") == 0) {
             if (!parse_u64(val, &out->requests) || out->requests == 0 ||
                 out->requests > KVP_WORKLOAD_MAX_REQUESTS)
-                return bad(err, "requests", "'%s': expected 1 to 100000000 requests", val);
+                return kvp__fail(err, KVP_INVALID_ARG, NULL, "requests",
+                                 "'%s': expected 1 to %u requests (the limit of a simulation's "
+                                 "memory)",
+                                 val, KVP_WORKLOAD_MAX_REQUESTS);
         } else if (strcmp(key, "prompt") == 0) {
             st = parse_dist(val, "prompt", &out->prompt, err);
             have_prompt = true;

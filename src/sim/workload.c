@@ -60,9 +60,12 @@ kvp_status kvp__workload_push(kvp_workload *w, const kvp_request *r, kvp_error *
 kvp_status kvp__workload_tokens(kvp_workload *w, uint64_t n, uint64_t *out_offset,
                                 kvp_error *err) {
     uint64_t need;
-    if (!kvp__add_u64(w->token_count, n, &need) || need > ((uint64_t)1 << 32))
+    if (!kvp__add_u64(w->token_count, n, &need) || need > KVP_WORKLOAD_MAX_TOKEN_IDS)
         return kvp__fail(err, KVP_CONFIG, NULL, "prompt_tokens",
-                         "the workload names more than 2^32 token ids");
+                         "the workload names more than %llu token ids (shared prefixes and "
+                         "prompt_tokens together: %llu MiB)",
+                         (unsigned long long)KVP_WORKLOAD_MAX_TOKEN_IDS,
+                         (unsigned long long)(KVP_WORKLOAD_MAX_TOKEN_IDS * 4 >> 20));
     if (need > w->token_cap) {
         uint64_t cap = w->token_cap ? w->token_cap : 4096;
         while (cap < need) cap *= 2;
@@ -398,6 +401,31 @@ done:
     return st;
 }
 
+/* One line of the file (without its '\n'): a trailing '\r' and leading blanks are
+ * dropped, blank lines skipped; the line counter counts every line. */
+static kvp_status feed_line(line_ctx *c, const char *text, size_t len) {
+    size_t e = len;
+    if (e > 0 && text[e - 1] == '\r') e--;
+    c->line++;
+    size_t b = 0;
+    while (b < e && (text[b] == ' ' || text[b] == '\t')) b++;
+    return b < e ? parse_line(c, text + b, e - b) : KVP_OK;
+}
+
+/* The end of a read: a workload with requests, sorted, handed out; else freed. */
+static kvp_status finish(kvp_workload *w, const line_ctx *c, kvp_status st, kvp_workload **out,
+                         kvp_error *err) {
+    if (st == KVP_OK && w->count == 0)
+        st = kvp__fail(err, KVP_CONFIG, c->name, NULL, "the workload has no requests");
+    if (st != KVP_OK) {
+        kvp_workload_free(w);
+        return st;
+    }
+    kvp__workload_sort(w);
+    *out = w;
+    return KVP_OK;
+}
+
 kvp_status kvp_workload_parse(const char *text, size_t len, const char *name,
                               const kvp_workload_options *options, const kvp_allocator *alc,
                               kvp_workload **out, kvp_error *err) {
@@ -414,34 +442,94 @@ kvp_status kvp_workload_parse(const char *text, size_t len, const char *name,
     while (pos < len && st == KVP_OK) {
         const char *nl = memchr(text + pos, '\n', len - pos);
         size_t end = nl ? (size_t)(nl - text) : len;
-        size_t e = end;
-        if (e > pos && text[e - 1] == '\r') e--;
-        c.line++;
-        size_t b = pos;
-        while (b < e && (text[b] == ' ' || text[b] == '\t')) b++;
-        if (b < e) st = parse_line(&c, text + b, e - b);
+        st = feed_line(&c, text + pos, end - pos);
         pos = end + 1;
     }
-    if (st == KVP_OK && w->count == 0)
-        st = kvp__fail(err, KVP_CONFIG, c.name, NULL, "the workload has no requests");
-    if (st != KVP_OK) {
-        kvp_workload_free(w);
-        return st;
-    }
-    kvp__workload_sort(w);
-    *out = w;
-    return KVP_OK;
+    return finish(w, &c, st, out, err);
 }
+
+/* Streamed: the file is read in chunks and parsed line by line, so memory follows
+ * the longest line and the requests, not the file size, and a bad first line of a
+ * 2 GiB file (a sparse one: NUL bytes) is refused after reading one chunk. */
+#define WORKLOAD_CHUNK_BYTES ((size_t)64 * 1024)
 
 kvp_status kvp_workload_read(const char *path, const kvp_workload_options *options,
                              const kvp_allocator *alc, kvp_workload **out, kvp_error *err) {
     if (!out || !path) return kvp__fail(err, KVP_INVALID_ARG, path, NULL, "NULL argument");
     *out = NULL;
-    char *buf = NULL;
-    size_t len = 0;
-    kvp_status st = kvp__read_file(path, KVP_WORKLOAD_MAX_FILE_BYTES, alc, &buf, &len, err);
+    kvp_workload_options defaults = {KVP_ARRIVAL_STEPS, 0.02};
+    if (!options) options = &defaults;
+    FILE *f = NULL;
+    kvp_status st = kvp__open_regular(path, KVP_WORKLOAD_MAX_FILE_BYTES, &f, NULL, err);
     if (st) return st;
-    st = kvp_workload_parse(buf, len, path, options, alc, out, err);
+    kvp_workload *w = kvp__workload_new(alc);
+    size_t cap = WORKLOAD_CHUNK_BYTES, len = 0; /* buf[0, len): the unparsed rest */
+    char *buf = w ? kvp__malloc(alc, cap) : NULL;
+    if (!buf) {
+        fclose(f);
+        kvp_workload_free(w);
+        return kvp__fail(err, KVP_NOMEM, path, NULL, "out of memory");
+    }
+    line_ctx c = {w, path, 0, err, options};
+    uint64_t total = 0;
+    for (;;) {
+        if (len == cap) {
+            /* One line longer than the buffer: grow it, up to the longest line. */
+            if (cap >= KVP_WORKLOAD_MAX_LINE_BYTES) {
+                st = kvp__fail(err, KVP_CONFIG, path, NULL,
+                               "line %u: longer than the %zu-byte limit of a workload line",
+                               c.line + 1, KVP_WORKLOAD_MAX_LINE_BYTES);
+                break;
+            }
+            size_t ncap = cap * 2 > KVP_WORKLOAD_MAX_LINE_BYTES ? KVP_WORKLOAD_MAX_LINE_BYTES
+                                                                 : cap * 2;
+            char *nb = kvp__realloc(alc, buf, ncap);
+            if (!nb) {
+                st = kvp__fail(err, KVP_NOMEM, path, NULL, "out of memory for a line");
+                break;
+            }
+            buf = nb;
+            cap = ncap;
+        }
+        size_t got = fread(buf + len, 1, cap - len, f);
+        if (got == 0) {
+            if (ferror(f)) st = kvp__fail(err, KVP_IO, path, NULL, "read error");
+            else if (total == 0) st = kvp__fail(err, KVP_IO, path, NULL, "file is empty");
+            else if (len > 0) st = feed_line(&c, buf, len); /* last line without '\n' */
+            break;
+        }
+        total += got;
+        if (total > KVP_WORKLOAD_MAX_FILE_BYTES) {
+            st = kvp__fail(err, KVP_IO, path, NULL,
+                           "file is larger than the %zu-byte limit for this kind of input",
+                           KVP_WORKLOAD_MAX_FILE_BYTES);
+            break;
+        }
+        size_t start = 0, scan = len;
+        len += got;
+        for (;;) {
+            const char *nl = memchr(buf + scan, '\n', len - scan);
+            if (!nl) break;
+            size_t end = (size_t)(nl - buf);
+            st = feed_line(&c, buf + start, end - start);
+            if (st != KVP_OK) break;
+            start = scan = end + 1;
+        }
+        if (st != KVP_OK) break;
+        memmove(buf, buf + start, len - start);
+        len -= start;
+        /* No JSON text holds a NUL byte: a line still open that has one (a sparse or
+         * binary file) is refused now, not after buffering up to the line limit. */
+        const char *nul = memchr(buf, '\0', len);
+        if (nul) {
+            uint64_t at = total - len + (uint64_t)(nul - buf);
+            st = kvp__fail(err, KVP_SYNTAX, path, NULL,
+                           "line %u: NUL byte at byte offset %llu (not a JSON-lines text file)",
+                           c.line + 1, (unsigned long long)at);
+            break;
+        }
+    }
+    fclose(f);
     kvp__free(alc, buf);
-    return st;
+    return finish(w, &c, st, out, err);
 }

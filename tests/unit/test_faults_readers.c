@@ -11,6 +11,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -51,6 +54,15 @@ static kvp_status op_workload(const kvp_allocator *alc, const void *arg, kvp_err
     const blob *b = arg;
     kvp_workload *w = (kvp_workload *)(uintptr_t)1;
     kvp_status s = kvp_workload_parse(b->data, b->len, b->name, NULL, alc, &w, err);
+    if (s != KVP_OK) return w == NULL ? s : KVP_INVALID_ARG;
+    kvp_workload_free(w);
+    return KVP_OK;
+}
+
+/* The streamed file reader (its line buffer grows past 64 KiB on a long line). */
+static kvp_status op_workload_file(const kvp_allocator *alc, const void *arg, kvp_error *err) {
+    kvp_workload *w = (kvp_workload *)(uintptr_t)1;
+    kvp_status s = kvp_workload_read(arg, NULL, alc, &w, err);
     if (s != KVP_OK) return w == NULL ? s : KVP_INVALID_ARG;
     kvp_workload_free(w);
     return KVP_OK;
@@ -110,6 +122,19 @@ static void test_workloads(void **state) {
     probe.data = data;
     p += drive("workload probe", op_workload, &probe);
     free(data);
+    p += drive("workload probe file", op_workload_file, PROBE "workload.jsonl");
+    /* A 100,000-byte line (20,000 token ids): the line buffer grows twice. */
+    char path[] = "/tmp/kvp_faults_wl_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    fputs("{\"arrival\": 0, \"output_len\": 4, \"prompt_tokens\": [1", f);
+    for (int i = 0; i < 20000; i++) fputs(", 1234", f);
+    fputs("]}\n{\"arrival\": 1, \"prompt_len\": 9, \"output_len\": 1}", f);
+    assert_int_equal(fclose(f), 0);
+    p += drive("workload long line", op_workload_file, path);
+    unlink(path);
     /* An unknown key is recorded as a warning; workload.c drops the warning
      * when that allocation fails and still succeeds. Reported, not failed, until
      * warn_unknown() passes KVP_NOMEM up (then this becomes a plain drive()). */

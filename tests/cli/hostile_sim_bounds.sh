@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# hostile_sim_bounds.sh KVPLAN SRCDIR — sim's resource bounds (include/kvplan/sim.h,
+# pool.h): what would allocate gigabytes (requests=1e8, --blocks 1e9, a million
+# 16M-token shared prefixes, a sparse 2 GB workload read whole) is refused by name
+# with exit 2, quickly and in little memory; the largest legal cases stay under
+# 1 GiB and 10 s (release builds only: sanitizers inflate both). Peak memory is the
+# child's maximum RSS (getrusage), time the wall clock.
+set -u
+KVPLAN=$1
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+fails=0
+cases=0
+fail() {
+    echo "FAIL: $*"
+    fails=$((fails + 1))
+}
+sanitized=0
+grep -qa "__asan_init\|__tsan_init" "$KVPLAN" && sanitized=1
+
+# bound LABEL WANT_RC FRAGMENT MAX_MIB MAX_S -- command
+bound() {
+    local label=$1 want=$2 frag=$3 mib=$4 secs=$5
+    shift 6
+    cases=$((cases + 1))
+    local res
+    res=$(python3 - "$TMP/err" "$@" <<'EOF'
+import resource, subprocess, sys, time
+err = open(sys.argv[1], "wb")
+t = time.time()
+try:
+    rc = subprocess.run(sys.argv[2:], stdout=subprocess.DEVNULL, stderr=err,
+                        stdin=subprocess.DEVNULL, timeout=120).returncode
+except subprocess.TimeoutExpired:
+    rc = 124
+dt = time.time() - t
+print(rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024, "%.1f" % dt)
+EOF
+)
+    read -r rc rss dt <<<"$res"
+    [ "$rc" = "$want" ] || { fail "$label: exit $rc, expected $want: $(head -c 300 "$TMP/err")"; return; }
+    if [ "$want" = 2 ]; then
+        [ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "$label: stderr is not one line: $(head -c 300 "$TMP/err")"
+        grep -qF -- "$frag" "$TMP/err" || fail "$label: error does not name '$frag': $(cat "$TMP/err")"
+    fi
+    if [ "$sanitized" = 0 ]; then
+        [ "$rss" -le "$mib" ] || fail "$label: peak memory $rss MiB, bound $mib MiB"
+        python3 -c "import sys; sys.exit(0 if $dt <= $secs else 1)" || fail "$label: took $dt s, bound $secs s"
+    fi
+    echo "ok: $label: exit $rc, $rss MiB, $dt s"
+}
+M=llama-3.1-8b
+SYN=prompt=fixed:64,output=fixed:8
+
+# Refused before allocating.
+bound "requests=1e8" 2 "expected 1 to 10000000 requests" 50 5 -- "$KVPLAN" sim $M --kv-budget 8GiB --no-timing --synthetic requests=100000000,$SYN
+bound "requests=10000001" 2 "requests" 50 5 -- "$KVPLAN" sim $M --kv-budget 8GiB --no-timing --synthetic requests=10000001,$SYN
+bound "requests=2^64" 2 "requests" 50 5 -- "$KVPLAN" sim $M --kv-budget 8GiB --no-timing --synthetic requests=18446744073709551616,$SYN
+bound "blocks=1e9" 2 "1073741824-byte limit" 50 5 -- "$KVPLAN" sim $M --blocks 1000000000 --no-timing --synthetic requests=10,$SYN
+bound "blocks=1e9-no-reuse" 2 "blocks need" 50 5 -- "$KVPLAN" sim $M --blocks 1000000000 --no-prefix-reuse --no-timing --synthetic requests=10,$SYN
+bound "blocks=2^32-2" 2 "blocks" 50 5 -- "$KVPLAN" sim $M --blocks 4294967294 --no-timing --synthetic requests=10,$SYN
+bound "blocks=2^32" 2 "blocks" 50 5 -- "$KVPLAN" sim $M --blocks 4294967296 --no-timing --synthetic requests=10,$SYN
+bound "blocks=35M" 2 "at most 34414802 blocks" 50 5 -- "$KVPLAN" sim $M --blocks 35000000 --no-timing --synthetic requests=10,$SYN
+bound "kv-budget=1PiB" 2 "" 1024 10 -- "$KVPLAN" sim $M --kv-budget 1PiB --block-size 1 --no-timing --synthetic requests=10,$SYN
+# Shared prefixes: ids of 1000 prefixes of 16M tokens (64 GB) stop at 2^27 ids.
+bound "prefixes-1000x16M" 2 "134217728 token ids" 1024 10 -- "$KVPLAN" sim $M --kv-budget 8GiB --no-timing --synthetic requests=10,prompt=fixed:64,output=fixed:8,shared_prefix=16000000:1,prefixes=1000
+bound "prefixes-1e6x1k" 2 "token ids" 1024 10 -- "$KVPLAN" sim $M --kv-budget 8GiB --no-timing --synthetic requests=10,prompt=fixed:64,output=fixed:8,shared_prefix=1000:1,prefixes=1000000
+
+# Workload files: sparse, past the limit, NUL after good lines, no final newline.
+truncate -s 2000000000 "$TMP/sparse-2G.jsonl"
+bound "sparse-2G-workload" 2 "NUL byte at byte offset 0" 50 5 -- "$KVPLAN" sim $M --kv-budget 8GiB --no-timing --workload "$TMP/sparse-2G.jsonl"
+truncate -s 3G "$TMP/sparse-3G.jsonl"
+bound "sparse-3G-workload" 2 "limit" 50 5 -- "$KVPLAN" sim $M --kv-budget 8GiB --no-timing --workload "$TMP/sparse-3G.jsonl"
+{ printf '{"arrival": 0, "prompt_len": 100, "output_len": 10}\n{"arrival": 1, "prompt_len": 100, "output_len": 10}\n'; } >"$TMP/holes.jsonl"
+truncate -s 1500000000 "$TMP/holes.jsonl"
+bound "good-lines-then-holes" 2 "line 3: NUL byte at byte offset 104" 50 5 -- "$KVPLAN" sim $M --kv-budget 8GiB --no-timing --workload "$TMP/holes.jsonl"
+rm -f "$TMP"/sparse-* "$TMP/holes.jsonl"
+printf '{"arrival": 0, "prompt_len": 100, "output_len": 10}\r\n\r\n  \n{"arrival": 0, "prompt_len": 50, "output_len": 5}' >"$TMP/crlf.jsonl"
+bound "crlf-blank-no-final-newline" 0 "" 50 5 -- "$KVPLAN" sim $M --kv-budget 8GiB --no-timing --workload "$TMP/crlf.jsonl"
+printf '{"arrival": 0, "prompt_len": 100, "output_len": 10}\n\n{"arrival": 0, "prompt_len": 0, "output_len": 5}\n' >"$TMP/line3.jsonl"
+bound "error-line-counts-blank-lines" 2 "line 3" 50 5 -- "$KVPLAN" sim $M --kv-budget 8GiB --no-timing --workload "$TMP/line3.jsonl"
+# A line split across the reader's 64 KiB chunks: still one request.
+python3 - "$TMP/long.jsonl" <<'EOF'
+import sys
+ids = ", ".join(["7"] * 40000)
+open(sys.argv[1], "w").write('{"arrival": 0, "output_len": 2, "prompt_tokens": [%s]}\n' % ids
+                             + '{"arrival": 0, "prompt_len": 10, "output_len": 2}\n')
+EOF
+bound "line-across-chunks" 0 "" 200 10 -- "$KVPLAN" sim $M --kv-budget 8GiB --no-timing --max-model-len 65536 --workload "$TMP/long.jsonl"
+
+# The largest legal cases: under 1 GiB and 10 s.
+if [ "$sanitized" = 0 ]; then
+    bound "legal-30M-blocks" 0 "" 1024 10 -- "$KVPLAN" sim $M --blocks 30000000 --no-timing --synthetic requests=10,$SYN
+    bound "legal-1M-requests" 0 "" 1024 10 -- "$KVPLAN" sim $M --kv-budget 8GiB --no-timing --synthetic requests=1000000,prompt=fixed:16,output=fixed:1
+    python3 - "$TMP/big.jsonl" <<'EOF'
+import sys
+with open(sys.argv[1], "w") as f:
+    for i in range(300000):
+        f.write('{"arrival": %d, "prompt_len": 100, "output_len": 4, "prefix_id": "p%d", "prefix_len": 32}\n' % (i // 100, i % 50))
+EOF
+    bound "legal-300k-line-file" 0 "" 1024 10 -- "$KVPLAN" sim $M --kv-budget 8GiB --no-timing --workload "$TMP/big.jsonl"
+fi
+echo "sim bounds: $cases cases, $fails failures"
+[ "$fails" -eq 0 ]
