@@ -1,5 +1,6 @@
 # Run kvplan with the arguments in CASE.args (one per line; @SRC@ = source dir)
-# and compare stdout with CASE.expected and the exit status with CASE.status (default 0).
+# and compare stdout with CASE.expected (the source dir written @SRC@) and the exit
+# status with CASE.status (default 0).
 # CASE.stderr (optional; required when the status is not 0) is the exact stderr, with
 # @SRC@ for the source dir: an error golden must fail for the right reason, not for a
 # misspelt option that happens to exit with the same status.
@@ -20,6 +21,9 @@ if(NOT "${rc}" STREQUAL "${want_rc}")
   message(FATAL_ERROR "exit status ${rc}, expected ${want_rc}\nstdout:\n${out}\nstderr:\n${errout}")
 endif()
 file(READ ${CASE}.expected want)
+# A path under the source dir is printed as @SRC@ in CASE.expected, so a golden
+# passes in every checkout, not only in the one it was recorded in.
+string(REPLACE "${SOURCE_DIR}" "@SRC@" out "${out}")
 if(NOT "${out}" STREQUAL "${want}")
   file(WRITE ${CASE}.actual "${out}")
   message(FATAL_ERROR "output differs from ${CASE}.expected (actual written to ${CASE}.actual)\n${out}")
