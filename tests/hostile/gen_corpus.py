@@ -782,6 +782,67 @@ gpu_variant("bandwidth-huge", "/gpus/0/bandwidth_gb_s", bandwidth_gb_s=10 ** 12)
 gpu_variant("source-number", "/gpus/0/cuda_source", cuda_source=1)
 write("gpus/too-many-entries.json", gpus(*[dict(GOOD_GPU, name="g%d" % i, aliases=[]) for i in range(1025)]), "/gpus")
 
+# ------------------------------------------------------------ round two (issue 17)
+# Truncation of a line at every third byte, NUL bytes on a later line, errors after
+# CRLF and blank lines (the streamed reader's line counting), values of the wrong
+# type or range, and control characters inside values that are refused, so the
+# error line must carry them escaped (the corpus check fails on a raw control byte).
+ESCS = ["\x1b]0;pwned\x07", "\x1b[31m", "\x1b[2J", "\u009b31m", "\x7f", "\x08\x08", "\r"]
+for cut in range(4, len(OKL) - 1, 3):
+    write("workload/r2-truncated-at-%02d.jsonl" % cut, OKL + "\n" + OKL[:cut], "line 2")
+for k in range(1, 6):
+    write("workload/r2-nul-on-line-%d.jsonl" % k,
+          ("\n".join([OKL] * (k - 1) + ['{"arrival": 0, "prompt_len": 1\x0000, "output_len": 1}']) + "\n").encode(),
+          "line %d" % k)
+write("workload/r2-nul-last-line-no-newline.jsonl", (OKL + "\n" + OKL + "\n\x00\x00\x00").encode(), "line 3")
+write("workload/r2-crlf-error-line-3.jsonl", OKL + "\r\n" + OKL + "\r\n" + '{"arrival": 0, "prompt_len": -1, "output_len": 1}\r\n', "line 3")
+write("workload/r2-blank-lines-error-line-5.jsonl", OKL + "\n\n  \n\t\n" + '{"arrival": 0, "prompt_len": 0, "output_len": 1}\n', "line 5")
+for tag, line in [
+        ("output-2^32", '{"arrival": 0, "prompt_len": 1, "output_len": 4294967296}'),
+        ("output-fraction", '{"arrival": 0, "prompt_len": 1, "output_len": 1.5}'),
+        ("output-bool", '{"arrival": 0, "prompt_len": 1, "output_len": true}'),
+        ("output-null", '{"arrival": 0, "prompt_len": 1, "output_len": null}'),
+        ("prompt-fraction", '{"arrival": 0, "prompt_len": 10.5, "output_len": 1}'),
+        ("prompt-bool", '{"arrival": 0, "prompt_len": true, "output_len": 1}'),
+        ("prompt-1e400", '{"arrival": 0, "prompt_len": 1e400, "output_len": 1}'),
+        ("arrival-1e400", '{"arrival": 1e400, "prompt_len": 1, "output_len": 1}'),
+        ("arrival-infinity", '{"arrival": Infinity, "prompt_len": 1, "output_len": 1}'),
+        ("prefix-len-negative", '{"arrival": 0, "prompt_len": 10, "output_len": 1, "prefix_id": "a", "prefix_len": -1}'),
+        ("prefix-id-object", '{"arrival": 0, "prompt_len": 10, "output_len": 1, "prefix_id": {}, "prefix_len": 2}'),
+        ("prefix-id-array", '{"arrival": 0, "prompt_len": 10, "output_len": 1, "prefix_id": [1], "prefix_len": 2}'),
+        ("prefix-len-no-id-first", '{"arrival": 0, "prompt_len": 10, "output_len": 1, "prefix_id": "new"}'),
+        ("tokens-2^32", '{"arrival": 0, "prompt_tokens": [4294967296], "output_len": 1}'),
+        ("tokens-fraction", '{"arrival": 0, "prompt_tokens": [1.5], "output_len": 1}'),
+        ("tokens-nested", '{"arrival": 0, "prompt_tokens": [[1]], "output_len": 1}'),
+        ("line-is-string", '"arrival"'),
+        ("line-is-number", "42"),
+        ("two-objects-one-line", OKL + " " + OKL),
+        ("trailing-comma", '{"arrival": 0, "prompt_len": 1, "output_len": 1,}')]:
+    write("workload/r2-%s.jsonl" % tag, wl(OKL, line), "line 2")
+for i, e in enumerate(ESCS):
+    # A prefix longer than its prompt, named by an id full of control characters.
+    write("workload/r2-escape-%d-prefix-id.jsonl" % i,
+          wl(json.dumps({"arrival": 0, "prompt_len": 10, "output_len": 1, "prefix_id": "p" + e, "prefix_len": 20})), "line 1")
+    gpu_variant("r2-escape-%d-name-bad-total" % i, "/gpus/0/cuda_total", name="GPU" + e, cuda_total="-1GiB")
+    gpu_variant("r2-escape-%d-alias-bad-bandwidth" % i, "/gpus/0/bandwidth_gb_s", aliases=["a" + e], bandwidth_gb_s="fast" + e)
+    gpu_variant("r2-escape-%d-unknown-key" % i, "/gpus/0/", **{"k" + e: 1})
+    write("config/r2-escape-%d-layers-string.json" % i,
+          dump(dict(load("meta-llama__Llama-3.1-8B"), num_hidden_layers="32" + e)), "/num_hidden_layers")
+    write("config/r2-escape-%d-layer-types.json" % i,
+          dump(dict(load("google__gemma-3-27b-it"), text_config=dict(load("google__gemma-3-27b-it")["text_config"], layer_types=["sliding" + e] * 62))),
+          "/text_config/layer_types/0")
+for cut in (1, 9, 30, 100, 200, 400, 600, 700):
+    text = gpus(GOOD_GPU)
+    if cut < len(text):
+        write("gpus/r2-truncated-at-%03d.json" % cut, text[:cut], "line 1")
+for tag, frag, ch in [("memory-object", "/gpus/0/memory", dict(memory={})),
+                      ("vendor-number", "/gpus/0/vendor", dict(vendor=7)),
+                      ("aliases-string", "/gpus/0/aliases", dict(aliases="x")),
+                      ("cuda-source-number", "/gpus/0/cuda_source", dict(cuda_source=1)),
+                      ("nvml-total-string", "/gpus/0/nvml_total_mib", dict(nvml_total_mib="81559")),
+                      ("derived-total-zero", "/gpus/0/derived_total", dict(derived_total="0GiB", cuda_total=None))]:
+    gpu_variant("r2-" + tag, frag, **ch)
+
 # ------------------------------------------------------------ probes (valid files)
 # Not part of expect.tsv: the test runs each probe first and asserts a kind's
 # corpus only when kvplan accepts its probe (the reader exists and is wired).
