@@ -20,7 +20,7 @@ int main(int argc, char **argv) {
     }
     kvp_fit_env env = {0};
     env.model = model;
-    env.kv_budget_bytes = budget_gib << 30;
+    env.memory.kv_budget_bytes = budget_gib << 30;
     env.policy = kvp_policy_settings_default();
     kvp_fit_eval *e = malloc(sizeof *e);
     if (!e) {

@@ -19,19 +19,17 @@ int main(int argc, char **argv) {
         fprintf(stderr, "%s\n", err.message);
         return 1;
     }
-    /* What every point shares: the model and the memory (here a KV budget). */
-    kvp_fit_env env = {0};
-    env.model = model;
-    env.kv_budget_bytes = budget_gib << 30;
-    env.policy = kvp_policy_settings_default();
-    kvp_fit_point point = {0};
-    point.engine = KVP_ENGINE_TRTLLM;
-    point.max_seq_len = max_seq_len;
-    /* kvp_fit_eval holds the whole plan: large, so not on the stack. */
-    kvp_fit_eval *e = malloc(sizeof *e);
-    if (!e || kvp_fit_evaluate(&env, &point, e, &err) != KVP_OK) {
+    /* One deployment: the model, the engine, the memory (here a KV budget), the length. */
+    kvp_deployment d = kvp_deployment_default();
+    d.model = model;
+    d.point.engine = KVP_ENGINE_TRTLLM;
+    d.point.max_seq_len = max_seq_len;
+    d.memory.kv_budget_bytes = budget_gib << 30;
+    /* The result holds the whole plan: large, so on the heap. */
+    kvp_deploy_result *e = kvp_deploy_result_new();
+    if (!e || kvp_deploy_plan(&d, e, &err) != KVP_OK) {
         fprintf(stderr, "%s\n", e ? err.message : "out of memory");
-        free(e);
+        kvp_deploy_result_free(e);
         kvp_model_free(model);
         return 1;
     }
@@ -48,8 +46,12 @@ int main(int argc, char **argv) {
                (unsigned long long)e->blocks, e->block_tokens);
         printf("max concurrent sequences: %llu (limited by %s)\n",
                (unsigned long long)e->max_sequences, e->binding);
+        if (!e->starts) {
+            printf("the engine would not start: %s\n", e->refusal);
+            rc = 1;
+        }
     }
-    free(e);
+    kvp_deploy_result_free(e);
     kvp_model_free(model);
     return rc;
 }

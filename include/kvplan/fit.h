@@ -5,10 +5,9 @@
  * needed; a grid of plans (sweep) and every engine side by side (compare).
  *
  * Everything is built on one evaluation: a point (engine, tp, pp, KV dtype,
- * max sequence length) planned with the same memory facts, giving tokens,
- * blocks, the concurrent sequences the cache holds and what binds them.
- * TensorRT-LLM points go through the creator (plan.h, the seed's logic);
- * vLLM, SGLang and llama.cpp points through their policies (policy.h).
+ * max sequence length) planned by the deployment pipeline (deploy.h,
+ * kvp_deploy_plan) with the same memory facts, giving tokens, blocks, the
+ * concurrent sequences the cache holds and what binds them.
  *
  * Searches are exact integer searches over the planner, never a formula
  * inverted in floating point: an answer v is reported only after plan(v)
@@ -24,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kvplan/deploy.h"
 #include "kvplan/error.h"
 #include "kvplan/memory.h"
 #include "kvplan/model.h"
@@ -35,7 +35,7 @@
 extern "C" {
 #endif
 
-#define KVP_FIT_REASON_MAX 320
+#define KVP_FIT_REASON_MAX KVP_DEPLOY_REASON_MAX
 
 /* ------------------------------------------------------- generic search */
 
@@ -60,66 +60,21 @@ KVP_API KVP_NODISCARD kvp_status kvp_fit_search_max(uint64_t lo, uint64_t hi, kv
 
 /* ---------------------------------------------------------- evaluation */
 
-/* What every point shares: the model, the GPU and the base settings. */
-typedef struct kvp_fit_env {
-    const kvp_model *model;          /* borrowed */
-    uint64_t gpu_total_bytes;        /* device total (catalogue / --gpu-mem) */
-    uint64_t kv_budget_bytes;        /* > 0: plan from this KV budget, memory terms unused */
-    /* Measured terms; those not given are estimated from the config per
-     * point (they change with tp / pp). */
-    bool has_weights, has_peak, has_non_torch;
-    uint64_t weights_bytes;          /* this rank */
-    uint64_t peak_bytes;             /* allocator peak: weights + activations */
-    uint64_t non_torch_bytes;        /* outside the allocator, incl. CUDA graphs */
-    const char *model_dir;           /* checkpoint folder: exact weights from safetensors
-                                        headers (as `kvplan plan`); NULL = from the config */
-    /* TensorRT-LLM base settings (tp, pp, kv_dtype, max_seq_len overridden per point). */
-    kvp_deploy_settings deploy;
-    kvp_kv_config kv;
-    /* Base settings of the other engines (engine, tp, pp, dtype, length per point). */
-    kvp_policy_settings policy;
-} kvp_fit_env;
+/* What every point shares: the model, the GPU and the base settings: a
+ * deployment (deploy.h) whose `point` the search sets (kvp_fit_evaluate takes
+ * the point apart, so env.point is not read). */
+typedef kvp_deployment kvp_fit_env;
 
 /* One point of the space. Zero fields keep the base settings. */
-typedef struct kvp_fit_point {
-    kvp_engine engine;
-    uint32_t tp, pp;
-    char kv_dtype[24];               /* kvplan name for trtllm ("fp8"), engine spelling otherwise */
-    uint64_t max_seq_len;            /* vLLM max_model_len, SGLang context_length, llama.cpp n_ctx_seq */
-    uint32_t sequences;              /* llama.cpp: --parallel slots (n_ctx = max_seq_len * this) */
-    uint64_t max_batch_size;         /* trtllm: 0 = base; fit sets it to the concurrency for
-                                        models with recurrent state (slots are reserved for
-                                        max_batch_size sequences up front) */
-} kvp_fit_point;
+typedef kvp_deploy_point kvp_fit_point;
 
-/* The figures of one evaluated point. */
-typedef struct kvp_fit_eval {
-    kvp_status status;               /* KVP_OK: planned; else why not (INFEASIBLE, CONFIG, ...) */
-    char message[KVP_ERROR_MESSAGE_MAX];
-    kvp_fit_point point;             /* as resolved (tp, pp, dtype, max_seq_len filled in) */
-    uint64_t total_bytes;            /* GPU total (0 with a KV budget) */
-    uint64_t weights_bytes, activation_bytes, runtime_bytes; /* runtime: non-torch + graphs */
-    bool memory_estimated;           /* some term came from the config, not a measurement */
-    uint64_t reserve_bytes;          /* MLA workspace + multimodal reserve (trtllm) */
-    uint64_t budget_bytes;           /* the engine's KV budget */
-    uint64_t kv_bytes;               /* allocated for the KV cache */
-    uint64_t tokens;                 /* KV tokens (engine's figure / largest full pool) */
-    uint64_t blocks;                 /* blocks (all pools; vLLM num_gpu_blocks) */
-    uint32_t block_tokens;           /* tokens per block / page */
-    uint64_t max_sequences;          /* max_seq_len sequences the KV cache holds at once */
-    uint64_t batch_limit;            /* scheduler cap (max_batch_size, max_num_seqs, ...); 0 none */
-    uint64_t longest_tokens;         /* longest single sequence; UINT64_MAX = unbounded */
-    char binding[KVP_FIT_REASON_MAX];/* what bounds max_sequences */
-    char budget_formula[160];        /* how budget_bytes was obtained */
-    /* The plan itself: TensorRT-LLM's creator output, or the policy result. */
-    kvp_capacity cap;
-    kvp_plan plan;
-    kvp_policy_result policy;
-} kvp_fit_eval;
+/* The figures of one evaluated point: the deployment's result. */
+typedef kvp_deploy_result kvp_fit_eval;
 
-/* Plan one point. Returns KVP_OK whenever the point was evaluated, also
- * when the planner found it infeasible (out->status says so); returns an
- * error only for bad arguments (KVP_INVALID_ARG) or KVP_NOMEM. */
+/* Plan one point: kvp_deploy_plan of `env` with `point` as its point. Returns
+ * KVP_OK whenever the point was evaluated, also when the planner found it
+ * infeasible (out->status says so); returns an error only for bad arguments
+ * (KVP_INVALID_ARG: no model, or no memory and no KV budget) or KVP_NOMEM. */
 KVP_API KVP_NODISCARD kvp_status kvp_fit_evaluate(const kvp_fit_env *env, const kvp_fit_point *point,
                                           kvp_fit_eval *out, kvp_error *err);
 

@@ -27,6 +27,7 @@
 #include "kvplan/pool.h"
 #include "kvplan/sim.h"
 #include "kvplan/report.h"
+#include "kvplan/deploy.h"
 #include "kvplan/fit.h"
 #include "kvplan/json.h"
 

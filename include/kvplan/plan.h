@@ -786,7 +786,20 @@ typedef struct kvp_memory_measured {
     bool has_weights, has_peak, has_non_torch;
     uint64_t weights_bytes;         /* weights on this rank */
     uint64_t peak_bytes;            /* allocator peak of the profiling pass, weights included */
-    uint64_t non_torch_bytes;       /* memory outside the allocator (graphs included) */
+    uint64_t non_torch_bytes;       /* memory outside the allocator (graphs included unless
+                                       non_torch_has_graphs is false) */
+    bool has_activation_peak;       /* the peak without the weights (vLLM V1 "peak
+                                       activation"); exclusive with has_peak */
+    uint64_t activation_peak_bytes;
+    bool has_cuda_graph;            /* captured CUDA graphs, measured */
+    uint64_t cuda_graph_bytes;
+    bool cuda_graph_apart;          /* graphs are their own term (vLLM): a measured non-torch
+                                       term does not hold them, so they are estimated when not
+                                       given; false: a measured non-torch term includes them
+                                       (TRT-LLM measures after capture) */
+    bool non_torch_after_init;      /* estimated non-torch is only what appears after the
+                                       engine's start-up snapshot (vLLM: its request is taken
+                                       after the CUDA context and NCCL exist) */
 } kvp_memory_measured;
 
 /* Memory facts of one rank: the measured terms as given, every other term from

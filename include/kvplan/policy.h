@@ -12,8 +12,10 @@
  *             max_total_num_tokens, max_running_requests
  *   llama.cpp "llama_kv_cache: size = X MiB (N cells, L layers, s/t seqs),
  *             K (type): X MiB, V (type): Y MiB" (main, SWA, recurrent lines)
- *   TRT-LLM   "Allocated X GiB for max tokens in paged KV cache (N)" and the
- *             V1 estimator's KV-head rounding versus the manager's.
+ *
+ * TensorRT-LLM is not a policy: its sizing is the seed's creator (plan.h),
+ * and kvp_deploy_plan (deploy.h) fills its engine report ("Allocated X GiB
+ * for max tokens in paged KV cache (N)": max_tokens, kv_cache_bytes).
  *
  * The result is a plain value (no heap memory): the figures under the names of
  * the engine's log line (`engine_report`), the pools behind them, and notes
@@ -187,14 +189,14 @@ typedef struct kvp_policy_result {
     uint64_t swa_k_bytes, swa_v_bytes, recurrent_r_bytes, recurrent_s_bytes, recurrent_cells;
     uint64_t indexer_bytes;       /* llama.cpp DSA indexer cache */
     uint32_t indexer_layers;
-    uint64_t trt_estimator_bytes_per_token, trt_manager_bytes_per_token;
 
     uint32_t note_count;
     char notes[KVP_POLICY_MAX_NOTES][KVP_POLICY_NOTE_MAX];
 } kvp_policy_result;
 
 /* Plan `model` under `settings` with the engine's rules.
- * Errors: KVP_INVALID_ARG for a setting the engine does not have (llama.cpp
+ * Errors: KVP_INVALID_ARG for engine trtllm (planned by the creator through
+ * kvp_deploy_plan), for a setting the engine does not have (llama.cpp
  * with TP 2, SGLang with a q4_0 cache, an unknown dtype or version),
  * KVP_INFEASIBLE when no budget is given and memory facts are missing or the
  * budget is not positive, KVP_UNSUPPORTED for layer kinds ENGINES.md has no

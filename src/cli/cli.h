@@ -31,8 +31,15 @@ void kvp_cli_note_spelling(const char *canon, const char *typed, size_t typed_le
  * $KVPLAN_GPU_CATALOG), NULL when none: every --gpu lookup searches it first. */
 const char *kvp_cli_gpu_catalog(void);
 void kvp_cli_set_gpu_catalog(const char *path);
-/* Print an error record as one line (or as a JSON object on stdout when json). */
+/* Print an error record as one line (or as a JSON object on stdout when json).
+ * Returns kvp_cli_exit_for(err->code). */
 int kvp_cli_report_error(const kvp_error *err, bool json);
+/* Exit status of a status: 0 planned, 1 the deployment cannot start or cannot meet
+ * the target (KVP_INFEASIBLE), 2 bad input or usage (every other error). */
+int kvp_cli_exit_for(kvp_status code);
+/* The plan was printed but the engine would refuse it: one line on stderr with the
+ * pipeline's reason, "max_seq_len" read as `engine_flag` (NULL: as is). Returns 1. */
+int kvp_cli_refuse(const char *engine_flag, const char *refusal);
 
 /* Option value parsers: print one line and return false on bad input. */
 bool kvp_cli_u32(const char *opt, const char *text, uint32_t min, uint32_t max, uint32_t *out);
@@ -56,6 +63,10 @@ int kvp_cli_unknown_option(const char *arg, const char *const *known);
  * MODEL itself when it is a folder, the folder of a config.json path, NULL when
  * MODEL is not a path (a catalogue name). `buf` holds the result. */
 const char *kvp_cli_model_dir(const char *model, char *buf, size_t size);
+
+/* The flag that sets a settings field named by a library error ("max_seq_len" ->
+ * "--max-seq-len"); the field itself when no flag maps to it. */
+const char *kvp_cli_field_flag(const char *field);
 
 /* Human byte formatting: "1.50 GiB" into buf. */
 const char *kvp_cli_fmt_bytes(uint64_t bytes, char *buf, size_t size);

@@ -79,7 +79,18 @@ static void json_string(FILE *out, const char *s) {
     fputc('"', out);
 }
 
-int kvp_cli_report_error(const kvp_error *err, bool json) {
+int kvp_cli_report_error(const kvp_error *in, bool json) {
+    /* Library errors name the settings field ("max_seq_len: ..."); the user typed a
+     * flag: name that instead. */
+    kvp_error mapped = *in;
+    const kvp_error *err = &mapped;
+    const char *flag = kvp_cli_field_flag(in->key);
+    if (flag && strcmp(flag, in->key) != 0) {
+        size_t k = strlen(in->key);
+        if (!strncmp(in->message, in->key, k) && in->message[k] == ':')
+            snprintf(mapped.message, sizeof mapped.message, "%s%s", flag, in->message + k);
+        kvp__strlcpy(mapped.key, flag, sizeof mapped.key);
+    }
     /* Messages may carry bytes from hostile files (a record filled by hand, not by
      * kvp__fail): one line, control characters escaped. */
     char msg[4 * KVP_ERROR_MESSAGE_MAX];
@@ -96,7 +107,34 @@ int kvp_cli_report_error(const kvp_error *err, bool json) {
         fprintf(stdout, ", \"line\": %d, \"column\": %d}}\n", err->line, err->column);
     }
     print_line(msg[0] ? msg : kvp_status_describe(err->code));
-    return KVP_EXIT_BAD_INPUT;
+    return kvp_cli_exit_for(err->code);
+}
+
+int kvp_cli_exit_for(kvp_status code) {
+    /* 1: the deployment cannot start or meet the target; 2: bad input or usage. */
+    if (code == KVP_OK) return KVP_EXIT_OK;
+    return code == KVP_INFEASIBLE ? KVP_EXIT_NO : KVP_EXIT_BAD_INPUT;
+}
+
+int kvp_cli_refuse(const char *engine_flag, const char *refusal) {
+    /* The pipeline names the settings field; say the flag of the engine instead. */
+    char msg[KVP_ERROR_MESSAGE_MAX + 64];
+    size_t n = 0;
+    const char *field = "max_seq_len";
+    size_t fl = strlen(field);
+    for (const char *p = refusal; *p && n + 64 < sizeof msg;) {
+        if (engine_flag && !strncmp(p, field, fl)) {
+            n += (size_t)snprintf(msg + n, sizeof msg - n, "%s", engine_flag);
+            p += fl;
+        } else {
+            msg[n++] = *p++;
+        }
+    }
+    msg[n] = '\0';
+    char line[4 * sizeof msg];
+    fprintf(stderr, "kvplan: the engine would not start: %s\n",
+            kvp__escape_str(msg, line, sizeof line));
+    return KVP_EXIT_NO;
 }
 
 bool kvp_cli_u32(const char *opt, const char *text, uint32_t min, uint32_t max, uint32_t *out) {
@@ -258,4 +296,25 @@ const char *kvp_cli_fmt_count(uint64_t n, char *buf, size_t size) {
     }
     buf[o] = '\0';
     return buf;
+}
+
+const char *kvp_cli_field_flag(const char *field) {
+    /* Library errors name the settings field (deploy.h); the user typed a flag. */
+    static const struct {
+        const char *field, *flag;
+    } k_map[] = {
+        {"max_seq_len", "--max-seq-len"},     {"seq_len", "--seq-len"},
+        {"kv_budget_bytes", "--kv-budget"},   {"total_bytes", "--gpu"},
+        {"free_bytes", "--free-mem"},         {"weights_bytes", "--weights"},
+        {"peak_bytes", "--peak"},             {"activation_peak_bytes", "--activation-peak"},
+        {"non_torch_bytes", "--non-torch"},   {"cuda_graph_bytes", "--cuda-graph"},
+        {"local_graph_bytes", "--local"},     {"kv_dtype", "--kv-dtype"},
+        {"tp", "--tp"},                       {"pp", "--pp"},
+        {"engine", "--policy"},               {"max_batch_size", "--max-batch-size"},
+        {"sequences", "--parallel"},
+    };
+    if (!field) return NULL;
+    for (size_t i = 0; i < sizeof k_map / sizeof k_map[0]; i++)
+        if (!strcmp(field, k_map[i].field)) return k_map[i].flag;
+    return field;
 }

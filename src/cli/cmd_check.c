@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "kvplan/deploy.h"
 #include "from_cmd.h"
 #include "plan_policy.h"
 #include "startup_cli.h"
@@ -231,8 +232,9 @@ int kvp_cmd_check(int argc, char **argv) {
      * engine runs with, which the memory plan then uses. */
     kvp_startup_report *rep = calloc(1, sizeof *rep);
     kvp_policy_result *r = calloc(1, sizeof *r);
+    kvp_deploy_result *res = kvp_deploy_result_new();
     int rc = KVP_EXIT_BAD_INPUT;
-    if (!rep || !r) {
+    if (!rep || !r || !res) {
         rc = kvp_cli_fail("out of memory");
         goto done;
     }
@@ -256,18 +258,36 @@ int kvp_cmd_check(int argc, char **argv) {
             goto done;
         }
     } else if (have_plan) {
+        /* The memory plan is the deployment pipeline's (deploy.h), as `kvplan plan`. */
         kvp_error perr;
         kvp_error_clear(&perr);
-        kvp_status st = KVP_OK;
-        bool estimated = !planned.weights_bytes;
-        if (!planned.kv_budget_bytes && (planned.engine != KVP_ENGINE_LLAMACPP || !planned.weights_bytes))
-            st = kvp_cli_policy_estimate(model, &planned, rep->run_dtype, NULL, 0, &perr);
-        if (st == KVP_OK) st = kvp_policy_plan(model, &planned, r, &perr);
+        kvp_deployment d = kvp_deployment_default();
+        d.model = model;
+        d.point.engine = planned.engine;
+        d.policy = planned;
+        d.memory.total_bytes = planned.kv_budget_bytes ? 0 : planned.total_memory_bytes;
+        d.memory.kv_budget_bytes = planned.kv_budget_bytes;
+        d.memory.free_bytes = planned.free_memory_bytes;
+        d.memory.has_weights = planned.weights_bytes > 0;
+        d.memory.weights_bytes = planned.weights_bytes;
+        d.memory.has_activation_peak = planned.peak_activation_bytes > 0;
+        d.memory.activation_peak_bytes = planned.peak_activation_bytes;
+        d.memory.has_non_torch = planned.non_torch_bytes > 0;
+        d.memory.non_torch_bytes = planned.non_torch_bytes;
+        d.memory.has_cuda_graph = planned.cudagraph_bytes > 0;
+        d.memory.cuda_graph_bytes = planned.cudagraph_bytes;
+        d.memory.weights_dtype = rep->run_dtype;
+        kvp_status st = kvp_deploy_plan(&d, res, &perr);
+        if (st == KVP_OK) {
+            st = res->status;
+            kvp__strlcpy(perr.message, res->message, sizeof perr.message);
+        }
+        *r = res->policy;
         in.status = st;
         in.result = st == KVP_OK ? r : NULL;
         in.message = perr.message;
-        in.weights_bytes = planned.weights_bytes;
-        in.weights_estimated = estimated;
+        in.weights_bytes = res->weights_bytes;
+        in.weights_estimated = res->memory.estimated & KVP_MEM_EST_WEIGHTS;
         if (kvp_startup_check(model, ss, &in, rep, &err) != KVP_OK) {
             rc = kvp_cli_report_error(&err, json);
             goto done;
@@ -278,6 +298,7 @@ int kvp_cmd_check(int argc, char **argv) {
 done:
     free(rep);
     free(r);
+    kvp_deploy_result_free(res);
     kvp_model_free(model);
     free(ss);
     return rc;

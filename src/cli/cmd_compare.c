@@ -98,10 +98,12 @@ int kvp_cmd_compare(int argc, char **argv) {
     }
     if (n_engines == 0)
         for (int k = 0; k < KVP_ENGINE_COUNT; k++) engines[n_engines++] = (kvp_engine)k;
-    if (c.base.kv_dtype[0])
+    /* A dtype is spelled per engine: it can be given for one engine only. */
+    if (c.base.kv_dtype[0] && n_engines > 1)
         return fit_cli_bad(&c, KVP_INVALID_ARG, "--kv-dtype",
-                           "compare keeps each engine's own KV dtype spelling: drop --kv-dtype "
-                           "(or use 'kvplan sweep --over policy=... --over kv-dtype=...')");
+                           "compare keeps each engine's own KV dtype spelling: drop --kv-dtype, "
+                           "give one engine with --policies, or use 'kvplan sweep --over "
+                           "policy=... --over kv-dtype=...'");
     int rc = fit_cli_finish(&c, "compare");
     if (rc >= 0) {
         fit_cli_free(&c);

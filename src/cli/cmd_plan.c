@@ -11,8 +11,10 @@
 #include "kvplan/plan.h"
 #include "kvplan/probe.h"
 #include "kvplan/local.h"
+#include "kvplan/deploy.h"
 #include "kvplan/fit.h"
 #include "from_cmd.h"
+#include "fit_env.h"
 #include "util.h"
 
 #if defined(__has_include)
@@ -42,9 +44,12 @@ static void usage(FILE *out) {
         "                               with --async-chunk, --streaming, --enforce-eager\n"
         "  --weights BYTES              measured weights on this rank\n"
         "  --peak BYTES                 measured allocator peak of the profiling pass\n"
-        "                               (weights + activations)\n"
+        "                               (weights + activations; the seed's torch peak)\n"
+        "  --activation-peak BYTES      the same peak without the weights (instead of --peak)\n"
         "  --non-torch BYTES            measured memory outside the allocator (NCCL, CUDA\n"
         "                               graphs, context)\n"
+        "  --cuda-graph BYTES           measured CUDA-graph memory, when apart from --non-torch\n"
+        "  --free-mem BYTES             free device memory now (what is held counts as non-torch)\n"
         "  --estimation-kv BYTES        temporary KV cache of the profiling pass (added back)\n"
         "  --kv-budget BYTES            plan from a KV budget (after the fraction) directly\n"
         "  (terms not measured are estimated from the config and said so)\n"
@@ -78,8 +83,10 @@ static void usage(FILE *out) {
 
 typedef struct opts {
     const char *model, *draft, *gpu;
-    uint64_t gpu_mem, weights, peak, non_torch, estimation_kv, kv_budget;
-    bool has_gpu_mem, has_weights, has_peak, has_non_torch, has_kv_budget;
+    uint64_t gpu_mem, free_mem, weights, peak, activation_peak, non_torch, cuda_graph,
+        estimation_kv, kv_budget;
+    bool has_gpu_mem, has_weights, has_peak, has_activation_peak, has_non_torch, has_cuda_graph,
+        has_kv_budget;
     bool probe;          /* --probe: live memory of --device */
     uint32_t device;     /* --device N */
     uint32_t gpus;       /* --gpus N: GPUs per node, 0 = not given */
@@ -197,7 +204,8 @@ static bool p_windows(const char *v, opts *o) {
 }
 
 static const char *const k_known[] = {
-    "--gpu", "--gpu-mem", "--weights", "--peak", "--non-torch", "--estimation-kv", "--kv-budget",
+    "--gpu", "--gpu-mem", "--weights", "--peak", "--activation-peak", "--non-torch",
+    "--cuda-graph", "--free-mem", "--estimation-kv", "--kv-budget",
     "--free-gpu-memory-fraction", "--max-tokens", "--max-gpu-total-bytes", "--host-cache-size",
     "--tokens-per-block", "--enable-block-reuse", "--max-attention-window", "--kv-manager",
     "--cross-kv-cache-fraction", "--tp", "--pp", "--attention-dp", "--kv-dtype",
@@ -276,6 +284,15 @@ static int parse(int argc, char **argv, opts *o) {
         } else if (kvp_cli_opt(argc, argv, &i, "--non-torch", &v, &bad)) {
             if (bad || !p_bytes("--non-torch", v, false, &o->non_torch)) return KVP_EXIT_BAD_INPUT;
             o->has_non_torch = true;
+        } else if (kvp_cli_opt(argc, argv, &i, "--activation-peak", &v, &bad)) {
+            if (bad || !p_bytes("--activation-peak", v, false, &o->activation_peak))
+                return KVP_EXIT_BAD_INPUT;
+            o->has_activation_peak = true;
+        } else if (kvp_cli_opt(argc, argv, &i, "--free-mem", &v, &bad)) {
+            if (bad || !p_bytes("--free-mem", v, false, &o->free_mem)) return KVP_EXIT_BAD_INPUT;
+        } else if (kvp_cli_opt(argc, argv, &i, "--cuda-graph", &v, &bad)) {
+            if (bad || !p_bytes("--cuda-graph", v, false, &o->cuda_graph)) return KVP_EXIT_BAD_INPUT;
+            o->has_cuda_graph = true;
         } else if (kvp_cli_opt(argc, argv, &i, "--estimation-kv", &v, &bad)) {
             if (bad || !p_bytes("--estimation-kv", v, false, &o->estimation_kv))
                 return KVP_EXIT_BAD_INPUT;
@@ -413,16 +430,10 @@ static void explain(const outbuf *o, const char *fmt, ...) {
 typedef struct plan_ctx {
     opts *o;
     kvp_model *model, *draft;
-    kvp_memory_facts mem;
-    bool have_mem;
     const char *total_source;
-    kvp_creator *creator;
-    kvp_estimation_plan est;
-    kvp_capacity cap;
-    kvp_plan plan;
-    uint64_t seq_len;
-    uint64_t kv_limit, count, longest, slots;
-    uint64_t engine_max_seq_len; /* max_seq_len the engine starts with (adopted) */
+    kvp_deploy_result *r;    /* the pipeline's result (deploy.h) */
+    char model_dir[4096];
+    uint64_t count;          /* sequences at once: min(KV limit, max_batch_size) */
     const char *warnings[64];
     char warn_buf[8][320];
     kvp_local_report *local; /* model-local caches (--local), NULL when none */
@@ -448,29 +459,29 @@ static const char *const k_est_names[] = {"total", "free", "weights", "activatio
 static void print_text(plan_ctx *p, FILE *f) {
     outbuf ob = {f, p->o->explain};
     char b1[32], b2[32];
-    const kvp_deploy_settings *d = kvp_creator_deploy(p->creator);
-    const kvp_manager_plan *t = &p->plan.managers[KVP_ROLE_TARGET];
+    const kvp_deploy_settings *d = &p->r->trtllm;
+    const kvp_manager_plan *t = &p->r->plan.managers[KVP_ROLE_TARGET];
     fprintf(f, "plan: %s, one rank of TP %u x PP %u, policy trtllm\n", kvp_model_name(p->model),
             d->tp, d->pp);
     char adopted[64] = "";
-    if (p->engine_max_seq_len < d->max_seq_len)
+    if (p->r->engine_max_seq_len < d->max_seq_len)
         snprintf(adopted, sizeof adopted, " (engine starts with %llu)",
-                 (unsigned long long)p->engine_max_seq_len);
+                 (unsigned long long)p->r->engine_max_seq_len);
     fprintf(f, "manager: %s, kv dtype %s, %u tokens per block, max_seq_len %llu%s, "
                "max_batch_size %llu\n",
             kvp_manager_kind_name(t->kind), kvp_dtype_name(t->kv_dtype),
             p->o->kv.tokens_per_block ? p->o->kv.tokens_per_block : 32u,
             (unsigned long long)d->max_seq_len, adopted, (unsigned long long)d->max_batch_size);
     fputs("\nbudget\n", f);
-    if (p->have_mem) {
-        const kvp_memory_facts *m = &p->mem;
+    if (p->r->have_memory) {
+        const kvp_memory_facts *m = &p->r->memory;
 #define EST(bit) ((m->estimated & (bit)) ? "estimated" : "measured")
         fprintf(f, "  total memory            %14s  %s\n", gib(m->total_bytes, b1, sizeof b1),
                 p->total_source);
         fprintf(f, "  - weights               %14s  %s\n", gib(m->weights_bytes, b1, sizeof b1),
                 EST(KVP_MEM_EST_WEIGHTS));
         fprintf(f, "  - activations           %14s  %s\n", gib(m->activation_bytes, b1, sizeof b1),
-                p->est.estimating ? EST(KVP_MEM_EST_ACTIVATION)
+                p->r->estimation.estimating ? EST(KVP_MEM_EST_ACTIVATION)
                                   : "not subtracted (no profiling pass)");
         fprintf(f, "  - non-torch             %14s  %s\n", gib(m->non_torch_bytes, b1, sizeof b1),
                 EST(KVP_MEM_EST_NON_TORCH));
@@ -478,54 +489,54 @@ static void print_text(plan_ctx *p, FILE *f) {
                 gib(m->cuda_graph_bytes, b1, sizeof b1),
                 p->o->has_non_torch ? "in non-torch" : EST(KVP_MEM_EST_CUDA_GRAPH));
 #undef EST
-        if (p->cap.mm_reserve_bytes)
+        if (p->r->cap.mm_reserve_bytes)
             fprintf(f, "  - multimodal reserve    %14s\n",
-                    gib(p->cap.mm_reserve_bytes, b1, sizeof b1));
-        fprintf(f, "  = peak                  %14s\n", gib(p->cap.peak_bytes, b1, sizeof b1));
+                    gib(p->r->cap.mm_reserve_bytes, b1, sizeof b1));
+        fprintf(f, "  = peak                  %14s\n", gib(p->r->cap.peak_bytes, b1, sizeof b1));
         explain(&ob, "%llu + %llu + %llu + %llu = %llu B", (unsigned long long)m->weights_bytes,
                 (unsigned long long)m->activation_bytes, (unsigned long long)m->non_torch_bytes,
-                (unsigned long long)m->cuda_graph_bytes, (unsigned long long)p->cap.peak_bytes);
+                (unsigned long long)m->cuda_graph_bytes, (unsigned long long)p->r->cap.peak_bytes);
         if (p->o->estimation_kv)
             fprintf(f, "  + temporary KV          %14s  added back\n",
                     gib(p->o->estimation_kv, b1, sizeof b1));
         fprintf(f, "  x free fraction         %14g\n",
                 p->o->kv.free_gpu_memory_fraction > 0.0 ? p->o->kv.free_gpu_memory_fraction : 0.9);
         fprintf(f, "  = KV budget             %14s  (%llu B)\n",
-                gib(p->cap.budget_bytes, b1, sizeof b1), (unsigned long long)p->cap.budget_bytes);
+                gib(p->r->cap.budget_bytes, b1, sizeof b1), (unsigned long long)p->r->cap.budget_bytes);
         explain(&ob, "int((%llu - %llu + %llu) * %g) = %llu B  [_cal_max_memory]",
-                (unsigned long long)p->mem.total_bytes, (unsigned long long)p->cap.peak_bytes,
+                (unsigned long long)p->r->memory.total_bytes, (unsigned long long)p->r->cap.peak_bytes,
                 (unsigned long long)p->o->estimation_kv,
                 p->o->kv.free_gpu_memory_fraction > 0.0 ? p->o->kv.free_gpu_memory_fraction : 0.9,
-                (unsigned long long)p->cap.budget_bytes);
+                (unsigned long long)p->r->cap.budget_bytes);
     } else {
         fprintf(f, "  KV budget               %14s  (%llu B, --kv-budget)\n",
-                gib(p->cap.budget_bytes, b1, sizeof b1), (unsigned long long)p->cap.budget_bytes);
+                gib(p->r->cap.budget_bytes, b1, sizeof b1), (unsigned long long)p->r->cap.budget_bytes);
     }
-    if (p->cap.mla_workspace_reserve_bytes) {
+    if (p->r->cap.mla_workspace_reserve_bytes) {
         fprintf(f, "  - MLA workspace reserve %14s  admits %llu tokens of attended KV\n",
-                gib(p->cap.mla_workspace_reserve_bytes, b1, sizeof b1),
-                (unsigned long long)p->cap.mla_kv_len_cap_tokens);
+                gib(p->r->cap.mla_workspace_reserve_bytes, b1, sizeof b1),
+                (unsigned long long)p->r->cap.mla_kv_len_cap_tokens);
         explain(&ob, "min(w x kv_len_cap, budget x w / (k + w)) with w = %llu B/token, k = "
                      "%llu B/token",
                 (unsigned long long)d->attention_workspace_bytes_per_token,
                 (unsigned long long)t->cost.slope_bytes_per_token);
     }
-    if (p->cap.after_max_tokens_bytes != p->cap.kv_max_memory_bytes ||
-        p->cap.after_max_tokens_bytes != p->cap.budget_bytes - p->cap.mla_workspace_reserve_bytes)
+    if (p->r->cap.after_max_tokens_bytes != p->r->cap.kv_max_memory_bytes ||
+        p->r->cap.after_max_tokens_bytes != p->r->cap.budget_bytes - p->r->cap.mla_workspace_reserve_bytes)
         fprintf(f, "  capped by max_tokens / max_gpu_total_bytes\n");
     fprintf(f, "  = managers' GPU budget  %14s  (%llu B)\n",
-            gib(p->cap.kv_max_memory_bytes, b1, sizeof b1),
-            (unsigned long long)p->cap.kv_max_memory_bytes);
+            gib(p->r->cap.kv_max_memory_bytes, b1, sizeof b1),
+            (unsigned long long)p->r->cap.kv_max_memory_bytes);
     explain(&ob, "min(budget %llu - reserves %llu, max_tokens x slope, max_gpu_total_bytes)",
-            (unsigned long long)p->cap.budget_bytes,
-            (unsigned long long)p->cap.mla_workspace_reserve_bytes);
+            (unsigned long long)p->r->cap.budget_bytes,
+            (unsigned long long)p->r->cap.mla_workspace_reserve_bytes);
 
     char c1[32], c2[32];
     fputs("\npools\n", f);
     fprintf(f, "  %-7s %-10s %6s %8s %12s %12s %10s %12s %12s\n", "manager", "kind", "layers",
             "window", "bytes/token", "page bytes", "blocks", "tokens", "bytes");
     for (int r = 0; r < KVP_ROLE_COUNT; r++) {
-        const kvp_manager_plan *mp = &p->plan.managers[r];
+        const kvp_manager_plan *mp = &p->r->plan.managers[r];
         if (!mp->present) continue;
         for (uint32_t i = 0; i < mp->pool_count; i++) {
             const kvp_plan_pool *q = &mp->pools[i];
@@ -572,8 +583,8 @@ static void print_text(plan_ctx *p, FILE *f) {
                     mp->max_tokens ? ", capped by max_tokens " : "",
                     mp->max_tokens ? c1 : "");
     }
-    fprintf(f, "  allocated %s of %s\n", gib(p->plan.allocated_bytes, b1, sizeof b1),
-            gib(p->cap.kv_max_memory_bytes, b2, sizeof b2));
+    fprintf(f, "  allocated %s of %s\n", gib(p->r->plan.allocated_bytes, b1, sizeof b1),
+            gib(p->r->cap.kv_max_memory_bytes, b2, sizeof b2));
 
     fprintf(f, "  engine log: [MemUsageChange] Allocated %.2f GiB for max tokens in paged KV "
                "cache (%llu).\n",
@@ -583,24 +594,24 @@ static void print_text(plan_ctx *p, FILE *f) {
             kvp_cli_fmt_count(t->max_tokens_out, c1, sizeof c1));
     explain(&ob, "blocks x tokens per block of the target's largest full-context pool");
     fprintf(f, "  max sequences at %s tokens: %s",
-            kvp_cli_fmt_count(p->seq_len, c1, sizeof c1),
+            kvp_cli_fmt_count(p->r->point.seq_len, c1, sizeof c1),
             kvp_cli_fmt_count(p->count, c2, sizeof c2));
-    if (p->count < p->kv_limit && p->kv_limit == UINT64_MAX)
+    if (p->count < p->r->max_sequences && p->r->max_sequences == UINT64_MAX)
         fprintf(f, " (%s; no KV pool limits the count)\n",
                 d->pp > 1 ? "max_batch_size x pp slots" : "max_batch_size");
-    else if (p->count < p->kv_limit)
+    else if (p->count < p->r->max_sequences)
         fprintf(f, " (%s; the KV cache holds %llu)\n",
                 d->pp > 1 ? "max_batch_size x pp slots" : "max_batch_size",
-                (unsigned long long)p->kv_limit);
+                (unsigned long long)p->r->max_sequences);
     else
         fputs(" (KV cache limit)\n", f);
     for (int r = 0; r < KVP_ROLE_COUNT && ob.explain; r++) {
-        const kvp_manager_plan *mp = &p->plan.managers[r];
+        const kvp_manager_plan *mp = &p->r->plan.managers[r];
         if (!mp->present) continue;
         for (uint32_t i = 0; i < mp->pool_count; i++) {
             const kvp_plan_pool *q = &mp->pools[i];
             if (q->in_intercept || !q->tokens_per_block) continue;
-            uint64_t toks = p->seq_len;
+            uint64_t toks = p->r->point.seq_len;
             if (q->window_tokens && q->window_tokens < toks) toks = q->window_tokens;
             if (q->kind == KVP_CACHE_CROSS) toks = q->window_tokens;
             uint64_t per = (toks + q->tokens_per_block - 1) / q->tokens_per_block * d->max_beam_width;
@@ -614,27 +625,27 @@ static void print_text(plan_ctx *p, FILE *f) {
     if (d->pp > 1)
         explain(&ob, "min over pools = %llu, then min with max_batch_size %llu x pp %u = %llu "
                      "slots (compute_max_num_sequences)",
-                (unsigned long long)p->kv_limit, (unsigned long long)d->max_batch_size, d->pp,
-                (unsigned long long)p->slots);
+                (unsigned long long)p->r->max_sequences, (unsigned long long)d->max_batch_size,
+                d->pp, (unsigned long long)p->r->batch_limit);
     else
         explain(&ob, "min over pools = %llu, then min with max_batch_size %llu",
-                (unsigned long long)p->kv_limit, (unsigned long long)d->max_batch_size);
-    if (p->cap.has_mla_kv_len_cap)
+                (unsigned long long)p->r->max_sequences, (unsigned long long)d->max_batch_size);
+    if (p->r->cap.has_mla_kv_len_cap)
         fprintf(f, "  attended-KV admission cap %llu tokens\n",
-                (unsigned long long)p->cap.mla_kv_len_cap_tokens);
-    if (p->est.estimating) {
+                (unsigned long long)p->r->cap.mla_kv_len_cap_tokens);
+    if (p->r->estimation.estimating) {
         fprintf(f, "  profiling pass: temporary KV cache of %llu tokens, %llu dummy request(s)\n",
-                (unsigned long long)p->est.max_tokens,
-                (unsigned long long)p->est.tokens.dummy_requests);
+                (unsigned long long)p->r->estimation.max_tokens,
+                (unsigned long long)p->r->estimation.tokens.dummy_requests);
         explain(&ob,
                 "blocks = max(sum ceil((prompt %llu + %llu extra) / tpb), CUDA-graph warm-up "
                 "%llu, max_batch_size) x pool groups x beam = %llu",
-                (unsigned long long)p->est.tokens.dummy_prompt_tokens,
-                (unsigned long long)p->est.tokens.extra_tokens_per_seq,
-                (unsigned long long)p->est.tokens.cuda_graph_warmup_blocks,
-                (unsigned long long)p->est.tokens.pool_blocks);
+                (unsigned long long)p->r->estimation.tokens.dummy_prompt_tokens,
+                (unsigned long long)p->r->estimation.tokens.extra_tokens_per_seq,
+                (unsigned long long)p->r->estimation.tokens.cuda_graph_warmup_blocks,
+                (unsigned long long)p->r->estimation.tokens.pool_blocks);
     }
-    kvp_cli_plan_seed_print(&p->o->seed, p->creator, &p->plan, f);
+    kvp_cli_plan_seed_print(&p->o->seed, &p->r->trtllm, &p->r->plan, f);
     if (p->local && kvp_local_report_entry_count(p->local)) {
         fprintf(f, "\nmodel-local caches (%s, reported, not subtracted)\n",
                 kvp_local_report_model(p->local));
@@ -656,8 +667,8 @@ static void print_text(plan_ctx *p, FILE *f) {
 
 static json_t *plan_json(plan_ctx *p) {
     json_t *o = json_object();
-    const kvp_deploy_settings *d = kvp_creator_deploy(p->creator);
-    const kvp_manager_plan *t = &p->plan.managers[KVP_ROLE_TARGET];
+    const kvp_deploy_settings *d = &p->r->trtllm;
+    const kvp_manager_plan *t = &p->r->plan.managers[KVP_ROLE_TARGET];
     json_object_set_new(o, "model", json_string(kvp_model_name(p->model)));
     json_object_set_new(o, "policy", json_string("trtllm"));
     if (kvp_model_get_info(p->model)->family_unverified)
@@ -668,16 +679,16 @@ static json_t *plan_json(plan_ctx *p) {
     json_object_set_new(o, "pp", ju(d->pp));
     json_object_set_new(o, "max_seq_len", ju(d->max_seq_len));
     json_object_set_new(o, "max_batch_size", ju(d->max_batch_size));
-    json_object_set_new(o, "budget_bytes", ju(p->cap.kv_max_memory_bytes));
+    json_object_set_new(o, "budget_bytes", ju(p->r->cap.kv_max_memory_bytes));
     json_t *bud = json_object();
-    json_object_set_new(bud, "peak_bytes", ju(p->cap.peak_bytes));
-    json_object_set_new(bud, "fraction_budget_bytes", ju(p->cap.budget_bytes));
-    json_object_set_new(bud, "after_max_tokens_bytes", ju(p->cap.after_max_tokens_bytes));
-    json_object_set_new(bud, "kv_max_memory_bytes", ju(p->cap.kv_max_memory_bytes));
+    json_object_set_new(bud, "peak_bytes", ju(p->r->cap.peak_bytes));
+    json_object_set_new(bud, "fraction_budget_bytes", ju(p->r->cap.budget_bytes));
+    json_object_set_new(bud, "after_max_tokens_bytes", ju(p->r->cap.after_max_tokens_bytes));
+    json_object_set_new(bud, "kv_max_memory_bytes", ju(p->r->cap.kv_max_memory_bytes));
     json_object_set_new(o, "budget", bud);
     json_t *pools = json_array();
     for (int r = 0; r < KVP_ROLE_COUNT; r++) {
-        const kvp_manager_plan *mp = &p->plan.managers[r];
+        const kvp_manager_plan *mp = &p->r->plan.managers[r];
         if (!mp->present) continue;
         for (uint32_t i = 0; i < mp->pool_count; i++) {
             const kvp_plan_pool *q = &mp->pools[i];
@@ -704,7 +715,7 @@ static json_t *plan_json(plan_ctx *p) {
     json_object_set_new(o, "pools", pools);
     json_t *mgrs = json_array();
     for (int r = 0; r < KVP_ROLE_COUNT; r++) {
-        const kvp_manager_plan *mp = &p->plan.managers[r];
+        const kvp_manager_plan *mp = &p->r->plan.managers[r];
         if (!mp->present) continue;
         json_t *j = json_object();
         json_object_set_new(j, "role", json_string(kvp_manager_role_name(mp->role)));
@@ -721,7 +732,7 @@ static json_t *plan_json(plan_ctx *p) {
         json_array_append_new(mgrs, j);
     }
     json_object_set_new(o, "managers", mgrs);
-    json_object_set_new(o, "allocated_bytes", ju(p->plan.allocated_bytes));
+    json_object_set_new(o, "allocated_bytes", ju(p->r->plan.allocated_bytes));
     json_object_set_new(o, "max_tokens", ju(t->max_tokens_out));
     /* The figures TensorRT-LLM's block manager prints ("[MemUsageChange] Allocated
      * X GiB for max tokens in paged KV cache (N)"): primary blocks x tokens per
@@ -731,52 +742,54 @@ static json_t *plan_json(plan_ctx *p) {
     json_object_set_new(er, "kv_cache_bytes", ju(t->bytes));
     json_object_set_new(o, "engine_report", er);
     json_t *ms = json_object();
-    json_object_set_new(ms, "seq_len", ju(p->seq_len));
+    json_object_set_new(ms, "seq_len", ju(p->r->point.seq_len));
     json_object_set_new(ms, "count", ju(p->count));
-    json_object_set_new(ms, "kv_limit", p->kv_limit == UINT64_MAX ? json_null() : ju(p->kv_limit));
-    json_object_set_new(ms, "engine_max_seq_len", ju(p->engine_max_seq_len));
+    json_object_set_new(ms, "kv_limit",
+                        p->r->max_sequences == UINT64_MAX ? json_null() : ju(p->r->max_sequences));
+    json_object_set_new(ms, "engine_max_seq_len", ju(p->r->engine_max_seq_len));
     json_object_set_new(ms, "longest_sequence_tokens",
-                        p->longest == UINT64_MAX ? json_null() : ju(p->longest));
+                        p->r->longest_tokens == UINT64_MAX ? json_null() : ju(p->r->longest_tokens));
     json_object_set_new(o, "max_sequences", ms);
+    json_object_set_new(o, "capacity", fit_capacity_json(p->r));
     json_t *res = json_array();
-    if (p->cap.mm_reserve_bytes) {
+    if (p->r->cap.mm_reserve_bytes) {
         json_t *j = json_object();
         json_object_set_new(j, "name", json_string("multimodal_encoder"));
-        json_object_set_new(j, "bytes", ju(p->cap.mm_reserve_bytes));
+        json_object_set_new(j, "bytes", ju(p->r->cap.mm_reserve_bytes));
         json_array_append_new(res, j);
     }
-    if (p->cap.mla_workspace_reserve_bytes) {
+    if (p->r->cap.mla_workspace_reserve_bytes) {
         json_t *j = json_object();
         json_object_set_new(j, "name", json_string("mla_context_workspace"));
-        json_object_set_new(j, "bytes", ju(p->cap.mla_workspace_reserve_bytes));
-        json_object_set_new(j, "admission_cap_tokens", ju(p->cap.mla_kv_len_cap_tokens));
+        json_object_set_new(j, "bytes", ju(p->r->cap.mla_workspace_reserve_bytes));
+        json_object_set_new(j, "admission_cap_tokens", ju(p->r->cap.mla_kv_len_cap_tokens));
         json_array_append_new(res, j);
     }
     json_object_set_new(o, "reserves", res);
     json_t *w = json_array();
     for (size_t i = 0; i < p->warn_count; i++) json_array_append_new(w, json_string(p->warnings[i]));
     json_object_set_new(o, "warnings", w);
-    json_t *rules = kvp_cli_plan_seed_json(&p->o->seed, p->creator, &p->plan);
+    json_t *rules = kvp_cli_plan_seed_json(&p->o->seed, &p->r->trtllm, &p->r->plan);
     if (rules) json_object_set_new(o, "engine_rules", rules);
     json_t *mem = json_object();
-    const kvp_memory_facts *m = &p->mem;
-    json_object_set_new(mem, "total_bytes", p->have_mem ? ju(m->total_bytes) : json_null());
-    json_object_set_new(mem, "weights_bytes", p->have_mem ? ju(m->weights_bytes) : json_null());
+    const kvp_memory_facts *m = &p->r->memory;
+    json_object_set_new(mem, "total_bytes", p->r->have_memory ? ju(m->total_bytes) : json_null());
+    json_object_set_new(mem, "weights_bytes", p->r->have_memory ? ju(m->weights_bytes) : json_null());
     json_object_set_new(mem, "activation_bytes",
-                        p->have_mem ? ju(m->activation_bytes) : json_null());
-    json_object_set_new(mem, "non_torch_bytes", p->have_mem ? ju(m->non_torch_bytes) : json_null());
+                        p->r->have_memory ? ju(m->activation_bytes) : json_null());
+    json_object_set_new(mem, "non_torch_bytes", p->r->have_memory ? ju(m->non_torch_bytes) : json_null());
     json_object_set_new(mem, "cuda_graph_bytes",
-                        p->have_mem ? ju(m->cuda_graph_bytes) : json_null());
+                        p->r->have_memory ? ju(m->cuda_graph_bytes) : json_null());
     json_t *est = json_array();
     for (unsigned b = 0; b < 6; b++)
-        if (p->have_mem && (m->estimated & (1u << b)))
+        if (p->r->have_memory && (m->estimated & (1u << b)))
             json_array_append_new(est, json_string(k_est_names[b]));
     json_object_set_new(mem, "estimated", est);
     json_object_set_new(mem, "weights_source",
-                        p->have_mem && m->weights_source[0] ? json_string(m->weights_source)
+                        p->r->have_memory && m->weights_source[0] ? json_string(m->weights_source)
                                                             : json_null());
     json_object_set_new(mem, "total_source",
-                        p->have_mem && p->total_source ? json_string(p->total_source) : json_null());
+                        p->r->have_memory && p->total_source ? json_string(p->total_source) : json_null());
     json_object_set_new(o, "memory", mem);
     json_t *lc = json_array();
     for (size_t i = 0; p->local && i < kvp_local_report_entry_count(p->local); i++) {
@@ -791,11 +804,11 @@ static json_t *plan_json(plan_ctx *p) {
         json_array_append_new(lc, j);
     }
     json_object_set_new(o, "local_caches", lc);
-    if (p->est.estimating) {
+    if (p->r->estimation.estimating) {
         json_t *e = json_object();
-        json_object_set_new(e, "max_tokens", ju(p->est.max_tokens));
-        json_object_set_new(e, "dummy_requests", ju(p->est.tokens.dummy_requests));
-        json_object_set_new(e, "blocks", ju(p->est.tokens.pool_blocks));
+        json_object_set_new(e, "max_tokens", ju(p->r->estimation.max_tokens));
+        json_object_set_new(e, "dummy_requests", ju(p->r->estimation.tokens.dummy_requests));
+        json_object_set_new(e, "blocks", ju(p->r->estimation.tokens.pool_blocks));
         json_object_set_new(o, "estimation", e);
     }
     return o;
@@ -805,18 +818,30 @@ static json_t *plan_json(plan_ctx *p) {
 
 static int fail_err(plan_ctx *p, const kvp_error *err) { return kvp_cli_report_error(err, p->o->json); }
 
-static int memory_facts(plan_ctx *p) {
+/* The deployment these options describe (deploy.h). Returns -1 to continue,
+ * else an exit status. */
+static int deployment(plan_ctx *p, kvp_deployment *dep) {
     opts *o = p->o;
     kvp_error err;
     kvp_error_clear(&err);
+    *dep = kvp_deployment_default();
+    dep->model = p->model;
+    dep->draft = p->draft;
+    dep->point.engine = KVP_ENGINE_TRTLLM;
+    dep->point.seq_len = o->seq_len;
+    dep->trtllm = o->d;
+    dep->trtllm.max_cuda_graph_batch_size = o->cuda_graph_bs;
+    dep->kv = o->kv;
+    kvp_deploy_memory *mem = &dep->memory;
+    mem->estimation_kv_bytes = o->estimation_kv;
     if (o->has_kv_budget) {
         if (o->gpu || o->has_gpu_mem || o->has_peak || o->has_weights || o->has_non_torch)
             return bad_input(KVP_INVALID_ARG, "--kv-budget",
                              "--kv-budget plans from a budget directly; drop --gpu, --gpu-mem, "
                              "--peak, --weights and --non-torch");
+        mem->kv_budget_bytes = o->kv_budget;
         return -1;
     }
-    uint64_t total = 0, free_now = 0;
     uint32_t ranks = (o->d.tp ? o->d.tp : 1) * (o->d.pp ? o->d.pp : 1);
     if (o->gpus && ranks > o->gpus)
         return bad_input(KVP_INVALID_ARG, "--gpus",
@@ -828,50 +853,36 @@ static int memory_facts(plan_ctx *p) {
         /* Live figures: the planner budgets from what is free now on that device. */
         kvp_gpu_info g;
         if (kvp_probe_device(o->device, &g, &err) != KVP_OK) return fail_err(p, &err);
-        total = g.total_bytes;
-        free_now = g.free_bytes;
+        mem->total_bytes = g.total_bytes;
+        mem->free_bytes = g.free_bytes;
         p->total_source = "probe";
     } else if (o->gpu) {
         kvp_gpu_info g;
         if (kvp_gpu_lookup_in(kvp_cli_gpu_catalog(), o->gpu, &g, &err) != KVP_OK) return fail_err(p, &err);
-        total = g.total_bytes;
+        mem->total_bytes = g.total_bytes;
         p->total_source = "catalogue";
     } else if (o->has_gpu_mem) {
-        total = o->gpu_mem;
+        mem->total_bytes = o->gpu_mem;
         p->total_source = "--gpu-mem";
     } else {
         return bad_input(KVP_INVALID_ARG, "--gpu",
                          "no memory to plan from: give --gpu NAME, --gpu-mem BYTES or "
                          "--kv-budget BYTES");
     }
-    kvp_memory_facts *m = &p->mem;
-    kvp_memory_measured meas;
-    memset(&meas, 0, sizeof meas);
-    meas.total_bytes = total;
-    meas.free_bytes = free_now;
-    meas.has_weights = o->has_weights;
-    meas.weights_bytes = o->weights;
-    meas.has_peak = o->has_peak;
-    meas.peak_bytes = o->peak;
-    meas.has_non_torch = o->has_non_torch;
-    meas.non_torch_bytes = o->non_torch;
-    kvp_estimate_settings es;
-    memset(&es, 0, sizeof es);
-    es.tp = o->d.tp ? o->d.tp : 1;
-    es.pp = o->d.pp ? o->d.pp : 1;
-    es.max_num_tokens = o->d.max_num_tokens ? o->d.max_num_tokens : 8192;
-    es.max_batch_size = (uint32_t)(o->d.max_batch_size ? o->d.max_batch_size : 2048);
-    es.cuda_graphs = o->cuda_graph_bs > 0;
-    es.cuda_graph_max_batch = o->cuda_graph_bs;
-    es.weights_dtype = KVP_DTYPE_AUTO;
+    if (o->free_mem && !o->probe) mem->free_bytes = o->free_mem;
+    mem->has_weights = o->has_weights;
+    mem->weights_bytes = o->weights;
+    mem->has_peak = o->has_peak;
+    mem->peak_bytes = o->peak;
+    mem->has_activation_peak = o->has_activation_peak;
+    mem->activation_peak_bytes = o->activation_peak;
+    mem->has_non_torch = o->has_non_torch;
+    mem->non_torch_bytes = o->non_torch;
+    mem->has_cuda_graph = o->has_cuda_graph;
+    mem->cuda_graph_bytes = o->cuda_graph;
     /* Exact weights from safetensors headers when MODEL is a checkpoint folder
      * (or a config.json inside one). */
-    char dir[4096];
-    es.model_dir = kvp_cli_model_dir(o->model, dir, sizeof dir);
-    kvp_status rs = kvp_memory_resolve(p->model, &meas, &es, m, &err);
-    if (rs == KVP_INVALID_ARG) return bad_input(rs, err.key, "%s", err.message);
-    if (rs != KVP_OK) return fail_err(p, &err);
-    p->have_mem = true;
+    mem->model_dir = kvp_cli_model_dir(o->model, p->model_dir, sizeof p->model_dir);
     return -1;
 }
 
@@ -882,16 +893,13 @@ static int run(plan_ctx *p) {
     if (kvp_model_open(o->model, NULL, &p->model, &err) != KVP_OK) return fail_err(p, &err);
     if (o->draft && kvp_model_open(o->draft, NULL, &p->draft, &err) != KVP_OK)
         return fail_err(p, &err);
-    if (p->draft && o->d.spec_mode == KVP_SPEC_NONE) {
-        /* An EAGLE-architecture draft is a one-model EAGLE3 head; others run as a second model. */
-        const char *arch = kvp_model_get_info(p->draft)->architecture;
-        o->d.spec_mode = strstr(arch, "Eagle") || strstr(arch, "EAGLE") ? KVP_SPEC_EAGLE3
-                                                                         : KVP_SPEC_TWO_MODEL;
-    }
-    if (o->d.spec_mode != KVP_SPEC_NONE && o->d.max_draft_len == 0) o->d.max_draft_len = 3;
-    o->d.max_cuda_graph_batch_size = o->cuda_graph_bs;
-    int rc = memory_facts(p);
+    /* The multimodal profiling batch (fills o->d before the deployment copies it). */
+    int rc = kvp_cli_plan_seed_prepare(p->model, &o->d, &o->seed, o->json);
     if (rc >= 0) return rc;
+    kvp_deployment dep;
+    rc = deployment(p, &dep);
+    if (rc >= 0) return rc;
+    bool have_mem = dep.memory.kv_budget_bytes == 0;
     /* TensorRT-LLM's start-up rules (docs/startup.md): a refusal is exit 1 with its
      * rule; a max_seq_len above the model's is clamped as trtllm-serve does. */
     o->startup.policy.engine = KVP_ENGINE_TRTLLM;
@@ -902,7 +910,7 @@ static int run(plan_ctx *p) {
     o->startup.gpu_known = o->gpu && kvp_gpu_lookup_in(kvp_cli_gpu_catalog(), o->gpu, &o->startup.gpu, NULL) == KVP_OK;
     if ((rc = kvp_cli_startup_gate(p->model, &o->startup, NULL, o->json)) != 0) return rc;
     if (o->d.max_seq_len && o->startup.policy.max_model_len < o->d.max_seq_len)
-        o->d.max_seq_len = o->startup.policy.max_model_len;
+        dep.trtllm.max_seq_len = o->d.max_seq_len = o->startup.policy.max_model_len;
     if (o->local) {
         /* Model-local caches: reported, never subtracted when memory was measured; with
          * estimated memory the graph-resident part joins the predicted peak
@@ -910,10 +918,10 @@ static int run(plan_ctx *p) {
         o->local_dep.max_num_seqs = o->d.max_batch_size ? o->d.max_batch_size : 2048;
         if (kvp_local_report_for(o->local, &o->local_dep, NULL, &p->local, &err) != KVP_OK)
             return fail_err(p, &err);
-        bool measured = p->have_mem && !(p->mem.estimated & KVP_MEM_EST_ACTIVATION);
+        bool measured = have_mem && (o->has_peak || o->has_activation_peak);
         kvp_local_budget_effect(p->local, measured, &p->local_peak_bytes, &p->local_risk_bytes);
-        if (p->have_mem && p->local_peak_bytes) {
-            p->mem.cuda_graph_bytes += p->local_peak_bytes;
+        if (have_mem && p->local_peak_bytes) {
+            dep.memory.local_graph_bytes = p->local_peak_bytes;
             warn(p, "model-local graph-resident caches (%.2f MiB) are added to the predicted "
                     "CUDA-graph memory because memory was estimated",
                  (double)p->local_peak_bytes / 1048576.0);
@@ -927,124 +935,18 @@ static int run(plan_ctx *p) {
         }
     }
 
-    if ((rc = kvp_cli_plan_seed_prepare(p->model, &o->d, &o->seed, o->json)) >= 0) return rc;
-    if (kvp_creator_new(p->model, p->draft, &o->d, &o->kv, NULL, &p->creator, &err) != KVP_OK)
-        return fail_err(p, &err);
-    const kvp_deploy_settings *d = kvp_creator_deploy(p->creator);
-    const kvp_model_info *info = kvp_model_get_info(p->model);
-    if (p->have_mem) {
-        const kvp_memory_facts *m = &p->mem;
-        if (kvp_creator_configure_from_facts(p->creator, m, o->estimation_kv, &p->est, &p->cap,
-                                             &err) != KVP_OK) {
-            if (err.code != KVP_INFEASIBLE) return fail_err(p, &err);
-            char b1[32], b2[32], b3[32];
-            return bad_input(KVP_INFEASIBLE, "peak",
-                             "the model does not fit: weights %s (%s) + activations + runtime "
-                             "memory exceed the GPU's %s, leaving nothing for the KV cache "
-                             "(peak %s); raise --tp / --pp or use a larger GPU",
-                             gib(m->weights_bytes, b1, sizeof b1),
-                             (m->estimated & KVP_MEM_EST_WEIGHTS) ? "estimated" : "measured",
-                             gib(m->total_bytes, b2, sizeof b2),
-                             gib(m->weights_bytes + m->activation_bytes + m->non_torch_bytes +
-                                     m->cuda_graph_bytes,
-                                 b3, sizeof b3));
-        }
-        if (!p->est.estimating) p->mem.activation_bytes = 0;
-    } else {
-        if (kvp_creator_prepare_estimation(p->creator, 0, &p->est, &err) != KVP_OK)
-            return fail_err(p, &err);
-        p->est.estimating = false;
-        if (kvp_creator_configure_budget(p->creator, o->kv_budget, &p->cap, &err) != KVP_OK)
-            return fail_err(p, &err);
-    }
-    if (kvp_creator_build(p->creator, false, &p->plan, &err) != KVP_OK) return fail_err(p, &err);
+    p->r = kvp_deploy_result_new();
+    if (!p->r) return bad_input(KVP_NOMEM, NULL, "plan: out of memory");
+    if (kvp_deploy_plan(&dep, p->r, &err) != KVP_OK) return fail_err(p, &err);
+    const kvp_deploy_result *r = p->r;
+    if (r->status != KVP_OK) return bad_input(r->status, r->key, "%s", r->message);
     o->seed.enable_block_reuse = o->kv.enable_block_reuse;
-    if ((rc = kvp_cli_plan_seed_after_build(p->model, p->creator, &p->plan, &o->seed, o->json)) >= 0)
+    if ((rc = kvp_cli_plan_seed_after_build(p->model, &r->trtllm, &r->plan, &o->seed, o->json)) >= 0)
         return rc;
-
-    const kvp_manager_plan *t = &p->plan.managers[KVP_ROLE_TARGET];
-    uint32_t beam = d->max_beam_width;
-    p->longest = kvp_plan_longest_sequence(&p->plan, beam);
-    if (!kvp_plan_holds_a_sequence(&p->plan, beam))
-        return bad_input(KVP_INFEASIBLE, "budget",
-                         "the KV budget (%llu B) is smaller than the fixed costs of the KV cache "
-                         "(%llu B fixed + %llu B per token): no sequence fits",
-                         (unsigned long long)p->cap.kv_max_memory_bytes,
-                         (unsigned long long)t->cost.intercept_bytes,
-                         (unsigned long long)t->cost.slope_bytes_per_token);
-    uint64_t max_seq = kvp_plan_adopted_max_seq_len(&p->plan, beam, d->max_seq_len);
-    if (max_seq < d->max_seq_len) {
-        /* The engine starts anyway: the manager lowers max_seq_len to what the pools hold
-         * and the creator adopts it. */
-        if (o->has_max_seq_len)
-            warn(p,
-                 "--max-seq-len %llu does not fit: the KV budget holds one sequence of at most "
-                 "%llu tokens, so the engine starts with max_seq_len %llu",
-                 (unsigned long long)d->max_seq_len, (unsigned long long)max_seq,
-                 (unsigned long long)max_seq);
-        else
-            warn(p,
-                 "the model's %llu-token context does not fit: one sequence holds at most %llu "
-                 "tokens; pass --max-seq-len %llu or raise the budget",
-                 (unsigned long long)d->max_seq_len, (unsigned long long)max_seq,
-                 (unsigned long long)max_seq);
-    }
-    p->engine_max_seq_len = max_seq;
-    /* Encoder-decoder: max_seq_len covers the encoder; the executor caps each request's
-     * decoder tokens at max_target_positions. */
-    uint64_t dec_len;
-    if (kvp_decoder_max_seq_len(p->model, max_seq, &dec_len) && dec_len < max_seq) {
-        warn(p, "encoder-decoder: decoder requests are capped at max_target_positions %llu "
-                "(max_seq_len %llu covers the encoder)",
-             (unsigned long long)dec_len, (unsigned long long)max_seq);
-        max_seq = dec_len;
-    }
-    p->seq_len = o->seq_len ? o->seq_len : max_seq;
-    if (o->seq_len && o->seq_len > d->max_seq_len)
-        return bad_input(KVP_INVALID_ARG, "--seq-len",
-                         "--seq-len %llu is longer than --max-seq-len %llu",
-                         (unsigned long long)o->seq_len, (unsigned long long)d->max_seq_len);
-    if (kvp_plan_max_sequences(&p->plan, p->seq_len, beam, &p->kv_limit, &err) != KVP_OK)
-        return fail_err(p, &err);
-    p->slots = kvp_max_num_sequences(d->max_batch_size, d->pp, d->disable_overlap_scheduler, false);
-    p->count = p->kv_limit < p->slots ? p->kv_limit : p->slots;
-
-    /* Warnings: the creator's notes, then what a reader of the numbers should know. */
-    const kvp_notes *n = kvp_creator_notes(p->creator);
-    for (uint32_t i = 0; i < n->count && p->warn_count < 64; i++)
-        p->warnings[p->warn_count++] = n->text[i];
-    if (p->have_mem && p->mem.estimated & (KVP_MEM_EST_WEIGHTS | KVP_MEM_EST_ACTIVATION |
-                                           KVP_MEM_EST_NON_TORCH | KVP_MEM_EST_CUDA_GRAPH))
-        warn(p, "memory terms marked 'estimated' come from the config, not a measurement; pass "
-                "--weights, --peak and --non-torch from the engine's log to replace them");
-    if (!kvp_manager_is_v2(t->kind) && o->window_count == 0) {
-        uint64_t win = 0;
-        for (size_t i = 0; i < kvp_model_cache_count(p->model); i++) {
-            const kvp_layer_cache *c = kvp_model_cache(p->model, i);
-            if (c->kind == KVP_CACHE_SLIDING && c->window_tokens < d->max_seq_len)
-                win = c->window_tokens;
-        }
-        if (win)
-            warn(p, "the model has sliding-window layers (window %llu) but paged-v1 without "
-                    "--max-attention-window keeps full context for them; pass "
-                    "--max-attention-window or --kv-manager v2",
-                 (unsigned long long)win);
-    }
-    if (info->family_unverified)
-        warn(p, "unverified family: kvplan has no hand-checked config of model_type \"%s\"; its "
-                "cache was read with the generic rules", info->model_type);
-    if (info->is_mla && d->tp > 1)
-        warn(p, "the MLA latent is replicated on every TP rank: bytes per token do not shrink "
-                "with TP");
-    if (p->plan.managers[KVP_ROLE_CROSS].present)
-        warn(p, "the cross pool holds %llu encoder tokens per sequence",
-             (unsigned long long)p->plan.managers[KVP_ROLE_CROSS].max_seq_len);
-    for (size_t i = 0; i < kvp_model_cache_count(p->model); i++)
-        if (kvp_model_cache(p->model, i)->kind == KVP_CACHE_INDEXER) {
-            warn(p, "the sparse-attention indexer K cache is sized by the engine's C++ side and "
-                    "is not in this plan (as in TensorRT-LLM's estimator)");
-            break;
-        }
+    /* The slot pool caps the count: max_batch_size x pp (compute_max_num_sequences). */
+    p->count = r->max_sequences < r->batch_limit ? r->max_sequences : r->batch_limit;
+    for (uint32_t i = 0; i < r->warnings.count && p->warn_count < 64; i++)
+        p->warnings[p->warn_count++] = r->warnings.text[i];
 
     if (o->json) {
         json_t *j = plan_json(p);
@@ -1061,7 +963,7 @@ static int run(plan_ctx *p) {
     /* Pictures of the same plan, written atomically (temporary name, then rename). */
     uint64_t local_bytes = p->local_peak_bytes + p->local_risk_bytes;
     if (o->svg && kvp_report_write_plan_svg(o->svg, kvp_model_name(p->model),
-                                            p->have_mem ? &p->mem : NULL, &p->cap, &p->plan,
+                                            p->r->have_memory ? &p->r->memory : NULL, &p->r->cap, &p->r->plan,
                                             local_bytes, &err) != KVP_OK)
         return kvp_cli_report_error(&err, false);
     if (o->html) {
@@ -1073,11 +975,13 @@ static int run(plan_ctx *p) {
             fclose(mf);
         }
         kvp_status st = kvp_report_write_plan_html(o->html, kvp_model_name(p->model), text,
-                                                   p->have_mem ? &p->mem : NULL, &p->cap,
-                                                   &p->plan, local_bytes, &err);
+                                                   p->r->have_memory ? &p->r->memory : NULL, &p->r->cap,
+                                                   &p->r->plan, local_bytes, &err);
         free(text);
         if (st != KVP_OK) return kvp_cli_report_error(&err, false);
     }
+    /* A stated max_seq_len the cache cannot hold: TensorRT-LLM would not serve it. */
+    if (!r->starts) return kvp_cli_refuse("--max-seq-len", r->refusal);
     return KVP_EXIT_OK;
 }
 
@@ -1097,6 +1001,10 @@ int kvp_cmd_plan(int argc, char **argv) {
     int frc;
     if (kvp_cli_run_from(argc, argv, kvp_cmd_plan, &frc)) return frc;
     const char *policy = policy_arg(argc, argv);
+    kvp_engine engine = KVP_ENGINE_TRTLLM;
+    /* Every spelling of TensorRT-LLM is the creator (there is no second model of it). */
+    if (policy && kvp_engine_parse(policy, &engine) == KVP_OK && engine == KVP_ENGINE_TRTLLM)
+        policy = "trtllm";
     if (policy && strcmp(policy, "trtllm") != 0) {
 #ifdef KVP_HAVE_PLAN_POLICY
         return kvp_cli_plan_policy(argc, argv);
@@ -1140,7 +1048,7 @@ static int plan_seed(int argc, char **argv) {
     memset(&p, 0, sizeof p);
     p.o = &o;
     rc = run(&p);
-    kvp_creator_free(p.creator);
+    kvp_deploy_result_free(p.r);
     kvp_local_report_free(p.local);
     kvp_model_free(p.draft);
     kvp_model_free(p.model);

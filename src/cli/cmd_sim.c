@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "progress.h"
+#include "kvplan/deploy.h"
 #include "kvplan/report.h"
 #include "kvplan/sim.h"
 #include "util.h"
@@ -218,70 +219,56 @@ static int pool_uniform(const options *o, const kvp_cost *c, kvp_pool_config *pc
  * plan's own count of max_model_len sequences. */
 static int pool_from_plan(const options *o, const kvp_model *m, kvp_pool_config *pc,
                           uint64_t *promised, kvp_error *err) {
-    kvp_deploy_settings d;
-    memset(&d, 0, sizeof d);
-    d.tp = o->cost.tp;
-    d.pp = o->cost.pp;
-    d.pp_rank = -1;
-    d.kv_dtype = o->cost.kv_dtype;
-    d.max_batch_size = o->max_batch;
-    d.max_num_tokens = o->max_tokens;
-    d.max_seq_len = o->max_model_len;
-    d.enable_chunked_prefill = !o->no_chunked;
-    d.max_cuda_graph_batch_size = 128; /* `kvplan plan`'s default, so both size the same pool */
-    kvp_kv_config kv;
-    memset(&kv, 0, sizeof kv);
-    kv.tokens_per_block = o->cost.tokens_per_block;
-    kv.enable_block_reuse = !o->no_reuse;
-    if (o->have_fraction) kv.free_gpu_memory_fraction = o->fraction;
-    kv.has_cross_kv_cache_fraction = o->have_cross_fraction;
-    kv.cross_kv_cache_fraction = o->cross_fraction;
-    kvp_creator *cr = NULL;
-    kvp_plan plan;
-    int rc = 0;
-    if (kvp_creator_new(m, NULL, &d, &kv, NULL, &cr, err) != KVP_OK) goto fail;
+    kvp_deployment dep = kvp_deployment_default();
+    dep.model = m;
+    kvp_deploy_settings *d = &dep.trtllm;
+    d->tp = o->cost.tp;
+    d->pp = o->cost.pp;
+    d->pp_rank = -1;
+    d->kv_dtype = o->cost.kv_dtype;
+    d->max_batch_size = o->max_batch;
+    d->max_num_tokens = o->max_tokens;
+    d->max_seq_len = o->max_model_len;
+    d->enable_chunked_prefill = !o->no_chunked;
+    d->max_cuda_graph_batch_size = 128; /* `kvplan plan`'s default, so both size the same pool */
+    kvp_kv_config *kv = &dep.kv;
+    kv->tokens_per_block = o->cost.tokens_per_block;
+    kv->enable_block_reuse = !o->no_reuse;
+    if (o->have_fraction) kv->free_gpu_memory_fraction = o->fraction;
+    kv->has_cross_kv_cache_fraction = o->have_cross_fraction;
+    kv->cross_kv_cache_fraction = o->cross_fraction;
+    char dir[4096];
     if (o->have_budget) {
-        kvp_estimation_plan est;
-        kvp_capacity cap;
-        if (kvp_creator_prepare_estimation(cr, 0, &est, err) != KVP_OK ||
-            kvp_creator_configure_budget(cr, o->budget_bytes, &cap, err) != KVP_OK)
-            goto fail;
+        dep.memory.kv_budget_bytes = o->budget_bytes;
     } else {
-        uint64_t total = o->gpu_mem;
+        dep.memory.total_bytes = o->gpu_mem;
         if (o->gpu) {
             kvp_gpu_info g;
-            if (kvp_gpu_lookup_in(kvp_cli_gpu_catalog(), o->gpu, &g, err) != KVP_OK) goto fail;
-            total = g.total_bytes;
+            if (kvp_gpu_lookup_in(kvp_cli_gpu_catalog(), o->gpu, &g, err) != KVP_OK)
+                return kvp_cli_report_error(err, o->json);
+            dep.memory.total_bytes = g.total_bytes;
         }
-        kvp_memory_measured meas;
-        memset(&meas, 0, sizeof meas);
-        meas.total_bytes = total;
-        kvp_estimate_settings es;
-        memset(&es, 0, sizeof es);
-        es.tp = d.tp;
-        es.pp = d.pp;
-        es.max_num_tokens = o->max_tokens;
-        es.max_batch_size = o->max_batch;
-        es.cuda_graphs = true;
-        es.cuda_graph_max_batch = 128;
         /* Exact weights from safetensors headers when MODEL is a checkpoint
          * folder (or a config.json inside one), as `kvplan plan` does. */
-        char dir[4096];
-        es.model_dir = kvp_cli_model_dir(o->model, dir, sizeof dir);
-        kvp_memory_facts mf;
-        kvp_estimation_plan est;
-        kvp_capacity cap;
-        if (kvp_memory_resolve(m, &meas, &es, &mf, err) != KVP_OK ||
-            kvp_creator_configure_from_facts(cr, &mf, 0, &est, &cap, err) != KVP_OK)
-            goto fail;
+        dep.memory.model_dir = kvp_cli_model_dir(o->model, dir, sizeof dir);
     }
-    if (kvp_creator_build(cr, false, &plan, err) != KVP_OK) goto fail;
+    int rc = 0;
+    kvp_deploy_result *res = kvp_deploy_result_new();
+    if (!res) return fail_input(o->json, KVP_NOMEM, NULL, "out of memory");
+    if (kvp_deploy_plan(&dep, res, err) != KVP_OK) goto fail;
+    if (res->status != KVP_OK) {
+        err->code = res->status;
+        kvp__strlcpy(err->message, res->message, sizeof err->message);
+        kvp__strlcpy(err->key, kvp_cli_field_flag(res->key), sizeof err->key);
+        goto fail;
+    }
+    const kvp_plan *planp = &res->plan;
     memset(pc, 0, sizeof *pc);
     /* Target pools, then the cross pools of an encoder-decoder model (the
      * draft's pools belong to speculative decoding, which sim does not model). */
     static const kvp_manager_role roles[] = {KVP_ROLE_TARGET, KVP_ROLE_CROSS};
     for (size_t r = 0; r < sizeof roles / sizeof roles[0]; r++) {
-        const kvp_manager_plan *mp = &plan.managers[roles[r]];
+        const kvp_manager_plan *mp = &planp->managers[roles[r]];
         if (!mp->present) continue;
         for (uint32_t k = 0; k < mp->pool_count && pc->pool_count < KVP_MAX_POOLS; k++) {
             const kvp_plan_pool *pp = &mp->pools[k];
@@ -310,13 +297,13 @@ static int pool_from_plan(const options *o, const kvp_model *m, kvp_pool_config 
     pc->max_sequences = o->max_batch;
     pc->max_seq_tokens = o->max_model_len;
     pc->prefix_reuse = !o->no_reuse;
-    if (kvp_plan_max_sequences(&plan, o->max_model_len, 1, promised, err) != KVP_OK) goto fail;
+    *promised = res->max_sequences;
     if (*promised == UINT64_MAX) *promised = o->max_batch; /* no pool limits: the slot cap */
     goto done;
 fail:
     rc = kvp_cli_report_error(err, o->json);
 done:
-    kvp_creator_free(cr);
+    kvp_deploy_result_free(res);
     return rc;
 }
 

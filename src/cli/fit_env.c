@@ -49,7 +49,7 @@ void fit_cli_init(fit_cli *c, int argc, char **argv) {
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--json")) c->json = true;
     c->env.policy = kvp_policy_settings_default();
-    c->env.deploy.max_cuda_graph_batch_size = DEFAULT_CUDA_GRAPH_BS;
+    c->env.trtllm.max_cuda_graph_batch_size = DEFAULT_CUDA_GRAPH_BS;
     c->base.engine = KVP_ENGINE_TRTLLM;
 }
 
@@ -139,18 +139,18 @@ int fit_cli_option(fit_cli *c, int argc, char **argv, int *i, bool *handled) {
         if (bad) return BAD;
         c->gpu = v;
     } else if (kvp_cli_opt(argc, argv, i, "--kv-budget", &v, &bad)) {
-        if (bad || !p_bytes(c, "--kv-budget", v, &c->env.kv_budget_bytes)) return BAD;
-        if (!c->env.kv_budget_bytes)
+        if (bad || !p_bytes(c, "--kv-budget", v, &c->env.memory.kv_budget_bytes)) return BAD;
+        if (!c->env.memory.kv_budget_bytes)
             return fit_cli_bad(c, KVP_INVALID_ARG, "--kv-budget", "--kv-budget is 0");
     } else if (kvp_cli_opt(argc, argv, i, "--weights", &v, &bad)) {
-        if (bad || !p_bytes(c, "--weights", v, &c->env.weights_bytes)) return BAD;
-        c->env.has_weights = true;
+        if (bad || !p_bytes(c, "--weights", v, &c->env.memory.weights_bytes)) return BAD;
+        c->env.memory.has_weights = true;
     } else if (kvp_cli_opt(argc, argv, i, "--peak", &v, &bad)) {
-        if (bad || !p_bytes(c, "--peak", v, &c->env.peak_bytes)) return BAD;
-        c->env.has_peak = true;
+        if (bad || !p_bytes(c, "--peak", v, &c->env.memory.peak_bytes)) return BAD;
+        c->env.memory.has_peak = true;
     } else if (kvp_cli_opt(argc, argv, i, "--non-torch", &v, &bad)) {
-        if (bad || !p_bytes(c, "--non-torch", v, &c->env.non_torch_bytes)) return BAD;
-        c->env.has_non_torch = true;
+        if (bad || !p_bytes(c, "--non-torch", v, &c->env.memory.non_torch_bytes)) return BAD;
+        c->env.memory.has_non_torch = true;
     } else if (kvp_cli_opt(argc, argv, i, "--policy", &v, &bad)) {
         if (bad) return BAD;
         if (kvp_engine_parse(v, &c->base.engine) != KVP_OK)
@@ -176,10 +176,10 @@ int fit_cli_option(fit_cli *c, int argc, char **argv, int *i, bool *handled) {
         if (bad || !p_count(c, "--max-seq-len", v, 1, 1ull << 32, &c->base.max_seq_len)) return BAD;
         c->has_max_seq_len = true;
     } else if (kvp_cli_opt(argc, argv, i, "--max-batch-size", &v, &bad)) {
-        if (bad || !p_count(c, "--max-batch-size", v, 1, 1u << 24, &c->env.deploy.max_batch_size))
+        if (bad || !p_count(c, "--max-batch-size", v, 1, 1u << 24, &c->env.trtllm.max_batch_size))
             return BAD;
     } else if (kvp_cli_opt(argc, argv, i, "--max-num-tokens", &v, &bad)) {
-        if (bad || !p_count(c, "--max-num-tokens", v, 1, 1ull << 32, &c->env.deploy.max_num_tokens))
+        if (bad || !p_count(c, "--max-num-tokens", v, 1, 1ull << 32, &c->env.trtllm.max_num_tokens))
             return BAD;
     } else if (kvp_cli_opt(argc, argv, i, "--free-gpu-memory-fraction", &v, &bad)) {
         if (bad || !p_fraction(c, "--free-gpu-memory-fraction", v,
@@ -189,7 +189,7 @@ int fit_cli_option(fit_cli *c, int argc, char **argv, int *i, bool *handled) {
         if (bad || !p_u32(c, "--tokens-per-block", v, 1, 1u << 16, &c->env.kv.tokens_per_block))
             return BAD;
     } else if (kvp_cli_opt(argc, argv, i, "--max-beam-width", &v, &bad)) {
-        if (bad || !p_u32(c, "--max-beam-width", v, 1, 1024, &c->env.deploy.max_beam_width))
+        if (bad || !p_u32(c, "--max-beam-width", v, 1, 1024, &c->env.trtllm.max_beam_width))
             return BAD;
     } else if (kvp_cli_opt(argc, argv, i, "--kv-manager", &v, &bad)) {
         if (bad) return BAD;
@@ -205,7 +205,7 @@ int fit_cli_option(fit_cli *c, int argc, char **argv, int *i, bool *handled) {
     } else if (kvp_cli_opt(argc, argv, i, "--cuda-graph-batch-size", &v, &bad)) {
         uint32_t bs;
         if (bad || !p_u32(c, "--cuda-graph-batch-size", v, 0, 1u << 20, &bs)) return BAD;
-        c->env.deploy.max_cuda_graph_batch_size = bs;
+        c->env.trtllm.max_cuda_graph_batch_size = bs;
     } else if (kvp_cli_opt(argc, argv, i, "--block-size", &v, &bad) ||
                (kvp_cli_opt(argc, argv, i, "--page-size", &v, &bad) &&
                 (kvp_cli_note_spelling("--block-size", "--page-size", 11), true))) {
@@ -255,7 +255,7 @@ int fit_cli_option(fit_cli *c, int argc, char **argv, int *i, bool *handled) {
     } else if (kvp_cli_flag(a, "--enable-dp-attention")) {
         c->env.policy.enable_dp_attention = true;
     } else if (kvp_cli_flag(a, "--attention-dp")) {
-        c->env.deploy.attention_dp = true;
+        c->env.trtllm.attention_dp = true;
     } else if (kvp_cli_opt(argc, argv, i, "--mamba-cache-mode", &v, &bad)) {
         if (bad) return BAD;
         if (strlen(v) >= sizeof c->env.policy.mamba_cache_mode)
@@ -288,14 +288,14 @@ int fit_cli_finish(fit_cli *c, const char *command) {
         if (kvp_gpu_lookup_in(kvp_cli_gpu_catalog(), c->gpu, &c->gpu_info, &err) != KVP_OK)
             return kvp_cli_report_error(&err, c->json);
         c->has_gpu_info = true;
-        c->env.gpu_total_bytes = c->gpu_info.total_bytes;
+        c->env.memory.total_bytes = c->gpu_info.total_bytes;
     } else if (c->has_gpu_mem) {
-        c->env.gpu_total_bytes = c->gpu_mem;
+        c->env.memory.total_bytes = c->gpu_mem;
     }
-    if (c->env.kv_budget_bytes && c->env.gpu_total_bytes)
+    if (c->env.memory.kv_budget_bytes && c->env.memory.total_bytes)
         return fit_cli_bad(c, KVP_INVALID_ARG, "--kv-budget",
                            "--kv-budget plans from a budget directly; drop --gpu / --gpu-mem");
-    if (!c->env.kv_budget_bytes && !c->env.gpu_total_bytes)
+    if (!c->env.memory.kv_budget_bytes && !c->env.memory.total_bytes)
         return fit_cli_bad(c, KVP_INVALID_ARG, "--gpu",
                            "no memory to plan from: give --gpu NAME, --gpu-mem BYTES or "
                            "--kv-budget BYTES");
@@ -303,7 +303,7 @@ int fit_cli_finish(fit_cli *c, const char *command) {
         return kvp_cli_report_error(&err, c->json);
     /* A checkpoint folder (or a config.json in one): exact weights from its
      * safetensors headers, as `kvplan plan` does. */
-    c->env.model_dir = kvp_cli_model_dir(c->model_arg, c->model_dir, sizeof c->model_dir);
+    c->env.memory.model_dir = kvp_cli_model_dir(c->model_arg, c->model_dir, sizeof c->model_dir);
     c->env.model = c->model;
     return -1;
 }
@@ -385,6 +385,29 @@ json_t *fit_eval_json(const kvp_fit_eval *e) {
         }
     }
     json_object_set_new(o, "pools", pools);
+    return o;
+}
+
+json_t *fit_capacity_json(const kvp_fit_eval *e) {
+    json_t *o = json_object();
+    json_object_set_new(o, "ok", json_boolean(e->status == KVP_OK));
+    json_object_set_new(o, "budget_bytes", ju(e->budget_bytes));
+    json_object_set_new(o, "kv_bytes", ju(e->kv_bytes));
+    json_object_set_new(o, "tokens", ju(e->tokens));
+    json_object_set_new(o, "blocks", ju(e->blocks));
+    json_object_set_new(o, "tokens_per_block", ju(e->block_tokens));
+    json_object_set_new(o, "max_seq_len", ju(e->point.max_seq_len));
+    json_object_set_new(o, "max_sequences",
+                        e->max_sequences == UINT64_MAX ? json_null() : ju(e->max_sequences));
+    json_object_set_new(o, "batch_limit", e->batch_limit ? ju(e->batch_limit) : json_null());
+    json_object_set_new(o, "longest_sequence_tokens",
+                        e->longest_tokens == UINT64_MAX ? json_null() : ju(e->longest_tokens));
+    json_object_set_new(o, "bound_by", json_string(e->binding));
+    json_object_set_new(o, "engine_max_seq_len", ju(e->engine_max_seq_len));
+    json_object_set_new(o, "starts", json_boolean(e->starts));
+    json_object_set_new(o, "refusal", e->starts ? json_null() : json_string(e->refusal));
+    json_object_set_new(o, "largest_max_seq_len",
+                        e->largest_max_seq_len ? ju(e->largest_max_seq_len) : json_null());
     return o;
 }
 

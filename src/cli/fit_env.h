@@ -49,6 +49,9 @@ extern const char kvp_fit_cli_usage[];
 
 /* An evaluated point as JSON (numbers in bytes and tokens). */
 json_t *fit_eval_json(const kvp_fit_eval *e);
+/* The capacity every command reports for a planned deployment (`plan --json`
+ * "capacity"): the same field names as a fit / sweep / compare row. */
+json_t *fit_capacity_json(const kvp_fit_eval *e);
 /* Print a JSON value (indented) on stdout and free it. */
 void fit_json_print(json_t *j);
 /* "1.50 GiB" */

@@ -17,12 +17,13 @@
 #include <jansson.h>
 
 #include "cli.h"
-#include "kvplan/estimate.h"
+#include "kvplan/deploy.h"
 #include "kvplan/gpu.h"
 #include "kvplan/policy.h"
 #include "plan_policy.h"
 #include "startup_cli.h"
 #include "kvplan/estimate.h"
+#include "fit_env.h"
 #include "util.h"
 #include "embedded.h"
 
@@ -35,7 +36,7 @@ static const char *const k_known[] = {
     "--cache-type-v", "-ctv", "--swa-full", "--ubatch-size", "-ub", "--batch-size", "-b",
     "--flash-attn", "-fa", "--max-num-batched-tokens", "--max-num-seqs", "--mamba-cache-mode",
     "--num-draft-layers", "--gpu", "--gpu-mem", "--free-mem", "--weights", "--peak",
-    "--non-torch", "--cuda-graph", "--geometry", "--era", "--indexer-counted", "--json", "--help",
+    "--non-torch", "--cuda-graph", "--activation-peak", "--geometry", "--era", "--indexer-counted", "--json", "--help",
     NULL};
 
 void kvp_cli_plan_policy_usage(FILE *out) {
@@ -55,7 +56,9 @@ void kvp_cli_plan_policy_usage(FILE *out) {
          "             --cache-type-v/-ctv T, --swa-full, --ubatch-size/-ub N, --batch-size/-b N,\n"
          "             --flash-attn/-fa on|off|auto\n"
          "  memory facts (instead of --kv-budget): --gpu NAME | --gpu-mem BYTES, --free-mem BYTES,\n"
-         "             --weights BYTES, --peak BYTES, --non-torch BYTES, --cuda-graph BYTES\n"
+         "             --weights BYTES, --peak BYTES (allocator peak, weights included; vLLM V0\n"
+         "             peak_torch_memory), --activation-peak BYTES (vLLM V1 \"peak activation\"),\n"
+         "             --non-torch BYTES, --cuda-graph BYTES (terms not given are estimated)\n"
          "  start-up rules (docs/startup.md; a refusal exits 1 with its rule):\n"
          "             --dtype auto|float16|bfloat16|float32, --quantization M, --trust-remote-code,\n"
          "             --enforce-eager, --enable-prefix-caching, --no-enable-prefix-caching,\n"
@@ -421,8 +424,11 @@ static const alias_t k_alias[] = {
     {"weights", "--weights", A_VALUE},
     {"weights-bytes", "--weights", A_VALUE},
     {"peak", "--peak", A_VALUE},
-    {"peak-activation", "--peak", A_VALUE},
-    {"peak-activation-bytes", "--peak", A_VALUE},
+    {"activation-peak", "--activation-peak", A_VALUE},
+    {"peak-activation", "--activation-peak", A_VALUE},
+    {"peak-activation-bytes", "--activation-peak", A_VALUE},
+    {"peak-torch-memory", "--peak", A_VALUE},
+    {"peak-torch-memory-bytes", "--peak", A_VALUE},
     {"non-torch", "--non-torch", A_VALUE},
     {"non-torch-bytes", "--non-torch", A_VALUE},
     {"cuda-graph", "--cuda-graph", A_VALUE},
@@ -670,10 +676,6 @@ static void print_text(const kvp_model *model, const kvp_policy_result *r, const
                    r->n_stream, tk, mib(p->k_bytes), tv, mib(p->v_bytes));
         }
         break;
-    case KVP_ENGINE_TRTLLM:
-        printf("[MemUsageChange] Allocated %0.2f GiB for max tokens in paged KV cache (%llu).\n",
-               gib(e->kv_cache_bytes), (unsigned long long)e->max_tokens);
-        break;
     default:
         break;
     }
@@ -683,7 +685,8 @@ static void print_text(const kvp_model *model, const kvp_policy_result *r, const
 
 static json_t *u64j(uint64_t v) { return json_integer((json_int_t)(v > INT64_MAX ? INT64_MAX : v)); }
 
-static void print_json(const kvp_model *model, const kvp_policy_result *r, const cli_notes *cn) {
+static void print_json(const kvp_model *model, const kvp_deploy_result *res, const cli_notes *cn) {
+    const kvp_policy_result *r = &res->policy;
     const kvp_engine_report *e = &r->report;
     json_t *root = json_object();
     json_object_set_new(root, "model", json_string(kvp_model_name(model)));
@@ -792,15 +795,11 @@ static void print_json(const kvp_model *model, const kvp_policy_result *r, const
             json_object_set_new(d, "indexer_layers", u64j(r->indexer_layers));
         }
         break;
-    case KVP_ENGINE_TRTLLM:
-        json_object_set_new(d, "tokens_per_block", u64j(r->block_size));
-        json_object_set_new(d, "estimator_bytes_per_token", u64j(r->trt_estimator_bytes_per_token));
-        json_object_set_new(d, "manager_bytes_per_token", u64j(r->trt_manager_bytes_per_token));
-        break;
     default:
         break;
     }
     json_object_set_new(root, "engine_details", d);
+    json_object_set_new(root, "capacity", fit_capacity_json(res));
     json_t *notes = json_array();
     for (unsigned i = 0; i < cn->count; i++) json_array_append_new(notes, json_string(cn->text[i]));
     for (uint32_t i = 0; i < r->note_count; i++) json_array_append_new(notes, json_string(r->notes[i]));
@@ -813,36 +812,6 @@ static void print_json(const kvp_model *model, const kvp_policy_result *r, const
     json_decref(root);
 }
 
-kvp_status kvp_cli_policy_estimate(const kvp_model *model, kvp_policy_settings *s,
-                                   kvp_dtype weights_dtype, char *weights_source,
-                                   size_t source_size, kvp_error *err) {
-    kvp_estimate_settings es;
-    memset(&es, 0, sizeof es);
-    es.tp = s->tp ? s->tp : 1;
-    es.pp = s->pp ? s->pp : 1;
-    es.total_bytes = s->total_memory_bytes;
-    es.max_num_tokens = s->max_num_batched_tokens ? s->max_num_batched_tokens : 8192;
-    es.max_batch_size = s->max_num_seqs ? s->max_num_seqs : 256;
-    es.cuda_graphs = true;
-    es.weights_dtype = weights_dtype;
-    if (s->engine == KVP_ENGINE_VLLM) {
-        es.sampler_rows = es.max_batch_size;
-        es.sampler_bytes_per_logit = 22; /* vLLM's dummy sampler run */
-    }
-    kvp_memory_facts mf;
-    kvp_estimate_detail det;
-    kvp_status st = kvp_memory_estimate_detail(model, &es, &mf, &det, err);
-    if (st) return st;
-    if (!s->weights_bytes) s->weights_bytes = mf.weights_bytes;
-    if (!s->peak_activation_bytes) s->peak_activation_bytes = mf.activation_bytes;
-    if (!s->non_torch_bytes)
-        s->non_torch_bytes = s->engine == KVP_ENGINE_VLLM ? det.non_torch_after_init_bytes
-                                                          : mf.non_torch_bytes;
-    if (!s->cudagraph_bytes) s->cudagraph_bytes = mf.cuda_graph_bytes;
-    if (weights_source) kvp__strlcpy(weights_source, mf.weights_source, source_size);
-    return KVP_OK;
-}
-
 static int plan_policy_main(int argc, char **argv, const char *resolved_dtype, cli_notes *notes) {
     kvp_policy_settings s = kvp_policy_settings_default();
     kvp_startup_settings *ss = calloc(1, sizeof *ss); /* start-up flags (issue 21) */
@@ -853,6 +822,8 @@ static int plan_policy_main(int argc, char **argv, const char *resolved_dtype, c
     int flag = 0, indexer_counted = -1;
     const char *era = NULL;
     uint64_t gpu_mem = 0;
+    kvp_deploy_memory mem;
+    memset(&mem, 0, sizeof mem);
     static const char *const o_tp[] = {"--tp", "--tensor-parallel-size", "-tp", NULL};
     static const char *const o_pp[] = {"--pp", "--pipeline-parallel-size", NULL};
     static const char *const o_dp[] = {"--dp", "--data-parallel-size", NULL};
@@ -955,13 +926,20 @@ static int plan_policy_main(int argc, char **argv, const char *resolved_dtype, c
         } else if (kvp_cli_opt(argc, argv, &i, "--free-mem", &v, &bad)) {
             if (!bad) bad = !kvp_cli_bytes("--free-mem", v, &s.free_memory_bytes);
         } else if (kvp_cli_opt(argc, argv, &i, "--weights", &v, &bad)) {
-            if (!bad) bad = !kvp_cli_bytes("--weights", v, &s.weights_bytes);
+            if (!bad) bad = !kvp_cli_bytes("--weights", v, &mem.weights_bytes);
+            mem.has_weights = true;
         } else if (kvp_cli_opt(argc, argv, &i, "--peak", &v, &bad)) {
-            if (!bad) bad = !kvp_cli_bytes("--peak", v, &s.peak_activation_bytes);
+            if (!bad) bad = !kvp_cli_bytes("--peak", v, &mem.peak_bytes);
+            mem.has_peak = true;
         } else if (kvp_cli_opt(argc, argv, &i, "--non-torch", &v, &bad)) {
-            if (!bad) bad = !kvp_cli_bytes("--non-torch", v, &s.non_torch_bytes);
+            if (!bad) bad = !kvp_cli_bytes("--non-torch", v, &mem.non_torch_bytes);
+            mem.has_non_torch = true;
         } else if (kvp_cli_opt(argc, argv, &i, "--cuda-graph", &v, &bad)) {
-            if (!bad) bad = !kvp_cli_bytes("--cuda-graph", v, &s.cudagraph_bytes);
+            if (!bad) bad = !kvp_cli_bytes("--cuda-graph", v, &mem.cuda_graph_bytes);
+            mem.has_cuda_graph = true;
+        } else if (kvp_cli_opt(argc, argv, &i, "--activation-peak", &v, &bad)) {
+            if (!bad) bad = !kvp_cli_bytes("--activation-peak", v, &mem.activation_peak_bytes);
+            mem.has_activation_peak = true;
         } else if (kvp_cli_opt(argc, argv, &i, "--geometry", &v, &bad)) {
             geometry = v;
         } else if (kvp_cli_startup_opt(argc, argv, &i, ss, &bad)) {
@@ -1000,6 +978,7 @@ static int plan_policy_main(int argc, char **argv, const char *resolved_dtype, c
     }
     kvp_error err;
     kvp_error_clear(&err);
+    kvp_deployment d = kvp_deployment_default();
     if (gpu) {
         kvp_gpu_info info;
         if (kvp_gpu_lookup_in(kvp_cli_gpu_catalog(), gpu, &info, &err) != KVP_OK) {
@@ -1010,7 +989,6 @@ static int plan_policy_main(int argc, char **argv, const char *resolved_dtype, c
         ss->gpu = info;
         ss->gpu_known = true;
     }
-    s.total_memory_bytes = gpu_mem;
 
     kvp_model *model = NULL;
     kvp_status st;
@@ -1031,43 +1009,67 @@ static int plan_policy_main(int argc, char **argv, const char *resolved_dtype, c
         return gate;
     }
 
-    /* A GPU named but its memory terms not measured: estimate them from the config
-     * the way `kvplan plan` does, so the engine's budget formula is not fed zeros.
-     * vLLM's budget is a fraction of the total taken after the CUDA context and
-     * NCCL exist, so its non-torch term is only what appears after start-up. */
-    if (!s.kv_budget_bytes && s.total_memory_bytes && s.engine != KVP_ENGINE_LLAMACPP &&
-        (!s.weights_bytes || !s.peak_activation_bytes || !s.non_torch_bytes)) {
-        char wsrc[160];
-        st = kvp_cli_policy_estimate(model, &s, weights_dtype, wsrc, sizeof wsrc, &err);
-        if (st) {
-            kvp_model_free(model);
-            free(ss);
-            return kvp_cli_report_error(&err, json);
-        }
-        cli_note(notes, "memory terms not given were estimated from the config (weights %.2f "
-                        "GiB, %s); pass --weights, --peak, --non-torch, --cuda-graph from the "
-                        "engine's log to replace them",
-                 (double)s.weights_bytes / (double)(1ull << 30), wsrc);
+    /* One deployment through the pipeline (deploy.h): memory terms not measured
+     * are estimated from the config there, the same way for every command. */
+    d.model = model;
+    d.point.engine = s.engine;
+    d.policy = s;
+    d.memory = mem;
+    d.memory.total_bytes = gpu_mem;
+    d.memory.kv_budget_bytes = s.kv_budget_bytes;
+    d.memory.free_bytes = s.free_memory_bytes;
+    d.memory.weights_dtype = weights_dtype; /* as the start-up rules resolved it */
+    kvp_deploy_result *res = kvp_deploy_result_new();
+    if (!res) {
+        kvp_model_free(model);
+        free(ss);
+        return kvp_cli_fail("plan: out of memory");
     }
-    kvp_policy_result r;
-    st = kvp_policy_plan(model, &s, &r, &err);
+    st = kvp_deploy_plan(&d, res, &err);
+    /* llama.cpp that does not fit the device: its figures are planned, the engine
+     * would not start; print them and say why. */
+    bool figures = st == KVP_OK && res->policy.pool_count > 0 &&
+                   (res->status == KVP_OK || res->status == KVP_INFEASIBLE);
+    if (st == KVP_OK && res->status != KVP_OK && !figures) {
+        st = res->status;
+        err.code = res->status;
+        kvp__strlcpy(err.message, res->message, sizeof err.message);
+        kvp__strlcpy(err.key, res->key, sizeof err.key);
+    }
+    /* The start-up rules that read the plan (docs/startup.md): a refusal is exit 1
+     * with its rule. */
     ss->policy = s;
-    gate = kvp_cli_startup_gate_plan(model, ss, st, &r, &err, json);
+    if (res->have_memory) ss->policy.weights_bytes = res->memory.weights_bytes;
+    gate = kvp_cli_startup_gate_plan(model, ss, st, &res->policy, &err, json);
     free(ss);
     if (gate) {
+        kvp_deploy_result_free(res);
         kvp_model_free(model);
         return gate;
     }
     if (st) {
+        kvp_deploy_result_free(res);
         kvp_model_free(model);
         return kvp_cli_report_error(&err, json);
     }
+    if (res->memory_estimated)
+        cli_note(notes, "memory terms not given were estimated from the config (weights %.2f "
+                        "GiB, %s); pass --weights, --peak, --non-torch, --cuda-graph from the "
+                        "engine's log to replace them",
+                 (double)res->memory.weights_bytes / (double)(1ull << 30),
+                 res->memory.weights_source);
     if (json)
-        print_json(model, &r, notes);
+        print_json(model, res, notes);
     else
-        print_text(model, &r, notes);
+        print_text(model, &res->policy, notes);
+    /* The engine's own name for the length the refusal is about. */
+    static const char *const k_len_flag[KVP_ENGINE_COUNT] = {
+        [KVP_ENGINE_TRTLLM] = "--max-seq-len", [KVP_ENGINE_VLLM] = "--max-model-len",
+        [KVP_ENGINE_SGLANG] = "--context-length", [KVP_ENGINE_LLAMACPP] = "--ctx-size"};
+    int rc = res->starts ? KVP_EXIT_OK : kvp_cli_refuse(k_len_flag[s.engine], res->refusal);
+    kvp_deploy_result_free(res);
     kvp_model_free(model);
-    return KVP_EXIT_OK;
+    return rc;
 }
 
 /* "dir/org__name[.partial].json" naming an embedded shared/models config that is not a
@@ -1098,7 +1100,7 @@ char **kvp_cli_trtllm_args(int argc, char **argv, int *out_argc) {
         "--engine-version", "--era", "--gpu-memory-utilization", "--mem-fraction-static",
         "--ctx-size", "--parallel", "--cache-type-k", "--cache-type-v", "--ubatch-size",
         "--batch-size", "--max-num-batched-tokens", "--max-num-seqs", "--mamba-cache-mode",
-        "--dp", "--free-mem", "--cuda-graph", "-c", "-np", "-ctk", "-ctv", "-ub", "-b", NULL};
+        "--dp", "-c", "-np", "-ctk", "-ctv", "-ub", "-b", NULL};
     static const char *const k_drop_flag[] = {"--enable-dp-attention", "--kv-unified",
                                               "--no-kv-unified", "--swa-full", "--flash-attn",
                                               "--indexer-counted", "-fa", NULL};

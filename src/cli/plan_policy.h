@@ -18,13 +18,6 @@ void kvp_cli_plan_policy_usage(FILE *out);
  * Sets *out to 1 or 0; a bad =value prints one line and sets *bad. */
 bool kvp_cli_bool_flag(int argc, char **argv, int *i, const char *name, int *out, bool *bad);
 
-/* Memory terms of `s` not given (weights, activation peak, non-torch, CUDA graphs)
- * estimated from the model the way `plan --policy` does, with the weights in
- * `weights_dtype` (KVP_DTYPE_AUTO: the checkpoint's). weights_source (may be NULL)
- * gets where the weights figure comes from. */
-kvp_status kvp_cli_policy_estimate(const kvp_model *model, kvp_policy_settings *s,
-                                   kvp_dtype weights_dtype, char *weights_source,
-                                   size_t source_size, kvp_error *err);
 
 /* The same command line for `--policy trtllm` (the seed's `kvplan plan`): input-key
  * spellings and null values normalised as above, other engines' settings and

@@ -242,11 +242,10 @@ int kvp_cli_plan_seed_prepare(const kvp_model *model, kvp_deploy_settings *d,
     return -1;
 }
 
-int kvp_cli_plan_seed_after_build(const kvp_model *model, const kvp_creator *creator,
+int kvp_cli_plan_seed_after_build(const kvp_model *model, const kvp_deploy_settings *d,
                                   const kvp_plan *plan, kvp_cli_seed_opts *x, bool json) {
     kvp_error err;
     kvp_error_clear(&err);
-    const kvp_deploy_settings *d = kvp_creator_deploy(creator);
     const kvp_manager_plan *t = &plan->managers[KVP_ROLE_TARGET];
     kvp_notes_clear(&x->notes);
     if (x->compression.algorithm != KVP_COMPRESSION_NONE &&
@@ -262,9 +261,8 @@ int kvp_cli_plan_seed_after_build(const kvp_model *model, const kvp_creator *cre
     return -1;
 }
 
-void kvp_cli_plan_seed_print(const kvp_cli_seed_opts *x, const kvp_creator *creator,
+void kvp_cli_plan_seed_print(const kvp_cli_seed_opts *x, const kvp_deploy_settings *d,
                              const kvp_plan *plan, FILE *f) {
-    const kvp_deploy_settings *d = kvp_creator_deploy(creator);
     const kvp_manager_plan *t = &plan->managers[KVP_ROLE_TARGET];
     bool any = x->compression_effect.active || x->has_lora || x->has_mm ||
                d->trtllm_rules != KVP_TRTLLM_RULES_2026 || x->engine_version;
@@ -327,9 +325,8 @@ void kvp_cli_plan_seed_print(const kvp_cli_seed_opts *x, const kvp_creator *crea
 
 static json_t *ju(uint64_t v) { return json_integer((json_int_t)v); }
 
-json_t *kvp_cli_plan_seed_json(const kvp_cli_seed_opts *x, const kvp_creator *creator,
+json_t *kvp_cli_plan_seed_json(const kvp_cli_seed_opts *x, const kvp_deploy_settings *d,
                                const kvp_plan *plan) {
-    const kvp_deploy_settings *d = kvp_creator_deploy(creator);
     (void)plan;
     bool any = x->compression_effect.active || x->has_lora || x->has_mm ||
                d->trtllm_rules != KVP_TRTLLM_RULES_2026 || x->engine_version;

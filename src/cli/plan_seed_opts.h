@@ -40,15 +40,16 @@ int kvp_cli_plan_seed_option(int argc, char **argv, int *i, kvp_deploy_settings 
  * (fills d->mm_profiled_output_bytes). -1 to continue, else an exit status. */
 int kvp_cli_plan_seed_prepare(const kvp_model *model, kvp_deploy_settings *d,
                               kvp_cli_seed_opts *x, bool json);
-/* After the build: compression and LoRA rules. -1 to continue, else an exit status. */
-int kvp_cli_plan_seed_after_build(const kvp_model *model, const kvp_creator *creator,
+/* After the build: compression and LoRA rules, with the creator's settings as
+ * resolved (kvp_deploy_result.trtllm). -1 to continue, else an exit status. */
+int kvp_cli_plan_seed_after_build(const kvp_model *model, const kvp_deploy_settings *d,
                                   const kvp_plan *plan, kvp_cli_seed_opts *x, bool json);
 /* The "engine rules" section of the text report (nothing when no option was used). */
-void kvp_cli_plan_seed_print(const kvp_cli_seed_opts *x, const kvp_creator *creator,
+void kvp_cli_plan_seed_print(const kvp_cli_seed_opts *x, const kvp_deploy_settings *d,
                              const kvp_plan *plan, FILE *f);
 
 /* The same as a JSON object (new reference), NULL when no option was used. */
-json_t *kvp_cli_plan_seed_json(const kvp_cli_seed_opts *x, const kvp_creator *creator,
+json_t *kvp_cli_plan_seed_json(const kvp_cli_seed_opts *x, const kvp_deploy_settings *d,
                                const kvp_plan *plan);
 
 #endif

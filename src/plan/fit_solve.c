@@ -25,7 +25,7 @@ const char *kvp_fit_target_name(kvp_fit_target target) {
 /* TensorRT-LLM sizes recurrent state for max_batch_size slots up front: a
  * fit for N sequences deploys max_batch_size = N unless the user set it. */
 static bool batch_follows_concurrency(const kvp_fit_env *env, const kvp_fit_point *p) {
-    if (p->engine != KVP_ENGINE_TRTLLM || env->deploy.max_batch_size || p->max_batch_size)
+    if (p->engine != KVP_ENGINE_TRTLLM || env->trtllm.max_batch_size || p->max_batch_size)
         return false;
     for (size_t i = 0; i < kvp_model_cache_count(env->model); i++)
         if (kvp_model_cache(env->model, i)->kind == KVP_CACHE_RECURRENT) return true;

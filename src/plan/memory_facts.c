@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "kvplan/estimate.h"
 #include "kvplan/plan.h"
 #include "util.h"
 
@@ -12,10 +13,19 @@ kvp_status kvp_memory_resolve(const kvp_model *model, const kvp_memory_measured 
                               const kvp_estimate_settings *estimate, kvp_memory_facts *m,
                               kvp_error *err) {
     memset(m, 0, sizeof *m);
-    if (!(in->has_weights && in->has_peak && in->has_non_torch)) {
+    if (in->has_peak && in->has_activation_peak)
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "activation_peak_bytes",
+                         "give the allocator peak (peak_bytes, weights included) or the "
+                         "activation peak (activation_peak_bytes), not both");
+    bool has_activation = in->has_peak || in->has_activation_peak;
+    /* A term given is never also estimated: the estimate runs only for what is missing. */
+    bool graphs_missing = in->cuda_graph_apart && !in->has_cuda_graph && estimate->cuda_graphs;
+    kvp_estimate_detail det;
+    memset(&det, 0, sizeof det);
+    if (!(in->has_weights && has_activation && in->has_non_torch) || graphs_missing) {
         kvp_estimate_settings es = *estimate;
         es.total_bytes = in->total_bytes;
-        kvp_status st = kvp_memory_estimate(model, &es, m, err);
+        kvp_status st = kvp_memory_estimate_detail(model, &es, m, &det, err);
         if (st != KVP_OK) return st;
     }
     m->total_bytes = in->total_bytes;
@@ -28,24 +38,39 @@ kvp_status kvp_memory_resolve(const kvp_model *model, const kvp_memory_measured 
     }
     if (in->has_peak) {
         if (in->peak_bytes < m->weights_bytes)
-            return kvp__fail(err, KVP_INVALID_ARG, NULL, "--peak",
-                             "--peak %llu B is below the weights (%llu B): the allocator peak "
+            return kvp__fail(err, KVP_INVALID_ARG, NULL, "peak_bytes",
+                             "the allocator peak %llu B is below the weights (%llu B): it "
                              "includes the weights",
                              (unsigned long long)in->peak_bytes,
                              (unsigned long long)m->weights_bytes);
         m->activation_bytes = in->peak_bytes - m->weights_bytes;
         m->estimated &= ~(uint32_t)KVP_MEM_EST_ACTIVATION;
+    } else if (in->has_activation_peak) {
+        m->activation_bytes = in->activation_peak_bytes;
+        m->estimated &= ~(uint32_t)KVP_MEM_EST_ACTIVATION;
     }
     if (in->has_non_torch) {
         m->non_torch_bytes = in->non_torch_bytes;
-        m->cuda_graph_bytes = 0; /* a measurement includes the captured graphs */
-        m->estimated &= ~(uint32_t)(KVP_MEM_EST_NON_TORCH | KVP_MEM_EST_CUDA_GRAPH);
-    } else if (in->free_bytes && in->total_bytes > in->free_bytes) {
-        /* Memory already held on the device (other processes, a context) counts like
-         * memory outside the allocator: the seed's peak adds total_used - torch_used. */
-        uint64_t held = in->total_bytes - in->free_bytes;
-        if (!kvp__add_u64(m->non_torch_bytes, held, &m->non_torch_bytes))
-            return kvp__fail(err, KVP_OVERFLOW, NULL, "--probe", "memory figures overflow");
+        m->estimated &= ~(uint32_t)KVP_MEM_EST_NON_TORCH;
+        if (!in->cuda_graph_apart) {
+            m->cuda_graph_bytes = 0; /* a measurement includes the captured graphs */
+            m->estimated &= ~(uint32_t)KVP_MEM_EST_CUDA_GRAPH;
+        }
+    } else {
+        /* The engine's request is taken after its start-up snapshot: only what appears
+         * later counts (vLLM: the CUDA context and NCCL are already in the snapshot). */
+        if (in->non_torch_after_init) m->non_torch_bytes = det.non_torch_after_init_bytes;
+        if (in->free_bytes && in->total_bytes > in->free_bytes) {
+            /* Memory already held on the device (other processes, a context) counts like
+             * memory outside the allocator: the seed's peak adds total_used - torch_used. */
+            uint64_t held = in->total_bytes - in->free_bytes;
+            if (!kvp__add_u64(m->non_torch_bytes, held, &m->non_torch_bytes))
+                return kvp__fail(err, KVP_OVERFLOW, NULL, "free_bytes", "memory figures overflow");
+        }
+    }
+    if (in->has_cuda_graph) {
+        m->cuda_graph_bytes = in->cuda_graph_bytes;
+        m->estimated &= ~(uint32_t)KVP_MEM_EST_CUDA_GRAPH;
     }
     return KVP_OK;
 }

@@ -340,7 +340,11 @@ kvp_status kvp_policy_plan(const kvp_model *model, const kvp_policy_settings *se
     case KVP_ENGINE_LLAMACPP:
         return kvp__policy_llamacpp(model, &s, out, err);
     case KVP_ENGINE_TRTLLM:
-        return kvp__policy_trtllm(model, &s, out, err);
+        /* TensorRT-LLM's sizing is the creator's (plan.h): one model of it, reached
+         * through kvp_deploy_plan (deploy.h). */
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "engine",
+                         "TensorRT-LLM is planned by the creator: use kvp_deploy_plan "
+                         "(kvplan/deploy.h)");
     default:
         return kvp__fail(err, KVP_INVALID_ARG, NULL, "--policy", "unknown engine %d",
                          (int)s.engine);

@@ -63,7 +63,5 @@ kvp_status kvp__policy_sglang(const kvp_model *model, const kvp_policy_settings 
                               kvp_policy_result *out, kvp_error *err);
 kvp_status kvp__policy_llamacpp(const kvp_model *model, const kvp_policy_settings *s,
                                 kvp_policy_result *out, kvp_error *err);
-kvp_status kvp__policy_trtllm(const kvp_model *model, const kvp_policy_settings *s,
-                              kvp_policy_result *out, kvp_error *err);
 
 #endif

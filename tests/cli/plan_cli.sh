@@ -23,6 +23,15 @@ check_bad() {
     case "$err" in kvplan:*) ;; *) fail "stderr must start with 'kvplan:': $err" ;; esac
     [ -z "$out" ] || fail "stdout must be empty for: $*"
 }
+# The deployment cannot start (exit 1): one line on stderr saying why.
+check_no() {
+    local out err rc
+    out=$("$K" "$@" 2>/tmp/kvp_plan_err.$$); rc=$?
+    err=$(cat /tmp/kvp_plan_err.$$); rm -f /tmp/kvp_plan_err.$$
+    [ "$rc" = 1 ] || fail "expected exit 1 for: $* (got $rc)"
+    [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] || fail "expected one stderr line for: $*: $err"
+    case "$err" in kvplan:*) ;; *) fail "stderr must start with 'kvplan:': $err" ;; esac
+}
 check_bad plan llama-3.1-8b
 check_bad plan llama-3.1-8b --kv-budget 0
 check_bad plan llama-3.1-8b --kv-budget -5GiB
@@ -33,10 +42,10 @@ check_bad plan llama-3.1-8b --kv-budget 40GiB --max-tokens 0
 out=$("$K" plan llama-3.1-8b --kv-budget 40GiB --tp 3 2>&1); rc=$?
 [ "$rc" = 1 ] || fail "TP 3 should exit 1 (engine refuses), got $rc"
 case "$out" in *"T-PAR-1"*) ;; *) fail "TP 3 refusal does not name T-PAR-1: $out" ;; esac
-check_bad plan llama-3.1-8b --kv-budget 1MiB --max-seq-len 8192
+check_no plan llama-3.1-8b --kv-budget 1MiB --max-seq-len 8192
 check_bad plan llama-3.1-8b --kv-budget 40GiB --bogus-option
 check_bad plan llama-3.1-8b --gpu-mem 80GiB --weights 70GiB --peak 60GiB --non-torch 1GiB
-check_bad plan llama-3.1-8b --gpu-mem 16GiB --weights 15GiB --peak 17GiB --non-torch 1GiB
+check_no plan llama-3.1-8b --gpu-mem 16GiB --weights 15GiB --peak 17GiB --non-torch 1GiB
 check_bad plan llama-3.1-8b --kv-budget 40GiB --spec-mode mtp
 check_bad plan llama-3.1-8b --kv-budget 40GiB --kv-budget-typo 3
 check_bad plan llama-3.1-8b --kv-budget 99999999999999999999999GiB

@@ -113,7 +113,7 @@ def budget_args(case, mode):
         return []
     a = []
     for opt, key in (("--gpu-mem", "total_memory_bytes"), ("--free-mem", "free_memory_at_start_bytes"),
-                     ("--weights", "weights_bytes"), ("--peak", "peak_activation_bytes"),
+                     ("--weights", "weights_bytes"), ("--activation-peak", "peak_activation_bytes"),
                      ("--non-torch", "non_torch_bytes"), ("--cuda-graph", "cudagraph_bytes")):
         if bi.get(key) is not None:
             a.extend([("--" + key) if mode == "keys" else opt, str(bi[key])])

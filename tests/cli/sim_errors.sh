@@ -41,7 +41,10 @@ expect_bad no_file "nope.jsonl" sim $M --blocks 100 --workload "$T/nope.jsonl"
 expect_bad bad_spec "prompt.*not a length distribution" sim $M --blocks 100 --synthetic "prompt=normal:5:1,output=fixed:1"
 expect_bad no_workload "exactly one of --workload FILE and --synthetic SPEC" sim $M --blocks 100
 expect_bad both_budgets "exactly one of --gpu NAME, --gpu-mem BYTES, --kv-budget BYTES and --blocks N" sim $M --blocks 100 --kv-budget 1GiB --synthetic prompt=fixed:5,output=fixed:1
-expect_bad tiny_budget "does not buy one block" sim $M --kv-budget 1000 --synthetic prompt=fixed:5,output=fixed:1
+"$K" sim $M --kv-budget 1000 --synthetic prompt=fixed:5,output=fixed:1 >"$T/out" 2>"$T/err"
+# Exit 1: the deployment cannot start (not bad input).
+[ $? -eq 1 ] || fail "tiny_budget: exit status, expected 1"
+grep -q -- "one sequence does not fit" "$T/err" || fail "tiny_budget: $(cat "$T/err")"
 expect_bad unknown_option "did you mean '--blocks'" sim $M --blocsk 100 --synthetic prompt=fixed:5,output=fixed:1
 expect_bad bad_unit "expected steps or seconds" sim $M --blocks 100 --arrival-unit hours --synthetic prompt=fixed:5,output=fixed:1
 expect_bad no_model "needs a MODEL" sim

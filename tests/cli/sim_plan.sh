@@ -30,8 +30,8 @@ same llama-3.2-1b --kv-budget 20GiB
 same qwen3-next-80b-a3b-thinking --tp 4 --gpu h100
 same llama-3.1-8b --gpu-mem 48GiB --free-gpu-memory-fraction 0.5
 
-# A budget too small for the model is one clear line, exit 2.
+# A budget too small for the model is one clear line, exit 1 (it cannot start).
 "$K" sim llama-3.1-8b --kv-budget 1MiB --synthetic $W >"$T/out" 2>"$T/err"
-[ $? -eq 2 ] || fail "tiny budget: exit status"
+[ $? -eq 1 ] || fail "tiny budget: exit status"
 [ "$(wc -l <"$T/err")" -eq 1 ] || fail "tiny budget: $(cat "$T/err")"
 exit 0

@@ -61,6 +61,24 @@ static const kvp_pool_cost *pool_of(const kvp_cost *c, kvp_cache_kind kind) {
 /* ------------------------------------------------------------ TP refusal */
 
 static kvp_status policy_at(const kvp_model *m, kvp_engine e, uint32_t tp, kvp_error *err) {
+    if (e == KVP_ENGINE_TRTLLM) {
+        /* TensorRT-LLM is the creator, through the deployment pipeline. */
+        kvp_deployment d = kvp_deployment_default();
+        d.model = m;
+        d.point.tp = tp;
+        d.point.max_seq_len = 4096;
+        d.memory.kv_budget_bytes = UINT64_C(10) << 30;
+        kvp_deploy_result *r = kvp_deploy_result_new();
+        assert_non_null(r);
+        assert_int_equal(kvp_deploy_plan(&d, r, err), KVP_OK);
+        kvp_status st = r->status;
+        kvp_error_clear(err);
+        err->code = st;
+        snprintf(err->key, sizeof err->key, "%s", r->key);
+        snprintf(err->message, sizeof err->message, "%s", r->message);
+        kvp_deploy_result_free(r);
+        return st;
+    }
     kvp_policy_settings s = kvp_policy_settings_default();
     s.engine = e;
     s.tp = tp;

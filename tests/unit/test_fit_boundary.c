@@ -35,7 +35,7 @@ static kvp_fit_env env_budget(const kvp_model *m, uint64_t budget) {
     kvp_fit_env env;
     memset(&env, 0, sizeof env);
     env.model = m;
-    env.kv_budget_bytes = budget;
+    env.memory.kv_budget_bytes = budget;
     env.policy = kvp_policy_settings_default();
     return env;
 }
@@ -207,7 +207,7 @@ static void test_recurrent_slots(void **state) {
     kvp_error err;
     assert_int_equal(kvp_model_open("nemotron-h-8b-base-8k", NULL, &m, &err), KVP_OK);
     kvp_fit_env env = env_budget(m, 20 * GIB);
-    env.deploy.max_batch_size = 8;
+    env.trtllm.max_batch_size = 8;
     kvp_fit_request req;
     memset(&req, 0, sizeof req);
     req.solve_for = KVP_FIT_MAX_SEQ_LEN;
@@ -230,9 +230,11 @@ static void test_bad_arguments(void **state) {
     assert_non_null(e);
     kvp_error err;
     assert_int_equal(kvp_fit_evaluate(&env, &p, e, &err), KVP_INVALID_ARG);
-    assert_non_null(strstr(err.message, "--gpu"));
+    /* The library names the settings fields; the CLI maps them to flags. */
+    assert_string_equal(err.key, "total_bytes");
+    assert_non_null(strstr(err.message, "kv_budget_bytes"));
     /* An unknown dtype is a point that does not plan, not a crash. */
-    env.kv_budget_bytes = GIB;
+    env.memory.kv_budget_bytes = GIB;
     snprintf(p.kv_dtype, sizeof p.kv_dtype, "fp7");
     assert_int_equal(kvp_fit_evaluate(&env, &p, e, &err), KVP_OK);
     assert_int_equal(e->status, KVP_INVALID_ARG);

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "kvplan/model.h"
+#include "kvplan/deploy.h"
 #include "kvplan/policy.h"
 #include "model/model_internal.h"
 
@@ -567,21 +568,32 @@ static void test_llamacpp_recurrent_qwen3_next(void **state) {
  * 0.9 * 40 GiB = 38,654,705,664 -> 9,216 blocks = 294,912 tokens. Dynamo log, 64-token
  * blocks: budget 220480 * 131072 + 100 -> 3445 blocks = 220,480 tokens, 28,898,754,560 B
  * = 26.914 GiB -> "26.91". */
+static kvp_deploy_result *trtllm_at(const kvp_model *m, uint64_t budget, uint32_t tpb,
+                                    kvp_deploy_result *r) {
+    kvp_deployment d = kvp_deployment_default();
+    d.model = m;
+    d.memory.kv_budget_bytes = budget;
+    d.kv.tokens_per_block = tpb;
+    kvp_error err;
+    assert_int_equal(kvp_deploy_plan(&d, r, &err), KVP_OK);
+    assert_int_equal(r->status, KVP_OK);
+    return r;
+}
+
 static void test_trtllm_examples(void **state) {
     (void)state;
     kvp_model *m = open_model("meta-llama__Llama-3.1-8B.json");
-    kvp_policy_settings s = engine(KVP_ENGINE_TRTLLM, "", 40ull << 30);
-    kvp_policy_result r = plan_ok(m, &s);
-    assert_int_equal(r.report.max_tokens, 327680);
-    assert_int_equal(r.report.kv_cache_bytes, 42949672960ull);
-    s.kv_budget_bytes = 38654705664ull;
-    r = plan_ok(m, &s);
-    assert_int_equal(r.report.max_tokens / 32, 9216);
-    s.kv_budget_bytes = 220480ull * 131072 + 100;
-    s.block_size = 64;
-    r = plan_ok(m, &s);
-    assert_int_equal(r.report.max_tokens, 220480);
-    assert_printed((double)r.report.kv_cache_bytes / 1073741824.0, "26.91");
+    kvp_deploy_result *r = kvp_deploy_result_new();
+    assert_non_null(r);
+    trtllm_at(m, 40ull << 30, 0, r);
+    assert_int_equal(r->report.max_tokens, 327680);
+    assert_int_equal(r->report.kv_cache_bytes, 42949672960ull);
+    trtllm_at(m, 38654705664ull, 0, r);
+    assert_int_equal(r->report.max_tokens / 32, 9216);
+    trtllm_at(m, 220480ull * 131072 + 100, 64, r);
+    assert_int_equal(r->report.max_tokens, 220480);
+    assert_printed((double)r->report.kv_cache_bytes / 1073741824.0, "26.91");
+    kvp_deploy_result_free(r);
     kvp_model_free(m);
 }
 

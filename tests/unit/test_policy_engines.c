@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "kvplan/model.h"
+#include "kvplan/deploy.h"
 #include "kvplan/policy.h"
 #include "model/model_internal.h"
 
@@ -303,22 +304,31 @@ static void test_geometry_gemma2(void **state) {
 /* §4.2: Llama-3.1-8B at TP 16: the estimator floors 128 * 8 / 16 = 64 elements per
  * layer half -> 2 * 32 * 64 * 2 B = 8,192 B/token; the manager keeps one head of
  * 256 elements -> 32 * 256 * 2 = 16,384 B/token. 1 GiB budget: manager bound
- * 65536 tokens = 2048 blocks of 32. */
+ * 65536 tokens = 2048 blocks of 32. TensorRT-LLM is the creator, reached through
+ * the deployment pipeline (there is no TensorRT-LLM policy). */
 static void test_trtllm_head_rounding(void **state) {
     (void)state;
     kvp_model *m = llama8b();
+    kvp_deployment d = kvp_deployment_default();
+    d.model = m;
+    d.point.tp = 16;
+    d.memory.kv_budget_bytes = 1ull << 30;
+    kvp_deploy_result *r = kvp_deploy_result_new();
+    assert_non_null(r);
+    kvp_error err;
+    assert_int_equal(kvp_deploy_plan(&d, r, &err), KVP_OK);
+    assert_int_equal(r->status, KVP_OK);
+    assert_int_equal(r->plan.managers[KVP_ROLE_TARGET].cost.slope_bytes_per_token, 16384);
+    assert_int_equal(r->report.max_tokens, 65536);
+    assert_int_equal(r->report.kv_cache_bytes, 1ull << 30);
+    /* The policy entry point refuses trtllm, naming the settings field. */
     kvp_policy_settings s = kvp_policy_settings_default();
     s.engine = KVP_ENGINE_TRTLLM;
-    s.tp = 16;
     s.kv_budget_bytes = 1ull << 30;
-    kvp_policy_result r;
-    kvp_error err;
-    assert_int_equal(kvp_policy_plan(m, &s, &r, &err), KVP_OK);
-    assert_int_equal(r.trt_estimator_bytes_per_token, 8192);
-    assert_int_equal(r.trt_manager_bytes_per_token, 16384);
-    assert_int_equal(r.report.max_tokens, 65536);
-    assert_int_equal(r.report.kv_cache_bytes, 1ull << 30);
-    assert_true(r.note_count >= 1);
+    kvp_policy_result pr;
+    assert_int_equal(kvp_policy_plan(m, &s, &pr, &err), KVP_INVALID_ARG);
+    assert_string_equal(err.key, "engine");
+    kvp_deploy_result_free(r);
     kvp_model_free(m);
 }
 

@@ -1,0 +1,185 @@
+/*
+ * kvplan/deploy.h — one deployment, planned end to end by one call.
+ *
+ * A deployment is a model on one GPU (rank) under one engine: the memory facts
+ * (measured or estimated), the parallelism, the KV dtype, the lengths, the
+ * batch limits and the engine's own settings. kvp_deploy_plan runs the whole
+ * pipeline once:
+ *
+ *   memory facts (measured terms as given, the rest estimated from the config)
+ *     -> TensorRT-LLM: the creator (plan.h, the seed's logic: estimation pass,
+ *        capacity, managers)   |   vLLM, SGLang, llama.cpp: the policy (policy.h)
+ *     -> capacity: tokens, blocks, the concurrent sequences the cache holds,
+ *        what binds them, the longest sequence, whether the engine starts
+ *     -> one result value (budget terms, pools, capacity, engine report, warnings)
+ *
+ * Every command (`plan`, `fit`, `sweep`, `compare`, `sim`) builds a
+ * kvp_deployment and calls kvp_deploy_plan, so the same settings give the
+ * same numbers everywhere (tests/unit/test_deploy_property.c checks it).
+ *
+ *   kvp_deployment d = kvp_deployment_default();
+ *   d.model = model;  d.engine = KVP_ENGINE_VLLM;  d.memory.total_bytes = 80ull << 30;
+ *   kvp_deploy_result *r = kvp_deploy_result_new();
+ *   if (kvp_deploy_plan(&d, r, &err) == KVP_OK && r->status == KVP_OK) ... r->max_sequences
+ *   kvp_deploy_result_free(r);
+ *
+ * Thread safety: kvp_deploy_plan is a pure function of its inputs (it builds
+ * and frees its own creator); no global state.
+ */
+#ifndef KVPLAN_DEPLOY_H
+#define KVPLAN_DEPLOY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kvplan/error.h"
+#include "kvplan/memory.h"
+#include "kvplan/model.h"
+#include "kvplan/plan.h"
+#include "kvplan/policy.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KVP_DEPLOY_REASON_MAX 320
+
+/* The settings every engine shares and a search varies (fit.h's kvp_fit_point).
+ * Zero fields take the engine settings' own value (kvp_deployment.trtllm /
+ * .policy), and then the engine's default. */
+typedef struct kvp_deploy_point {
+    kvp_engine engine;
+    uint32_t tp, pp;                 /* 0 = settings (1) */
+    char kv_dtype[24];               /* kvplan name for trtllm ("fp8"), engine spelling otherwise
+                                        (llama.cpp: both cache types); "" = auto */
+    uint64_t max_seq_len;            /* vLLM max_model_len, SGLang context_length, llama.cpp
+                                        n_ctx_seq, TRT-LLM max_seq_len; 0 = the model's */
+    uint32_t sequences;              /* llama.cpp: --parallel slots (n_ctx = max_seq_len * this) */
+    uint64_t max_batch_size;         /* trtllm: 0 = settings (fit sizes it to the concurrency
+                                        for models with recurrent state) */
+    uint64_t seq_len;                /* length the concurrency is counted at; 0 = the max_seq_len
+                                        the engine starts with. At most max_seq_len */
+} kvp_deploy_point;
+
+/* Memory facts of one rank. A term given (has_*) is used as given and never
+ * also estimated; the terms not given are estimated from the config for this
+ * tp / pp (docs/memory.md). */
+typedef struct kvp_deploy_memory {
+    uint64_t total_bytes;            /* device total (catalogue, --gpu-mem, probe) */
+    uint64_t free_bytes;             /* free now (probe / --free-mem); 0 = unknown. TRT-LLM:
+                                        memory already held counts as outside the allocator;
+                                        vLLM: start-up check and suggestions */
+    uint64_t kv_budget_bytes;        /* > 0: the engine's KV budget directly (vLLM available KV
+                                        memory, SGLang rest, TRT-LLM after the fraction); the
+                                        terms below are unused */
+    bool has_weights, has_peak, has_activation_peak, has_non_torch, has_cuda_graph;
+    uint64_t weights_bytes;          /* weights on this rank */
+    uint64_t peak_bytes;             /* allocator peak of the profiling pass, weights included
+                                        (the seed's torch peak; vLLM V0 peak_torch_memory) */
+    uint64_t activation_peak_bytes;  /* the peak without the weights (vLLM V1 "peak
+                                        activation"); give peak or this, not both */
+    uint64_t non_torch_bytes;        /* outside the allocator. TRT-LLM: measured after the
+                                        graphs are captured, so it includes them */
+    uint64_t cuda_graph_bytes;       /* captured CUDA graphs (vLLM "CUDAGraph memory") */
+    uint64_t estimation_kv_bytes;    /* TRT-LLM: KV the profiling pass held (added back) */
+    uint64_t local_graph_bytes;      /* model-local graph-resident caches: charged to the CUDA
+                                        graph term when the activation peak is estimated
+                                        (model-local-kv-caches.md); 0 = none */
+    const char *model_dir;           /* checkpoint folder: exact weights from safetensors
+                                        headers; NULL = from the config. Borrowed */
+    kvp_dtype weights_dtype;         /* estimated weights at this dtype; AUTO = the
+                                        checkpoint's (quantization_config) */
+} kvp_deploy_memory;
+
+/* One deployment. Start from kvp_deployment_default(). */
+typedef struct kvp_deployment {
+    const kvp_model *model;          /* borrowed; required */
+    const kvp_model *draft;          /* borrowed; TRT-LLM draft model (EAGLE3 head, two-model);
+                                        NULL = none */
+    kvp_deploy_point point;
+    kvp_deploy_memory memory;
+    /* TensorRT-LLM's settings (point.tp, pp, kv_dtype, max_seq_len, max_batch_size
+     * override these when non-zero). Pointers in them are borrowed. */
+    kvp_deploy_settings trtllm;
+    kvp_kv_config kv;
+    /* vLLM, SGLang and llama.cpp settings (engine, tp, pp, dtype, length from point;
+     * the memory figures from `memory`). */
+    kvp_policy_settings policy;
+} kvp_deployment;
+
+/* Defaults: trtllm, CUDA graphs up to batch 128 (as `kvplan plan`), the
+ * policies' defaults (kvp_policy_settings_default). */
+KVP_API kvp_deployment kvp_deployment_default(void);
+
+/* The planned deployment: a plain value (no pointers), copy freely. */
+typedef struct kvp_deploy_result {
+    kvp_status status;               /* KVP_OK: planned; else why not (INFEASIBLE, CONFIG, ...) */
+    char message[KVP_ERROR_MESSAGE_MAX];
+    char key[KVP_ERROR_KEY_MAX];     /* the settings field the message is about, "" when none */
+    kvp_deploy_point point;          /* as resolved (tp, pp, dtype, max_seq_len, seq_len filled) */
+
+    /* Memory terms (one rank). */
+    bool have_memory;                /* planned from memory facts (false: a KV budget, or
+                                        llama.cpp without a device) */
+    kvp_memory_facts memory;         /* as used: estimated terms marked in .estimated */
+    uint64_t total_bytes;            /* GPU total (0 with a KV budget) */
+    uint64_t weights_bytes, activation_bytes, runtime_bytes; /* runtime: non-torch + graphs */
+    bool memory_estimated;           /* some term came from the config, not a measurement */
+
+    /* Budget and capacity. */
+    uint64_t reserve_bytes;          /* MLA workspace + multimodal reserve (trtllm) */
+    uint64_t budget_bytes;           /* the engine's KV budget */
+    char budget_formula[160];        /* how budget_bytes was obtained */
+    uint64_t kv_bytes;               /* allocated for the KV cache */
+    uint64_t tokens;                 /* KV tokens (engine's figure / largest full pool) */
+    uint64_t blocks;                 /* blocks (all pools; vLLM num_gpu_blocks) */
+    uint32_t block_tokens;           /* tokens per block / page */
+    uint64_t max_sequences;          /* point.seq_len sequences the KV cache holds at once;
+                                        UINT64_MAX when no pool limits them (batch_limit does) */
+    uint64_t batch_limit;            /* scheduler cap (max_batch_size, max_num_seqs, ...); 0 none */
+    uint64_t longest_tokens;         /* longest single sequence; UINT64_MAX = unbounded */
+    uint64_t engine_max_seq_len;     /* the max_seq_len the engine starts with: TRT-LLM lowers
+                                        one the pools cannot hold to what fits and adopts it
+                                        (point.max_seq_len keeps the one asked); the
+                                        concurrency is counted at it unless point.seq_len */
+    char binding[KVP_DEPLOY_REASON_MAX]; /* what bounds max_sequences */
+
+    /* Start-up: does the engine start and serve one point.max_seq_len request? */
+    bool starts;
+    char refusal[KVP_DEPLOY_REASON_MAX]; /* why not, naming the settings field; "" when it starts */
+    uint64_t largest_max_seq_len;    /* when !starts for the length: the largest that fits */
+
+    /* The engine's plan. TensorRT-LLM: the creator's settings with defaults applied,
+     * its estimation pass, capacity and managers; `report` max_tokens and
+     * kv_cache_bytes. Other engines: `policy` (its report is policy.report). */
+    kvp_deploy_settings trtllm;      /* pointers in it are cleared */
+    kvp_estimation_plan estimation;
+    kvp_capacity cap;
+    kvp_plan plan;
+    kvp_policy_result policy;
+    kvp_engine_report report;        /* the engine's printed figures (a copy of
+                                        policy.report for the policies) */
+
+    kvp_notes warnings;              /* the creator's / policy's notes, then the pipeline's */
+} kvp_deploy_result;
+
+/* A zeroed result on the heap (it is large: use one per worker and reuse it).
+ * NULL when out of memory. Free with kvp_deploy_result_free. */
+KVP_API kvp_deploy_result *kvp_deploy_result_new(void);
+/* NULL is a no-op. */
+KVP_API void kvp_deploy_result_free(kvp_deploy_result *result);
+
+/* Plan `deployment` into `out` (fully overwritten). Returns KVP_OK whenever the
+ * deployment was evaluated, also when the planner found it infeasible or a
+ * setting invalid for the engine (out->status, out->message and out->key say
+ * so); returns an error only for a missing model or result (KVP_INVALID_ARG)
+ * and KVP_NOMEM. out->starts is false when the engine would refuse to start
+ * (out->refusal says why). */
+KVP_API KVP_NODISCARD kvp_status kvp_deploy_plan(const kvp_deployment *deployment, kvp_deploy_result *out,
+                                         kvp_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,678 @@
+/* deploy.c — one deployment planned end to end (include/kvplan/deploy.h):
+ * memory facts (measured or estimated for this tp / pp), then TensorRT-LLM's
+ * creator (the seed's path: estimation pass, capacity, managers) or an engine
+ * policy; then the capacity every command reads, and whether the engine starts.
+ *
+ * This is the only place that chains these steps: `plan`, `fit`, `sweep`,
+ * `compare` and `sim` all call kvp_deploy_plan. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kvplan/cost.h"
+#include "kvplan/deploy.h"
+#include "kvplan/estimate.h"
+#include "util.h"
+
+#define DEFAULT_CUDA_GRAPH_BS 128u /* `kvplan plan`'s default */
+
+kvp_deployment kvp_deployment_default(void) {
+    kvp_deployment d;
+    memset(&d, 0, sizeof d);
+    d.point.engine = KVP_ENGINE_TRTLLM;
+    d.trtllm.max_cuda_graph_batch_size = DEFAULT_CUDA_GRAPH_BS;
+    d.policy = kvp_policy_settings_default();
+    return d;
+}
+
+kvp_deploy_result *kvp_deploy_result_new(void) { return calloc(1, sizeof(kvp_deploy_result)); }
+
+void kvp_deploy_result_free(kvp_deploy_result *result) { free(result); }
+
+static void warn(kvp_deploy_result *out, const char *fmt, ...) KVP_PRINTF(2, 3);
+static void warn(kvp_deploy_result *out, const char *fmt, ...) {
+    kvp_notes *n = &out->warnings;
+    if (n->count >= KVP_NOTES_MAX) {
+        n->dropped++;
+        return;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(n->text[n->count++], KVP_NOTE_TEXT_MAX, fmt, ap);
+    va_end(ap);
+}
+
+static void warn_text(kvp_deploy_result *out, const char *text) { warn(out, "%s", text); }
+
+/* Not planned: the status, the message and the settings field it is about. */
+static kvp_status not_planned(kvp_deploy_result *out, kvp_status st, const kvp_error *e) {
+    out->status = st;
+    kvp__strlcpy(out->message, e->message[0] ? e->message : kvp_status_describe(st),
+                 sizeof out->message);
+    kvp__strlcpy(out->key, e->key, sizeof out->key);
+    return KVP_OK;
+}
+
+static kvp_status not_planned_fmt(kvp_deploy_result *out, kvp_status st, const char *key,
+                                  const char *fmt, ...) KVP_PRINTF(4, 5);
+static kvp_status not_planned_fmt(kvp_deploy_result *out, kvp_status st, const char *key,
+                                  const char *fmt, ...) {
+    out->status = st;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(out->message, sizeof out->message, fmt, ap);
+    va_end(ap);
+    kvp__strlcpy(out->key, key ? key : "", sizeof out->key);
+    return KVP_OK;
+}
+
+/* An error the caller must see (out of memory) or a verdict on the deployment. */
+static kvp_status step_failed(kvp_deploy_result *out, kvp_status st, const kvp_error *e,
+                              kvp_error *err) {
+    if (st == KVP_NOMEM) return kvp__fail(err, st, NULL, NULL, "%s", e->message);
+    return not_planned(out, st, e);
+}
+
+/* ------------------------------------------------------------ memory facts */
+
+/* What the profiling pass and the runtime look like to the estimate, per engine. */
+typedef struct mem_knobs {
+    uint64_t max_num_tokens, max_batch_size;
+    bool cuda_graphs;
+    uint32_t cuda_graph_max_batch, sampler_rows, sampler_bytes_per_logit;
+    bool free_is_held;         /* TRT-LLM: memory already held counts as outside the allocator */
+    bool cuda_graph_apart;     /* graphs are their own term, not inside a measured non-torch */
+    bool non_torch_after_init; /* estimated non-torch: only what appears after start-up */
+} mem_knobs;
+
+static mem_knobs knobs_for(const kvp_deployment *d, const kvp_deploy_settings *t,
+                           const kvp_policy_settings *s) {
+    mem_knobs k;
+    memset(&k, 0, sizeof k);
+    switch (d->point.engine) {
+    case KVP_ENGINE_TRTLLM:
+        /* The seed: free memory after loading feeds the estimation pass; a measured
+         * non-torch term (total_used - torch_used) is taken after the graphs exist. */
+        k.max_num_tokens = t->max_num_tokens;
+        k.max_batch_size = t->max_batch_size;
+        k.cuda_graphs = t->max_cuda_graph_batch_size > 0;
+        k.cuda_graph_max_batch = (uint32_t)(t->max_cuda_graph_batch_size < UINT32_MAX
+                                                ? t->max_cuda_graph_batch_size
+                                                : UINT32_MAX);
+        k.free_is_held = true;
+        break;
+    case KVP_ENGINE_VLLM: {
+        /* vLLM profiles a dummy sampler over max_num_seqs rows that also sorts for
+         * top-k/top-p (estimate.h) and captures graphs up to max_num_seqs. Its
+         * request is a fraction of the total taken after distributed init, and the
+         * non-torch term is the increase over that snapshot (ENGINES.md §1.2): the
+         * CUDA context and NCCL are not subtracted again. CUDA graphs are their own
+         * term (era c), never inside non-torch. */
+        uint32_t seqs = s->max_num_seqs ? s->max_num_seqs : 256;
+        k.max_num_tokens = s->max_num_batched_tokens;
+        k.max_batch_size = seqs;
+        k.cuda_graphs = true;
+        k.cuda_graph_max_batch = seqs;
+        k.sampler_rows = seqs;
+        k.sampler_bytes_per_logit = 22;
+        k.non_torch_after_init = true;
+        k.cuda_graph_apart = true;
+        break;
+    }
+    default:
+        /* SGLang reads only the weights (the rest lives in 1 - mem_fraction_static);
+         * llama.cpp allocates what it is asked for and must fit beside the rest. */
+        k.max_num_tokens = s->max_num_batched_tokens;
+        k.max_batch_size = s->max_num_seqs;
+        k.cuda_graphs = true;
+        break;
+    }
+    return k;
+}
+
+static kvp_status memory_terms(const kvp_deployment *d, uint32_t tp, uint32_t pp,
+                               const mem_knobs *k, kvp_memory_facts *m, kvp_error *err) {
+    const kvp_deploy_memory *in = &d->memory;
+    kvp_memory_measured meas;
+    memset(&meas, 0, sizeof meas);
+    meas.total_bytes = in->total_bytes;
+    meas.free_bytes = k->free_is_held ? in->free_bytes : 0;
+    meas.has_weights = in->has_weights;
+    meas.weights_bytes = in->weights_bytes;
+    meas.has_peak = in->has_peak;
+    meas.peak_bytes = in->peak_bytes;
+    meas.has_activation_peak = in->has_activation_peak;
+    meas.activation_peak_bytes = in->activation_peak_bytes;
+    meas.has_non_torch = in->has_non_torch;
+    meas.non_torch_bytes = in->non_torch_bytes;
+    meas.has_cuda_graph = in->has_cuda_graph;
+    meas.cuda_graph_bytes = in->cuda_graph_bytes;
+    meas.cuda_graph_apart = k->cuda_graph_apart;
+    meas.non_torch_after_init = k->non_torch_after_init;
+    kvp_estimate_settings es;
+    memset(&es, 0, sizeof es);
+    es.tp = tp;
+    es.pp = pp;
+    es.max_num_tokens = k->max_num_tokens ? k->max_num_tokens : 8192;
+    es.max_batch_size =
+        (uint32_t)(k->max_batch_size && k->max_batch_size < UINT32_MAX ? k->max_batch_size : 2048);
+    es.cuda_graphs = k->cuda_graphs;
+    es.cuda_graph_max_batch = k->cuda_graph_max_batch;
+    es.sampler_rows = k->sampler_rows;
+    es.sampler_bytes_per_logit = k->sampler_bytes_per_logit;
+    es.model_dir = in->model_dir;
+    es.weights_dtype = in->weights_dtype;
+    kvp_status st = kvp_memory_resolve(d->model, &meas, &es, m, err);
+    if (st != KVP_OK) return st;
+    if (in->local_graph_bytes && (m->estimated & KVP_MEM_EST_ACTIVATION) &&
+        !kvp__add_u64(m->cuda_graph_bytes, in->local_graph_bytes, &m->cuda_graph_bytes))
+        return kvp__fail(err, KVP_OVERFLOW, NULL, "local_graph_bytes", "memory figures overflow");
+    return KVP_OK;
+}
+
+/* The memory terms a result reports, whichever engine planned it. */
+static void report_memory(kvp_deploy_result *out, const kvp_memory_facts *m, bool have_mem) {
+    out->have_memory = have_mem;
+    if (have_mem) out->memory = *m;
+    out->total_bytes = have_mem ? m->total_bytes : 0;
+    out->weights_bytes = m->weights_bytes;
+    out->activation_bytes = m->activation_bytes;
+    out->runtime_bytes = m->non_torch_bytes + m->cuda_graph_bytes;
+    out->memory_estimated = have_mem && (m->estimated & (KVP_MEM_EST_WEIGHTS |
+                                                         KVP_MEM_EST_ACTIVATION |
+                                                         KVP_MEM_EST_NON_TORCH |
+                                                         KVP_MEM_EST_CUDA_GRAPH)) != 0;
+}
+
+/* ------------------------------------------------------ TensorRT-LLM */
+
+static void pool_name(const kvp_plan_pool *p, const kvp_manager_plan *mp, char *buf, size_t n) {
+    const char *kind = kvp_cache_kind_name(p->kind);
+    const char *role = mp->role == KVP_ROLE_TARGET ? "" : kvp_manager_role_name(mp->role);
+    if (p->window_tokens && p->kind != KVP_CACHE_CROSS)
+        snprintf(buf, n, "%s%s%s (window %llu)", role, *role ? " " : "", kind,
+                 (unsigned long long)p->window_tokens);
+    else
+        snprintf(buf, n, "%s%s%s", role, *role ? " " : "", kind);
+}
+
+/* "KV budget of pool '...'" for the pool whose blocks run out first (the rule
+ * of kvp_plan_max_sequences, which names it). */
+static void binding_pool(const kvp_plan *plan, uint64_t seq_len, uint32_t beam, char *buf,
+                         size_t n) {
+    uint64_t count;
+    kvp_manager_role role;
+    uint32_t idx;
+    buf[0] = '\0';
+    if (kvp_plan_binding_pool(plan, seq_len, beam, &count, &role, &idx, NULL) != KVP_OK ||
+        idx == UINT32_MAX)
+        return;
+    const kvp_manager_plan *mp = &plan->managers[role];
+    const kvp_plan_pool *p = &mp->pools[idx];
+    char name[96];
+    pool_name(p, mp, name, sizeof name);
+    snprintf(buf, n, "KV budget of pool '%s' (%llu blocks of %u tokens)", name,
+             (unsigned long long)p->blocks, p->tokens_per_block);
+}
+
+static bool has_recurrent_slots(const kvp_plan *plan) {
+    for (int r = 0; r < KVP_ROLE_COUNT; r++)
+        for (uint32_t i = 0; plan->managers[r].present && i < plan->managers[r].pool_count; i++)
+            if (plan->managers[r].pools[i].kind == KVP_CACHE_RECURRENT) return true;
+    return false;
+}
+
+/* What a reader of a TensorRT-LLM plan should know beside the creator's notes. */
+static void trtllm_warnings(const kvp_deployment *dep, const kvp_deploy_settings *d,
+                            kvp_deploy_result *out) {
+    const kvp_model *model = dep->model;
+    const kvp_manager_plan *t = &out->plan.managers[KVP_ROLE_TARGET];
+    if (out->memory_estimated)
+        warn_text(out, "memory terms marked 'estimated' come from the config, not a measurement; "
+                       "pass --weights, --peak and --non-torch from the engine's log to replace "
+                       "them");
+    if (!kvp_manager_is_v2(t->kind) && dep->kv.max_attention_window_count == 0) {
+        uint64_t win = 0;
+        for (size_t i = 0; i < kvp_model_cache_count(model); i++) {
+            const kvp_layer_cache *c = kvp_model_cache(model, i);
+            if (c->kind == KVP_CACHE_SLIDING && c->window_tokens < d->max_seq_len)
+                win = c->window_tokens;
+        }
+        if (win)
+            warn(out, "the model has sliding-window layers (window %llu) but paged-v1 without "
+                      "--max-attention-window keeps full context for them; pass "
+                      "--max-attention-window or --kv-manager v2",
+                 (unsigned long long)win);
+    }
+    const kvp_model_info *info = kvp_model_get_info(model);
+    if (info->family_unverified)
+        warn(out, "unverified family: kvplan has no hand-checked config of model_type \"%s\"; "
+                  "its cache was read with the generic rules",
+             info->model_type);
+    if (info->is_mla && d->tp > 1)
+        warn_text(out, "the MLA latent is replicated on every TP rank: bytes per token do not "
+                       "shrink with TP");
+    if (out->plan.managers[KVP_ROLE_CROSS].present)
+        warn(out, "the cross pool holds %llu encoder tokens per sequence",
+             (unsigned long long)out->plan.managers[KVP_ROLE_CROSS].max_seq_len);
+    for (size_t i = 0; i < kvp_model_cache_count(model); i++)
+        if (kvp_model_cache(model, i)->kind == KVP_CACHE_INDEXER) {
+            warn_text(out, "the sparse-attention indexer K cache is sized by the engine's C++ "
+                           "side and is not in this plan (as in TensorRT-LLM's estimator)");
+            break;
+        }
+}
+
+/* The creator's settings for this point: the deployment's, the point's
+ * overrides, and the speculative defaults a draft model implies. */
+static kvp_status trtllm_settings(const kvp_deployment *dep, kvp_deploy_settings *d,
+                                  kvp_deploy_result *out) {
+    const kvp_deploy_point *pt = &dep->point;
+    *d = dep->trtllm;
+    if (pt->tp) d->tp = pt->tp;
+    if (pt->pp) d->pp = pt->pp;
+    if (pt->max_seq_len) d->max_seq_len = pt->max_seq_len;
+    if (pt->max_batch_size) d->max_batch_size = pt->max_batch_size;
+    if (pt->kv_dtype[0]) {
+        kvp_dtype dt;
+        if (kvp_dtype_parse(pt->kv_dtype, &dt) != KVP_OK)
+            return not_planned_fmt(out, KVP_INVALID_ARG, "kv_dtype",
+                                   "unknown KV dtype '%s' for trtllm (expected auto, fp16, bf16, "
+                                   "fp8, nvfp4)",
+                                   pt->kv_dtype);
+        d->kv_dtype = dt;
+    }
+    if (dep->draft && d->spec_mode == KVP_SPEC_NONE) {
+        /* An EAGLE-architecture draft is a one-model EAGLE3 head; others run as a
+         * second model. */
+        const char *arch = kvp_model_get_info(dep->draft)->architecture;
+        d->spec_mode = strstr(arch, "Eagle") || strstr(arch, "EAGLE") ? KVP_SPEC_EAGLE3
+                                                                       : KVP_SPEC_TWO_MODEL;
+    }
+    if (d->spec_mode != KVP_SPEC_NONE && d->max_draft_len == 0) d->max_draft_len = 3;
+    return KVP_OK;
+}
+
+static kvp_status plan_trtllm(const kvp_deployment *dep, kvp_deploy_result *out, kvp_error *err) {
+    kvp_deploy_point *pt = &out->point;
+    kvp_deploy_settings d;
+    kvp_status st = trtllm_settings(dep, &d, out);
+    if (st != KVP_OK || out->status != KVP_OK) return st;
+    kvp_error e;
+    kvp_error_clear(&e);
+    kvp_memory_facts m;
+    memset(&m, 0, sizeof m);
+    bool have_mem = dep->memory.kv_budget_bytes == 0;
+    if (have_mem && dep->memory.total_bytes == 0)
+        return not_planned_fmt(out, KVP_INVALID_ARG, "total_bytes",
+                               "no memory to plan from: give the GPU (total_bytes) or a KV "
+                               "budget (kv_budget_bytes)");
+    if (have_mem) {
+        mem_knobs k = knobs_for(dep, &d, &dep->policy);
+        st = memory_terms(dep, d.tp ? d.tp : 1, d.pp ? d.pp : 1, &k, &m, &e);
+        if (st != KVP_OK) return step_failed(out, st, &e, err);
+    }
+    /* Heads that do not divide by the attention TP are refused by every engine
+     * (attention DP does not shard heads). */
+    st = kvp_cost_check_tp(dep->model, d.attention_dp ? 1 : (d.tp ? d.tp : 1), &e);
+    if (st != KVP_OK) return step_failed(out, st, &e, err);
+    kvp_creator *c = NULL;
+    st = kvp_creator_new(dep->model, dep->draft, &d, &dep->kv, NULL, &c, &e);
+    if (st != KVP_OK) {
+        report_memory(out, &m, have_mem);
+        return step_failed(out, st, &e, err);
+    }
+    /* The settings with defaults applied, kept past the creator (pointers cleared). */
+    out->trtllm = *kvp_creator_deploy(c);
+    out->trtllm.attn_backend = NULL;
+    out->trtllm.sparse_algorithm = NULL;
+    out->trtllm.transceiver_backend = NULL;
+    out->trtllm.transceiver_runtime = NULL;
+    const kvp_deploy_settings *rd = &out->trtllm;
+    pt->tp = rd->tp;
+    pt->pp = rd->pp;
+    pt->max_seq_len = rd->max_seq_len;
+    pt->max_batch_size = rd->max_batch_size;
+    if (have_mem) {
+        st = kvp_creator_configure_from_facts(c, &m, dep->memory.estimation_kv_bytes,
+                                              &out->estimation, &out->cap, &e);
+        if (st == KVP_INFEASIBLE) {
+            /* Nothing is left for the KV cache: say which terms took the memory. */
+            uint64_t used = m.weights_bytes + m.activation_bytes + m.non_torch_bytes +
+                            m.cuda_graph_bytes;
+            snprintf(e.message, sizeof e.message,
+                     "the model does not fit: weights %.2f GiB (%s) + activations + runtime "
+                     "memory exceed the GPU's %.2f GiB, leaving nothing for the KV cache (peak "
+                     "%.2f GiB); raise tp / pp or use a larger GPU",
+                     (double)m.weights_bytes / 1073741824.0,
+                     (m.estimated & KVP_MEM_EST_WEIGHTS) ? "estimated" : "measured",
+                     (double)m.total_bytes / 1073741824.0, (double)used / 1073741824.0);
+            kvp__strlcpy(e.key, "peak_bytes", sizeof e.key);
+        }
+        /* No profiling pass, no activation peak. */
+        if (st == KVP_OK && !out->estimation.estimating) m.activation_bytes = 0;
+    } else {
+        st = kvp_creator_prepare_estimation(c, 0, &out->estimation, &e);
+        out->estimation.estimating = false;
+        if (st == KVP_OK)
+            st = kvp_creator_configure_budget(c, dep->memory.kv_budget_bytes, &out->cap, &e);
+    }
+    if (st == KVP_OK) st = kvp_creator_build(c, false, &out->plan, &e);
+    uint32_t beam = rd->max_beam_width ? rd->max_beam_width : 1;
+    /* The slot pool holds max_batch_size x pp sequences (compute_max_num_sequences). */
+    uint64_t batch = kvp_max_num_sequences(rd->max_batch_size, rd->pp ? rd->pp : 1,
+                                           rd->disable_overlap_scheduler, false);
+    kvp_dtype kv_dtype = out->plan.managers[KVP_ROLE_TARGET].kv_dtype;
+    kvp_notes notes = *kvp_creator_notes(c);
+    kvp_creator_free(c);
+    report_memory(out, &m, have_mem);
+    if (st != KVP_OK) return step_failed(out, st, &e, err);
+    if (!pt->kv_dtype[0]) kvp__strlcpy(pt->kv_dtype, kvp_dtype_name(kv_dtype), sizeof pt->kv_dtype);
+    const kvp_manager_plan *t = &out->plan.managers[KVP_ROLE_TARGET];
+    out->reserve_bytes = out->cap.mla_workspace_reserve_bytes + out->cap.mm_reserve_bytes;
+    out->budget_bytes = out->cap.kv_max_memory_bytes;
+    out->kv_bytes = out->plan.allocated_bytes;
+    out->tokens = t->max_tokens_out;
+    out->batch_limit = batch;
+    /* The policy view of the same plan, for readers of kvp_policy_result. */
+    out->policy.engine = KVP_ENGINE_TRTLLM;
+    out->policy.kv_dtype = kv_dtype;
+    kvp__strlcpy(out->policy.kv_dtype_name, kvp_dtype_name(kv_dtype),
+                 sizeof out->policy.kv_dtype_name);
+    out->policy.budget_bytes = out->budget_bytes;
+    out->policy.tp = rd->tp;
+    out->policy.pp = rd->pp;
+    out->policy.max_model_len = rd->max_seq_len;
+    out->report.present = KVP_REPORT_MAX_TOKENS | KVP_REPORT_KV_CACHE_BYTES;
+    out->report.max_tokens = t->max_tokens_out;
+    out->report.kv_cache_bytes = t->bytes; /* the target's pools (ENGINES.md §4.5) */
+    out->policy.report = out->report;
+    for (int r = 0; r < KVP_ROLE_COUNT; r++)
+        for (uint32_t i = 0; out->plan.managers[r].present && i < out->plan.managers[r].pool_count;
+             i++) {
+            const kvp_plan_pool *p = &out->plan.managers[r].pools[i];
+            if (p->tokens_per_block) {
+                out->blocks += p->blocks;
+                if (!out->block_tokens) out->block_tokens = p->tokens_per_block;
+            }
+        }
+    snprintf(out->budget_formula, sizeof out->budget_formula, "%s",
+             have_mem ? "(total - peak - non-torch + estimation KV) * free_gpu_memory_fraction"
+                      : "--kv-budget");
+    out->longest_tokens = kvp_plan_longest_sequence(&out->plan, beam);
+    if (!kvp_plan_holds_a_sequence(&out->plan, beam)) {
+        uint64_t block = 0;
+        for (uint32_t i = 0; i < t->pool_count; i++)
+            if (!t->pools[i].in_intercept) block += t->pools[i].page_bytes;
+        return not_planned_fmt(
+            out, KVP_INFEASIBLE, "kv_budget_bytes",
+            "one sequence does not fit: the KV budget (%llu B) is below one block of each pool "
+            "(%llu B) plus the fixed costs (%llu B%s)",
+            (unsigned long long)out->budget_bytes, (unsigned long long)block,
+            (unsigned long long)t->cost.intercept_bytes,
+            has_recurrent_slots(&out->plan)
+                ? ": recurrent state for max_batch_size sequences; lower --max-batch-size"
+                : "");
+    }
+    /* A max_seq_len the pools cannot hold: the KV cache manager lowers it to what fits
+     * and the creator adopts it (_create_kv_cache_manager), so the engine starts with
+     * the reduced one. point.max_seq_len stays the one asked (a search asks whether it
+     * is served); the concurrency is counted at the adopted one. */
+    out->engine_max_seq_len = kvp_plan_adopted_max_seq_len(&out->plan, beam, rd->max_seq_len);
+    if (out->engine_max_seq_len < rd->max_seq_len) {
+        if (dep->point.max_seq_len || dep->trtllm.max_seq_len)
+            warn(out,
+                 "--max-seq-len %llu does not fit: the KV budget holds one sequence of at most "
+                 "%llu tokens, so the engine starts with max_seq_len %llu",
+                 (unsigned long long)rd->max_seq_len,
+                 (unsigned long long)out->engine_max_seq_len,
+                 (unsigned long long)out->engine_max_seq_len);
+        else
+            warn(out,
+                 "the model's %llu-token context does not fit: one sequence holds at most %llu "
+                 "tokens; pass --max-seq-len %llu or raise the budget",
+                 (unsigned long long)rd->max_seq_len,
+                 (unsigned long long)out->engine_max_seq_len,
+                 (unsigned long long)out->engine_max_seq_len);
+    }
+    if (pt->seq_len > rd->max_seq_len)
+        return not_planned_fmt(out, KVP_INVALID_ARG, "seq_len",
+                               "seq_len %llu is longer than max_seq_len %llu",
+                               (unsigned long long)pt->seq_len,
+                               (unsigned long long)rd->max_seq_len);
+    /* Encoder-decoder: max_seq_len covers the encoder; the executor caps each request's
+     * decoder tokens at max_target_positions. */
+    uint64_t run_len = out->engine_max_seq_len, dec_len;
+    if (kvp_decoder_max_seq_len(dep->model, run_len, &dec_len) && dec_len < run_len) {
+        warn(out, "encoder-decoder: decoder requests are capped at max_target_positions %llu "
+                  "(max_seq_len %llu covers the encoder)",
+             (unsigned long long)dec_len, (unsigned long long)run_len);
+        run_len = dec_len;
+    }
+    for (uint32_t i = 0; i < notes.count; i++) warn_text(out, notes.text[i]);
+    trtllm_warnings(dep, rd, out);
+    uint64_t L = pt->seq_len ? pt->seq_len : run_len;
+    pt->seq_len = L;
+    st = kvp_plan_max_sequences(&out->plan, L, beam, &out->max_sequences, &e);
+    if (st != KVP_OK) return step_failed(out, st, &e, err);
+    if (out->max_sequences >= batch && batch) {
+        if (has_recurrent_slots(&out->plan))
+            snprintf(out->binding, sizeof out->binding,
+                     "recurrent slots (state for max_batch_size = %llu sequences)",
+                     (unsigned long long)batch);
+        else
+            snprintf(out->binding, sizeof out->binding, "max batch size (%llu)",
+                     (unsigned long long)batch);
+    } else {
+        binding_pool(&out->plan, L, beam, out->binding, sizeof out->binding);
+    }
+    out->status = KVP_OK;
+    return KVP_OK;
+}
+
+/* -------------------------------------------------------------- policies */
+
+static kvp_status plan_policy(const kvp_deployment *dep, kvp_deploy_result *out, kvp_error *err) {
+    kvp_policy_settings s = dep->policy;
+    kvp_deploy_point *pt = &out->point;
+    s.engine = pt->engine;
+    if (pt->tp) s.tp = pt->tp;
+    if (pt->pp) s.pp = pt->pp;
+    uint32_t tp = s.tp ? s.tp : 1, pp = s.pp ? s.pp : 1;
+    pt->tp = tp;
+    pt->pp = pp;
+    if (pt->kv_dtype[0]) {
+        if (pt->engine == KVP_ENGINE_LLAMACPP) {
+            kvp__strlcpy(s.type_k, pt->kv_dtype, sizeof s.type_k);
+            kvp__strlcpy(s.type_v, pt->kv_dtype, sizeof s.type_v);
+        } else {
+            kvp__strlcpy(s.kv_dtype, pt->kv_dtype, sizeof s.kv_dtype);
+        }
+    }
+    const kvp_model_info *info = kvp_model_get_info(dep->model);
+    uint64_t len = pt->max_seq_len;
+    if (pt->engine == KVP_ENGINE_LLAMACPP) {
+        uint32_t seqs = pt->sequences ? pt->sequences : (s.n_seq_max ? s.n_seq_max : 1);
+        s.n_seq_max = seqs;
+        pt->sequences = seqs;
+        if (len && !kvp__mul_u64(len, seqs, &s.n_ctx))
+            return not_planned_fmt(out, KVP_OVERFLOW, "max_seq_len", "n_ctx overflows");
+        (void)info;
+    } else if (len) {
+        s.max_model_len = len;
+    }
+    kvp_error e;
+    kvp_error_clear(&e);
+    kvp_memory_facts m;
+    memset(&m, 0, sizeof m);
+    /* llama.cpp plans what it is asked for: without a device there is nothing to check. */
+    bool have_mem = dep->memory.kv_budget_bytes == 0 && dep->memory.total_bytes > 0;
+    if (have_mem) {
+        /* The same memory terms for every engine, so the comparison is fair:
+         * what differs is how each engine turns them into a budget. */
+        mem_knobs k = knobs_for(dep, &dep->trtllm, &s);
+        kvp_status st = memory_terms(dep, tp, pp, &k, &m, &e);
+        if (st != KVP_OK) return step_failed(out, st, &e, err);
+        s.total_memory_bytes = m.total_bytes;
+        s.weights_bytes = m.weights_bytes;
+        s.peak_activation_bytes = m.activation_bytes;
+        s.non_torch_bytes = m.non_torch_bytes;
+        s.cudagraph_bytes = m.cuda_graph_bytes;
+    } else {
+        s.kv_budget_bytes = dep->memory.kv_budget_bytes;
+    }
+    s.free_memory_bytes = dep->memory.free_bytes;
+    report_memory(out, &m, have_mem);
+    kvp_policy_result *r = &out->policy;
+    kvp_status st = kvp_policy_plan(dep->model, &s, r, &e);
+    if (st != KVP_OK) return step_failed(out, st, &e, err);
+    out->report = r->report;
+    for (uint32_t i = 0; i < r->note_count; i++) warn_text(out, r->notes[i]);
+    const kvp_engine_report *rep = &r->report;
+    if (!pt->kv_dtype[0]) kvp__strlcpy(pt->kv_dtype, r->kv_dtype_name, sizeof pt->kv_dtype);
+    pt->max_seq_len = pt->engine == KVP_ENGINE_LLAMACPP ? r->n_ctx_seq : r->max_model_len;
+    pt->seq_len = pt->max_seq_len;
+    out->engine_max_seq_len = pt->max_seq_len;
+    kvp__strlcpy(out->budget_formula, r->budget_formula, sizeof out->budget_formula);
+    out->budget_bytes = r->budget_bytes;
+    out->block_tokens = r->block_size;
+    for (uint32_t i = 0; i < r->pool_count; i++) {
+        uint64_t sum;
+        if (kvp__add_u64(out->kv_bytes, r->pools[i].bytes, &sum)) out->kv_bytes = sum;
+    }
+    uint64_t L = pt->max_seq_len ? pt->max_seq_len : 1;
+    switch (pt->engine) {
+    case KVP_ENGINE_VLLM: {
+        out->tokens = rep->gpu_kv_cache_tokens;
+        out->blocks = rep->num_gpu_blocks;
+        /* Integral requests only: the log's 2.97x serves two. With one KV
+         * cache group the ratio is blocks / blocks per request, done in
+         * integers so the boundary is exact; otherwise the engine's ratio. */
+        if (r->num_groups <= 1 && r->per_request_blocks)
+            out->max_sequences = rep->num_gpu_blocks / r->per_request_blocks;
+        else
+            out->max_sequences = kvp__double_to_u64(floor(rep->max_concurrency));
+        out->batch_limit = s.max_num_seqs ? s.max_num_seqs : 256;
+        out->longest_tokens = r->estimated_max_model_len && r->estimated_max_model_len < L
+                                  ? r->estimated_max_model_len
+                                  : (out->max_sequences >= 1 ? L : 0);
+        if (out->max_sequences >= out->batch_limit)
+            snprintf(out->binding, sizeof out->binding, "max-num-seqs (%llu)",
+                     (unsigned long long)out->batch_limit);
+        else
+            snprintf(out->binding, sizeof out->binding,
+                     "KV budget of pool '%s' (%llu blocks of %u tokens)",
+                     r->pool_count ? r->pools[0].name : "kv",
+                     (unsigned long long)rep->num_gpu_blocks, r->block_size);
+        /* Not one request of L tokens: the longest is below L (vLLM refuses to start). */
+        if (out->max_sequences == 0 && out->longest_tokens >= L) out->longest_tokens = L - 1;
+        break;
+    }
+    case KVP_ENGINE_SGLANG: {
+        out->tokens = rep->max_total_num_tokens;
+        out->blocks = r->block_size ? rep->max_total_num_tokens / r->block_size : 0;
+        out->max_sequences = rep->max_total_num_tokens / L;
+        out->batch_limit = rep->max_running_requests;
+        out->longest_tokens = rep->max_total_num_tokens;
+        if (r->mamba_cache_size && r->mamba_cache_size < out->max_sequences &&
+            r->mamba_cache_size <= out->batch_limit) {
+            out->max_sequences = r->mamba_cache_size;
+            snprintf(out->binding, sizeof out->binding, "recurrent slots (%llu mamba states)",
+                     (unsigned long long)r->mamba_cache_size);
+        } else if (out->batch_limit && out->max_sequences >= out->batch_limit) {
+            snprintf(out->binding, sizeof out->binding, "max running requests (%llu)",
+                     (unsigned long long)out->batch_limit);
+        } else {
+            snprintf(out->binding, sizeof out->binding,
+                     "KV budget of pool '%s' (max_total_num_tokens %llu)",
+                     r->pool_count ? r->pools[0].name : "kv",
+                     (unsigned long long)rep->max_total_num_tokens);
+        }
+        break;
+    }
+    case KVP_ENGINE_LLAMACPP: {
+        /* llama.cpp allocates what it is asked for: the question is whether
+         * weights + KV + compute fit the device. */
+        out->tokens = rep->cells;
+        out->blocks = rep->cells;
+        out->block_tokens = 1; /* one cell per token */
+        out->max_sequences = r->n_seq_max;
+        out->batch_limit = r->n_seq_max;
+        out->longest_tokens = r->n_ctx_seq;
+        kvp__strlcpy(out->budget_formula,
+                     "none: llama.cpp allocates what --ctx-size and --parallel ask for",
+                     sizeof out->budget_formula);
+        snprintf(out->binding, sizeof out->binding, "--parallel slots (%u)", r->n_seq_max);
+        if (have_mem) {
+            uint64_t fixed = 0, need = 0;
+            bool ok = kvp__add_u64(m.weights_bytes, m.activation_bytes, &fixed) &&
+                      kvp__add_u64(fixed, out->runtime_bytes, &fixed) &&
+                      kvp__add_u64(fixed, out->kv_bytes, &need);
+            out->budget_bytes = ok && m.total_bytes > fixed ? m.total_bytes - fixed : 0;
+            kvp__strlcpy(out->budget_formula, "total - weights - compute - runtime (llama.cpp "
+                                              "allocates the KV it is asked for)",
+                         sizeof out->budget_formula);
+            if (!ok || need > m.total_bytes)
+                return not_planned_fmt(
+                    out, KVP_INFEASIBLE, "total_bytes",
+                    "GPU memory: weights %.2f GiB + KV %.2f GiB + compute and runtime %.2f GiB "
+                    "exceed %.2f GiB",
+                    (double)m.weights_bytes / 1073741824.0, (double)out->kv_bytes / 1073741824.0,
+                    (double)(m.activation_bytes + out->runtime_bytes) / 1073741824.0,
+                    (double)m.total_bytes / 1073741824.0);
+        }
+        break;
+    }
+    default: break;
+    }
+    out->status = KVP_OK;
+    return KVP_OK;
+}
+
+/* ------------------------------------------------------------- start-up */
+
+/* Would the engine start and serve one request of the deployment's length?
+ * TensorRT-LLM adopts a reduced max_seq_len and starts (plan_trtllm); vLLM
+ * refuses a max_model_len one request cannot hold (ENGINES.md §1.8), and
+ * SGLang and llama.cpp cannot serve one request of it either. */
+static void startup_verdict(kvp_deploy_result *out) {
+    out->starts = false;
+    out->refusal[0] = '\0';
+    out->largest_max_seq_len = 0;
+    if (out->status != KVP_OK) {
+        kvp__strlcpy(out->refusal, out->message, sizeof out->refusal);
+        return;
+    }
+    uint64_t L = out->point.max_seq_len;
+    if (out->point.engine != KVP_ENGINE_TRTLLM && out->longest_tokens < L) {
+        out->largest_max_seq_len = out->longest_tokens;
+        snprintf(out->refusal, sizeof out->refusal,
+                 "max_seq_len %llu does not fit: the KV budget holds one sequence of at most "
+                 "%llu tokens; the largest max_seq_len that fits is %llu",
+                 (unsigned long long)L, (unsigned long long)out->longest_tokens,
+                 (unsigned long long)out->longest_tokens);
+        return;
+    }
+    out->starts = true;
+}
+
+kvp_status kvp_deploy_plan(const kvp_deployment *dep, kvp_deploy_result *out, kvp_error *err) {
+    if (!dep || !dep->model || !out)
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "model",
+                         "a deployment needs a model and a result");
+    memset(out, 0, sizeof *out);
+    out->point = dep->point;
+    kvp_status st;
+    if (dep->point.engine == KVP_ENGINE_TRTLLM)
+        st = plan_trtllm(dep, out, err);
+    else if ((unsigned)dep->point.engine < KVP_ENGINE_COUNT)
+        st = plan_policy(dep, out, err);
+    else
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "engine", "unknown engine %d",
+                         (int)dep->point.engine);
+    if (st != KVP_OK) return st;
+    startup_verdict(out);
+    return KVP_OK;
+}
