@@ -667,9 +667,14 @@ static void print_text(const kvp_model *model, const kvp_policy_result *r, const
                 printf("llama_kv_cache_iswa: creating     SWA KV cache, size = %llu cells\n",
                        (unsigned long long)p->tokens);
             else if (!strcmp(p->name, "indexer"))
-                printf("creating indexer KV cache\n");
-            const char *tv = p->kind == KVP_CACHE_INDEXER ? "f16" : r->type_v_name;
-            const char *tk = p->kind == KVP_CACHE_INDEXER ? "f16" : r->kv_dtype_name;
+                printf("llama_kv_cache_dsa: creating indexer KV cache, size = %llu cells\n",
+                       (unsigned long long)p->tokens);
+            else if (!strcmp(p->name, "main") && r->indexer_layers)
+                printf("llama_kv_cache_dsa: creating main KV cache, size = %llu cells\n",
+                       (unsigned long long)p->tokens);
+            /* The indexer cache is a llama_kv_cache of the -ctk / -ctv types too. */
+            const char *tv = r->type_v_name;
+            const char *tk = r->kv_dtype_name;
             printf("llama_kv_cache: size = %7.2f MiB (%6llu cells, %3u layers, %2u/%u seqs), "
                    "K (%s): %7.2f MiB, V (%s): %7.2f MiB\n",
                    mib(p->bytes), (unsigned long long)p->tokens, p->layers, r->n_seq_max,

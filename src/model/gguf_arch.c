@@ -171,8 +171,34 @@ static kvp_status layer_roles(const arch_ctx *a, uint32_t il, unsigned *roles) {
         *roles = kv > 0 ? ROLE_ATTN : (ff == 0 ? ROLE_REC : 0);
         return KVP_OK;
     }
-    *roles = kv > 0 ? ROLE_ATTN : 0;
+    /* Every other arch's cache is one llama_kv_cache over all layers
+     * (llama_hparams::has_kv is true by default): a layer with no KV heads (Deci /
+     * Nemotron-NAS attention-free blocks) keeps a cache of zero-width K rows and,
+     * without flash attention, V rows padded to the widest layer. */
+    (void)kv;
+    *roles = ROLE_ATTN;
     return KVP_OK;
+}
+
+/* llama.cpp archs that keep no KV cache or recurrent state for generation
+ * (encoders, embedding models, diffusion LMs: create_memory returns none), and
+ * archs whose cache layout kvplan does not model: refused by name. */
+static const char *const k_unmodelled[] = {
+    "clip", "bert", "modern-bert", "nomic-bert", "nomic-bert-moe", "neo-bert", "jina-bert-v2",
+    "jina-bert-v3", "eurobert", "t5encoder", "gemma-embedding", "llama-embed", "dream",
+    "llada", "llada-moe", "rnd1", "wavtokenizer-dec", "pockettts", "qwen3tts",
+    "deepseek4", "qwen4exp", "dots3note", "kimi-linear", "kimi-k3", "minimax-m3",
+    "bailingmoe3", "gemma4-assistant", "eagle3", "dflash", "graniteswitch",
+};
+
+static const char *unmodelled_reason(const char *arch) {
+    for (size_t i = 0; i < sizeof k_unmodelled / sizeof k_unmodelled[0]; i++)
+        if (strcmp(arch, k_unmodelled[i]) == 0)
+            return i < 19 ? "keeps no KV cache for generation in llama.cpp (an encoder, "
+                            "embedding or diffusion model)"
+                          : "has a cache layout kvplan does not model (compressed, "
+                            "multi-stream or draft-model caches)";
+    return NULL;
 }
 
 /* Recurrent state geometry (llama_hparams::n_embd_r / n_embd_s); false when the
@@ -243,7 +269,8 @@ static kvp_status recurrent_geometry(const arch_ctx *a, uint64_t n_embd,
         g->head_dim = 1;
     }
     g->state_dim = (uint32_t)state;
-    g->groups = (uint32_t)groups;
+    /* Mamba-1 loaders (mamba, jamba) do not read ssm.group_count: n_group stays 0. */
+    g->groups = is(a->arch, "mamba") || is(a->arch, "jamba") ? 0u : (uint32_t)groups;
     g->group_dim = (uint32_t)state;
     g->conv_kernel = (uint32_t)conv;
     *ok = true;
@@ -257,6 +284,10 @@ kvp_status kvp__gguf_build_model(const kvp__gguf_meta *m, const kvp_allocator *a
     if (!ak || ak->type != KVP__GGUF_STRING || !ak->str || !ak->str[0] || strlen(ak->str) > 60)
         return kvp__fail(err, KVP_CONFIG, m->name, "general.architecture",
                          "missing or not a short string");
+    const char *why = unmodelled_reason(ak->str);
+    if (why)
+        return kvp__fail(err, KVP_UNSUPPORTED, m->name, "general.architecture",
+                         "llama.cpp arch '%s' %s", ak->str, why);
     arch_ctx a = {m, ak->str, 0, err};
     uint64_t n_layer = 0, n_embd = 0, ctx = 0, v;
     bool found;
@@ -310,6 +341,9 @@ kvp_status kvp__gguf_build_model(const kvp__gguf_meta *m, const kvp_allocator *a
     }
     info->num_nextn_predict_layers = (uint32_t)nextn;
     uint64_t kv_end = n_layer - (nextn > shared ? nextn : shared);
+    /* Gemma 3n: llama_model_gemma3n sets n_layer_kv_from_start = 20; the layers
+     * after it reuse the cache of layer 18 (SWA) or 19 (full) and own none. */
+    if (is(a.arch, "gemma3n") && kv_end > 20) kv_end = 20;
     bool is_mla = has(&a, "attention.key_length_mla") && has(&a, "attention.value_length_mla");
     info->is_mla = is_mla;
     info->sliding_window = (uint32_t)(window > UINT32_MAX ? 0 : window);
@@ -348,7 +382,17 @@ kvp_status kvp__gguf_build_model(const kvp__gguf_meta *m, const kvp_allocator *a
                 vl = vls;
             }
             if (kvh == 0) kvh = is_mla ? 1 : 0;
-            if (kvh == 0) continue;
+            if (kvh == 0) {
+                /* A layer without KV heads: kept with zero-width rows (see layer_roles). */
+                kvp_layer_cache z;
+                memset(&z, 0, sizeof z);
+                z.layer = il;
+                z.kind = swa[il] ? (chunked ? KVP_CACHE_CHUNKED : KVP_CACHE_SLIDING)
+                                 : KVP_CACHE_FULL;
+                z.window_tokens = swa[il] ? window : 0;
+                if ((st = kvp__model_add_cache(model, &z, err))) break;
+                continue;
+            }
             if (kl == 0 && heads == 0) {
                 char key[96];
                 snprintf(key, sizeof key, "%s.attention.head_count", a.arch);

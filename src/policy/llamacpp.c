@@ -82,6 +82,18 @@ static uint32_t find_date(const char *v) {
     return 0;
 }
 
+/* "0.4.0", "v0.4.0-dev": a llama.cpp release numbered major.minor.patch (major 0). */
+static bool semver_release(const char *v) {
+    if (!v) return false;
+    if (*v == 'v' || *v == 'V') v++;
+    if (v[0] != '0' || v[1] != '.' || !isdigit((unsigned char)v[2])) return false;
+    v += 2;
+    while (isdigit((unsigned char)*v)) v++;
+    if (*v++ != '.' || !isdigit((unsigned char)*v)) return false;
+    while (isdigit((unsigned char)*v)) v++;
+    return *v == 0 || *v == '-';
+}
+
 /* Architectures whose GGUF keeps sliding-window layers (§3.6); every other
  * architecture (llama, mistral, qwen2, phi3 ...) caches SWA layers in full. */
 static bool arch_has_swa(const char *t) {
@@ -141,7 +153,13 @@ kvp_status kvp__policy_llamacpp(const kvp_model *model, const kvp_policy_setting
     uint32_t build = kvp__policy_build_number(ver);
     uint32_t date = find_date(ver);
     bool new_padding, mla_v;
-    if (build) {
+    if (semver_release(ver)) {
+        /* llama.cpp's numbered releases ("0.4.0", "v0.4.0-dev": llama_version() of
+         * node-llama-cpp@3.21.1's libllama, 2026-09) postdate every build-number
+         * rule below; the engine test (tests/engine/) checks this one. */
+        new_padding = true;
+        mla_v = false;
+    } else if (build) {
         new_padding = build >= 7000; /* [uncertain] PR #17046, ≈b7000; b6182 is old */
         mla_v = build < 6600;        /* llama_kv_cache_unified builds stored V for MLA */
     } else if (date) {
@@ -163,13 +181,22 @@ kvp_status kvp__policy_llamacpp(const kvp_model *model, const kvp_policy_setting
     snprintf(out->era, sizeof out->era, "%s%s", new_padding ? "pad256" : "pad-old",
              mla_v ? "+mla-v" : "");
 
+    /* Checked first, as llama_init_from_model does: "model does not support different
+     * K (%s) and V (%s) cache types" for MLA models (one latent, in the K type). */
+    if (info->is_mla && tk != tv)
+        return kvp__fail(err, KVP_INVALID_ARG, kvp_model_name(model), "--cache-type-v",
+                         "model does not support different K (%s) and V (%s) cache types",
+                         tk->name, tv->name);
+
     int fa = s->flash_attn;
     /* Unset: "-fa auto" (≈b6250+) resolves to on for the GPU backends; before it, off. */
     if (fa < 0) fa = (new_padding || build >= 6250) ? 1 : 0;
     bool v_quant = tv->block > 1;
     if (v_quant && s->flash_attn == 0)
+        /* llama_init_from_model's own reason (the engine test compares it). */
         return kvp__fail(err, KVP_INVALID_ARG, NULL, "--cache-type-v",
-                         "V cache quantization requires flash_attn (type %s with -fa off)",
+                         "quantized V cache requires flash_attn to be enabled (type %s with "
+                         "-fa off)",
                          tv->name);
 
     uint32_t n_seq = s->n_seq_max ? s->n_seq_max : 1;
@@ -212,21 +239,21 @@ kvp_status kvp__policy_llamacpp(const kvp_model *model, const kvp_policy_setting
     bool honor_swa = arch_has_swa(info->model_type) || arch_has_swa(info->architecture);
     size_t n = kvp_model_cache_count(model);
     /* Widest V row: without flash attention V is stored transposed and padded to it. */
-    uint64_t v_max = 0;
-    bool v_varies = false;
+    uint64_t v_max = 0, v_min = UINT64_MAX;
     uint64_t swa_window = 0;
     for (size_t i = 0; i < n; i++) {
         const kvp_layer_cache *c = kvp_model_cache(model, i);
         if (c->kind == KVP_CACHE_FULL || c->kind == KVP_CACHE_SLIDING ||
             c->kind == KVP_CACHE_CHUNKED) {
             uint64_t vr = (uint64_t)c->v_head_dim * c->kv_heads;
-            if (v_max && vr != v_max) v_varies = true;
             if (vr > v_max) v_max = vr;
+            if (vr < v_min) v_min = vr;
             if (honor_swa && c->kind != KVP_CACHE_FULL && c->window_tokens > swa_window)
                 swa_window = c->window_tokens;
         }
     }
-    bool pad_v = v_varies && !fa;
+    /* llama_hparams::is_n_embd_v_gqa_variable: over every layer, zero-width ones too. */
+    bool pad_v = v_max && v_min != v_max && !fa;
     if (pad_v) kvp__policy_note(out, "padding V cache to %llu (no flash attention)",
                                 (unsigned long long)v_max);
 
@@ -294,9 +321,12 @@ kvp_status kvp__policy_llamacpp(const kvp_model *model, const kvp_policy_setting
             break;
         }
         case KVP_CACHE_INDEXER:
-            /* Separate indexer cache: f16 keys on the indexer layers (§3.7). */
+            /* Separate indexer cache (llama_kv_cache_dsa): one key head of the
+             * indexer head size per indexer layer, in the -ctk type like the main
+             * cache (it is a llama_kv_cache built with type_k), no V (MLA). */
+            if ((st = kvp_llamacpp_row_bytes(tk->name, c->k_head_dim, &kb, err))) return st;
             idx_c.layers++;
-            if (!acc(&idx_c.k, (uint64_t)c->k_head_dim * 2, n_ctx_seq * n_stream)) goto overflow;
+            if (!acc(&idx_c.k, kb, n_ctx_seq * n_stream)) goto overflow;
             break;
         case KVP_CACHE_RECURRENT: {
             const kvp_recurrent_geometry *r = &c->recurrent;
