@@ -78,17 +78,27 @@ typedef struct swa_rule {
     bool dense_first;
     uint32_t default_window; /* 0: SWA only when the key states a window > 0 */
     bool chunked;
+    bool broadcast; /* a scalar pattern key is every layer's flag, not a period */
 } swa_rule;
 
-/* llama_hparams::set_swa_pattern per architecture (ENGINES.md §3.6). */
+/* llama_hparams::set_swa_pattern per architecture (ENGINES.md §3.6; the src/models/ loaders
+ * of llama.cpp 0.4.0, checked by the engine test). Period p: a layer is SWA when
+ * il % p < p - 1 (dense_first: il % p != 0); p = 0 makes every layer SWA. */
 static const swa_rule k_swa_rules[] = {
-    {"gemma2", 2, false, 4096, false},    {"gemma3", 6, false, 0, false},
-    {"gemma3n", 5, false, 0, false},      {"gemma-embedding", 6, false, 0, false},
-    {"cohere2", 4, false, 0, false},      {"llama4", 4, false, 8192, true},
-    {"gpt-oss", 2, false, 0, false},      {"olmo2", 4, false, 0, false},
-    {"afmoe", 4, false, 0, false},        {"exaone4", 4, false, 0, false},
-    {"exaone-moe", 4, false, 128, false}, {"smallthinker", 4, true, 4096, false},
-    {"gemma4", 6, false, 0, false}, /* [uncertain] a per-layer pattern key overrides */
+    {"gemma2", 2, false, 4096, false, false},    {"gemma3", 6, false, 0, false, false},
+    {"gemma3n", 5, false, 0, false, false},      {"gemma-embedding", 6, false, 0, false, false},
+    {"cohere2", 4, false, 0, false, false},      {"llama4", 4, false, 8192, true, false},
+    {"gpt-oss", 2, false, 0, false, false},      {"olmo2", 4, false, 0, false, false},
+    {"afmoe", 4, false, 0, false, false},        {"exaone4", 4, false, 0, false, false},
+    {"exaone-moe", 4, false, 128, false, false}, {"smallthinker", 4, true, 4096, false, false},
+    {"cohere2moe", 4, true, 0, false, false},    {"laguna", 4, true, 0, false, false},
+    {"mellum", 4, false, 0, false, false},       {"muse-glimmer", 4, false, 0, false, false},
+    {"plamo3", 8, false, 0, false, false},
+    /* get_key_or_arr into is_swa_impl: an array per layer, a scalar for all layers. */
+    {"gemma4", 1, false, 0, false, true},        {"step35", 1, false, 0, false, true},
+    {"mimo2", 1, false, 0, false, true},         {"granite_swa", 1, false, 0, false, true},
+    /* LFM2: a window makes every attention (non-recurrent) layer SWA (not LFM2-MoE). */
+    {"lfm2", 0, false, 0, false, false},
 };
 
 static kvp_status swa_layers(const arch_ctx *a, bool *swa, uint64_t *window, bool *chunked) {
@@ -103,6 +113,10 @@ static kvp_status swa_layers(const arch_ctx *a, bool *swa, uint64_t *window, boo
     *window = n_swa;
     *chunked = rule && rule->chunked;
     if (is(a->arch, "phi3")) n_swa = 0; /* SWA disabled in llama.cpp */
+    /* llama_model_exaone4: sliding windows only for the 64-layer (32B) model. */
+    if (is(a->arch, "exaone4") && a->n_layer != 64) n_swa = 0;
+    /* llama_model_smallthinker: any stated window > 0 becomes 4096. */
+    if (is(a->arch, "smallthinker") && n_swa > 0) *window = n_swa = 4096;
     char full[256];
     const kvp__gguf_kv *pat = akey(a, "attention.sliding_window_pattern", full, sizeof full);
     if (n_swa == 0) return KVP_OK;
@@ -120,6 +134,10 @@ static kvp_status swa_layers(const arch_ctx *a, bool *swa, uint64_t *window, boo
         if (pat->type == KVP__GGUF_STRING || !pat->is_int || pat->ival < 0)
             return kvp__fail(a->err, KVP_CONFIG, a->m->name, full,
                              "expected a layer period or a per-layer array");
+        if (rule && rule->broadcast) {
+            for (uint32_t il = 0; il < a->n_layer; il++) swa[il] = pat->ival != 0;
+            return KVP_OK;
+        }
         p = (uint64_t)pat->ival;
     } else if (!rule) {
         return KVP_OK; /* the architecture has no SWA in llama.cpp */
@@ -181,23 +199,28 @@ static kvp_status layer_roles(const arch_ctx *a, uint32_t il, unsigned *roles) {
 }
 
 /* llama.cpp archs that keep no KV cache or recurrent state for generation
- * (encoders, embedding models, diffusion LMs: create_memory returns none), and
- * archs whose cache layout kvplan does not model: refused by name. */
-static const char *const k_unmodelled[] = {
+ * (encoders, embedding models, diffusion LMs, codecs: create_memory makes none). */
+static const char *const k_no_cache[] = {
     "clip", "bert", "modern-bert", "nomic-bert", "nomic-bert-moe", "neo-bert", "jina-bert-v2",
     "jina-bert-v3", "eurobert", "t5encoder", "gemma-embedding", "llama-embed", "dream",
     "llada", "llada-moe", "rnd1", "wavtokenizer-dec", "pockettts", "qwen3tts",
+};
+/* llama.cpp archs whose cache layout kvplan does not model. */
+static const char *const k_unmodelled[] = {
     "deepseek4", "qwen4exp", "dots3note", "kimi-linear", "kimi-k3", "minimax-m3",
-    "bailingmoe3", "gemma4-assistant", "eagle3", "dflash", "graniteswitch",
+    "bailingmoe3", "gemma4-assistant", "eagle3", "dflash", "graniteswitch", "minimax-01",
 };
 
+/* Why kvplan refuses `arch`, NULL when it plans it. */
 static const char *unmodelled_reason(const char *arch) {
+    for (size_t i = 0; i < sizeof k_no_cache / sizeof k_no_cache[0]; i++)
+        if (strcmp(arch, k_no_cache[i]) == 0)
+            return "keeps no KV cache for generation in llama.cpp (an encoder, embedding, "
+                   "diffusion or codec model)";
     for (size_t i = 0; i < sizeof k_unmodelled / sizeof k_unmodelled[0]; i++)
         if (strcmp(arch, k_unmodelled[i]) == 0)
-            return i < 19 ? "keeps no KV cache for generation in llama.cpp (an encoder, "
-                            "embedding or diffusion model)"
-                          : "has a cache layout kvplan does not model (compressed, "
-                            "multi-stream or draft-model caches)";
+            return "has a cache layout kvplan does not model (compressed, lightning-attention, "
+                   "multi-stream or draft-model caches)";
     return NULL;
 }
 

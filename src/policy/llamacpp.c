@@ -101,7 +101,8 @@ static bool arch_has_swa(const char *t) {
         "gemma2", "gemma3", "gemma3_text", "gemma3n", "gemma3n_text", "gemma4", "gemma4_text",
         "cohere2", "llama4", "llama4_text", "gpt_oss", "gpt-oss", "olmo2", "olmo3", "afmoe",
         "exaone4", "exaone_moe", "exaone-moe", "smallthinker", "plamo3", "modernbert",
-        "modern-bert", "mimo2", "mimo_v2_flash", "mimo_v2", "step3p5",
+        "modern-bert", "mimo2", "mimo_v2_flash", "mimo_v2", "step3p5", "step35",
+        "muse-glimmer", "granite_swa", "laguna", "mellum", "cohere2moe", "lfm2",
     };
     for (size_t i = 0; i < sizeof k_swa / sizeof k_swa[0]; i++)
         if (kvp__strcasecmp(t, k_swa[i]) == 0) return true;
@@ -189,10 +190,17 @@ kvp_status kvp__policy_llamacpp(const kvp_model *model, const kvp_policy_setting
                          tk->name, tv->name);
 
     int fa = s->flash_attn;
+    /* llama_init_from_model: "flash_attn is not compatible with Grok - forcing off",
+     * before the quantized-V check below. */
+    bool grok = kvp__strcasecmp(info->architecture, "grok") == 0;
+    if (grok && fa != 0) {
+        kvp__policy_note(out, "flash_attn is not compatible with Grok - forcing off");
+        fa = 0;
+    }
     /* Unset: "-fa auto" (≈b6250+) resolves to on for the GPU backends; before it, off. */
     if (fa < 0) fa = (new_padding || build >= 6250) ? 1 : 0;
     bool v_quant = tv->block > 1;
-    if (v_quant && s->flash_attn == 0)
+    if (v_quant && (s->flash_attn == 0 || grok))
         /* llama_init_from_model's own reason (the engine test compares it). */
         return kvp__fail(err, KVP_INVALID_ARG, NULL, "--cache-type-v",
                          "quantized V cache requires flash_attn to be enabled (type %s with "
@@ -382,7 +390,9 @@ kvp_status kvp__policy_llamacpp(const kvp_model *model, const kvp_policy_setting
     out->indexer_bytes = idx_c.k;
     out->indexer_layers = idx_c.layers;
 
-    if (main_c.layers)
+    /* llama_kv_cache_iswa makes its non-SWA cache even when every layer is SWA
+     * (LFM2, PLaMo-3 with fewer layers than the period): 0 layers, 0 bytes. */
+    if (main_c.layers || swa_c.layers)
         add_pool(out, swa_c.layers ? "non-swa" : "main", KVP_CACHE_FULL, main_c.layers, 1,
                  n_ctx_seq, main_c.k, main_c.v);
     if (swa_c.layers)

@@ -62,7 +62,28 @@ SEEDS = {
              "attention.head_count_kv": [1, 0, 2, 1, 0, 1]},
     # Gemma 3n: more than llama.cpp's 20 cache-owning blocks, window 300.
     "gemma3n": {"block_count": 24, "attention.sliding_window": 300},
+    # Per-layer SWA patterns as the converters write them (1 = sliding window).
+    "gemma4": {"attention.sliding_window_pattern": [True, True, True, True, True, False]},
+    "granite_swa": {"attention.sliding_window_pattern": [True, True, False, True, True, False]},
+    "mimo2": {"attention.sliding_window_pattern": [False, True, True, False, True, True]},
+    "step35": {"attention.sliding_window_pattern": [True, False, True, False, True, False]},
+    "muse-glimmer": {"attention.sliding_window_pattern": 3},
+    "cohere2moe": dict(MOE, **{"attention.sliding_window_pattern": 4}),
+    "mellum": dict(MOE, **{"attention.sliding_window_pattern": 3}),
+    # Hybrid recurrent archs: attention on blocks 2 and 5, recurrent elsewhere.
+    "lfm2": dict(HYB_KV, **{"shortconv.l_cache": 3}),
+    "lfm2moe": dict(MOE, **HYB_KV, **{"shortconv.l_cache": 3}),
+    "plamo2": dict(SSM, **HYB_KV),
+    "nemotron_h": dict(SSM, **HYB_KV, **{"feed_forward_length": [0, 192, 0, 0, 192, 0]}),
+    "nemotron_h_moe": dict(MOE, **SSM, **HYB_KV,
+                           **{"feed_forward_length": [0, 192, 0, 0, 192, 0]}),
 }
+# Every arch llama.cpp gives a sliding window gets one of 300 tokens (not a multiple
+# of the 256 padding); phi3 too, whose window llama.cpp ignores.
+for _a in ("afmoe", "cohere2", "cohere2moe", "exaone-moe", "exaone4", "gemma2", "gemma3",
+           "gemma4", "gpt-oss", "granite_swa", "laguna", "lfm2", "lfm2moe", "llama4", "mellum",
+           "mimo2", "muse-glimmer", "olmo2", "plamo3", "smallthinker", "step35", "phi3"):
+    SEEDS[_a] = dict(SEEDS.get(_a, {}), **{"attention.sliding_window": 300})
 
 
 def default_for(key):
