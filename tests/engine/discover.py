@@ -78,6 +78,8 @@ SEEDS = {
     "nemotron_h_moe": dict(MOE, **SSM, **HYB_KV,
                            **{"feed_forward_length": [0, 192, 0, 0, 192, 0]}),
 }
+# Optional tensors an arch needs one of (the loader asserts, naming none).
+SEED_TENSORS = {"rwkv6": [("blk.%d.time_mix_lerp_fused.weight", [128, 1, 1, 5])]}
 # Every arch llama.cpp gives a sliding window gets one of 300 tokens (not a multiple
 # of the 256 padding); phi3 too, whose window llama.cpp ignores.
 for _a in ("afmoe", "cohere2", "cohere2moe", "exaone-moe", "exaone4", "gemma2", "gemma3",
@@ -88,7 +90,7 @@ for _a in ("afmoe", "cohere2", "cohere2moe", "exaone-moe", "exaone4", "gemma2", 
 
 def default_for(key):
     k = key.split(".", 1)[1] if "." in key else key
-    if "epsilon" in k or k.endswith("_eps"):
+    if "epsilon" in k or k.endswith("eps"):
         return 1e-5
     if re.search(r"scale|factor|multiplier|freq_base|logit|softcap|alpha|beta|clamp|bias|mult", k):
         return 1.0
@@ -130,6 +132,9 @@ def discover(probe, arch, table):
     for k, v in SEEDS.get(arch, {}).items():
         keys[k] = v
     n_layer = keys.get("block_count", 6)
+    for name, shape in SEED_TENSORS.get(arch, []):
+        for i in range(n_layer):
+            spec.setdefault("tensors", []).append([name % i, shape])
     tensors = {n: s for n, s in spec.get("tensors", [])}
     placeholder = set()
     replicate = True
@@ -150,8 +155,9 @@ def discover(probe, arch, table):
                 keys[m.group(1)[len(arch) + 1:]] = [default_for(m.group(1))] * n_layer
                 continue
             m = re.search(r"key not found in model: (\S+)", text)
-            if m and m.group(1).startswith(arch + "."):
-                k = m.group(1)[len(arch) + 1:]
+            if m:
+                k = m.group(1)
+                k = k[len(arch) + 1:] if k.startswith(arch + ".") else "/" + k
                 if k in keys:
                     break
                 keys[k] = default_for(m.group(1))

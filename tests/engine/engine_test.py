@@ -130,18 +130,42 @@ def kvplan_args(kvplan, path, version, s):
     return a
 
 
+def kvplan_archs():
+    """The archs kvplan plans (k_checked of src/model/gguf_arch.c) and refuses."""
+    src = open(os.path.join(os.path.dirname(tiny_gguf.HERE), "..", "src", "model",
+                            "gguf_arch.c")).read()
+    def names(array):
+        body = src[src.index(array + "[] = {"):]
+        return re.findall(r'"([^"]+)"', body[:body.index("};")])
+    return names("k_checked"), names("k_no_cache") + names("k_unmodelled")
+
+
 def main():
     probe, kvplan, work, version = sys.argv[1:5]
     only = sys.argv[5:]
     table = tiny_gguf.load_archs()
     archs = [a for a in sorted(table) if table[a].get("engine_test", True)]
+    failures = []
+    planned, refused = kvplan_archs()
+    for a in planned:
+        # Every arch kvplan plans must run here: one llama.cpp does not know, or
+        # whose tiny GGUF it does not load, fails with llama.cpp's own message.
+        if a not in table:
+            failures.append("%s: kvplan plans this arch, which llama.cpp's table lacks" % a)
+        elif a not in archs:
+            failures.append("%s: kvplan plans this arch, but %s" % (a, table[a].get("excluded")))
+        elif table[a].get("kvplan") == "refuse":
+            failures.append("%s: archs.json expects a refusal kvplan does not make" % a)
+    for a in archs:
+        if (table[a].get("kvplan") == "refuse") != (a in refused):
+            failures.append("%s: archs.json and kvplan disagree on refusing it" % a)
     if only:
         archs = [a for a in archs if a in only]
+        failures = []
     os.makedirs(work, exist_ok=True)
     t0 = time.time()
     stats = {"archs": 0, "runs": 0, "refused_both": 0, "figures": 0, "equal": 0,
              "modelled": [], "refused_archs": []}
-    failures = []
     for ai, arch in enumerate(archs):
         spec = table[arch]
         path = os.path.join(work, arch + ".gguf")

@@ -127,7 +127,11 @@ def arch_kvs(arch, table=None):
     kvs = dict(common(spec.get("gguf_arch", arch)))
     a = spec.get("gguf_arch", arch)
     for k, v in spec.get("keys", {}).items():
-        full = k if (k.startswith("general.") or k.startswith("tokenizer.")) else a + "." + k
+        # "/key": a key without the arch prefix (xielu.*, general.*, tokenizer.*).
+        if k.startswith("/"):
+            full = k[1:]
+        else:
+            full = k if (k.startswith("general.") or k.startswith("tokenizer.")) else a + "." + k
         if v is None:
             kvs.pop(full, None)
         else:
