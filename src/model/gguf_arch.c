@@ -116,6 +116,8 @@ static kvp_status swa_layers(const arch_ctx *a, bool *swa, uint64_t *window, boo
     if (is(a->arch, "phi3")) n_swa = 0; /* SWA disabled in llama.cpp */
     /* llama_model_exaone4: sliding windows only for the 64-layer (32B) model. */
     if (is(a->arch, "exaone4") && a->n_layer != 64) n_swa = 0;
+    /* llama_model_llama4: chunks of 8192 unless the key states 0 (then none). */
+    if (is(a->arch, "llama4") && n_swa > 0) *window = n_swa = 8192;
     /* llama_model_smallthinker: any stated window > 0 becomes 4096. */
     if (is(a->arch, "smallthinker") && n_swa > 0) *window = n_swa = 4096;
     char full[256];
