@@ -4,7 +4,7 @@
  * reference the engine test compares kvplan with:
  *
  *   probe version
- *       prints the libllama build info (llama_print_system_info) and exits.
+ *       prints llama_version() ("VERSION 0.4.0-dev") and the CPU features.
  *   probe run MODEL.gguf < SETTINGS
  *       loads MODEL.gguf the way llama-server does, then for each settings line
  *       "ID N_CTX N_SEQ UNIFIED SWA_FULL TYPE_K TYPE_V FA UBATCH" creates one
@@ -82,13 +82,13 @@ static enum ggml_type parse_type(const char *s, int *ok) {
     return GGML_TYPE_F16;
 }
 
-static void load_backends(const char *argv0) {
+/* The prebuilt package ships its CPU backends as loadable modules. */
+static void load_backends(void) {
     const char *dir = getenv("KVP_LLAMA_LIB_DIR");
     if (dir && *dir)
         ggml_backend_load_all_from_path(dir);
     else
         ggml_backend_load_all();
-    (void)argv0;
 }
 
 static void one_context(struct llama_model *model, int id, unsigned n_ctx, unsigned n_seq,
@@ -171,7 +171,7 @@ static int cmd_run(const char *path) {
 int main(int argc, char **argv) {
     setvbuf(stdout, NULL, _IOLBF, 0);
     llama_log_set(on_log, NULL);
-    load_backends(argv[0]);
+    load_backends();
     if (argc == 2 && strcmp(argv[1], "version") == 0) {
         printf("VERSION %s\n", llama_version());
         printf("SYSTEM %s\n", llama_print_system_info());
