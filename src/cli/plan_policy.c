@@ -45,7 +45,7 @@ void kvp_cli_plan_policy_usage(FILE *out) {
          "Predicts the KV-cache figures the engine prints at start-up (docs/policies.md).\n"
          "MODEL: catalogue name, config.json, a .gguf file, or a geometry JSON ({\"arch\": ...}).\n"
          "\n"
-         "  --engine-version V          vLLM 0.9.1 / v0 / v1-mid / v1-new; llama.cpp b7217; SGLang pre-11309\n"
+         "  --engine-version V          vLLM 0.9.1 / v0 / v1-mid / v1-new; llama.cpp b7217 / 0.4.0; SGLang pre-11309\n"
          "  --kv-budget BYTES           the engine's available KV memory (\"43.4GiB\")\n"
          "  --tp/-tp/--tensor-parallel-size N, --pp N, --dp/--data-parallel-size N, --enable-dp-attention\n"
          "  --kv-dtype/--kv-cache-dtype T, --block-size N, --max-model-len N\n"
