@@ -48,11 +48,15 @@ static void dt_1(kvp__startup_ctx *c, kvp_check_row *r) {
     const char *k = c->s->policy.type_k[0] ? c->s->policy.type_k : "f16";
     const char *v = c->s->policy.type_v[0] ? c->s->policy.type_v : "f16";
     int fa = c->s->policy.flash_attn;
-    if (!quantized(v)) {
+    if (c->info && c->info->is_mla && strcmp(k, v) != 0) {
+        /* llama_init_from_model checks this before the V cache (engine test). */
+        kvp__check_set(r, KVP_CHECK_REFUSE, "the same --cache-type-k and --cache-type-v",
+                       "model does not support different K (%s) and V (%s) cache types", k, v);
+    } else if (!quantized(v)) {
         kvp__check_set(r, KVP_CHECK_PASS, "", "V cache %s needs no Flash Attention", v);
     } else if (fa == 0) {
         kvp__check_set(r, KVP_CHECK_REFUSE, "-fa on (or auto) with a matching --cache-type-k",
-                       "V cache quantization requires flash_attn");
+                       "quantized V cache requires flash_attn to be enabled");
     } else if (strcmp(k, v) != 0 && fa == -1) {
         char fix[96];
         snprintf(fix, sizeof fix, "--cache-type-k %s --cache-type-v %s (a symmetric pair)", v, v);

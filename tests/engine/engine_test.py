@@ -194,6 +194,21 @@ def main():
                     failures.append("%s: kvplan should refuse the unmodelled arch by name, "
                                     "got rc %d: %s" % (label, kp.returncode, kp.stderr.strip()[:200]))
                 continue
+            ctx_, nseq_, uni_, swf_, tk_, tv_, fa_, ub_ = s
+            if fa_ == -1 and tk_ != tv_ and tv_ != "f16":
+                # kvplan's start-up rule L-DT-1 (src/policy/startup_llamacpp.c) is the
+                # CUDA build's: no Flash Attention kernel for an asymmetric quantized
+                # pair, so -fa auto turns it off and the quantized V is refused. This
+                # CPU libllama has the kernel: such a setting is backend-dependent and
+                # only kvplan's refusal is checked.
+                stats["cuda_rule"] = stats.get("cuda_rule", 0) + 1
+                stats["figures"] += 1
+                if kp.returncode != 0 and "L-DT-1" in kp.stderr:
+                    stats["equal"] += 1
+                else:
+                    failures.append("%s: expected kvplan's L-DT-1 refusal (CUDA rule): %s" % (
+                        label, (kp.stderr or kp.stdout).strip()[:200]))
+                continue
             if end[0] == "crash":
                 # A tiny model may crash llama.cpp after its caches exist (graph
                 # reservation over placeholder weights): the cache lines are data.

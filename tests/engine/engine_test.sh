@@ -14,7 +14,8 @@ bundle=$cache/node_modules/node-llama-cpp/llama/gitRelease.bundle
 fail() { echo "engine test FAILED: $*" >&2; exit 1; }
 
 [ "$(uname -m)" = x86_64 ] || fail "the prebuilt libllama of $pkg is for linux-x64; this is $(uname -m)"
-have_version=$(cd "$cache" 2>/dev/null && node -p 'require("node-llama-cpp/package.json").version' 2>/dev/null || true)
+have_version=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["version"])' \
+  "$cache/node_modules/node-llama-cpp/package.json" 2>/dev/null || true)
 if [ ! -f "$lib/libllama.v0.4.0.so" ] || [ "$have_version" != 3.21.1 ]; then
   command -v npm >/dev/null || fail "npm is not installed (scripts/deps.sh installs it); cannot install $pkg"
   mkdir -p "$cache"
