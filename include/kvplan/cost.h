@@ -63,6 +63,10 @@ typedef struct kvp_pool_cost {
                                       recurrent: bytes_per_sequence / beam_width */
     uint64_t conv_bytes_per_sequence; /* recurrent only: conv part of the state (all layers) */
     uint64_t ssm_bytes_per_sequence;  /* recurrent only: SSM part */
+    uint32_t tokens_per_entry;     /* 1: bytes_per_token is per token; r > 1 (DeepSeek-V4
+                                      compressed / indexer pools): bytes_per_token and
+                                      bytes_per_token_per_layer are per entry of r tokens,
+                                      and the pool is left out of kvp_cost.bytes_per_token */
 } kvp_pool_cost;
 
 /* The cost of one rank. A plain value: no heap memory, copy freely. */
@@ -73,8 +77,11 @@ typedef struct kvp_cost {
     uint32_t layer_begin, layer_end; /* decoder layers [begin, end) of the costed stage */
     uint32_t pool_count;
     kvp_pool_cost pools[KVP_MAX_POOLS];
-    uint64_t bytes_per_token;      /* sum of pool slopes */
+    uint64_t bytes_per_token;      /* sum of pool slopes (pools of one entry per token) */
     uint64_t bytes_per_sequence;   /* sum of pool intercepts */
+    bool non_affine;               /* a pool keeps one entry per r > 1 tokens: the cost of a
+                                      sequence is not slope x tokens + intercept; use
+                                      kvp_cost_sequence_bytes / kvp_cost_tokens_for_budget */
 } kvp_cost;
 
 /* Cost one rank of `model` under `settings` (NULL = defaults).
@@ -107,6 +114,7 @@ typedef struct kvp_layer_cost {
     uint64_t conv_bytes_per_sequence; /* recurrent only: conv part of one state (beam 1) */
     uint64_t ssm_bytes_per_sequence;  /* recurrent only: SSM part of one state (beam 1) */
     uint32_t pp_stage;             /* stage that holds this layer */
+    uint32_t tokens_per_entry;     /* 1, or r: bytes_per_token is per entry of r tokens */
 } kvp_layer_cost;
 
 KVP_API KVP_NODISCARD kvp_status kvp_cost_layer(const kvp_model *model, const kvp_cost_settings *settings,
@@ -122,6 +130,24 @@ KVP_API uint64_t kvp_pool_tokens_for_sequence(const kvp_pool_cost *pool, uint64_
  * plus bytes_per_sequence. */
 KVP_API KVP_NODISCARD kvp_status kvp_cost_sequence_bytes(const kvp_cost *cost, uint64_t seq_len,
                                                  uint64_t *out_bytes, kvp_error *err);
+
+/* The longest sequence whose bytes (kvp_cost_sequence_bytes, the exact
+ * function: whole blocks, windows, one entry per r tokens) fit in
+ * `budget_bytes`. *out_tokens is 0 when not even one token fits, and
+ * KVP_MAX_PLAN_TOKENS when the bytes stop growing below the budget (every
+ * pool bounded). Exact by bisection, never by a rounded slope. */
+#define KVP_MAX_PLAN_TOKENS (UINT64_C(1) << 40)
+KVP_API KVP_NODISCARD kvp_status kvp_cost_tokens_for_budget(const kvp_cost *cost,
+                                                            uint64_t budget_bytes,
+                                                            uint64_t *out_tokens, kvp_error *err);
+
+/* Planners that size pools as slope x tokens + intercept (the creator, the
+ * engine policies, the simulator) call this first: a model with a cache of one
+ * entry per r > 1 tokens (DeepSeek-V4) is refused with KVP_UNSUPPORTED and the
+ * key compress_ratios, naming `planner`, instead of being planned with a
+ * rounded slope. `kvplan cost` plans it exactly. */
+KVP_API KVP_NODISCARD kvp_status kvp_cost_require_affine(const kvp_model *model,
+                                                         const char *planner, kvp_error *err);
 
 /* First stage of layer `layer` under the pipeline split rule above. */
 KVP_API uint32_t kvp_pp_stage_of_layer(uint32_t num_layers, uint32_t pp, uint32_t layer);

@@ -56,10 +56,11 @@ typedef enum kvp_cache_kind {
     KVP_CACHE_RECURRENT, /* Mamba / Mamba2 / gated-delta-net: fixed state per sequence */
     KVP_CACHE_CROSS,     /* cross attention over window_tokens encoder positions */
     KVP_CACHE_INDEXER,   /* sparse-attention indexer keys (DeepSeek-V3.2, GLM-5) */
+    KVP_CACHE_COMPRESSED, /* one compressed entry per tokens_per_entry tokens (DeepSeek-V4) */
     KVP_CACHE_KIND_COUNT
 } kvp_cache_kind;
 
-/* "full", "sliding", "chunked", "mla", "recurrent", "cross", "indexer". */
+/* "full", "sliding", "chunked", "mla", "recurrent", "cross", "indexer", "compressed". */
 KVP_API const char *kvp_cache_kind_name(kvp_cache_kind kind);
 
 /* Recurrent state geometry, uniform over Mamba-1, Mamba2 and gated-delta-net:
@@ -97,7 +98,10 @@ typedef struct kvp_layer_cache {
     bool replicated;         /* same bytes on every TP rank (MLA latent, indexer) */
     kvp_dtype dtype;         /* AUTO: the deployment's KV dtype; else fixed (indexer fp8) */
     uint32_t scale_bytes_per_token; /* extra bytes per token per head (indexer fp8 scales) */
-    kvp_recurrent_geometry recurrent; /* only for KVP_CACHE_RECURRENT */
+    kvp_recurrent_geometry recurrent; /* only for KVP_CACHE_RECURRENT (replicated: the
+                                         state is the same on every TP rank) */
+    uint32_t tokens_per_entry; /* 0 or 1: one entry per token; r > 1: one entry per r
+                                  tokens (DeepSeek-V4 compressed and indexer caches) */
 } kvp_layer_cache;
 
 /* The cache record of a DeepSeek sparse-attention (DSA) lightning indexer at

@@ -46,6 +46,8 @@ static json_t *pool_json(const kvp_pool_cost *p) {
     json_object_set_new(o, "page_bytes", juint(p->page_bytes));
     json_object_set_new(o, "tokens_per_block", p->tokens_per_block ? juint(p->tokens_per_block)
                                                                    : json_null());
+    /* One entry per r tokens (DeepSeek-V4): the bytes_per_token fields are per entry. */
+    if (p->tokens_per_entry > 1) json_object_set_new(o, "tokens_per_entry", juint(p->tokens_per_entry));
     if (p->kind == KVP_CACHE_RECURRENT) {
         json_object_set_new(o, "conv_bytes_per_sequence", juint(p->conv_bytes_per_sequence));
         json_object_set_new(o, "ssm_bytes_per_sequence", juint(p->ssm_bytes_per_sequence));
@@ -73,6 +75,7 @@ static kvp_status layers_json(const kvp_model *m, const kvp_cost_settings *s, js
         json_object_set_new(e, "bytes_per_token", juint(lc.bytes_per_token));
         json_object_set_new(e, "bytes_per_sequence", juint(lc.bytes_per_sequence));
         json_object_set_new(e, "pp_stage", juint(lc.pp_stage));
+        if (lc.tokens_per_entry > 1) json_object_set_new(e, "tokens_per_entry", juint(lc.tokens_per_entry));
         json_array_append_new(la, e);
     }
     return KVP_OK;
@@ -103,6 +106,7 @@ kvp_status kvp__cost_json_text(const kvp_model *m, const kvp_cost_settings *s, c
     json_object_set_new(o, "pools", pools);
     json_object_set_new(o, "bytes_per_token", juint(c->bytes_per_token));
     json_object_set_new(o, "bytes_per_sequence", juint(c->bytes_per_sequence));
+    if (c->non_affine) json_object_set_new(o, "non_affine", json_true());
     json_t *w = json_array();
     for (size_t k = 0; k < nw; k++) json_array_append_new(w, json_string(warnings[k]));
     json_object_set_new(o, "warnings", w);

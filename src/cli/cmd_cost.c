@@ -107,7 +107,9 @@ int kvp_cmd_cost(int argc, char **argv) {
     for (uint32_t k = 0; k < c.pool_count; k++) {
         const kvp_pool_cost *p = &c.pools[k];
         char win[24], dims[24];
-        if (p->window_tokens)
+        if (p->tokens_per_entry > 1)
+            snprintf(win, sizeof win, "1/%u", p->tokens_per_entry); /* bytes are per entry */
+        else if (p->window_tokens)
             kvp_cli_fmt_count(p->window_tokens, win, sizeof win);
         else
             snprintf(win, sizeof win, "-");
@@ -126,6 +128,22 @@ int kvp_cmd_cost(int argc, char **argv) {
            kvp_cli_fmt_bytes(c.bytes_per_token, b2, sizeof b2),
            kvp_cli_fmt_count(c.bytes_per_sequence, b3, sizeof b3),
            kvp_cli_fmt_bytes(c.bytes_per_sequence, b4, sizeof b4));
+    if (c.non_affine) {
+        /* Pools of one entry per r tokens: their bytes/token column is per entry and
+         * they are not in the slope above; a sequence's bytes are the exact function. */
+        static const uint64_t lens[] = {4096, 131072, 1048576};
+        printf("plus pools of one entry per r tokens (window column 1/r, bytes per entry); "
+               "exact bytes of one sequence:\n");
+        for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++) {
+            uint64_t sb;
+            if (kvp_cost_sequence_bytes(&c, lens[k], &sb, &err) != KVP_OK) {
+                kvp_model_free(m);
+                return kvp_cli_report_error(&err, false);
+            }
+            printf("  %9s tokens: %s bytes (%s)\n", kvp_cli_fmt_count(lens[k], b1, sizeof b1),
+                   kvp_cli_fmt_count(sb, b2, sizeof b2), kvp_cli_fmt_bytes(sb, b3, sizeof b3));
+        }
+    }
     for (size_t k = 0; k < nw; k++) printf("note: %s\n", warnings[k]);
     if (layers) {
         printf("\n%-6s %-10s %9s %6s %9s %6s %14s %14s %6s\n", "layer", "kind", "window", "heads",

@@ -440,7 +440,8 @@ int kvp_cmd_sim(int argc, char **argv) {
     int exit_code = KVP_EXIT_OK;
     if (kvp_model_open(o.model, NULL, &m, &err) != KVP_OK) return kvp_cli_report_error(&err, o.json);
     kvp_cost c;
-    if (kvp_cost_compute(m, &o.cost, &c, &err) != KVP_OK) {
+    if (kvp_cost_require_affine(m, "the simulator", &err) != KVP_OK ||
+        kvp_cost_compute(m, &o.cost, &c, &err) != KVP_OK) {
         exit_code = kvp_cli_report_error(&err, o.json);
         goto out;
     }

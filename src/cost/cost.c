@@ -13,7 +13,7 @@ static const char *const k_kind_names[KVP_CACHE_KIND_COUNT] = {
     [KVP_CACHE_FULL] = "full",           [KVP_CACHE_SLIDING] = "sliding",
     [KVP_CACHE_CHUNKED] = "chunked",     [KVP_CACHE_MLA] = "mla",
     [KVP_CACHE_RECURRENT] = "recurrent", [KVP_CACHE_CROSS] = "cross",
-    [KVP_CACHE_INDEXER] = "indexer",
+    [KVP_CACHE_INDEXER] = "indexer",     [KVP_CACHE_COMPRESSED] = "compressed",
 };
 
 const char *kvp_cache_kind_name(kvp_cache_kind kind) {
@@ -111,7 +111,9 @@ kvp_status kvp_cost_check_tp(const kvp_model *model, uint32_t tp, kvp_error *err
         const kvp_layer_cache *c = kvp_model_cache(model, i);
         uint32_t h;
         kvp_status st = KVP_OK;
-        if (c->kind == KVP_CACHE_RECURRENT) {
+        if (c->kind == KVP_CACHE_RECURRENT && c->replicated) {
+            continue; /* DeepSeek-V4 compressor state: whole on every rank */
+        } else if (c->kind == KVP_CACHE_RECURRENT) {
             st = heads_per_rank(model, c->recurrent.heads, tp, c->layer, "recurrent heads", &h, err);
             if (!st && c->recurrent.heads < tp)
                 st = kvp__fail(err, KVP_CONFIG, kvp_model_name(model), "recurrent heads",
@@ -146,16 +148,20 @@ static kvp_status cost_record(const kvp_model *model, const kvp_layer_cache *c,
 
     if (c->kind == KVP_CACHE_RECURRENT) {
         const kvp_recurrent_geometry *r = &c->recurrent;
-        uint32_t h;
-        kvp_status st = heads_per_rank(model, r->heads, s->tp, c->layer, "recurrent heads", &h, err);
+        uint32_t h = r->heads;
+        kvp_status st = KVP_OK;
+        if (!c->replicated)
+            st = heads_per_rank(model, r->heads, s->tp, c->layer, "recurrent heads", &h, err);
         if (st) return st;
-        if (r->heads < s->tp)
+        if (!c->replicated && r->heads < s->tp)
             return kvp__fail(err, KVP_CONFIG, kvp_model_name(model), "recurrent heads",
                              "layer %u: %u recurrent heads cannot be sharded over tensor "
                              "parallelism %u",
                              c->layer, r->heads, s->tp);
         uint32_t g = 0;
-        if (r->groups) {
+        if (r->groups && c->replicated) {
+            g = r->groups;
+        } else if (r->groups) {
             /* Groups that do not shard evenly are replicated, one per rank. */
             if (r->groups % s->tp == 0)
                 g = r->groups / s->tp;
@@ -209,11 +215,12 @@ static kvp_status cost_record(const kvp_model *model, const kvp_layer_cache *c,
     out->kv_heads_per_rank = h;
     out->dtype = dt;
     out->bytes_per_token = bytes;
+    out->tokens_per_entry = c->tokens_per_entry > 1 ? c->tokens_per_entry : 1;
     return KVP_OK;
 }
 
 static bool same_pool(const kvp_pool_cost *p, const kvp_layer_cost *l) {
-    return p->kind == l->kind && p->window_tokens == l->window_tokens && p->dtype == l->dtype &&
+    return p->kind == l->kind && p->tokens_per_entry == (l->tokens_per_entry ? l->tokens_per_entry : 1) && p->window_tokens == l->window_tokens && p->dtype == l->dtype &&
            p->kv_heads_per_rank == l->kv_heads_per_rank && p->k_head_dim == l->k_head_dim &&
            p->v_head_dim == l->v_head_dim && p->bytes_per_token_per_layer == l->bytes_per_token &&
            (p->layers == 0 || p->bytes_per_sequence / p->layers == l->bytes_per_sequence);
@@ -268,6 +275,7 @@ static kvp_status cost_stage(const kvp_model *model, const kvp_cost_settings *s,
             p->dtype = lc.dtype;
             p->bytes_per_token_per_layer = lc.bytes_per_token;
             p->tokens_per_block = lc.kind == KVP_CACHE_RECURRENT ? 0 : s->tokens_per_block;
+            p->tokens_per_entry = lc.tokens_per_entry ? lc.tokens_per_entry : 1;
         }
         p->layers++;
         if (!kvp__add_u64(p->bytes_per_token, lc.bytes_per_token, &p->bytes_per_token) ||
@@ -287,7 +295,9 @@ static kvp_status cost_stage(const kvp_model *model, const kvp_cost_settings *s,
         } else if (!kvp__mul_u64(p->bytes_per_token, s->tokens_per_block, &p->page_bytes)) {
             return overflow(model, 0, err);
         }
-        if (!kvp__add_u64(out->bytes_per_token, p->bytes_per_token, &out->bytes_per_token) ||
+        if (p->tokens_per_entry > 1) out->non_affine = true;
+        if (!kvp__add_u64(out->bytes_per_token, p->tokens_per_entry > 1 ? 0 : p->bytes_per_token,
+                          &out->bytes_per_token) ||
             !kvp__add_u64(out->bytes_per_sequence, p->bytes_per_sequence, &out->bytes_per_sequence))
             return overflow(model, 0, err);
     }
@@ -328,6 +338,8 @@ kvp_status kvp_cost_compute(const kvp_model *model, const kvp_cost_settings *set
 }
 
 uint64_t kvp_pool_tokens_for_sequence(const kvp_pool_cost *pool, uint64_t seq_len) {
+    /* One entry per r tokens: a partial group of r tokens still takes its entry. */
+    if (pool->tokens_per_entry > 1) return kvp__ceil_div_u64(seq_len, pool->tokens_per_entry);
     switch (pool->kind) {
     case KVP_CACHE_RECURRENT:
         return 0;
@@ -363,5 +375,48 @@ kvp_status kvp_cost_sequence_bytes(const kvp_cost *cost, uint64_t seq_len, uint6
                              (unsigned long long)seq_len);
     }
     *out_bytes = total;
+    return KVP_OK;
+}
+
+kvp_status kvp_cost_tokens_for_budget(const kvp_cost *cost, uint64_t budget_bytes,
+                                      uint64_t *out_tokens, kvp_error *err) {
+    /* kvp_cost_sequence_bytes is non-decreasing in seq_len: bisect on it. */
+    uint64_t b;
+    kvp_status st = kvp_cost_sequence_bytes(cost, 1, &b, err);
+    if (st) return st;
+    if (b > budget_bytes) {
+        *out_tokens = 0;
+        return KVP_OK;
+    }
+    uint64_t lo = 1, hi = KVP_MAX_PLAN_TOKENS;
+    st = kvp_cost_sequence_bytes(cost, hi, &b, err);
+    if (st == KVP_OK && b <= budget_bytes) {
+        *out_tokens = hi;
+        return KVP_OK;
+    }
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo + 1) / 2;
+        kvp_status ms = kvp_cost_sequence_bytes(cost, mid, &b, NULL);
+        if (ms == KVP_OK && b <= budget_bytes)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    *out_tokens = lo;
+    return KVP_OK;
+}
+
+kvp_status kvp_cost_require_affine(const kvp_model *model, const char *planner, kvp_error *err) {
+    size_t n = kvp_model_cache_count(model);
+    for (size_t i = 0; i < n; i++) {
+        const kvp_layer_cache *c = kvp_model_cache(model, i);
+        if (c->tokens_per_entry > 1)
+            return kvp__fail(err, KVP_UNSUPPORTED, kvp_model_name(model), "compress_ratios",
+                             "layer %u keeps one %s entry per %u tokens: %s sizes pools by one "
+                             "slope per token and does not plan this cache yet (kvplan cost "
+                             "gives its exact bytes); refusing rather than rounding",
+                             c->layer, kvp_cache_kind_name(c->kind), c->tokens_per_entry,
+                             planner ? planner : "this planner");
+    }
     return KVP_OK;
 }

@@ -926,11 +926,109 @@ static kvp_status read_minimax_sparse(layers_ctx *c) {
     return KVP_OK;
 }
 
+/* DeepSeek-V4 (FAMILIES.md "DeepSeek-V4"): one KV vector per token shared by
+ * every head, all caches replicated over TP. Every layer keeps a sliding window
+ * of sliding_window tokens of head_dim values; a layer with compress_ratios[i]
+ * = r > 1 also keeps one compressed head_dim entry per r tokens and an fp32
+ * compressor state per sequence of 2 x coff x head_dim floats over coff x r
+ * slots (coff 2 at r = 4, 1 at r = 128); r = 4 layers (CSA) add indexer keys
+ * per compressed entry (fp8 index_head_dim + fp32 scale) and an indexer
+ * compressor state of 2 x 2 x index_head_dim floats over 8 slots.
+ * compress_ratios has one entry per layer, optionally followed by the MTP
+ * layers' entries (num_nextn_predict_layers), which are not decoder layers. */
+static kvp_status read_deepseek_v4(layers_ctx *c) {
+    hf_reader *r = c->r;
+    const hf_obj *lm = c->lm;
+    kvp_status s;
+    json_t *ratios;
+    if ((s = kvp__hf_array(r, lm, "compress_ratios", &ratios))) return s;
+    uint32_t mtp = 0, head_dim = 0, heads = 0, index_dim = 0;
+    uint64_t window = 0;
+    bool found;
+    if ((s = kvp__hf_u32(r, lm, "num_nextn_predict_layers", 0, KVP_MAX_LAYERS, &mtp, &found)) ||
+        (s = kvp__hf_u32(r, lm, "head_dim", 1, KVP_MAX_HEAD_DIM, &head_dim, NULL)) ||
+        (s = kvp__hf_u32(r, lm, "num_attention_heads", 1, KVP_MAX_HEADS, &heads, NULL)) ||
+        (s = read_window(r, lm, "sliding_window", &window, NULL)))
+        return s;
+    if (!ratios)
+        return kvp__hf_fail(r, lm, "compress_ratios", KVP_CONFIG,
+                            "expected a list with one compression ratio per layer");
+    size_t n = json_array_size(ratios);
+    if (n != c->layers && n != (size_t)c->layers + mtp)
+        return kvp__hf_fail(r, lm, "compress_ratios", KVP_CONFIG,
+                            "has %zu entries, expected one per layer (%u) or per layer and MTP "
+                            "layer (%u + %u)",
+                            n, c->layers, c->layers, mtp);
+    hf_obj p = {ratios, ""};
+    snprintf(p.pointer, sizeof p.pointer, "%s/compress_ratios", lm->pointer);
+    bool any_csa = false;
+    for (size_t i = 0; i < n; i++) {
+        json_t *v = json_array_get(ratios, i);
+        char key[24];
+        snprintf(key, sizeof key, "%zu", i);
+        json_int_t x = json_is_integer(v) ? json_integer_value(v) : -1;
+        if (x < 0)
+            return kvp__hf_fail(r, &p, key, KVP_CONFIG,
+                                "expected a compression ratio: a positive integer (0 means 1)");
+        if (x > 1 && x != 4 && x != 128)
+            return kvp__hf_fail(r, &p, key, KVP_UNSUPPORTED,
+                                "ratio %lld: kvplan knows the DeepSeek-V4 compressors of ratio 4 "
+                                "and 128 only (their state windows differ); refusing to guess",
+                                (long long)x);
+        any_csa |= x == 4 && i < c->layers;
+    }
+    if (any_csa &&
+        (s = kvp__hf_u32(r, lm, "index_head_dim", 1, KVP_MAX_HEAD_DIM, &index_dim, NULL)))
+        return s;
+    c->info->num_attention_heads = heads;
+    c->info->num_kv_heads = 1;
+    c->info->head_dim = head_dim;
+    c->info->sliding_window = (uint32_t)window;
+    for (uint32_t i = 0; i < c->layers; i++) {
+        uint32_t ratio = (uint32_t)json_integer_value(json_array_get(ratios, i));
+        kvp_layer_cache lc;
+        memset(&lc, 0, sizeof lc);
+        lc.layer = i;
+        lc.kind = KVP_CACHE_SLIDING;
+        lc.kv_heads = 1;
+        lc.k_head_dim = head_dim;
+        lc.replicated = true;
+        lc.window_tokens = window;
+        if ((s = add_cache(c, &lc))) return s;
+        if (ratio <= 1) continue;
+        lc.kind = KVP_CACHE_COMPRESSED;
+        lc.window_tokens = 0;
+        lc.tokens_per_entry = ratio;
+        if ((s = add_cache(c, &lc))) return s;
+        uint64_t coff = ratio == 4 ? 2 : 1;
+        uint64_t floats = 2 * coff * head_dim * coff * ratio; /* < 2^36: head_dim < 2^17 */
+        if (ratio == 4) {
+            kvp_layer_cache ix = kvp_indexer_cache(i, index_dim);
+            ix.tokens_per_entry = 4;
+            if ((s = add_cache(c, &ix))) return s;
+            floats += 2u * 2u * (uint64_t)index_dim * 8u;
+        }
+        kvp_layer_cache st;
+        memset(&st, 0, sizeof st);
+        st.layer = i;
+        st.kind = KVP_CACHE_RECURRENT;
+        st.replicated = true;
+        st.kv_heads = 1;
+        st.recurrent.heads = 1;
+        st.recurrent.head_dim = 1;
+        st.recurrent.state_dim = (uint32_t)floats;
+        st.recurrent.ssm_dtype = KVP_DTYPE_FP32; /* forced fp32 in every engine */
+        if ((s = add_cache(c, &st))) return s;
+    }
+    return KVP_OK;
+}
+
 static kvp_status read_decoder(layers_ctx *c) {
     hf_reader *r = c->r;
     const hf_obj *lm = c->lm;
     kvp_model_info *info = c->info;
     kvp_status s;
+    if (!strcmp(info->model_type, "deepseek_v4")) return read_deepseek_v4(c);
     if (kvp__hf_has(lm, "linear_attn_config")) return read_kimi_kda(c);
     if (kvp__hf_has(lm, "kv_lora_rank")) return read_mla(c, NULL, NULL);
 

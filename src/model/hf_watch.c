@@ -30,7 +30,7 @@ typedef struct watched_key {
 
 static const watched_key k_watched[] = {
     /* Compression of the KV cache along the sequence. */
-    {"compress_ratios", W_NEVER, NULL, "per-layer KV compression ratios (DeepSeek-V4)"},
+    {"compress_ratios", W_TYPES, "deepseek_v4", "per-layer KV compression ratios"},
     {"compress_ratio", W_NEVER, NULL, "a KV compression ratio"},
     {"kv_compress_ratio", W_NEVER, NULL, "a KV compression ratio"},
     {"kv_cache_compression", W_NEVER, NULL, "KV cache compression"},
@@ -40,8 +40,8 @@ static const watched_key k_watched[] = {
     {"nsa_config", W_NEVER, NULL, "a native sparse attention config"},
     {"dsa_config", W_NEVER, NULL, "a sparse attention config"},
     {"moba_config", W_NEVER, NULL, "mixture-of-block attention"},
-    {"index_head_dim", W_MLA, NULL, "sparse-attention index keys"},
-    {"index_n_heads", W_MLA, NULL, "sparse-attention index heads"},
+    {"index_head_dim", W_MLA, "deepseek_v4", "sparse-attention index keys"},
+    {"index_n_heads", W_MLA, "deepseek_v4", "sparse-attention index heads"},
     {"index_topk_freq", W_MLA, NULL, "an indexer schedule"},
     {"index_skip_topk_offset", W_MLA, NULL, "an indexer schedule"},
     {"index_topk_pattern", W_MLA, NULL, "an indexer schedule"},
@@ -135,7 +135,7 @@ static const char *const k_verified[] = {
     "qwen3_5_moe", "qwen3_5_text", "qwen3_5_moe_text", "qwen3_vl", "qwen3_vl_moe",
     "qwen3_vl_text", "qwen3_vl_moe_text", "mistral", "mixtral", "phi3", "gemma", "gemma2",
     "gemma3", "gemma3_text", "gemma3n", "gemma3n_text", "gemma4", "gemma4_text", "llama4",
-    "llama4_text", "gpt_oss", "deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2",
+    "llama4_text", "gpt_oss", "deepseek_v2", "deepseek_v3", "deepseek_v32", "deepseek_v4", "kimi_k2",
     "kimi_k25", "kimi_linear", "glm_moe_dsa", "minimax_m2", "minimax", "minimax_m3", "mimo_v2_flash", "step3p7",
     "nemotron_h", "nemotron-nas", "deci", "jamba", "falcon_h1", "falcon", "mamba", "mamba2",
     "mamba_ssm", "whisper", "t5", "bart", "chatglm", "dbrx", "mpt", "gpt2", "gpt_bigcode",

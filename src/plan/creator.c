@@ -253,6 +253,9 @@ kvp_status kvp_creator_new(const kvp_model *target, const kvp_model *draft,
     *out = NULL;
     if (!target)
         return kvp__fail(err, KVP_INVALID_ARG, NULL, "target", "a target model is required");
+    kvp_status ast = kvp_cost_require_affine(target, "the TensorRT-LLM creator", err);
+    if (!ast && draft) ast = kvp_cost_require_affine(draft, "the TensorRT-LLM creator", err);
+    if (ast) return ast;
     kvp_creator *c = kvp__calloc(alc, 1, sizeof *c);
     if (!c) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
     if (alc) {

@@ -317,6 +317,8 @@ kvp_status kvp_policy_plan(const kvp_model *model, const kvp_policy_settings *se
                              (unsigned long long)mem[i].v);
     /* Heads that do not divide by the attention TP are refused by every engine
      * (llama.cpp has no TP: its policy refuses tp > 1 by itself). */
+    kvp_status ast = kvp_cost_require_affine(model, "this engine policy", err);
+    if (ast) return ast;
     if (s.engine != KVP_ENGINE_LLAMACPP) {
         uint32_t attn_tp = s.tp;
         if (s.enable_dp_attention && s.dp > 1 && s.tp % s.dp == 0) attn_tp = s.tp / s.dp;

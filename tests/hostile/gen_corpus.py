@@ -475,6 +475,24 @@ d = copy.deepcopy(m3)
 d["sparse_attention_config"] = [1]
 write("config/minimax-m3-config-list.json", dump(d), "/sparse_attention_config")
 
+# DeepSeek-V4: compress_ratios (one per layer, optional trailing MTP entries).
+v4 = load("deepseek-ai__DeepSeek-V4-Flash")
+n_v4 = v4["num_hidden_layers"]
+for name, ratios, frag in [
+        ("short", v4["compress_ratios"][:n_v4 - 1], "/compress_ratios"),
+        ("long", v4["compress_ratios"] + [0, 0], "/compress_ratios"),
+        ("negative", [-4] + v4["compress_ratios"][1:], "/compress_ratios/0"),
+        ("fraction", [0.5] + v4["compress_ratios"][1:], "/compress_ratios/0"),
+        ("string-entry", ["4"] + v4["compress_ratios"][1:], "/compress_ratios/0"),
+        ("ratio-16", [16] + v4["compress_ratios"][1:], "/compress_ratios/0"),
+        ("not-a-list", 4, "/compress_ratios")]:
+    d = copy.deepcopy(v4)
+    d["compress_ratios"] = ratios
+    write("config/deepseek-v4-ratios-%s.json" % name, dump(d), frag)
+number_mutations("deepseek-v4", v4, "index_head_dim", ["zero", "negative", "string", "u32max+1"])
+number_mutations("deepseek-v4", v4, "head_dim", ["zero", "string", "u32max+1"])
+number_mutations("deepseek-v4", v4, "sliding_window", ["zero", "string", "negative"])
+
 # ---- text-level faults (syntax): the error is a position.
 llama_text = dump(llama)
 for frac in [0.1, 0.5, 0.9, 0.99]:

@@ -564,6 +564,94 @@ static void test_new_families_vllm(void **state) {
     kvp_model_free(m);
 }
 
+/* ------------------------------------------------------------- DeepSeek-V4 */
+
+static void test_deepseek_v4_exact(void **state) {
+    (void)state;
+    kvp_model *m = catalog("deepseek-v4-flash");
+    kvp_cost c = cost_at(m, 8, KVP_DTYPE_BF16);
+    assert_true(c.non_affine);
+    assert_int_equal(c.pool_count, 6);
+    /* One sequence of 131,072 tokens, 32-token blocks, bf16 (the same at TP 1 and 8):
+     *   sliding 43 x 1,024 B/token, window 128: 4 blocks x 32 x 44,032 = 5,636,096
+     *   ratio 4: 32,768 entries = 1,024 blocks x 32 x 21 x 1,024 = 704,643,072
+     *   indexer: 32,768 entries x 21 x 132 = 90,832,896
+     *   ratio 128: 1,024 entries = 32 blocks x 32 x 20 x 1,024 = 20,971,520
+     *   compressor state 12,206,080
+     *   total 834,289,664. */
+    uint64_t b = 0;
+    kvp_error err;
+    assert_int_equal(kvp_cost_sequence_bytes(&c, 131072, &b, &err), KVP_OK);
+    assert_int_equal(b, 834289664);
+    /* 4,096 tokens: 5,636,096 + 32 blocks x 688,128 = 22,020,096 + 1,024 x 2,772 =
+     * 2,838,528 + 1 block x 655,360 + 12,206,080 = 43,356,160. */
+    assert_int_equal(kvp_cost_sequence_bytes(&c, 4096, &b, &err), KVP_OK);
+    assert_int_equal(b, 43356160);
+    /* Tokens for a budget, by the exact function: exactly 834,289,664 bytes hold
+     * 131,072 tokens; one byte less drops the last ratio-4 block (128 tokens), and
+     * no other pool needs a block more below 130,944: 130,944. A rounded slope
+     * (say 1,024 + 21,504 / 4 + ... per token) would give neither. */
+    uint64_t t = 0;
+    assert_int_equal(kvp_cost_tokens_for_budget(&c, 834289664, &t, &err), KVP_OK);
+    assert_int_equal(t, 131072);
+    assert_int_equal(kvp_cost_tokens_for_budget(&c, 834289663, &t, &err), KVP_OK);
+    assert_int_equal(t, 130944);
+    /* Less than the fixed state: nothing fits. */
+    assert_int_equal(kvp_cost_tokens_for_budget(&c, 12206080, &t, &err), KVP_OK);
+    assert_int_equal(t, 0);
+    /* fp8 KV: compressed entries 512 B, the indexer stays 132, the state fp32:
+     * 4 x 32 x 22,016 = 2,818,048 + 1,024 x 32 x 10,752 = 352,321,536 + 90,832,896
+     * + 32 x 32 x 10,240 = 10,485,760 + 12,206,080 = 468,664,320. */
+    c = cost_at(m, 1, KVP_DTYPE_FP8);
+    assert_int_equal(kvp_cost_sequence_bytes(&c, 131072, &b, &err), KVP_OK);
+    assert_int_equal(b, 468664320);
+    /* The affine planners refuse it by name rather than round. */
+    memset(&err, 0x5a, sizeof err);
+    assert_int_equal(policy_at(m, KVP_ENGINE_VLLM, 8, &err), KVP_UNSUPPORTED);
+    assert_string_equal(err.key, "compress_ratios");
+    assert_int_equal(policy_at(m, KVP_ENGINE_SGLANG, 8, &err), KVP_UNSUPPORTED);
+    kvp_creator *cr = NULL;
+    kvp_deploy_settings d;
+    memset(&d, 0, sizeof d);
+    assert_int_equal(kvp_creator_new(m, NULL, &d, NULL, NULL, &cr, &err), KVP_UNSUPPORTED);
+    assert_null(cr);
+    kvp_model_free(m);
+
+    /* Bad input names the key. */
+#define V4_HEAD                                                                               \
+    "{\"model_type\": \"deepseek_v4\", \"num_hidden_layers\": 2, \"num_attention_heads\": 8,"  \
+    " \"head_dim\": 512, \"sliding_window\": 128, \"index_head_dim\": 128,"                    \
+    " \"num_nextn_predict_layers\": 1, "
+    static const struct {
+        const char *body, *key;
+        kvp_status code;
+    } bad[] = {
+        {"\"compress_ratios\": [4]}", "/compress_ratios", KVP_CONFIG},
+        {"\"compress_ratios\": [4, 4, 4, 4]}", "/compress_ratios", KVP_CONFIG},
+        {"\"compress_ratios\": [4, -4]}", "/compress_ratios/1", KVP_CONFIG},
+        {"\"compress_ratios\": [4, 2.5]}", "/compress_ratios/1", KVP_CONFIG},
+        {"\"compress_ratios\": [4, \"4\"]}", "/compress_ratios/1", KVP_CONFIG},
+        {"\"compress_ratios\": [4, 16]}", "/compress_ratios/1", KVP_UNSUPPORTED},
+        {"\"compress_ratios\": \"4\"}", "/compress_ratios", KVP_CONFIG},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char json[1024];
+        snprintf(json, sizeof json, V4_HEAD "%s", bad[i].body);
+        kvp_error e = refused(json, bad[i].code);
+        if (strcmp(e.key, bad[i].key) != 0)
+            fail_msg("v4 case %zu: refused at '%s', expected '%s'", i, e.key, bad[i].key);
+    }
+    /* index_head_dim 0 with a ratio-4 layer. */
+    kvp_error e = refused("{\"model_type\": \"deepseek_v4\", \"num_hidden_layers\": 1,"
+                          " \"num_attention_heads\": 8, \"head_dim\": 512, \"sliding_window\": 128,"
+                          " \"index_head_dim\": 0, \"compress_ratios\": [4]}", KVP_CONFIG);
+    assert_string_equal(e.key, "/index_head_dim");
+    /* Two layers [4, 1] plus the MTP entry: 2 sliding + 1 compressed + 1 indexer + state. */
+    c = cost_json(V4_HEAD "\"compress_ratios\": [4, 1, 0]}", 1);
+    assert_int_equal(c.bytes_per_token, 2048);
+    assert_int_equal(c.bytes_per_sequence, 81920);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_query_heads_divide_tp),
@@ -575,6 +663,7 @@ int main(void) {
         cmocka_unit_test(test_unverified_family),
         cmocka_unit_test(test_kimi_and_m3_input),
         cmocka_unit_test(test_new_families_vllm),
+        cmocka_unit_test(test_deepseek_v4_exact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -142,6 +142,13 @@ static const config_case k_cases[] = {
      * TP2: 126976 + 15360 = 142336; TP8: 31744 + 15360 = 47104; fp8: 126976 + 15360 =
      * 142336, 63488 + 15360 = 78848, 15872 + 15360 = 31232. */
     {"MiniMaxAI__MiniMax-M3.json", {{269312, 0, 0}, {142336, 0, 0}, {47104, 0, 0}, {142336, 0, 0}, {78848, 0, 0}, {31232, 0, 0}}},
+    /* DeepSeek-V4 (reconstructed): every cache replicated over TP. Slope: 43 sliding
+     * layers (window 128) x 512 x 2 B = 44032 (fp8: 22016). Per sequence: compressor
+     * state in fp32, ratio-4 layers 2 x 2 x 512 x 8 + 2 x 2 x 128 x 8 = 20480 floats
+     * = 81920 B x 21 = 1720320, ratio-128 layers 2 x 512 x 128 = 131072 floats =
+     * 524288 B x 20 = 10485760 -> 12206080. The compressed pools (one entry per r
+     * tokens) are not in the slope: test_families_current checks their exact bytes. */
+    {"deepseek-ai__DeepSeek-V4-Flash.json", {{44032, 12206080, 0}, {44032, 12206080, 0}, {44032, 12206080, 0}, {22016, 12206080, 0}, {22016, 12206080, 0}, {22016, 12206080, 0}}},
     /* 64 Mamba2 (d_inner 5120, 80 heads x 64, d_state 128, 1 group) x [3 x (5120 + 256) x 2 = 32256 + 80x64x128 x 2 = 1310720] = 85950464; TP: heads sharded, the 1 group replicated */
     {"state-spaces__mamba2-2.7b.json", {{0, 85950464, 0}, {0, 43024384, 0}, {0, 10829824, 0}, {0, 85950464, 0}, {0, 43024384, 0}, {0, 10829824, 0}}},
     /* fp16: 32 self x 20 x 64 x 2 x 2 = 163840 + 32 cross (1500 frames) x 20 x 64 x 2 x 2 = 163840 -> 327680; 20 heads do not divide TP 8 */
