@@ -212,10 +212,204 @@ KVP_API const kvp_model_info *kvp_model_get_info(const kvp_model *model);
 KVP_API size_t kvp_model_cache_count(const kvp_model *model);
 KVP_API const kvp_layer_cache *kvp_model_cache(const kvp_model *model, size_t index);
 
-/* The config text the model was read from (the whole outer config.json), for
- * rooms that need keys the cost model does not keep (weights estimate).
- * Owned by the model; NULL for models not read from JSON. */
-KVP_API const char *kvp_model_source_text(const kvp_model *model, size_t *out_len);
+/* ---------------------------------------------------------------- facts
+ *
+ * Everything any room needs from the model's source beyond the cache records,
+ * read once when the model is built (src/model/ is the only reader of config
+ * text, GGUF metadata and geometry JSON). A fact a source cannot state (a GGUF
+ * header has no LoRA block configs) is KVP_FACT_UNKNOWN, never a silent 0.
+ *
+ * Python literals: HF's json module writes bare NaN / Infinity. A config may
+ * hold them in keys kvplan does not read; a key kvplan reads that holds one is
+ * refused at load, naming the key, for every command alike.
+ */
+typedef enum kvp_fact_state {
+    KVP_FACT_UNKNOWN = 0, /* the source cannot state it (GGUF metadata, geometry JSON) */
+    KVP_FACT_ABSENT,      /* the source could state it and does not (key absent or null) */
+    KVP_FACT_STATED       /* stated: `value` holds it */
+} kvp_fact_state;
+
+typedef struct kvp_fact_u64 {
+    kvp_fact_state state;
+    uint64_t value;  /* meaningful only when state == KVP_FACT_STATED */
+    const char *key; /* the config key it was read from (static string); NULL unless stated */
+} kvp_fact_u64;
+
+/* layer_types as transformers' config object holds it (the seed reads that
+ * object): the config's list, or the schedule the config class derives when
+ * the list is absent (Qwen3-Next / Qwen3.5: full_attention_interval). */
+typedef enum kvp_layer_type {
+    KVP_LAYER_TYPE_FULL = 0, /* "full_attention" */
+    KVP_LAYER_TYPE_SLIDING,  /* "sliding_attention" */
+    KVP_LAYER_TYPE_CHUNKED,  /* "chunked_attention" */
+    KVP_LAYER_TYPE_LINEAR,   /* "linear_attention", "mamba", "recurrent" */
+    KVP_LAYER_TYPE_OTHER     /* any other entry */
+} kvp_layer_type;
+
+/* FFN of one decoder layer, as the weights see it (bits: dense and MoE may both
+ * be set, Gemma 4). */
+enum { KVP_FFN_NONE = 0, KVP_FFN_DENSE = 1, KVP_FFN_MOE = 2 };
+typedef struct kvp_layer_ffn {
+    uint8_t kind;            /* KVP_FFN_* bits */
+    bool linear_replacement; /* Nemotron-NAS "replace_with_linear": one h x h matrix */
+    uint64_t dense_inter;    /* dense FFN intermediate size (0: none) */
+} kvp_layer_ffn;
+
+/* How positions are encoded (decides the rotary cache and position tables). */
+typedef enum kvp_position_kind {
+    KVP_POSITIONS_ROTARY = 0, /* RoPE: a cos/sin cache of max positions x rotary_dim */
+    KVP_POSITIONS_ALIBI,      /* ALiBi biases (BLOOM, MPT): no table, no cache */
+    KVP_POSITIONS_LEARNED     /* learned absolute positions (GPT-2, OPT): max positions x hidden */
+} kvp_position_kind;
+
+/* The checkpoint's weight format (quantization_config / compression_config). */
+typedef enum kvp_weight_quant_state {
+    KVP_WEIGHT_QUANT_NONE = 0,   /* unquantized: weights in the model dtype */
+    KVP_WEIGHT_QUANT_MODELLED,   /* quantized; rate below */
+    KVP_WEIGHT_QUANT_UNMODELLED  /* a quant_method kvplan does not model (taken as the dtype) */
+} kvp_weight_quant_state;
+
+/* Weight categories a checkpoint may keep out of its quantization. */
+enum {
+    KVP_QUANT_CAT_ATTENTION = 0,
+    KVP_QUANT_CAT_MLP,
+    KVP_QUANT_CAT_EXPERTS,
+    KVP_QUANT_CAT_SHARED,
+    KVP_QUANT_CAT_MIXER,
+    KVP_QUANT_CAT_COUNT
+};
+
+typedef struct kvp_weight_quant {
+    kvp_weight_quant_state state;
+    char method[32];              /* quant_method as written ("" when none) */
+    char label[64];               /* "fp8 block-128x128", "int4 group-128", "nvfp4", ... */
+    uint64_t rate_x65536;         /* bytes per quantized weight x 65536 (scales included) */
+    bool excluded[KVP_QUANT_CAT_COUNT]; /* category named in the not-converted list */
+} kvp_weight_quant;
+
+/* What the weights estimate needs (src/estimate turns it into bytes). Values
+ * a config does not state are resolved to its config class's default here. */
+typedef struct kvp_weight_facts {
+    uint64_t hidden_size;        /* 0: unknown */
+    uint64_t vocab_size;
+    bool tied_embeddings;        /* with the family's default when the key is absent */
+    bool gated_mlp;              /* three-matrix (gate, up, down) MLP */
+    bool attn_output_gate;       /* Qwen3-Next / Qwen3.5 gated attention output */
+    bool gated_delta_net;        /* recurrent layers are GDN (linear_num_value_heads) */
+    uint32_t num_experts;        /* routed experts (0: dense) */
+    uint32_t experts_per_token;
+    uint64_t expert_inter;       /* one routed expert's intermediate size */
+    uint64_t shared_inter;       /* all shared experts together */
+    uint64_t encoder_ffn;        /* encoder FFN width of encoder-decoder models */
+    uint64_t num_mel_bins;       /* audio front end (Whisper); 0: none */
+    uint64_t max_target_positions, max_source_positions;
+    uint32_t index_head_dim, index_heads; /* DSA indexer projections (0: none) */
+    uint32_t dt_rank;            /* Mamba-1 dt rank */
+    kvp_position_kind positions;
+    uint64_t rotary_dim;         /* rotated dims per head (partial rotary applied) */
+    uint64_t ple_hidden, ple_vocab; /* Gemma 3n per-layer embeddings (0: none) */
+    uint64_t vision_depth, vision_hidden, vision_inter, vision_out_hidden; /* 0 depth: no tower */
+    kvp_weight_quant quant;
+    const kvp_layer_ffn *layers; /* [layer_count], owned by the model */
+    uint32_t layer_count;        /* = kvp_model_info.num_layers */
+} kvp_weight_facts;
+
+/* Encoder geometry of an encoder-decoder config, as the creator resolves it
+ * (seed _get_config_int_attr: the first name holding a JSON integer >= 0 or a
+ * boolean, true = 1). */
+typedef struct kvp_encoder_facts {
+    kvp_fact_u64 decoder_layers; /* num_decoder_layers, decoder_layers, num_hidden_layers, num_layers */
+    kvp_fact_u64 heads;          /* encoder_num_heads, encoder_attention_heads, num_heads, num_attention_heads */
+    kvp_fact_u64 kv_heads;       /* encoder_num_kv_heads, encoder_num_key_value_heads,
+                                    encoder_attention_heads, encoder_num_heads,
+                                    num_key_value_heads, num_heads, num_attention_heads */
+    kvp_fact_u64 hidden_size;    /* encoder_hidden_size, d_model, hidden_size */
+    kvp_fact_u64 head_dim;       /* encoder_head_size, encoder_head_dim, d_kv */
+    kvp_fact_u64 max_input_len;  /* max_encoder_input_len, encoder_max_input_length,
+                                    max_encoder_position_embeddings,
+                                    encoder_max_position_embeddings, max_position_embeddings,
+                                    n_positions */
+    kvp_fact_u64 max_target_positions; /* the decoder's length cap */
+} kvp_encoder_facts;
+
+/* What TensorRT-LLM's LoRA (PEFT) cache sizing reads from the config (seed
+ * _get_config_int_attr rule for the integers). */
+typedef struct kvp_lora_facts {
+    kvp_fact_u64 mamba_head_dim, mamba_num_heads, n_groups, ssm_state_size, moe_latent_size;
+    bool has_dense_mlp_layers; /* mlp_only_layers is truthy (a non-empty list, true, non-zero) */
+} kvp_lora_facts;
+
+/* A raw value of a sub-config, for readers with their own rules (model-local
+ * cache declarations: seed spec_from_hf_config). */
+typedef enum kvp_config_value_kind {
+    KVP_CONFIG_VALUE_ABSENT = 0, /* absent or null */
+    KVP_CONFIG_VALUE_INTEGER,
+    KVP_CONFIG_VALUE_REAL,
+    KVP_CONFIG_VALUE_STRING,
+    KVP_CONFIG_VALUE_NONFINITE,  /* a Python NaN / Infinity literal */
+    KVP_CONFIG_VALUE_OTHER       /* bool, object, array, or a string too long to keep */
+} kvp_config_value_kind;
+
+typedef struct kvp_config_value {
+    kvp_config_value_kind kind;
+    int64_t integer; /* INTEGER */
+    double real;     /* REAL */
+    char string[32]; /* STRING */
+} kvp_config_value;
+
+/* The attention geometry keys of one config object: the root ("") or a nested
+ * sub-config reached through members named *_config ("/talker_config"). */
+typedef struct kvp_subconfig_facts {
+    char pointer[128];
+    kvp_config_value num_hidden_layers, num_key_value_heads, head_dim, hidden_size,
+        num_attention_heads, torch_dtype, dtype;
+} kvp_subconfig_facts;
+
+typedef struct kvp_model_facts {
+    bool from_config;            /* read from a config.json (else GGUF / geometry) */
+    kvp_weight_facts weights;
+    kvp_encoder_facts encoder;
+    /* layer_types (see kvp_layer_type); count 0 when the config has none */
+    const uint8_t *layer_types;  /* kvp_layer_type values, owned by the model */
+    uint32_t layer_types_count;
+    bool layer_types_derived;    /* derived by the config class, not written in the config */
+    /* The seed's draft check (_draft_defines_attention_layout): use_sliding_window
+     * or sliding_window not None, or a non-empty layer_types. */
+    bool states_attention_layout;
+    /* Seed _get_num_experts: the first of num_experts, num_local_experts,
+     * moe_num_experts, experts_per_router present (a null one counts) holding
+     * an integer >= 0 (kept as it is), else 1; GGUF: its expert_count, else 1. */
+    uint64_t seed_num_experts;
+    /* Nemotron-NAS block_configs: blocks whose attention / FFN a LoRA adapter can
+     * reach (neither no_op nor replace_with_linear). */
+    kvp_fact_u64 block_configs;  /* number of entries; ABSENT when no list */
+    uint32_t lora_attention_blocks, lora_ffn_blocks;
+    kvp_lora_facts lora;
+    /* Gemma 4 per-layer attention keys (seed _get_config_int_attr rule) */
+    kvp_fact_u64 head_dim, global_head_dim, num_key_value_heads, num_global_key_value_heads;
+    bool attention_k_eq_v;
+    /* DSA indexer key width (index_head_dim) */
+    kvp_fact_u64 index_head_dim;
+    /* mamba_ssm_dtype as written (Qwen3.5: "float32"); "" when absent */
+    char mamba_ssm_dtype[32];
+    /* sub-configs (root first) */
+    const kvp_subconfig_facts *subconfigs; /* owned by the model */
+    size_t subconfig_count;
+} kvp_model_facts;
+
+/* The model's facts; pointer owned by the model, never NULL. */
+KVP_API const kvp_model_facts *kvp_model_get_facts(const kvp_model *model);
+/* The sub-config at JSON pointer `pointer` ("" = root); NULL when the config has
+ * no such object (or the model was not read from a config). */
+KVP_API const kvp_subconfig_facts *kvp_model_subconfig(const kvp_model *model, const char *pointer);
+/* The sub-config facts at `pointer` of a config text that is not a model's
+ * (parsed by the same rules as a model's config). *found is false when the
+ * text has no such object. `name` (may be NULL) is used in messages. Errors:
+ * KVP_SYNTAX (err line/column set), KVP_IO for an empty or oversized text. */
+KVP_API KVP_NODISCARD kvp_status kvp_subconfig_from_json(const char *text, size_t len,
+                                                         const char *name, const char *pointer,
+                                                         kvp_subconfig_facts *out, bool *found,
+                                                         kvp_error *err);
 
 /* Embedded catalogue: number of entries and entry i's canonical name and
  * source file name (both static strings). */

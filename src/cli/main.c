@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "model/model_internal.h"
 
 typedef struct command {
     const char *name;
@@ -103,6 +104,14 @@ static int take_gpu_catalog(int *argc, char **argv) {
     return KVP_EXIT_OK;
 }
 
+/* KVPLAN_DEBUG_COUNTS=1: on exit, how many models were built and how many
+ * config texts parsed (tests/cli/config_parses.sh: one parse per load). */
+static void print_counts(void) {
+    fprintf(stderr, "kvplan-debug: model loads %llu, config parses %llu\n",
+            (unsigned long long)kvp__model_load_count(),
+            (unsigned long long)kvp__model_config_parse_count());
+}
+
 static int run(int argc, char **argv) {
     int rc = take_gpu_catalog(&argc, argv);
     if (rc != KVP_EXIT_OK) return rc;
@@ -150,6 +159,8 @@ static int run(int argc, char **argv) {
 /* Output that could not be written is lost output: a full disk, a closed stdout or
  * /dev/full make the run fail (exit 2, one line on stderr), whatever it answered. */
 int main(int argc, char **argv) {
+    const char *counts = getenv("KVPLAN_DEBUG_COUNTS");
+    if (counts && !strcmp(counts, "1")) atexit(print_counts);
     kvp_cli_escape_stdout();
     int rc = run(argc, argv);
     errno = 0;

@@ -26,6 +26,7 @@
 #include "fit_env.h"
 #include "util.h"
 #include "embedded.h"
+#include "model/model_internal.h"
 
 static const char *const k_known[] = {
     "--policy", "--engine-version", "--kv-budget", "--tp", "--tensor-parallel-size", "-tp",
@@ -186,101 +187,6 @@ static void cli_note(cli_notes *n, const char *fmt, ...) {
     n->count++;
 }
 
-/* First integer among `keys` of object g. */
-static json_t *first_of(json_t *g, const char *const *keys) {
-    for (; *keys; keys++) {
-        json_t *v = json_object_get(g, *keys);
-        if (v && !json_is_null(v)) return v;
-    }
-    return NULL;
-}
-
-/* A geometry stated in HF or engine words ({"num_layers": 40, "num_kv_heads": 8,
- * "head_dim": 128, ...}, no GGUF "arch") becomes a minimal config.json, so the
- * vLLM / SGLang / TRT-LLM policies plan it like the checkpoint's own config.
- * Keys already in HF spelling pass through; the rest are filled from aliases. */
-static json_t *geometry_to_hf(json_t *g) {
-    static const char *const k_layers[] = {"num_hidden_layers", "num_layers", "n_layer",
-                                           "block_count", "layers", NULL};
-    static const char *const k_kvh[] = {"num_key_value_heads", "num_kv_heads", "kv_heads",
-                                        "head_count_kv", "n_head_kv", NULL};
-    static const char *const k_heads[] = {"num_attention_heads", "n_head", "head_count",
-                                          "num_heads", NULL};
-    static const char *const k_hd[] = {"head_dim", "key_length", "head_size", NULL};
-    static const char *const k_hidden[] = {"hidden_size", "n_embd", "embedding_length", NULL};
-    static const char *const k_dtype[] = {"torch_dtype", "dtype", "model_dtype", NULL};
-    static const char *const k_ctx[] = {"max_position_embeddings", "context_length",
-                                        "n_ctx_train", "max_model_len", NULL};
-    json_t *c = json_deep_copy(g);
-    if (!c) return NULL;
-    json_object_del(c, "source");
-    json_t *v;
-    if ((v = first_of(g, k_layers)) != NULL) json_object_set(c, "num_hidden_layers", v);
-    json_t *kvh = first_of(g, k_kvh), *heads = first_of(g, k_heads), *hd = first_of(g, k_hd);
-    if (kvh) json_object_set(c, "num_key_value_heads", kvh);
-    if (heads) json_object_set(c, "num_attention_heads", heads);
-    else if (kvh) json_object_set(c, "num_attention_heads", kvh);
-    if (!hd && json_is_integer(json_object_get(g, "n_embd_k_gqa")) && json_is_integer(kvh) &&
-        json_integer_value(kvh) > 0)
-        json_object_set_new(c, "head_dim",
-                            json_integer(json_integer_value(json_object_get(g, "n_embd_k_gqa")) /
-                                         json_integer_value(kvh)));
-    else if (hd)
-        json_object_set(c, "head_dim", hd);
-    json_t *h = json_object_get(c, "num_attention_heads"), *d = json_object_get(c, "head_dim");
-    if ((v = first_of(g, k_hidden)) != NULL)
-        json_object_set(c, "hidden_size", v);
-    else if (json_is_integer(h) && json_is_integer(d))
-        json_object_set_new(c, "hidden_size",
-                            json_integer(json_integer_value(h) * json_integer_value(d)));
-    if ((v = first_of(g, k_dtype)) != NULL && json_is_string(v))
-        json_object_set(c, "torch_dtype", v);
-    if ((v = first_of(g, k_ctx)) != NULL) json_object_set(c, "max_position_embeddings", v);
-    if (!json_object_get(c, "model_type") && !json_object_get(c, "architectures")) {
-        bool mla = json_object_get(g, "kv_lora_rank") != NULL;
-        json_object_set_new(c, "model_type", json_string(mla ? "deepseek_v3" : "llama"));
-        json_t *a = json_array();
-        json_array_append_new(a, json_string(mla ? "DeepseekV3ForCausalLM" : "LlamaForCausalLM"));
-        json_object_set_new(c, "architectures", a);
-    }
-    return c;
-}
-
-/* A model from an inline JSON text (geometry or config) or a JSON file. */
-static kvp_status model_from_json_text(const char *text, size_t len, const char *name,
-                                       bool forced_geometry, kvp_model **out, bool *handled,
-                                       kvp_error *err) {
-    *handled = false;
-    json_t *root = json_loadb(text, len, 0, NULL);
-    if (!json_is_object(root)) {
-        json_decref(root);
-        return KVP_OK; /* let the ordinary readers report it */
-    }
-    json_t *g = json_object_get(root, "geometry");
-    bool wrapped = json_is_object(g);
-    if (!wrapped) g = root;
-    bool gguf = json_is_string(json_object_get(g, "arch")) ||
-                json_is_string(json_object_get(g, "general.architecture"));
-    bool hf_shape = json_object_get(g, "architectures") || json_object_get(g, "model_type");
-    kvp_status st = KVP_OK;
-    if (gguf) {
-        *handled = true;
-        st = kvp_model_from_geometry_json(text, len, name, NULL, out, err);
-    } else if (forced_geometry || wrapped || (json_object_get(g, "source") && !hf_shape)) {
-        *handled = true;
-        json_t *cfg = geometry_to_hf(g);
-        char *dump = cfg ? json_dumps(cfg, JSON_COMPACT) : NULL;
-        if (!dump)
-            st = kvp__fail(err, KVP_NOMEM, name, NULL, "out of memory");
-        else
-            st = kvp_model_from_hf_json(dump, strlen(dump), name, NULL, out, err);
-        free(dump);
-        json_decref(cfg);
-    }
-    json_decref(root);
-    return st;
-}
-
 static bool ends_with(const char *s, const char *suffix) {
     size_t n = strlen(s), m = strlen(suffix);
     return n >= m && kvp__strcasecmp(s + n - m, suffix) == 0;
@@ -295,16 +201,10 @@ static kvp_status load_model(const char *arg, bool forced_geometry, kvp_model **
     kvp_status st;
     if (arg[0] == '{') {
         /* A case's "config" object ({"file": ..., "location": "shared/models"}): its file. */
-        json_t *ref = json_loads(arg, 0, NULL);
-        json_t *file = json_object_get(ref, "file");
-        if (json_is_string(file) && json_object_get(ref, "location")) {
-            char name[320];
-            snprintf(name, sizeof name, "%s", json_string_value(file));
-            json_decref(ref);
+        char name[320];
+        if (kvp__model_json_file_reference(arg, true, name, sizeof name))
             return load_model(name, false, out, notes, err);
-        }
-        json_decref(ref);
-        st = model_from_json_text(arg, strlen(arg), "geometry", true, out, &handled, err);
+        st = kvp__model_from_json_input(arg, strlen(arg), "geometry", true, out, &handled, err);
         if (st || handled) return st;
         return kvp__fail(err, KVP_CONFIG, "geometry", NULL,
                          "an inline model must be a JSON object");
@@ -317,7 +217,7 @@ static kvp_status load_model(const char *arg, bool forced_geometry, kvp_model **
         size_t len = 0;
         st = kvp__read_file(arg, KVP_MAX_CONFIG_BYTES, NULL, &buf, &len, err);
         if (st) return st;
-        st = model_from_json_text(buf, len, arg, forced_geometry, out, &handled, err);
+        st = kvp__model_from_json_input(buf, len, arg, forced_geometry, out, &handled, err);
         kvp__free(NULL, buf);
         if (st || handled) return st;
         return kvp_model_open(arg, NULL, out, err);
@@ -1156,13 +1056,7 @@ char **kvp_cli_trtllm_args(int argc, char **argv, int *out_argc) {
          * -> "org/name"), which the seed's model loader resolves. */
         char id[256], file[256];
         if (i > 0 && a[0] == '{') { /* a case's "config" object: its file */
-            json_t *ref = json_loads(a, 0, NULL);
-            json_t *f = json_object_get(ref, "file");
-            if (json_is_string(f) && strlen(json_string_value(f)) < sizeof file) {
-                snprintf(file, sizeof file, "%s", json_string_value(f));
-                w = file;
-            }
-            json_decref(ref);
+            if (kvp__model_json_file_reference(a, false, file, sizeof file)) w = file;
         }
         if (i > 0 && w[0] != '-' && catalogue_id_of(w, id, sizeof id)) w = id;
         size_t len = strlen(w);

@@ -15,7 +15,6 @@
  * Each may be overridden by the declaration; a missing one is an error that
  * names the attribute and the declaration.
  */
-#include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -113,57 +112,31 @@ static kvp_status cfg_missing(const cfg_ctx *c, const char *attr, const char *fi
 }
 
 /* A positive integer attribute; *found=false when absent or null. */
-static kvp_status cfg_uint(const cfg_ctx *c, json_t *obj, const char *attr, uint64_t max,
-                           uint64_t *out, bool *found) {
-    json_t *v = json_object_get(obj, attr);
+static kvp_status cfg_uint(const cfg_ctx *c, const kvp_config_value *v, const char *attr,
+                           uint64_t max, uint64_t *out, bool *found) {
     *found = false;
-    if (!v || json_is_null(v)) return KVP_OK;
+    if (v->kind == KVP_CONFIG_VALUE_ABSENT) return KVP_OK;
     char kp[KVP_ERROR_KEY_MAX];
     snprintf(kp, sizeof kp, "%s/%s", c->base, attr);
     double x;
-    if (json_is_integer(v)) {
-        json_int_t n = json_integer_value(v);
+    if (v->kind == KVP_CONFIG_VALUE_INTEGER) {
+        int64_t n = v->integer;
         if (n < 1 || (unsigned long long)n > max)
             return kvp__fail(c->err, KVP_CONFIG, c->config_name, kp,
                              "declaration '%s' (%s): expected an integer in [1, %llu], found %lld",
                              c->d->name, c->decl_file, (unsigned long long)max, (long long)n);
         *out = (uint64_t)n;
-    } else if (json_is_real(v) && (x = json_real_value(v)) >= 1.0 && x <= (double)max &&
+    } else if (v->kind == KVP_CONFIG_VALUE_REAL && (x = v->real) >= 1.0 && x <= (double)max &&
                x == (double)(uint64_t)x) {
         *out = (uint64_t)x;
     } else {
         return kvp__fail(c->err, KVP_CONFIG, c->config_name, kp,
-                         "declaration '%s' (%s): expected a positive integer at most %llu",
-                         c->d->name, c->decl_file, (unsigned long long)max);
+                         "declaration '%s' (%s): expected a positive integer at most %llu%s",
+                         c->d->name, c->decl_file, (unsigned long long)max,
+                         v->kind == KVP_CONFIG_VALUE_NONFINITE ? " (found a NaN / Infinity)" : "");
     }
     *found = true;
     return KVP_OK;
-}
-
-/* Follow a JSON pointer of object keys ("/a/b"; ~0 and ~1 escapes). */
-static json_t *follow_pointer(json_t *root, const char *pointer) {
-    json_t *cur = root;
-    const char *s = pointer;
-    while (cur && *s == '/') {
-        s++;
-        char key[256];
-        size_t n = 0;
-        while (*s && *s != '/' && n + 1 < sizeof key) {
-            if (s[0] == '~' && s[1] == '0') {
-                key[n++] = '~';
-                s += 2;
-            } else if (s[0] == '~' && s[1] == '1') {
-                key[n++] = '/';
-                s += 2;
-            } else {
-                key[n++] = *s++;
-            }
-        }
-        key[n] = '\0';
-        if (*s && *s != '/') return NULL; /* key longer than the buffer */
-        cur = json_is_object(cur) ? json_object_get(cur, key) : NULL;
-    }
-    return cur;
 }
 
 static void appendf(char *buf, size_t size, const char *fmt, ...) KVP_PRINTF(3, 4);
@@ -176,22 +149,16 @@ static void appendf(char *buf, size_t size, const char *fmt, ...) {
     va_end(ap);
 }
 
-kvp_status kvp__local_geometry_from_config(const char *text, size_t len, const char *config_name,
-                                           const kvp__local_decl *d, const char *decl_file,
-                                           kvp__local_geometry *out, kvp_error *err) {
+kvp_status kvp__local_geometry_from_subconfig(const kvp_subconfig_facts *obj,
+                                              const char *config_name, const kvp__local_decl *d,
+                                              const char *decl_file, kvp__local_geometry *out,
+                                              kvp_error *err) {
     const kvp__local_geometry_decl *g = &d->geometry;
     const char *base = g->config_pointer ? g->config_pointer : "";
     cfg_ctx c = {config_name, decl_file, d, base, err};
     memset(out, 0, sizeof *out);
-    json_error_t jerr;
-    json_t *root = json_loadb(text, len, 0, &jerr);
-    if (!root)
-        return kvp__fail(err, KVP_SYNTAX, config_name, NULL,
-                         "declaration '%s' (%s): config is not JSON: line %d, column %d: %s",
-                         d->name, decl_file, jerr.line, jerr.column, jerr.text);
     kvp_status st = KVP_OK;
-    json_t *obj = follow_pointer(root, base);
-    if (!obj || !json_is_object(obj)) {
+    if (!obj) {
         st = kvp__fail(err, KVP_CONFIG, config_name, base,
                        "declaration '%s' (%s): config has no object at config_pointer '%s'",
                        d->name, decl_file, base);
@@ -206,7 +173,7 @@ kvp_status kvp__local_geometry_from_config(const char *text, size_t len, const c
         appendf(out->source, sizeof out->source, " layers = %llu (declared),",
                 (unsigned long long)g->layers);
     } else {
-        if ((st = cfg_uint(&c, obj, "num_hidden_layers", KVP__LOCAL_MAX_LAYERS, &out->layers,
+        if ((st = cfg_uint(&c, &obj->num_hidden_layers, "num_hidden_layers", KVP__LOCAL_MAX_LAYERS, &out->layers,
                            &found)))
             goto done;
         if (!found) {
@@ -222,7 +189,7 @@ kvp_status kvp__local_geometry_from_config(const char *text, size_t len, const c
         appendf(out->source, sizeof out->source, " kv_heads = %llu (declared),",
                 (unsigned long long)g->kv_heads);
     } else {
-        if ((st = cfg_uint(&c, obj, "num_key_value_heads", KVP__LOCAL_MAX_HEADS, &out->kv_heads,
+        if ((st = cfg_uint(&c, &obj->num_key_value_heads, "num_key_value_heads", KVP__LOCAL_MAX_HEADS, &out->kv_heads,
                            &found)))
             goto done;
         if (!found) {
@@ -238,7 +205,7 @@ kvp_status kvp__local_geometry_from_config(const char *text, size_t len, const c
         appendf(out->source, sizeof out->source, " head_dim = %llu (declared),",
                 (unsigned long long)g->head_dim);
     } else {
-        if ((st = cfg_uint(&c, obj, "head_dim", KVP__LOCAL_MAX_HEAD_DIM, &out->head_dim, &found)))
+        if ((st = cfg_uint(&c, &obj->head_dim, "head_dim", KVP__LOCAL_MAX_HEAD_DIM, &out->head_dim, &found)))
             goto done;
         if (found) {
             appendf(out->source, sizeof out->source, " head_dim = %llu,",
@@ -246,8 +213,8 @@ kvp_status kvp__local_geometry_from_config(const char *text, size_t len, const c
         } else {
             uint64_t hidden, heads;
             bool has_hidden, has_heads;
-            if ((st = cfg_uint(&c, obj, "hidden_size", UINT32_MAX, &hidden, &has_hidden))) goto done;
-            if ((st = cfg_uint(&c, obj, "num_attention_heads", KVP__LOCAL_MAX_HEADS, &heads,
+            if ((st = cfg_uint(&c, &obj->hidden_size, "hidden_size", UINT32_MAX, &hidden, &has_hidden))) goto done;
+            if ((st = cfg_uint(&c, &obj->num_attention_heads, "num_attention_heads", KVP__LOCAL_MAX_HEADS, &heads,
                                &has_heads)))
                 goto done;
             if (!has_hidden || !has_heads) {
@@ -285,17 +252,17 @@ kvp_status kvp__local_geometry_from_config(const char *text, size_t len, const c
         appendf(out->source, sizeof out->source, " dtype = %s (declared)", kvp_dtype_name(g->dtype));
     } else {
         const char *attr = "torch_dtype";
-        json_t *v = json_object_get(obj, attr);
-        if (!v || json_is_null(v)) {
+        const kvp_config_value *v = &obj->torch_dtype;
+        if (v->kind == KVP_CONFIG_VALUE_ABSENT) {
             attr = "dtype";
-            v = json_object_get(obj, attr);
+            v = &obj->dtype;
         }
-        if (!v || json_is_null(v)) {
+        if (v->kind == KVP_CONFIG_VALUE_ABSENT) {
             st = cfg_missing(&c, "torch_dtype", "dtype");
             goto done;
         }
         kvp_dtype t = KVP_DTYPE_AUTO;
-        if (!json_is_string(v) || kvp_dtype_parse(json_string_value(v), &t) != KVP_OK ||
+        if (v->kind != KVP_CONFIG_VALUE_STRING || kvp_dtype_parse(v->string, &t) != KVP_OK ||
             kvp__local_dtype_bytes(t) == 0) {
             char kp[KVP_ERROR_KEY_MAX];
             snprintf(kp, sizeof kp, "%s/%s", base, attr);
@@ -310,8 +277,34 @@ kvp_status kvp__local_geometry_from_config(const char *text, size_t len, const c
         appendf(out->source, sizeof out->source, " dtype = %s = %s", attr, kvp_dtype_name(t));
     }
 done:
-    json_decref(root);
     return st;
+}
+
+kvp_status kvp__local_geometry_from_config(const char *text, size_t len, const char *config_name,
+                                           const kvp__local_decl *d, const char *decl_file,
+                                           kvp__local_geometry *out, kvp_error *err) {
+    const char *base = d->geometry.config_pointer ? d->geometry.config_pointer : "";
+    kvp_subconfig_facts obj;
+    bool found = false;
+    kvp_error perr;
+    memset(out, 0, sizeof *out);
+    kvp_status st = kvp_subconfig_from_json(text, len, NULL, base, &obj, &found, &perr);
+    if (st == KVP_SYNTAX) {
+        st = kvp__fail(err, KVP_SYNTAX, config_name, NULL,
+                       "declaration '%s' (%s): config is not JSON: %s", d->name, decl_file,
+                       perr.message);
+        if (err) {
+            err->line = perr.line;
+            err->column = perr.column;
+        }
+        return st;
+    }
+    if (st) {
+        if (err) *err = perr;
+        return st;
+    }
+    return kvp__local_geometry_from_subconfig(found ? &obj : NULL, config_name, d, decl_file, out,
+                                              err);
 }
 
 kvp_status kvp__local_resolve_geometry(const kvp_local_decls *decls, const kvp__local_decl *d,
@@ -344,14 +337,14 @@ kvp_status kvp__local_resolve_geometry(const kvp_local_decls *decls, const kvp__
         }
         return st;
     }
-    size_t len = 0;
-    const char *text = kvp_model_source_text(model, &len);
-    if (!text) {
+    if (!kvp_model_get_facts(model)->from_config) {
         st = kvp__fail(err, KVP_UNSUPPORTED, decls->source, d->pointer,
                        "declaration '%s': geometry.hf_config '%s' is not a JSON config", d->name,
                        g->hf_config);
     } else {
-        st = kvp__local_geometry_from_config(text, len, g->hf_config, d, decls->source, out, err);
+        st = kvp__local_geometry_from_subconfig(
+            kvp_model_subconfig(model, g->config_pointer ? g->config_pointer : ""), g->hf_config,
+            d, decls->source, out, err);
         if (!st && g->note && g->note[0])
             appendf(out->source, sizeof out->source, " (%s)", g->note);
     }

@@ -101,11 +101,17 @@ uint64_t kvp__local_dtype_bytes(kvp_dtype dtype);
 kvp_status kvp__local_positions(const kvp__local_decl *d, const char *file, uint64_t *out,
                                 char *formula, size_t formula_size, kvp_error *err);
 
-/* Resolve a declaration's geometry from a config text (the config object at
- * d->geometry.config_pointer) plus its explicit overrides. `config_name`
- * names the config in errors; `decl_file` the declaration file. KVP_CONFIG
- * names the missing attribute (JSON pointer in err->key) and the declaration;
- * never a guess. */
+/* Resolve a declaration's geometry from the sub-config the model read at
+ * d->geometry.config_pointer (NULL: the config has no such object) plus its
+ * explicit overrides. `config_name` names the config in errors; `decl_file`
+ * the declaration file. KVP_CONFIG names the missing attribute (JSON pointer
+ * in err->key) and the declaration; never a guess. */
+kvp_status kvp__local_geometry_from_subconfig(const kvp_subconfig_facts *obj,
+                                              const char *config_name, const kvp__local_decl *d,
+                                              const char *decl_file, kvp__local_geometry *out,
+                                              kvp_error *err);
+/* The same from a config text (its sub-config facts read by the model room,
+ * kvp_subconfig_from_json). */
 kvp_status kvp__local_geometry_from_config(const char *text, size_t len, const char *config_name,
                                            const kvp__local_decl *d, const char *decl_file,
                                            kvp__local_geometry *out, kvp_error *err);

@@ -513,6 +513,8 @@ kvp_status kvp__gguf_build_model(const kvp__gguf_meta *m, const kvp_allocator *a
         }
     }
     info->is_hybrid_recurrent = any_attn && any_rec;
+    /* No config: the facts come from the info, config-only keys unknown. */
+    if (!st) st = kvp__model_read_facts(model, NULL, NULL, NULL, err);
 done:
     kvp__free(alc, swa);
     if (st) {

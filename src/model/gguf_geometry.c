@@ -169,22 +169,23 @@ kvp_status kvp_model_from_geometry_json(const char *text, size_t len, const char
                                         const kvp_allocator *alc, kvp_model **out,
                                         kvp_error *err) {
     *out = NULL;
-    json_error_t jerr;
-    json_t *root = json_loadb(text, len, 0, &jerr);
-    if (!root) {
-        kvp_status st = kvp__fail(err, KVP_SYNTAX, name, NULL, "%s", jerr.text);
-        if (err) {
-            err->line = jerr.line;
-            err->column = jerr.column;
-        }
-        return st;
-    }
+    json_t *root = NULL;
+    kvp_status st = kvp__config_parse(text, len, name, alc, &root, err);
+    if (st) return st;
+    st = kvp__model_from_geometry_root(root, name, alc, out, err);
+    json_decref(root);
+    return st;
+}
+
+kvp_status kvp__model_from_geometry_root(json_t *root, const char *name,
+                                         const kvp_allocator *alc, kvp_model **out,
+                                         kvp_error *err) {
+    *out = NULL;
     json_t *g = json_object_get(root, "geometry");
     if (!json_is_object(g)) g = root;
     json_t *arch = json_object_get(g, "arch");
     if (!json_is_string(arch)) arch = json_object_get(g, "general.architecture");
     if (!json_is_object(g) || !json_is_string(arch) || strlen(json_string_value(arch)) > 60) {
-        json_decref(root);
         return kvp__fail(err, KVP_CONFIG, name, "/arch",
                          "a geometry needs \"arch\" (the GGUF general.architecture)");
     }
@@ -237,6 +238,5 @@ kvp_status kvp_model_from_geometry_json(const char *text, size_t len, const char
         }
     }
     kvp__gguf_meta_free(&m);
-    json_decref(root);
     return st;
 }

@@ -2,11 +2,8 @@
  * hf_config.c — a Hugging Face config.json to per-layer KV cache specs.
  *
  * Input: the config.json of a checkpoint (UTF-8 JSON, at most
- * KVP_MAX_CONFIG_BYTES). Python writes bare Infinity / NaN into some configs
- * (Nemotron-H's time_step_limit); they are rewritten, in place and with the
- * same width so error columns stay right, before jansson parses the text:
- * Infinity becomes 1.0e+308 (refused where a count is read: past 2^64) and
- * NaN the string "N" (refused where a number is read).
+ * KVP_MAX_CONFIG_BYTES), parsed by kvp__config_parse (config_text.c: Python
+ * Infinity / NaN literals are refused where a number is read).
  *
  * The language model may be nested in a multimodal wrapper (text_config,
  * llm_config, language_config, thinker_config); the outer dtype and
@@ -254,51 +251,11 @@ static kvp_status read_config(hf_reader *r, kvp_model *model) {
     return kvp__hf_startup(r, model);
 }
 
-kvp_status kvp_model_from_hf_json(const char *text, size_t len, const char *name,
-                                  const kvp_allocator *alc, kvp_model **out, kvp_error *err) {
+kvp_status kvp__model_from_hf_root(json_t *root, const char *name, const kvp_allocator *alc,
+                                   kvp_model **out, kvp_error *err) {
     *out = NULL;
-    if (!name) name = "config.json";
-    if (!text || len == 0) return kvp__fail(err, KVP_IO, name, NULL, "file is empty");
-    if (len > KVP_MAX_CONFIG_BYTES)
-        return kvp__fail(err, KVP_IO, name, NULL, "%zu bytes is larger than the %zu-byte limit "
-                         "for a config", len, KVP_MAX_CONFIG_BYTES);
-    size_t bad;
-    if (!kvp__utf8_valid(text, len, &bad)) {
-        kvp_status st = kvp__fail(err, KVP_SYNTAX, name, NULL,
-                                  "invalid UTF-8 at byte offset %zu", bad);
-        if (err) err->offset = bad;
-        return st;
-    }
-    if (memchr(text, '\0', len)) {
-        size_t off = (size_t)((const char *)memchr(text, '\0', len) - text);
-        kvp_status st = kvp__fail(err, KVP_SYNTAX, name, NULL, "NUL byte at offset %zu", off);
-        if (err) err->offset = off;
-        return st;
-    }
     kvp_model *model = kvp__model_new(alc, name);
     if (!model) return kvp__fail(err, KVP_NOMEM, name, NULL, "out of memory");
-    model->source_text = kvp__malloc(alc, len + 1);
-    char *work = kvp__malloc(alc, len + 1);
-    if (!model->source_text || !work) {
-        kvp__free(alc, work);
-        kvp_model_free(model);
-        return kvp__fail(err, KVP_NOMEM, name, NULL, "out of memory");
-    }
-    memcpy(model->source_text, text, len);
-    model->source_text[len] = '\0';
-    model->source_len = len;
-    memcpy(work, text, len);
-    work[len] = '\0';
-    /* A NaN becomes a string, not 0.0: where a count is expected it must be refused. */
-    kvp__json_python_literals(work, len, "\"N\"");
-
-    json_error_t jerr;
-    json_t *root = json_loadb(work, len, JSON_REJECT_DUPLICATES, &jerr);
-    kvp__free(alc, work);
-    if (!root) {
-        kvp_model_free(model);
-        return kvp__json_load_fail(err, name, &jerr); /* KVP_NOMEM when jansson ran out */
-    }
     hf_reader r;
     memset(&r, 0, sizeof r);
     r.file = name;
@@ -306,13 +263,25 @@ kvp_status kvp_model_from_hf_json(const char *text, size_t len, const char *name
     r.root.pointer[0] = '\0';
     r.err = err;
     kvp_status st = read_config(&r, model);
-    json_decref(root);
+    if (!st) st = kvp__model_read_facts(model, r.root.json, r.lm.json, r.lm.pointer, err);
     if (st) {
         kvp_model_free(model);
         return st;
     }
     *out = model;
     return KVP_OK;
+}
+
+kvp_status kvp_model_from_hf_json(const char *text, size_t len, const char *name,
+                                  const kvp_allocator *alc, kvp_model **out, kvp_error *err) {
+    *out = NULL;
+    if (!name) name = "config.json";
+    json_t *root = NULL;
+    kvp_status st = kvp__config_parse(text, len, name, alc, &root, err);
+    if (st) return st;
+    st = kvp__model_from_hf_root(root, name, alc, out, err);
+    json_decref(root);
+    return st;
 }
 
 kvp_status kvp_model_from_hf_file(const char *path, const kvp_allocator *alc, kvp_model **out,

@@ -29,6 +29,11 @@ kvp_status kvp__hf_fail(hf_reader *r, const hf_obj *o, const char *key, kvp_stat
     return s;
 }
 
+static kvp_status literal_fail(hf_reader *r, const hf_obj *o, const char *key, const json_t *v) {
+    char ptr[256];
+    return kvp__config_literal_fail(r->err, r->file, kvp__hf_ptr(o, key, ptr, sizeof ptr), v);
+}
+
 kvp_status kvp__hf_uint(hf_reader *r, const hf_obj *o, const char *key, uint64_t min,
                         uint64_t max, uint64_t *out, bool *found) {
     json_t *v = o->json ? json_object_get(o->json, key) : NULL;
@@ -39,6 +44,7 @@ kvp_status kvp__hf_uint(hf_reader *r, const hf_obj *o, const char *key, uint64_t
         }
         return kvp__hf_fail(r, o, key, KVP_CONFIG, "missing, expected an integer");
     }
+    if (kvp__json_is_python_literal(v)) return literal_fail(r, o, key, v);
     uint64_t u;
     if (json_is_integer(v)) {
         json_int_t i = json_integer_value(v);
@@ -87,6 +93,7 @@ kvp_status kvp__hf_bool(hf_reader *r, const hf_obj *o, const char *key, bool *ou
     json_t *v = o->json ? json_object_get(o->json, key) : NULL;
     if (found) *found = false;
     if (!v || json_is_null(v)) return KVP_OK;
+    if (kvp__json_is_python_literal(v)) return literal_fail(r, o, key, v);
     if (!json_is_boolean(v))
         return kvp__hf_fail(r, o, key, KVP_CONFIG, "expected true or false, found %s",
                             kvp__json_type_name(v));

@@ -60,7 +60,9 @@ void kvp_model_free(kvp_model *model) {
         alc = &copy;
     }
     kvp__free(alc, model->caches);
-    kvp__free(alc, model->source_text);
+    kvp__free(alc, model->layer_types);
+    kvp__free(alc, model->ffn_layers);
+    kvp__free(alc, model->subconfigs);
     kvp__free(alc, model->name);
     kvp__free(alc, model);
 }
@@ -70,9 +72,4 @@ const kvp_model_info *kvp_model_get_info(const kvp_model *model) { return &model
 size_t kvp_model_cache_count(const kvp_model *model) { return model->cache_count; }
 const kvp_layer_cache *kvp_model_cache(const kvp_model *model, size_t index) {
     return index < model->cache_count ? &model->caches[index] : NULL;
-}
-
-const char *kvp_model_source_text(const kvp_model *model, size_t *out_len) {
-    if (out_len) *out_len = model->source_len;
-    return model->source_text;
 }

@@ -21,10 +21,57 @@ struct kvp_model {
     kvp_model_info info;
     kvp_layer_cache *caches;
     size_t cache_count, cache_cap;
-    char *source_text; /* config.json text, NUL-terminated; NULL when none */
-    size_t source_len;
     kvp_model_startup startup; /* start-up facts (hf_startup.c); zeros when not from a config */
+    kvp_model_facts facts;
+    uint8_t *layer_types;             /* facts.layer_types, owned */
+    kvp_layer_ffn *ffn_layers;        /* facts.weights.layers, owned */
+    kvp_subconfig_facts *subconfigs;  /* facts.subconfigs, owned */
 };
+
+struct json_t;
+/* Read model->facts from the parsed config `root` (NULL for a model without
+ * one: GGUF, geometry JSON), once the info and cache records are filled.
+ * `lm` / `lm_pointer`: the language model's object and its JSON pointer. */
+kvp_status kvp__model_read_facts(kvp_model *model, struct json_t *root, struct json_t *lm,
+                                 const char *lm_pointer, kvp_error *err);
+
+/* Parse a config text the one way every model input is parsed: bounded size,
+ * UTF-8, no NUL, Python NaN / Infinity literals rewritten (json_error.h),
+ * duplicate keys refused. Counts one config parse. On success *out is a new
+ * reference the caller json_decref()s. */
+kvp_status kvp__config_parse(const char *text, size_t len, const char *name,
+                             const kvp_allocator *alc, struct json_t **out, kvp_error *err);
+/* The one refusal of a Python NaN / Infinity literal in a key kvplan reads
+ * (`ptr`: the key's JSON pointer). Returns KVP_CONFIG. */
+kvp_status kvp__config_literal_fail(kvp_error *err, const char *file, const char *ptr,
+                                    const struct json_t *v);
+/* A model from a parsed HF config (the body of kvp_model_from_hf_json). */
+kvp_status kvp__model_from_hf_root(struct json_t *root, const char *name,
+                                   const kvp_allocator *alc, kvp_model **out, kvp_error *err);
+/* A model from a parsed geometry JSON (the body of kvp_model_from_geometry_json). */
+kvp_status kvp__model_from_geometry_root(struct json_t *root, const char *name,
+                                         const kvp_allocator *alc, kvp_model **out,
+                                         kvp_error *err);
+
+/* A model from a JSON text of unknown kind (json_input.c): a GGUF-style
+ * geometry, a geometry in HF or engine words (always when forced_geometry), or
+ * a config.json. *handled is false (and KVP_OK returned) when the text is not a
+ * JSON object, so the caller's ordinary readers report it. */
+kvp_status kvp__model_from_json_input(const char *text, size_t len, const char *name,
+                                      bool forced_geometry, kvp_model **out, bool *handled,
+                                      kvp_error *err);
+
+/* Is `text` a reference case's model object ({"file": NAME, "location": ...};
+ * `need_location`: the location key must be there)? Then NAME goes to `file`.
+ * Harness input, not a model's text (issue 12 item 4 removes the shape from
+ * the CLI): not counted as a config parse. */
+bool kvp__model_json_file_reference(const char *text, bool need_location, char *file,
+                                    size_t cap);
+
+/* Process-wide counts (tests: one config parse per model load). Thread-safe. */
+uint64_t kvp__model_config_parse_count(void);
+uint64_t kvp__model_load_count(void);
+void kvp__model_count_load(void);
 
 /* New empty model named `name`; NULL on allocation failure. */
 kvp_model *kvp__model_new(const kvp_allocator *alc, const char *name);

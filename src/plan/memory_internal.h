@@ -87,9 +87,9 @@ typedef struct kvp__arch {
     char format[128];
 } kvp__arch;
 
-/* Read the architecture of `model` (config JSON when the model has one, else
- * its kvp_model_info and cache records) and the weight format
- * (`weights_dtype` AUTO = the checkpoint's quantization_config). */
+/* The architecture of `model` from its facts (kvp_model_get_facts: read from
+ * the config, or from the kvp_model_info of a GGUF) and cache records, and the
+ * weight format (`weights_dtype` AUTO = the checkpoint's quantization). */
 kvp_status kvp__arch_read(const kvp_model *model, kvp_dtype weights_dtype, kvp__arch *out,
                           kvp_error *err);
 void kvp__arch_free(kvp__arch *arch);
@@ -103,9 +103,5 @@ kvp_status kvp__arch_params(const kvp__arch *arch, uint32_t tp, uint32_t begin, 
 /* Bytes of params[] at the arch's rates (rounded up per category). */
 kvp_status kvp__arch_bytes(const kvp__arch *arch, const uint64_t params[KVP__W_COUNT],
                            uint64_t *out_bytes, kvp_error *err);
-
-/* Does module-name pattern `pattern` (HF modules_to_not_convert, modelopt
- * exclude_modules, compressed-tensors ignore with "re:") match `name`? */
-bool kvp__quant_pattern_matches(const char *pattern, const char *name);
 
 #endif

@@ -34,14 +34,9 @@ kvp_status kvp_trtllm_rules_parse(const char *version, kvp_trtllm_rules *out) {
 bool kvp_decoder_max_seq_len(const kvp_model *model, uint64_t max_seq_len, uint64_t *out) {
     *out = max_seq_len;
     if (!kvp_model_get_info(model)->is_encoder_decoder) return false;
-    static const char *const names[] = {"max_target_positions"};
-    kvp__cfg cfg;
-    kvp__cfg_open(model, &cfg);
-    uint64_t v;
-    bool has = kvp__cfg_int(&cfg, names, 1, &v, NULL);
-    kvp__cfg_close(&cfg);
-    if (!has) return false;
-    if (v < max_seq_len) *out = v;
+    kvp_fact_u64 f = kvp_model_get_facts(model)->encoder.max_target_positions;
+    if (f.state != KVP_FACT_STATED) return false;
+    if (f.value < max_seq_len) *out = f.value;
     return true;
 }
 
@@ -220,10 +215,8 @@ static bool known_module(const char *m) {
     return false;
 }
 
-static uint64_t cfg_u64(const kvp__cfg *cfg, const char *name, uint64_t dflt) {
-    const char *const names[] = {name};
-    uint64_t v;
-    return kvp__cfg_int(cfg, names, 1, &v, NULL) ? v : dflt;
+static uint64_t stated_or(kvp_fact_u64 f, uint64_t dflt) {
+    return f.state == KVP_FACT_STATED ? f.value : dflt;
 }
 
 kvp_status kvp_lora_cache_size(const kvp_model *model, const kvp_lora_settings *s, uint32_t tp,
@@ -273,23 +266,17 @@ kvp_status kvp_lora_cache_size(const kvp_model *model, const kvp_lora_settings *
                              (unsigned long long)s->shared_expert_global_size, tp);
         out->shared_expert_hidden_size = s->shared_expert_global_size / tp;
     }
-    kvp__cfg cfg;
-    kvp__cfg_open(model, &cfg);
+    const kvp_lora_facts *lf = &kvp_model_get_facts(model)->lora;
     out->moe_hidden_size = info->moe_intermediate_size / tp;
-    uint64_t mhd = cfg_u64(&cfg, "mamba_head_dim", 0), mnh = cfg_u64(&cfg, "mamba_num_heads", 0);
+    uint64_t mhd = stated_or(lf->mamba_head_dim, 0), mnh = stated_or(lf->mamba_num_heads, 0);
     if (mhd > 0 && mnh > 0) {
         uint64_t d_inner = mhd * mnh;
-        uint64_t n_groups = cfg_u64(&cfg, "n_groups", 1), d_state = cfg_u64(&cfg, "ssm_state_size", 128);
+        uint64_t n_groups = stated_or(lf->n_groups, 1), d_state = stated_or(lf->ssm_state_size, 128);
         out->mamba_inner_size = d_inner / tp;
         out->mamba_in_proj_size = (2 * d_inner + 2 * n_groups * d_state + mnh) / tp;
     }
-    out->moe_latent_size = cfg_u64(&cfg, "moe_latent_size", 0); /* replicated, not sharded */
-    json_t *mlp_only = kvp__cfg_get(&cfg, "mlp_only_layers");
-    bool has_dense_mlp = json_is_array(mlp_only) ? json_array_size(mlp_only) > 0
-                                                 : (mlp_only && !json_is_false(mlp_only) &&
-                                                    !(json_is_integer(mlp_only) &&
-                                                      json_integer_value(mlp_only) == 0));
-    kvp__cfg_close(&cfg);
+    out->moe_latent_size = stated_or(lf->moe_latent_size, 0); /* replicated, not sharded */
+    bool has_dense_mlp = lf->has_dense_mlp_layers;
     /* With shared experts the mlp_* modules become shared_expert_* ones (kept as well
      * when the model has dense MLP layers). */
     size_t n = 0;

@@ -169,81 +169,58 @@ kvp_status kvp_split_budget_for_draft(kvp_budget_attr attr, uint64_t total_bytes
 
 /* ------------------------------------------------------------ cross */
 
+/* An encoder fact stated as an integer in [0, UINT32_MAX]? */
+static bool stated_u32(kvp_fact_u64 f, uint64_t *out) {
+    if (f.state != KVP_FACT_STATED || f.value > UINT32_MAX) return false;
+    *out = f.value;
+    return true;
+}
+
 kvp_status kvp_cross_geometry_from_model(const kvp_model *model, uint64_t fallback_max_seq_len,
                                          uint64_t max_input_len, kvp_cross_geometry *out,
                                          kvp_error *err) {
-    static const char *const layers_names[] = {"num_decoder_layers", "decoder_layers",
-                                               "num_hidden_layers", "num_layers"};
-    static const char *const heads_names[] = {"encoder_num_heads", "encoder_attention_heads",
-                                              "num_heads", "num_attention_heads"};
-    static const char *const kv_names[] = {
-        "encoder_num_kv_heads", "encoder_num_key_value_heads", "encoder_attention_heads",
-        "encoder_num_heads",    "num_key_value_heads",         "num_heads",
-        "num_attention_heads"};
-    static const char *const hidden_names[] = {"encoder_hidden_size", "d_model", "hidden_size"};
-    static const char *const hd_names[] = {"encoder_head_size", "encoder_head_dim", "d_kv"};
-    static const char *const limit_names[] = {
-        "max_encoder_input_len",           "encoder_max_input_length",
-        "max_encoder_position_embeddings", "encoder_max_position_embeddings",
-        "max_position_embeddings",         "n_positions"};
+    /* The names and their order are the seed's (kvp_encoder_facts lists them). */
+    const kvp_encoder_facts *e = &kvp_model_get_facts(model)->encoder;
     const char *file = kvp_model_name(model);
-    kvp__cfg cfg;
-    kvp__cfg_open(model, &cfg);
     memset(out, 0, sizeof *out);
     uint64_t v;
-    kvp_status st = KVP_OK;
-    const char *which = NULL;
-    if (!kvp__cfg_int(&cfg, layers_names, 4, &v, &which) || v > UINT32_MAX) {
-        st = kvp__fail(err, KVP_CONFIG, file, "/decoder_layers",
-                       "Unable to determine decoder layer count for cross KV cache (none of "
-                       "num_decoder_layers, decoder_layers, num_hidden_layers, num_layers is an "
-                       "integer)");
-        goto done;
-    }
-    if (v == 0) {
+    /* A stated integer: 0 included (the seed's isinstance test), bounded to 32 bits. */
+    if (!stated_u32(e->decoder_layers, &v))
+        return kvp__fail(err, KVP_CONFIG, file, "/decoder_layers",
+                         "Unable to determine decoder layer count for cross KV cache (none of "
+                         "num_decoder_layers, decoder_layers, num_hidden_layers, num_layers is an "
+                         "integer)");
+    if (v == 0)
         /* The seed accepts 0 and builds a cross manager without layers; kvplan refuses a
          * cross pool that caches nothing. */
-        st = kvp__fail(err, KVP_CONFIG, file, which,
-                       "the decoder layer count for the cross KV cache is 0: a cross pool "
-                       "needs at least one decoder layer");
-        goto done;
-    }
+        return kvp__fail(err, KVP_CONFIG, file, e->decoder_layers.key,
+                         "the decoder layer count for the cross KV cache is 0: a cross pool "
+                         "needs at least one decoder layer");
     out->num_layers = (uint32_t)v;
-    if (!kvp__cfg_int(&cfg, heads_names, 4, &v, &which) || v > UINT32_MAX) {
-        st = kvp__fail(err, KVP_CONFIG, file, "/encoder_attention_heads",
-                       "Unable to determine encoder attention head count for cross KV cache.");
-        goto done;
-    }
+    if (!stated_u32(e->heads, &v))
+        return kvp__fail(err, KVP_CONFIG, file, "/encoder_attention_heads",
+                         "Unable to determine encoder attention head count for cross KV cache.");
     out->num_heads = (uint32_t)v;
-    /* An integer 0 is a value, not a missing attribute (the seed's isinstance test). */
-    if (kvp__cfg_int(&cfg, kv_names, 7, &v, NULL) && v <= UINT32_MAX)
-        out->num_kv_heads = (uint32_t)v;
-    else
-        out->num_kv_heads = out->num_heads;
-    if (!kvp__cfg_int(&cfg, hidden_names, 3, &out->hidden_size, NULL)) {
-        st = kvp__fail(err, KVP_CONFIG, file, "/d_model",
-                       "Unable to determine encoder hidden size for cross KV cache.");
-        goto done;
-    }
-    if (kvp__cfg_int(&cfg, hd_names, 3, &v, NULL) && v <= UINT32_MAX) {
+    out->num_kv_heads = stated_u32(e->kv_heads, &v) ? (uint32_t)v : out->num_heads;
+    if (e->hidden_size.state != KVP_FACT_STATED)
+        return kvp__fail(err, KVP_CONFIG, file, "/d_model",
+                         "Unable to determine encoder hidden size for cross KV cache.");
+    out->hidden_size = e->hidden_size.value;
+    if (stated_u32(e->head_dim, &v))
         out->head_dim = (uint32_t)v;
-    } else if (out->num_heads == 0) {
+    else if (out->num_heads == 0)
         /* encoder_hidden_size // 0: the seed's ZeroDivisionError. */
-        st = kvp__fail(err, KVP_CONFIG, file, which,
-                       "the encoder attention head count is 0, so the cross head dim "
-                       "(encoder_hidden_size // heads) is undefined; set d_kv or "
-                       "encoder_head_dim");
-        goto done;
-    } else {
+        return kvp__fail(err, KVP_CONFIG, file, e->heads.key,
+                         "the encoder attention head count is 0, so the cross head dim "
+                         "(encoder_hidden_size // heads) is undefined; set d_kv or "
+                         "encoder_head_dim");
+    else
         out->head_dim = (uint32_t)(out->hidden_size / out->num_heads);
-    }
     out->max_seq_len = fallback_max_seq_len;
     if (max_input_len > 0) out->max_seq_len = max_input_len;
-    if (kvp__cfg_int(&cfg, limit_names, 6, &v, NULL) && v < out->max_seq_len)
-        out->max_seq_len = v;
-done:
-    kvp__cfg_close(&cfg);
-    return st;
+    if (e->max_input_len.state == KVP_FACT_STATED && e->max_input_len.value < out->max_seq_len)
+        out->max_seq_len = e->max_input_len.value;
+    return KVP_OK;
 }
 
 kvp_status kvp_cross_bytes_per_token(const kvp_cross_geometry *g, uint32_t tp, kvp_dtype kv_dtype,

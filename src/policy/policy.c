@@ -1,13 +1,10 @@
 /*
  * policy.c — what the engine policies share: settings defaults, the normalised
- * layer list, config look-ups for keys the cost model does not keep, version
- * strings, and the dispatch to one engine (ENGINES.md §0).
+ * layer list, version strings, and the dispatch to one engine (ENGINES.md §0).
  */
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
-
-#include <jansson.h>
 
 #include "kvplan/cost.h"
 #include "policy_internal.h"
@@ -186,54 +183,6 @@ void kvp__policy_pp_range(uint32_t num_layers, uint32_t pp, uint32_t stage, uint
     *begin = *end = num_layers;
 }
 
-/* ---------------------------------------------------------------- config keys */
-
-static json_t *load_source(const kvp_model *model) {
-    size_t len = 0;
-    const char *text = kvp_model_source_text(model, &len);
-    if (!text || len == 0) return NULL;
-    return json_loadb(text, len, 0, NULL);
-}
-
-static json_t *find_key(json_t *root, const char *key) {
-    static const char *const k_nested[] = {"text_config", "llm_config", "language_config",
-                                           "thinker_config"};
-    if (!json_is_object(root)) return NULL;
-    json_t *v = json_object_get(root, key);
-    if (v) return v;
-    for (size_t i = 0; i < sizeof k_nested / sizeof k_nested[0]; i++) {
-        json_t *sub = json_object_get(root, k_nested[i]);
-        if (json_is_object(sub) && (v = json_object_get(sub, key)) != NULL) return v;
-    }
-    return NULL;
-}
-
-bool kvp__policy_cfg_u64(const kvp_model *model, const char *key, uint64_t *out) {
-    json_t *root = load_source(model);
-    if (!root) return false;
-    json_t *v = find_key(root, key);
-    bool ok = false;
-    if (json_is_integer(v) && json_integer_value(v) >= 0) {
-        *out = (uint64_t)json_integer_value(v);
-        ok = true;
-    }
-    json_decref(root);
-    return ok;
-}
-
-bool kvp__policy_cfg_str(const kvp_model *model, const char *key, char *buf, size_t size) {
-    json_t *root = load_source(model);
-    if (!root) return false;
-    json_t *v = find_key(root, key);
-    bool ok = false;
-    if (json_is_string(v)) {
-        kvp__strlcpy(buf, json_string_value(v), size);
-        ok = true;
-    }
-    json_decref(root);
-    return ok;
-}
-
 /* ---------------------------------------------------------------- layer list */
 
 void kvp__policy_layers_free(kvp__policy_layers *layers) {
@@ -256,9 +205,9 @@ kvp_status kvp__policy_layers_load(const kvp_model *model, uint32_t draft_layers
         if (c->kind == KVP_CACHE_MLA) has_mla = true;
         if (c->layer + 1 > out->num_layers) out->num_layers = c->layer + 1;
     }
-    uint64_t index_head_dim = 0;
-    bool add_indexer = has_mla && !has_indexer &&
-                       kvp__policy_cfg_u64(model, "index_head_dim", &index_head_dim) &&
+    kvp_fact_u64 ihd = kvp_model_get_facts(model)->index_head_dim;
+    uint64_t index_head_dim = ihd.value;
+    bool add_indexer = has_mla && !has_indexer && ihd.state == KVP_FACT_STATED &&
                        index_head_dim > 0 && index_head_dim <= 65536u;
     size_t extra = draft_layers + (add_indexer ? n : 0);
     if (draft_layers > 1024)

@@ -30,11 +30,6 @@ kvp_status kvp__policy_layers_load(const kvp_model *model, uint32_t draft_layers
                                    kvp__policy_layers *out, kvp_error *err);
 void kvp__policy_layers_free(kvp__policy_layers *layers);
 
-/* Integer / string / float key of the model's config (top level, then
- * text_config / llm_config / language_config). false when absent. */
-bool kvp__policy_cfg_u64(const kvp_model *model, const char *key, uint64_t *out);
-bool kvp__policy_cfg_str(const kvp_model *model, const char *key, char *buf, size_t size);
-
 /* Append a note to the result (silently dropped past KVP_POLICY_MAX_NOTES). */
 void kvp__policy_note(kvp_policy_result *out, const char *fmt, ...) KVP_PRINTF(2, 3);
 

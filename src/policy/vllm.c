@@ -193,10 +193,10 @@ static kvp_status mamba_state(const kvp_model *model, const kvp_layer_cache *c, 
     kvp_dtype mdt = kvp__policy_runtime_dtype(model);
     kvp_dtype cd = r->conv_dtype != KVP_DTYPE_AUTO ? r->conv_dtype : mdt;
     kvp_dtype sd = mdt;
-    char buf[32];
-    if (kvp__policy_cfg_str(model, "mamba_ssm_dtype", buf, sizeof buf)) {
+    const char *ssm = kvp_model_get_facts(model)->mamba_ssm_dtype;
+    if (ssm[0]) {
         kvp_dtype x;
-        if (kvp_dtype_parse(buf, &x) == KVP_OK && x != KVP_DTYPE_AUTO) sd = x;
+        if (kvp_dtype_parse(ssm, &x) == KVP_OK && x != KVP_DTYPE_AUTO) sd = x;
     } else if (r->ssm_dtype != KVP_DTYPE_AUTO) {
         sd = r->ssm_dtype;
     }

@@ -1,4 +1,5 @@
-/* json_error.c — jansson load failures as kvp_error, and the Python-literal rewrite every JSON reader runs first (see json_error.h). */
+/* json_error.c — jansson load failures as kvp_error, and the Python-literal rewrite the config parse runs first (see json_error.h). */
+#include <math.h>
 #include <string.h>
 
 #include "json_error.h"
@@ -19,7 +20,7 @@ kvp_status kvp__json_load_fail(kvp_error *err, const char *file, const json_erro
     return st;
 }
 
-void kvp__json_python_literals(char *s, size_t len, const char *nan_as) {
+void kvp__json_python_literals(char *s, size_t len) {
     bool in_str = false;
     for (size_t i = 0; i < len; i++) {
         char c = s[i];
@@ -36,10 +37,15 @@ void kvp__json_python_literals(char *s, size_t len, const char *nan_as) {
             memcpy(s + i, "1.0e+308", 8);
             i += 7;
         } else if (c == 'N' && len - i >= 3 && memcmp(s + i, "NaN", 3) == 0) {
-            memcpy(s + i, nan_as, 3);
+            memcpy(s + i, "\"N\"", 3);
             i += 2;
         }
     }
+}
+
+bool kvp__json_is_python_literal(const json_t *v) {
+    if (json_is_string(v)) return strcmp(json_string_value(v), "N") == 0;
+    return json_is_real(v) && fabs(json_real_value(v)) >= 1.0e308;
 }
 
 const char *kvp__json_type_name(const json_t *v) {

@@ -21,10 +21,13 @@ kvp_status kvp__json_load_fail(kvp_error *err, const char *file, const json_erro
 /* Python writes bare Infinity / NaN into some configs (Nemotron-H's
  * time_step_limit). Rewrite those tokens outside strings, in place and with
  * the same width so offsets in messages stay true: Infinity -> 1.0e+308, NaN ->
- * `nan_as` (exactly 3 bytes: the config reader passes "\"N\"" so that a NaN
- * count is refused as a string; the weights estimate, reading a config the
- * reader accepted, passes "0.0"). */
-void kvp__json_python_literals(char *s, size_t len, const char *nan_as);
+ * the string "N". The config parse (src/model/) is the only caller; a key that
+ * kvplan reads and that holds one is then refused by name
+ * (kvp__json_is_python_literal), while other keys may hold them. */
+void kvp__json_python_literals(char *s, size_t len);
+/* Is v what kvp__json_python_literals left for a NaN ("N") or an Infinity
+ * (+-1.0e+308)? */
+bool kvp__json_is_python_literal(const json_t *v);
 
 /* Short description of a JSON value's type for messages ("a string", "null"). */
 const char *kvp__json_type_name(const json_t *v);

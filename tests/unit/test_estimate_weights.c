@@ -302,6 +302,8 @@ static void test_builder_model_without_config_text(void **state) {
     info->head_dim = 16;
     info->intermediate_size = 128;
     info->vocab_size = 100;
+    /* A reader reads the facts once the info is filled (none from a config). */
+    assert_int_equal(kvp__model_read_facts(m, NULL, NULL, NULL, NULL), KVP_OK);
     uint64_t bytes = 0;
     kvp_error err;
     assert_int_equal(kvp_weights_estimate(m, KVP_DTYPE_AUTO, &bytes, &err), KVP_OK);
@@ -414,15 +416,18 @@ static void test_per_layer_widths_and_embeddings(void **state) {
                       " \"max_position_embeddings\": 16, \"intermediate_size\": [64, 128],"
                       " \"hidden_size_per_layer_input\": 8, \"vocab_size_per_layer_input\": 50}";
     assert_int_equal(json_weights(ple), 57984);
-    /* A list of the wrong length is refused by name. */
+    /* A list of the wrong length is refused by name, when the model is read (the
+     * model is the only reader: every command refuses it alike). */
     const char *bad = "{\"model_type\": \"tiny\", \"num_hidden_layers\": 2, \"hidden_size\": 32,"
                       " \"num_attention_heads\": 2, \"intermediate_size\": [64]}";
-    kvp_model *m = from_json(bad);
-    uint64_t bytes;
+    kvp_model *m = NULL;
     kvp_error err;
-    assert_int_equal(kvp_weights_estimate(m, KVP_DTYPE_AUTO, &bytes, &err), KVP_CONFIG);
-    assert_non_null(strstr(err.key, "intermediate_size"));
-    kvp_model_free(m);
+    memset(&err, 0x5A, sizeof err);
+    assert_int_equal(kvp_model_from_hf_json(bad, strlen(bad), "test.json", NULL, &m, &err),
+                     KVP_CONFIG);
+    assert_null(m);
+    assert_string_equal(err.key, "/intermediate_size");
+    assert_non_null(strstr(err.message, "expected one per layer (2)"));
 }
 
 static void test_errors(void **state) {

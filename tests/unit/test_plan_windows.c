@@ -104,13 +104,18 @@ static void pool_groups(void **state) {
      * (not Gemma4) -> 1 group. */
     assert_int_equal(kvp_estimation_pool_groups(m, 4096, NULL, 0), 1);
     kvp_model_free(m);
-    /* Qwen3-Next (hybrid, no layer_types): the first user-window branch is skipped for
-     * hybrids, but with no layer_types the seed's last fallback still counts the user
-     * windows: [512, 4096] -> 2 groups; without user windows -> 1. */
+    /* Qwen3-Next (hybrid; its config.json has no layer_types, but Qwen3NextConfig
+     * derives them from full_attention_interval 4, and the seed reads the config
+     * object): the first user-window branch is skipped for hybrids, and layer_types
+     * give two pool types, linear and full -> 2 groups with or without user windows. */
     assert_int_equal(kvp_model_from_catalog("qwen3-next-80b-a3b-thinking", NULL, &m, NULL),
                      KVP_OK);
+    assert_true(kvp_model_get_facts(m)->layer_types_derived);
+    assert_int_equal(kvp_model_get_facts(m)->layer_types_count, 48);
+    assert_int_equal(kvp_model_get_facts(m)->layer_types[3], KVP_LAYER_TYPE_FULL);
+    assert_int_equal(kvp_model_get_facts(m)->layer_types[4], KVP_LAYER_TYPE_LINEAR);
     assert_int_equal(kvp_estimation_pool_groups(m, 4096, uw, 2), 2);
-    assert_int_equal(kvp_estimation_pool_groups(m, 4096, NULL, 0), 1);
+    assert_int_equal(kvp_estimation_pool_groups(m, 4096, NULL, 0), 2);
     kvp_model_free(m);
     /* Qwen3.5 (layer_types linear_attention / full_attention): 2 pool types. */
     assert_int_equal(kvp_model_from_catalog("qwen3.5-27b", NULL, &m, NULL), KVP_OK);
