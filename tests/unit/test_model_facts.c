@@ -13,22 +13,16 @@
 
 #include "kvplan/kvplan.h"
 #include "model/model_internal.h"
+#include "util.h"
 
 /* The embedded config `file` (data/models/) as a NUL-terminated copy; free(). */
 static char *read_data(const char *file) {
     char path[512];
     snprintf(path, sizeof path, "%s/data/models/%s", KVP_SOURCE_DIR, file);
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
+    char *buf = NULL;
+    size_t len = 0;
+    assert_int_equal(kvp__read_file(path, KVP_MAX_CONFIG_BYTES, NULL, &buf, &len, NULL), KVP_OK);
+    return buf; /* kvp__read_file NUL-terminates; libc allocator */
 }
 
 /* `text` with `extra` ("\"x\": NaN") added as the last member of the outer object. */
