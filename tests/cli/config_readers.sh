@@ -14,6 +14,7 @@ src/probe/gpu_catalog.c   GPU catalogue (--gpu-catalog, data/gpus.json)
 src/sim/workload.c        workload files of kvplan sim
 src/local/decl_parse.c    model-local cache declarations
 src/local/collect.c       model-local cache declarations (names and aliases)
+src/bind/json_call.c      the request object of kvp_json_call (options, not a model)
 "
 calls=$(grep -rnE 'json_load(s|b|f|fd|_file|_callback)?[[:space:]]*\(' src include | grep -v '^src/model/')
 while IFS= read -r hit; do
