@@ -12,6 +12,7 @@
 #define KVPLAN_VERSION_STRING KVP_VERSION_STRING
 
 #include "kvplan/error.h"
+#include "kvplan/types.h"
 #include "kvplan/model.h"
 #include "kvplan/cost.h"
 #include "kvplan/memory.h"

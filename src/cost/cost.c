@@ -9,17 +9,6 @@
 #include "kvplan/cost.h"
 #include "util.h"
 
-static const char *const k_kind_names[KVP_CACHE_KIND_COUNT] = {
-    [KVP_CACHE_FULL] = "full",           [KVP_CACHE_SLIDING] = "sliding",
-    [KVP_CACHE_CHUNKED] = "chunked",     [KVP_CACHE_MLA] = "mla",
-    [KVP_CACHE_RECURRENT] = "recurrent", [KVP_CACHE_CROSS] = "cross",
-    [KVP_CACHE_INDEXER] = "indexer",     [KVP_CACHE_COMPRESSED] = "compressed",
-};
-
-const char *kvp_cache_kind_name(kvp_cache_kind kind) {
-    return (unsigned)kind < KVP_CACHE_KIND_COUNT ? k_kind_names[kind] : "unknown";
-}
-
 kvp_cost_settings kvp_cost_settings_default(void) {
     kvp_cost_settings s;
     memset(&s, 0, sizeof s);

@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 #include "kvplan/error.h"
-#include "kvplan/model.h"
+#include "kvplan/types.h"
 
 /* Largest config file kvplan reads: real configs are < 64 KiB; 16 MiB bounds a hostile one. */
 #define KVP_MAX_CONFIG_BYTES ((size_t)16 * 1024 * 1024)

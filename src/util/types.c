@@ -1,7 +1,9 @@
-/* dtype.c — element sizes of cache dtypes, including nvfp4's half byte plus block scales. */
+/* types.c — the names of kvplan/types.h: dtypes (element sizes, including
+ * nvfp4's half byte plus block scales) and cache kinds. In util so the model
+ * and the cost model both use them without using each other. */
 #include <string.h>
 
-#include "kvplan/model.h"
+#include "kvplan/types.h"
 #include "util.h"
 
 static const char *const k_dtype_names[KVP_DTYPE_COUNT] = {
@@ -70,4 +72,15 @@ kvp_status kvp_dtype_bytes(kvp_dtype dtype, uint64_t elements, uint64_t *out_byt
     }
     if (!kvp__mul_u64(elements, size, out_bytes)) return KVP_OVERFLOW;
     return KVP_OK;
+}
+
+static const char *const k_kind_names[KVP_CACHE_KIND_COUNT] = {
+    [KVP_CACHE_FULL] = "full",           [KVP_CACHE_SLIDING] = "sliding",
+    [KVP_CACHE_CHUNKED] = "chunked",     [KVP_CACHE_MLA] = "mla",
+    [KVP_CACHE_RECURRENT] = "recurrent", [KVP_CACHE_CROSS] = "cross",
+    [KVP_CACHE_INDEXER] = "indexer",     [KVP_CACHE_COMPRESSED] = "compressed",
+};
+
+const char *kvp_cache_kind_name(kvp_cache_kind kind) {
+    return (unsigned)kind < KVP_CACHE_KIND_COUNT ? k_kind_names[kind] : "unknown";
 }
