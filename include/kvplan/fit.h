@@ -29,7 +29,6 @@
 #include "kvplan/model.h"
 #include "kvplan/plan.h"
 #include "kvplan/policy.h"
-#include "kvplan/report.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -129,35 +128,8 @@ typedef struct kvp_fit_answer {
 KVP_API KVP_NODISCARD kvp_status kvp_fit_solve(const kvp_fit_env *env, const kvp_fit_request *req,
                                        kvp_fit_answer *out, kvp_error *err);
 
-/* ------------------------------------------------------- memory picture */
-
-/* The segments of the stacked memory bar of an evaluated point: weights,
- * activation peak, runtime (non-torch + CUDA graphs), reserves, each KV pool,
- * model-local caches (`local_bytes`, 0 = none) and the free margin. Returns
- * the count written (at most out_cap). */
-KVP_API size_t kvp_fit_memory_segments(const kvp_fit_eval *e, uint64_t local_bytes,
-                               kvp_memory_segment *out, size_t out_cap);
-
-/* The same from the pieces `kvplan plan` holds (any may be NULL except
- * plan): memory facts, capacity (reserves), the creator's plan. */
-KVP_API size_t kvp_report_plan_segments(const kvp_memory_facts *mem, const kvp_capacity *cap,
-                                const kvp_plan *plan, uint64_t local_bytes,
-                                kvp_memory_segment *out, size_t out_cap);
-
-/* Write the memory bar of a plan as an SVG file (atomically). `subtitle`
- * may be NULL. */
-KVP_API KVP_NODISCARD kvp_status kvp_report_write_plan_svg(const char *path, const char *subtitle,
-                                                   const kvp_memory_facts *mem,
-                                                   const kvp_capacity *cap, const kvp_plan *plan,
-                                                   uint64_t local_bytes, kvp_error *err);
-
-/* Write one self-contained HTML page: `text_report` (the plan as printed,
- * may be NULL) in a <pre>, a pool table and the memory bar. */
-KVP_API KVP_NODISCARD kvp_status kvp_report_write_plan_html(const char *path, const char *title,
-                                                    const char *text_report,
-                                                    const kvp_memory_facts *mem,
-                                                    const kvp_capacity *cap, const kvp_plan *plan,
-                                                    uint64_t local_bytes, kvp_error *err);
+/* The memory picture of an evaluated point (kvp_fit_memory_segments) and of a
+ * plan (SVG, HTML) is the report room's: kvplan/report.h, above this header. */
 
 #ifdef __cplusplus
 }

@@ -353,6 +353,38 @@ typedef struct kvp_model_facts {
 
 /* The model's facts; pointer owned by the model, never NULL. */
 KVP_API const kvp_model_facts *kvp_model_get_facts(const kvp_model *model);
+
+/* ------------------------------------------------------- start-up facts */
+
+/* The facts of a config.json the start-up rules read, as each engine derives
+ * them (read once with the model, src/model/hf_startup.c). */
+typedef struct kvp_model_startup {
+    bool from_config;             /* false: not read from a config.json (GGUF, geometry) */
+    /* vLLM _get_and_verify_max_len: smallest present length key, rope-scaled. */
+    uint64_t vllm_max_len;        /* derived max_model_len (2048 when no key) */
+    char vllm_len_key[40];        /* the key of the minimum, "" when defaulted */
+    uint64_t vllm_len_key_value;  /* its value before rope scaling */
+    uint64_t model_max_length;    /* top-level model_max_length (Command-R), 0 when absent */
+    /* SGLang get_context_length: first present key, times the rope factor unless
+     * rope_scaling names original_max_position_embeddings or type llama3. */
+    uint64_t sglang_context_len;
+    char sglang_len_key[40];
+    /* TRT-LLM _infer_max_seq_len_from_config. */
+    uint64_t trtllm_max_seq_len;
+    /* rope_scaling / rope_parameters */
+    char rope_type[24];           /* "" when none */
+    double rope_factor;           /* 0 when absent */
+    uint64_t rope_original_max;   /* original_max_position_embeddings, 0 when absent */
+    bool has_auto_map;            /* custom code (auto_map): needs --trust-remote-code */
+    /* quantization_config.weight_block_size [n, k] (block FP8), 0 when none */
+    uint32_t weight_block_n, weight_block_k;
+    char activation_scheme[16];   /* quantization_config.activation_scheme */
+    uint64_t shared_expert_intermediate_size;
+} kvp_model_startup;
+
+/* The model's start-up facts; never NULL (zeros for models not read from a
+ * config.json, with vllm/sglang/trtllm lengths taken from the model info). */
+KVP_API const kvp_model_startup *kvp_model_get_startup(const kvp_model *model);
 /* The sub-config at JSON pointer `pointer` ("" = root); NULL when the config has
  * no such object (or the model was not read from a config). */
 KVP_API const kvp_subconfig_facts *kvp_model_subconfig(const kvp_model *model, const char *pointer);

@@ -28,7 +28,10 @@
 #include <stdint.h>
 
 #include "kvplan/error.h"
+#include "kvplan/fit.h"
+#include "kvplan/memory.h"
 #include "kvplan/model.h"
+#include "kvplan/plan.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -182,6 +185,36 @@ KVP_API void kvp_html_table(kvp_report_text *t, const char *caption, size_t cols
 KVP_API void kvp_html_svg(kvp_report_text *t, const kvp_report_text *svg);
 /* Close the page; returns the buffer's status as an error. */
 KVP_API KVP_NODISCARD kvp_status kvp_html_end(kvp_report_text *t, kvp_error *err);
+
+/* ------------------------------------------------------- memory picture */
+
+/* The segments of the stacked memory bar of an evaluated point: weights,
+ * activation peak, runtime (non-torch + CUDA graphs), reserves, each KV pool,
+ * model-local caches (`local_bytes`, 0 = none) and the free margin. Returns
+ * the count written (at most out_cap). */
+KVP_API size_t kvp_fit_memory_segments(const kvp_fit_eval *e, uint64_t local_bytes,
+                               kvp_memory_segment *out, size_t out_cap);
+
+/* The same from the pieces `kvplan plan` holds (any may be NULL except
+ * plan): memory facts, capacity (reserves), the creator's plan. */
+KVP_API size_t kvp_report_plan_segments(const kvp_memory_facts *mem, const kvp_capacity *cap,
+                                const kvp_plan *plan, uint64_t local_bytes,
+                                kvp_memory_segment *out, size_t out_cap);
+
+/* Write the memory bar of a plan as an SVG file (atomically). `subtitle`
+ * may be NULL. */
+KVP_API KVP_NODISCARD kvp_status kvp_report_write_plan_svg(const char *path, const char *subtitle,
+                                                   const kvp_memory_facts *mem,
+                                                   const kvp_capacity *cap, const kvp_plan *plan,
+                                                   uint64_t local_bytes, kvp_error *err);
+
+/* Write one self-contained HTML page: `text_report` (the plan as printed,
+ * may be NULL) in a <pre>, a pool table and the memory bar. */
+KVP_API KVP_NODISCARD kvp_status kvp_report_write_plan_html(const char *path, const char *title,
+                                                    const char *text_report,
+                                                    const kvp_memory_facts *mem,
+                                                    const kvp_capacity *cap, const kvp_plan *plan,
+                                                    uint64_t local_bytes, kvp_error *err);
 
 #ifdef __cplusplus
 }

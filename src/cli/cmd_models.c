@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bind/bind_internal.h"
+#include "bind_internal.h"
 #include "cli.h"
 
 static void usage(FILE *out) {

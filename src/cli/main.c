@@ -7,7 +7,7 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "model/model_internal.h"
+#include "model_internal.h"
 
 typedef struct command {
     const char *name;

@@ -26,7 +26,7 @@
 #include "fit_env.h"
 #include "util.h"
 #include "embedded.h"
-#include "model/model_internal.h"
+#include "model_internal.h"
 
 static const char *const k_known[] = {
     "--policy", "--engine-version", "--kv-budget", "--tp", "--tensor-parallel-size", "-tp",

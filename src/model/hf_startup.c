@@ -1,6 +1,6 @@
 /*
  * hf_startup.c — the config.json facts the engines' start-up checks read
- * (kvplan/startup.h, shared/reference/STARTUP.md), read once with the model.
+ * (kvplan/model.h kvp_model_startup, shared/reference/STARTUP.md), read once with the model.
  *
  * Lengths, as each engine derives its maximum context:
  *   vLLM  _get_and_verify_max_len: the smallest present of the keys below,

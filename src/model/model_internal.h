@@ -6,7 +6,6 @@
 #define KVP_MODEL_INTERNAL_H
 
 #include "kvplan/model.h"
-#include "kvplan/startup.h"
 #include "util.h"
 
 /* Hard bounds on what a config may declare; far above any real model. */

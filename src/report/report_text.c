@@ -1,7 +1,5 @@
 /* report_text.c — the report room's text buffer, escaping, atomic file
- * writes and the self-contained HTML page (include/kvplan/report.h).
- * Lives under src/plan/ with a report_ prefix until the build lists a
- * report room of its own. */
+ * writes and the self-contained HTML page (include/kvplan/report.h). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "kvplan/fit.h"
+#include "kvplan/report.h"
 #include "test_report_xml.h"
 
 #define GIB (1ull << 30)
