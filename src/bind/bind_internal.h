@@ -10,9 +10,7 @@
 #include "kvplan/cost.h"
 #include "kvplan/model.h"
 
-/* How every kvplan JSON document is laid out: 2-space indent, keys in the
- * order they were set. */
-#define KVP__JSON_FLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER)
+#include "render_internal.h" /* KVP__JSON_FLAGS, the envelope */
 
 /* Notes a reader of a cost should know (dtype assumed, replicated heads,
  * replicated MLA latent): static strings into w[0..max), returns the count. */

@@ -87,7 +87,8 @@ kvp_status kvp__cost_json_text(const kvp_model *m, const kvp_cost_settings *s, c
     const kvp_model_info *info = kvp_model_get_info(m);
     const char *warnings[8];
     size_t nw = kvp__cost_warnings(m, c, warnings, 8);
-    json_t *o = json_object();
+    json_t *o = kvp__json_document();
+    if (!o) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory writing the cost JSON");
     json_object_set_new(o, "model", json_string(kvp_model_name(m)));
     json_object_set_new(o, "model_type", json_string(info->model_type));
     if (info->family_unverified) json_object_set_new(o, "verified", json_false());

@@ -34,6 +34,10 @@ void kvp_cli_set_gpu_catalog(const char *path);
 /* Print an error record as one line (or as a JSON object on stdout when json).
  * Returns kvp_cli_exit_for(err->code). */
 int kvp_cli_report_error(const kvp_error *err, bool json);
+/* Print a document a kvp_render_* call returned (kvplan/render.h) with a final
+ * newline and free it; its error (one line, JSON with --json) when it failed.
+ * Returns -1 when printed, else the exit status of the error. */
+int kvp_cli_print_rendered(kvp_status st, char *text, const kvp_error *err, bool json);
 /* Exit status of a status: 0 planned, 1 the deployment cannot start or cannot meet
  * the target (KVP_INFEASIBLE), 2 bad input or usage (every other error). */
 int kvp_cli_exit_for(kvp_status code);

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "kvplan/render.h"
 #include "util.h"
 
 /* Spellings the argument normaliser replaced (--page-size read as --block-size):
@@ -77,6 +78,14 @@ static void json_string(FILE *out, const char *s) {
             fputc(c, out);
     }
     fputc('"', out);
+}
+
+int kvp_cli_print_rendered(kvp_status st, char *text, const kvp_error *err, bool json) {
+    if (st != KVP_OK) return kvp_cli_report_error(err, json);
+    fputs(text, stdout);
+    fputc('\n', stdout);
+    kvp_render_free(text);
+    return -1;
 }
 
 int kvp_cli_report_error(const kvp_error *in, bool json) {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fit_env.h"
+#include "kvplan/render.h"
 #include "from_cmd.h"
 #include "util.h"
 
@@ -30,23 +31,6 @@ static uint64_t rounding(const kvp_fit_eval *e) {
     return e->budget_bytes > e->kv_bytes ? e->budget_bytes - e->kv_bytes : 0;
 }
 
-static json_t *engine_json(const kvp_fit_eval *e) {
-    json_t *o = fit_eval_json(e);
-    if (e->status != KVP_OK) return o;
-    json_object_set_new(o, "left_for_activations_bytes",
-                        e->total_bytes ? json_integer((json_int_t)left_over(e)) : json_null());
-    json_object_set_new(o, "page_rounding_bytes", json_integer((json_int_t)rounding(e)));
-    json_t *notes = json_array();
-    if (e->point.engine == KVP_ENGINE_TRTLLM) {
-        /* The creator's notes live in the creator; the plan keeps none. */
-    } else {
-        json_object_set_new(o, "era", json_string(e->policy.era));
-        for (uint32_t i = 0; i < e->policy.note_count; i++)
-            json_array_append_new(notes, json_string(e->policy.notes[i]));
-    }
-    json_object_set_new(o, "notes", notes);
-    return o;
-}
 
 int kvp_cmd_compare(int argc, char **argv) {
     int frc;
@@ -130,13 +114,15 @@ int kvp_cmd_compare(int argc, char **argv) {
         if (ev[k].status == KVP_OK) ref = &ev[k];
 
     if (c.json) {
-        json_t *o = json_object();
-        json_object_set_new(o, "model", json_string(kvp_model_name(c.model)));
-        json_object_set_new(o, "gpu", c.has_gpu_info ? json_string(c.gpu_info.name) : json_null());
-        json_t *arr = json_array();
-        for (size_t k = 0; k < n_engines; k++) json_array_append_new(arr, engine_json(&ev[k]));
-        json_object_set_new(o, "engines", arr);
-        fit_json_print(o);
+        kvp_render_input in = {c.model, c.has_gpu_info ? c.gpu_info.name : NULL, NULL, NULL, 0, NULL, NULL};
+        char *text = NULL;
+        kvp_status rst = kvp_render_compare_json(&in, ev, n_engines, &text, &err);
+        int prc = kvp_cli_print_rendered(rst, text, &err, true);
+        if (prc >= 0) {
+            free(ev);
+            fit_cli_free(&c);
+            return prc;
+        }
     } else {
         char b1[32], b2[32], b3[32], n1[32], n2[32];
         printf("model: %s", kvp_model_name(c.model));

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fit_env.h"
+#include "kvplan/render.h"
 #include "from_cmd.h"
 #include "util.h"
 
@@ -182,26 +183,15 @@ int kvp_cmd_fit(int argc, char **argv) {
     }
 
     if (c.json) {
-        json_t *o = json_object();
-        json_object_set_new(o, "model", json_string(kvp_model_name(c.model)));
-        json_object_set_new(o, "gpu", c.has_gpu_info ? json_string(c.gpu_info.name) : json_null());
-        json_object_set_new(o, "solved_for", json_string(what));
-        json_object_set_new(o, "found", json_boolean(ans->found));
-        if (!ans->found)
-            json_object_set_new(o, "value", json_null());
-        else if (req.solve_for == KVP_FIT_KV_DTYPE)
-            json_object_set_new(o, "value", json_string(ans->value_text));
-        else
-            json_object_set_new(o, "value", json_integer((json_int_t)ans->value));
-        if (req.solve_for == KVP_FIT_PARALLEL && ans->found)
-            json_object_set_new(o, "pp", json_integer((json_int_t)ans->at.point.pp));
-        json_object_set_new(o, "concurrency", json_integer((json_int_t)conc));
-        json_object_set_new(o, "limited_by", json_string(ans->limited_by));
-        json_object_set_new(o, "at_search_bound", json_boolean(ans->at_search_bound));
-        json_object_set_new(o, "best", ans->found ? json_null() : json_string(ans->best));
-        json_object_set_new(o, "evaluations", json_integer((json_int_t)ans->evaluations));
-        json_object_set_new(o, "plan", fit_eval_json(&ans->at));
-        fit_json_print(o);
+        kvp_render_input in = {c.model, c.has_gpu_info ? c.gpu_info.name : NULL, NULL, NULL, 0, NULL, NULL};
+        char *text = NULL;
+        kvp_status rst = kvp_render_fit_json(&in, &req, ans, &text, &err);
+        int prc = kvp_cli_print_rendered(rst, text, &err, true);
+        if (prc >= 0) {
+            free(ans);
+            fit_cli_free(&c);
+            return prc;
+        }
     } else {
         char n1[32];
         printf("model:      %s\n", kvp_model_name(c.model));

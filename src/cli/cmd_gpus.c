@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "render_internal.h" /* kvp__json_document: the envelope */
 #include "cli.h"
 
 static const char *const k_usage =
@@ -71,7 +72,7 @@ static int list_catalog(bool json) {
                g->gfx_target[0] ? g->gfx_target : cc[0] ? cc : "-", g->arch[0] ? g->arch : "-");
     }
     if (json) {
-        json_t *root = json_object();
+        json_t *root = kvp__json_document();
         json_object_set_new(root, "gpus", arr);
         print_json(root);
     } else {
@@ -89,7 +90,7 @@ static int list_live(bool json) {
     kvp_error err;
     kvp_status st = kvp_probe_gpus(NULL, r, &err);
     if (json) {
-        json_t *root = json_object(), *arr = json_array();
+        json_t *root = kvp__json_document(), *arr = json_array();
         for (uint32_t i = 0; i < r->device_count; i++) {
             const kvp_probed_gpu *d = &r->devices[i];
             json_t *o = gpu_json(&d->info, true);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "render_internal.h" /* kvp__json_document: the envelope */
 #include "cli.h"
 #include "commands.h"
 #include "util.h"
@@ -41,7 +42,7 @@ static json_t *jbytes(uint64_t v) {
 static void print_json(const kvp_local_report *r) {
     const kvp_local_deployment *dep = kvp_local_report_deployment(r);
     const kvp_local_totals *t = kvp_local_report_totals(r);
-    json_t *root = json_object();
+    json_t *root = kvp__json_document();
     json_object_set_new(root, "model", json_string(kvp_local_report_model(r)));
     json_t *d = json_object();
     json_object_set_new(d, "max_num_seqs", jbytes(dep->max_num_seqs));

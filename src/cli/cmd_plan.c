@@ -13,6 +13,7 @@
 #include "kvplan/local.h"
 #include "kvplan/deploy.h"
 #include "kvplan/fit.h"
+#include "kvplan/render.h"
 #include "from_cmd.h"
 #include "fit_env.h"
 #include "util.h"
@@ -439,6 +440,7 @@ typedef struct plan_ctx {
     kvp_local_report *local; /* model-local caches (--local), NULL when none */
     uint64_t local_peak_bytes, local_risk_bytes;
     size_t warn_count, warn_buf_used;
+    size_t cli_warn_count;   /* warnings[0..cli_warn_count): the CLI's own */
 } plan_ctx;
 
 static void warn(plan_ctx *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -450,11 +452,6 @@ static void warn(plan_ctx *p, const char *fmt, ...) {
     va_end(ap);
     p->warnings[p->warn_count++] = p->warn_buf[p->warn_buf_used++];
 }
-
-static json_t *ju(uint64_t v) { return json_integer((json_int_t)v); }
-
-static const char *const k_est_names[] = {"total", "free", "weights", "activation", "non_torch",
-                                          "cuda_graph"};
 
 static void print_text(plan_ctx *p, FILE *f) {
     outbuf ob = {f, p->o->explain};
@@ -665,153 +662,24 @@ static void print_text(plan_ctx *p, FILE *f) {
     }
 }
 
-static json_t *plan_json(plan_ctx *p) {
-    json_t *o = json_object();
-    const kvp_deploy_settings *d = &p->r->trtllm;
-    const kvp_manager_plan *t = &p->r->plan.managers[KVP_ROLE_TARGET];
-    json_object_set_new(o, "model", json_string(kvp_model_name(p->model)));
-    json_object_set_new(o, "policy", json_string("trtllm"));
-    if (kvp_model_get_info(p->model)->family_unverified)
-        json_object_set_new(o, "verified", json_false());
-    json_object_set_new(o, "manager", json_string(kvp_manager_kind_name(t->kind)));
-    json_object_set_new(o, "kv_dtype", json_string(kvp_dtype_name(t->kv_dtype)));
-    json_object_set_new(o, "tp", ju(d->tp));
-    json_object_set_new(o, "pp", ju(d->pp));
-    json_object_set_new(o, "max_seq_len", ju(d->max_seq_len));
-    json_object_set_new(o, "max_batch_size", ju(d->max_batch_size));
-    json_object_set_new(o, "budget_bytes", ju(p->r->cap.kv_max_memory_bytes));
-    json_t *bud = json_object();
-    json_object_set_new(bud, "peak_bytes", ju(p->r->cap.peak_bytes));
-    json_object_set_new(bud, "fraction_budget_bytes", ju(p->r->cap.budget_bytes));
-    json_object_set_new(bud, "after_max_tokens_bytes", ju(p->r->cap.after_max_tokens_bytes));
-    json_object_set_new(bud, "kv_max_memory_bytes", ju(p->r->cap.kv_max_memory_bytes));
-    json_object_set_new(o, "budget", bud);
-    json_t *pools = json_array();
-    for (int r = 0; r < KVP_ROLE_COUNT; r++) {
-        const kvp_manager_plan *mp = &p->r->plan.managers[r];
-        if (!mp->present) continue;
-        for (uint32_t i = 0; i < mp->pool_count; i++) {
-            const kvp_plan_pool *q = &mp->pools[i];
-            json_t *j = json_object();
-            json_object_set_new(j, "manager", json_string(kvp_manager_role_name(mp->role)));
-            json_object_set_new(j, "manager_kind", json_string(kvp_manager_kind_name(mp->kind)));
-            json_object_set_new(j, "kind", json_string(kvp_cache_kind_name(q->kind)));
-            json_object_set_new(j, "layers", ju(q->layers));
-            json_object_set_new(j, "window_tokens",
-                                q->window_tokens ? ju(q->window_tokens) : json_null());
-            json_object_set_new(j, "bytes_per_token",
-                                ju(q->kind == KVP_CACHE_RECURRENT ? 0 : q->bytes_per_token));
-            json_object_set_new(j, "bytes_per_sequence", ju(q->bytes_per_sequence));
-            json_object_set_new(j, "page_bytes", ju(q->page_bytes));
-            json_object_set_new(j, "tokens_per_block",
-                                q->tokens_per_block ? ju(q->tokens_per_block) : json_null());
-            json_object_set_new(j, "bytes", ju(q->bytes));
-            json_object_set_new(j, "blocks", ju(q->blocks));
-            json_object_set_new(j, "tokens", ju(q->tokens));
-            json_object_set_new(j, "in_intercept", json_boolean(q->in_intercept));
-            json_array_append_new(pools, j);
-        }
-    }
-    json_object_set_new(o, "pools", pools);
-    json_t *mgrs = json_array();
-    for (int r = 0; r < KVP_ROLE_COUNT; r++) {
-        const kvp_manager_plan *mp = &p->r->plan.managers[r];
-        if (!mp->present) continue;
-        json_t *j = json_object();
-        json_object_set_new(j, "role", json_string(kvp_manager_role_name(mp->role)));
-        json_object_set_new(j, "kind", json_string(kvp_manager_kind_name(mp->kind)));
-        json_object_set_new(j, "kv_dtype", json_string(kvp_dtype_name(mp->kv_dtype)));
-        json_object_set_new(j, "slope_bytes_per_token", ju(mp->cost.slope_bytes_per_token));
-        json_object_set_new(j, "intercept_bytes", ju(mp->cost.intercept_bytes));
-        json_object_set_new(j, "max_gpu_total_bytes", ju(mp->max_gpu_total_bytes));
-        json_object_set_new(j, "host_cache_size", ju(mp->host_cache_size));
-        json_object_set_new(j, "free_gpu_memory_fraction",
-                            json_real(mp->free_gpu_memory_fraction));
-        json_object_set_new(j, "max_tokens", mp->max_tokens ? ju(mp->max_tokens) : json_null());
-        json_object_set_new(j, "bytes", ju(mp->bytes));
-        json_array_append_new(mgrs, j);
-    }
-    json_object_set_new(o, "managers", mgrs);
-    json_object_set_new(o, "allocated_bytes", ju(p->r->plan.allocated_bytes));
-    json_object_set_new(o, "max_tokens", ju(t->max_tokens_out));
-    /* The figures TensorRT-LLM's block manager prints ("[MemUsageChange] Allocated
-     * X GiB for max tokens in paged KV cache (N)"): primary blocks x tokens per
-     * block, and the bytes of the target's pools (ENGINES.md 4.5). */
-    json_t *er = json_object();
-    json_object_set_new(er, "max_tokens", ju(t->max_tokens_out));
-    json_object_set_new(er, "kv_cache_bytes", ju(t->bytes));
-    json_object_set_new(o, "engine_report", er);
-    json_t *ms = json_object();
-    json_object_set_new(ms, "seq_len", ju(p->r->point.seq_len));
-    json_object_set_new(ms, "count", ju(p->count));
-    json_object_set_new(ms, "kv_limit",
-                        p->r->max_sequences == UINT64_MAX ? json_null() : ju(p->r->max_sequences));
-    json_object_set_new(ms, "engine_max_seq_len", ju(p->r->engine_max_seq_len));
-    json_object_set_new(ms, "longest_sequence_tokens",
-                        p->r->longest_tokens == UINT64_MAX ? json_null() : ju(p->r->longest_tokens));
-    json_object_set_new(o, "max_sequences", ms);
-    json_object_set_new(o, "capacity", fit_capacity_json(p->r));
-    json_t *res = json_array();
-    if (p->r->cap.mm_reserve_bytes) {
-        json_t *j = json_object();
-        json_object_set_new(j, "name", json_string("multimodal_encoder"));
-        json_object_set_new(j, "bytes", ju(p->r->cap.mm_reserve_bytes));
-        json_array_append_new(res, j);
-    }
-    if (p->r->cap.mla_workspace_reserve_bytes) {
-        json_t *j = json_object();
-        json_object_set_new(j, "name", json_string("mla_context_workspace"));
-        json_object_set_new(j, "bytes", ju(p->r->cap.mla_workspace_reserve_bytes));
-        json_object_set_new(j, "admission_cap_tokens", ju(p->r->cap.mla_kv_len_cap_tokens));
-        json_array_append_new(res, j);
-    }
-    json_object_set_new(o, "reserves", res);
-    json_t *w = json_array();
-    for (size_t i = 0; i < p->warn_count; i++) json_array_append_new(w, json_string(p->warnings[i]));
-    json_object_set_new(o, "warnings", w);
-    json_t *rules = kvp_cli_plan_seed_json(&p->o->seed, &p->r->trtllm, &p->r->plan);
-    if (rules) json_object_set_new(o, "engine_rules", rules);
-    json_t *mem = json_object();
-    const kvp_memory_facts *m = &p->r->memory;
-    json_object_set_new(mem, "total_bytes", p->r->have_memory ? ju(m->total_bytes) : json_null());
-    json_object_set_new(mem, "weights_bytes", p->r->have_memory ? ju(m->weights_bytes) : json_null());
-    json_object_set_new(mem, "activation_bytes",
-                        p->r->have_memory ? ju(m->activation_bytes) : json_null());
-    json_object_set_new(mem, "non_torch_bytes", p->r->have_memory ? ju(m->non_torch_bytes) : json_null());
-    json_object_set_new(mem, "cuda_graph_bytes",
-                        p->r->have_memory ? ju(m->cuda_graph_bytes) : json_null());
-    json_t *est = json_array();
-    for (unsigned b = 0; b < 6; b++)
-        if (p->r->have_memory && (m->estimated & (1u << b)))
-            json_array_append_new(est, json_string(k_est_names[b]));
-    json_object_set_new(mem, "estimated", est);
-    json_object_set_new(mem, "weights_source",
-                        p->r->have_memory && m->weights_source[0] ? json_string(m->weights_source)
-                                                            : json_null());
-    json_object_set_new(mem, "total_source",
-                        p->r->have_memory && p->total_source ? json_string(p->total_source) : json_null());
-    json_object_set_new(o, "memory", mem);
-    json_t *lc = json_array();
-    for (size_t i = 0; p->local && i < kvp_local_report_entry_count(p->local); i++) {
-        const kvp_local_entry *e = kvp_local_report_entry(p->local, i);
-        json_t *j = json_object();
-        json_object_set_new(j, "name", json_string(e->name));
-        json_object_set_new(j, "rows", ju(e->rows));
-        json_object_set_new(j, "row_driver", json_string(kvp_local_row_driver_name(e->row_driver)));
-        json_object_set_new(j, "bytes_per_row", ju(e->bytes_per_row));
-        json_object_set_new(j, "total_bytes", ju(e->total_bytes));
-        json_object_set_new(j, "charged", json_boolean(e->charged));
-        json_array_append_new(lc, j);
-    }
-    json_object_set_new(o, "local_caches", lc);
-    if (p->r->estimation.estimating) {
-        json_t *e = json_object();
-        json_object_set_new(e, "max_tokens", ju(p->r->estimation.max_tokens));
-        json_object_set_new(e, "dummy_requests", ju(p->r->estimation.tokens.dummy_requests));
-        json_object_set_new(e, "blocks", ju(p->r->estimation.tokens.pool_blocks));
-        json_object_set_new(o, "estimation", e);
-    }
-    return o;
+/* `plan --json`, rendered by the library (kvplan/render.h): the same document
+ * kvp_json_call returns for the same question. */
+static int print_json(plan_ctx *p) {
+    kvp_render_rules rules = {p->o->seed.engine_version,
+                              &p->o->seed.compression,
+                              &p->o->seed.compression_effect,
+                              p->o->seed.has_lora ? &p->o->seed.lora : NULL,
+                              p->o->seed.has_lora ? &p->o->seed.lora_cache : NULL,
+                              p->o->seed.has_mm ? &p->o->seed.mm_profile : NULL,
+                              &p->o->seed.notes};
+    kvp_render_input in = {p->model, p->o->startup.gpu_known ? p->o->startup.gpu.name : NULL,
+                           p->total_source, p->warnings,
+                           p->cli_warn_count, p->local, &rules};
+    kvp_error err;
+    kvp_error_clear(&err);
+    char *text = NULL;
+    kvp_status st = kvp_render_plan_json(&in, p->r, &text, &err);
+    return kvp_cli_print_rendered(st, text, &err, true);
 }
 
 /* ------------------------------------------------------------------ the run */
@@ -945,18 +813,12 @@ static int run(plan_ctx *p) {
         return rc;
     /* The slot pool caps the count: max_batch_size x pp (compute_max_num_sequences). */
     p->count = r->max_sequences < r->batch_limit ? r->max_sequences : r->batch_limit;
+    p->cli_warn_count = p->warn_count; /* the CLI's own, before the pipeline's */
     for (uint32_t i = 0; i < r->warnings.count && p->warn_count < 64; i++)
         p->warnings[p->warn_count++] = r->warnings.text[i];
 
     if (o->json) {
-        json_t *j = plan_json(p);
-        char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-        if (s) {
-            fputs(s, stdout);
-            fputc('\n', stdout);
-            free(s);
-        }
-        json_decref(j);
+        if ((rc = print_json(p)) >= 0) return rc;
     } else {
         print_text(p, stdout);
     }

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "render_internal.h" /* kvp__json_document: the envelope */
 #include "cli.h"
 #include "progress.h"
 #include "kvplan/deploy.h"
@@ -309,7 +310,7 @@ done:
 
 static void print_json(const options *o, const kvp_model *m, const kvp_pool_config *pc,
                        const kvp_workload *w, const kvp_sim_result *r) {
-    json_t *j = json_object();
+    json_t *j = kvp__json_document();
     json_object_set_new(j, "model", json_string(kvp_model_name(m)));
     json_object_set_new(j, "workload", json_string(o->workload ? o->workload : o->synthetic));
     json_t *pools = json_array();

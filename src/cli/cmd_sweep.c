@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "fit_env.h"
+#include "kvplan/render.h"
 #include "from_cmd.h"
 #include "progress.h"
 #include "util.h"
@@ -221,31 +222,6 @@ static void short_reason(const char *s, char *buf, size_t n) {
         buf[59] = '.';
         buf[60] = '\0';
     }
-}
-
-static json_t *row_json(const kvp_fit_eval *e) {
-    json_t *o = json_object();
-    json_object_set_new(o, "policy", json_string(kvp_engine_name(e->point.engine)));
-    json_object_set_new(o, "tp", json_integer(e->point.tp));
-    json_object_set_new(o, "pp", json_integer(e->point.pp));
-    json_object_set_new(o, "kv_dtype", json_string(e->point.kv_dtype));
-    json_object_set_new(o, "max_seq_len", json_integer((json_int_t)e->point.max_seq_len));
-    json_object_set_new(o, "ok", json_boolean(e->status == KVP_OK));
-    if (e->status != KVP_OK) {
-        json_object_set_new(o, "error", json_string(kvp_status_name(e->status)));
-        json_object_set_new(o, "message", json_string(e->message));
-        return o;
-    }
-    json_object_set_new(o, "budget_bytes", json_integer((json_int_t)e->budget_bytes));
-    json_object_set_new(o, "kv_bytes", json_integer((json_int_t)e->kv_bytes));
-    json_object_set_new(o, "tokens", json_integer((json_int_t)e->tokens));
-    json_object_set_new(o, "blocks", json_integer((json_int_t)e->blocks));
-    json_object_set_new(o, "max_sequences", json_integer((json_int_t)e->max_sequences));
-    json_object_set_new(o, "longest_sequence_tokens",
-                        e->longest_tokens == UINT64_MAX ? json_null()
-                                                        : json_integer((json_int_t)e->longest_tokens));
-    json_object_set_new(o, "bound_by", json_string(e->binding));
-    return o;
 }
 
 /* Name of a series: the values of the varying axes other than length. */
@@ -527,18 +503,18 @@ int kvp_cmd_sweep(int argc, char **argv) {
                 dt > 0 ? (double)count / dt : 0.0);
 
     if (c.json) {
-        json_t *o = json_object();
-        json_object_set_new(o, "model", json_string(kvp_model_name(c.model)));
-        json_object_set_new(o, "gpu", c.has_gpu_info ? json_string(c.gpu_info.name) : json_null());
-        json_t *ax = json_array();
+        kvp_render_input in = {c.model, c.has_gpu_info ? c.gpu_info.name : NULL, NULL, NULL, 0, NULL, NULL};
+        const char *names[AX_COUNT];
+        size_t n_names = 0;
         for (int k = 0; k < AX_COUNT; k++)
-            if (axes[k].used) json_array_append_new(ax, json_string(k_axis_names[k]));
-        json_object_set_new(o, "axes", ax);
-        json_object_set_new(o, "plans", json_integer((json_int_t)count));
-        json_t *rows = json_array();
-        for (size_t i = 0; i < count; i++) json_array_append_new(rows, row_json(evals[i]));
-        json_object_set_new(o, "rows", rows);
-        fit_json_print(o);
+            if (axes[k].used) names[n_names++] = k_axis_names[k];
+        char *text = NULL;
+        kvp_error jerr;
+        kvp_error_clear(&jerr);
+        kvp_status rst = kvp_render_sweep_json(&in, names, n_names,
+                                               (const kvp_fit_eval *const *)evals, count, &text, &jerr);
+        int prc = kvp_cli_print_rendered(rst, text, &jerr, true);
+        if (prc >= 0) rc = prc;
     } else if (csv) {
         puts("policy,tp,pp,kv_dtype,max_seq_len,ok,budget_bytes,kv_bytes,tokens,blocks,"
              "max_sequences,longest_sequence_tokens,bound_by");

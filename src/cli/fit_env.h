@@ -4,7 +4,6 @@
 #ifndef KVP_CLI_FIT_ENV_H
 #define KVP_CLI_FIT_ENV_H
 
-#include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -47,13 +46,6 @@ int fit_cli_unknown_option(const fit_cli *c, const char *arg, const char *const 
 /* Usage lines of the shared options. */
 extern const char kvp_fit_cli_usage[];
 
-/* An evaluated point as JSON (numbers in bytes and tokens). */
-json_t *fit_eval_json(const kvp_fit_eval *e);
-/* The capacity every command reports for a planned deployment (`plan --json`
- * "capacity"): the same field names as a fit / sweep / compare row. */
-json_t *fit_capacity_json(const kvp_fit_eval *e);
-/* Print a JSON value (indented) on stdout and free it. */
-void fit_json_print(json_t *j);
 /* "1.50 GiB" */
 const char *fit_gib(uint64_t bytes, char *buf, size_t n);
 

@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "kvplan/render.h"
 #include "kvplan/deploy.h"
 #include "kvplan/gpu.h"
 #include "kvplan/policy.h"
@@ -588,133 +589,18 @@ static void print_text(const kvp_model *model, const kvp_policy_result *r, const
     for (uint32_t i = 0; i < r->note_count; i++) printf("note: %s\n", r->notes[i]);
 }
 
-static json_t *u64j(uint64_t v) { return json_integer((json_int_t)(v > INT64_MAX ? INT64_MAX : v)); }
-
-static void print_json(const kvp_model *model, const kvp_deploy_result *res, const cli_notes *cn) {
-    const kvp_policy_result *r = &res->policy;
-    const kvp_engine_report *e = &r->report;
-    json_t *root = json_object();
-    json_object_set_new(root, "model", json_string(kvp_model_name(model)));
-    json_object_set_new(root, "policy", json_string(kvp_engine_name(r->engine)));
-    if (kvp_model_get_info(model)->family_unverified)
-        json_object_set_new(root, "verified", json_false());
-    json_object_set_new(root, "engine_version", json_string(r->engine_version));
-    json_object_set_new(root, "era", json_string(r->era));
-    json_object_set_new(root, "kv_dtype", json_string(r->kv_dtype_name));
-    json_object_set_new(root, "budget_bytes", u64j(r->budget_bytes));
-    if (r->budget_formula[0])
-        json_object_set_new(root, "budget_formula", json_string(r->budget_formula));
-    json_t *pools = json_array();
-    for (uint32_t i = 0; i < r->pool_count; i++) {
-        const kvp_policy_pool *p = &r->pools[i];
-        json_t *o = json_object();
-        json_object_set_new(o, "name", json_string(p->name));
-        json_object_set_new(o, "kind", json_string(kvp_cache_kind_name(p->kind)));
-        json_object_set_new(o, "layers", u64j(p->layers));
-        json_object_set_new(o, "block_size_tokens", u64j(p->block_size_tokens));
-        json_object_set_new(o, "page_bytes", u64j(p->page_bytes));
-        json_object_set_new(o, "tokens", u64j(p->tokens));
-        json_object_set_new(o, "k_bytes", u64j(p->k_bytes));
-        json_object_set_new(o, "v_bytes", u64j(p->v_bytes));
-        json_object_set_new(o, "bytes", u64j(p->bytes));
-        if (r->engine == KVP_ENGINE_VLLM)
-            json_object_set_new(o, "per_request_blocks", u64j(p->per_request_blocks));
-        json_array_append_new(pools, o);
-    }
-    json_object_set_new(root, "pools", pools);
-    json_t *rep = json_object();
-    /* Every contract field of the engine (issue 6), null where the engine prints
-     * no such line (no SWA cache, no recurrent state). */
-    static const uint32_t k_engine_fields[KVP_ENGINE_COUNT] = {
-        [KVP_ENGINE_VLLM] = KVP_REPORT_NUM_GPU_BLOCKS | KVP_REPORT_GPU_KV_CACHE_TOKENS |
-                            KVP_REPORT_MAX_CONCURRENCY | KVP_REPORT_AVAILABLE_KV_CACHE_BYTES,
-        [KVP_ENGINE_SGLANG] = KVP_REPORT_MAX_TOTAL_NUM_TOKENS | KVP_REPORT_K_SIZE_BYTES |
-                              KVP_REPORT_V_SIZE_BYTES | KVP_REPORT_MAX_RUNNING_REQUESTS,
-        [KVP_ENGINE_LLAMACPP] = KVP_REPORT_KV_SIZE_BYTES | KVP_REPORT_K_SIZE_BYTES |
-                                KVP_REPORT_V_SIZE_BYTES | KVP_REPORT_CELLS |
-                                KVP_REPORT_SWA_KV_SIZE_BYTES | KVP_REPORT_RECURRENT_SIZE_BYTES,
-        [KVP_ENGINE_TRTLLM] = KVP_REPORT_MAX_TOKENS | KVP_REPORT_KV_CACHE_BYTES,
-    };
-    uint32_t want = e->present | ((unsigned)r->engine < KVP_ENGINE_COUNT ? k_engine_fields[r->engine] : 0u);
-#define F(bit, name, val)                                                                      \
-    if (want & (bit)) json_object_set_new(rep, name, (e->present & (bit)) ? (val) : json_null())
-    F(KVP_REPORT_NUM_GPU_BLOCKS, "num_gpu_blocks", u64j(e->num_gpu_blocks));
-    F(KVP_REPORT_GPU_KV_CACHE_TOKENS, "gpu_kv_cache_tokens", u64j(e->gpu_kv_cache_tokens));
-    F(KVP_REPORT_MAX_CONCURRENCY, "max_concurrency", json_real(e->max_concurrency));
-    F(KVP_REPORT_AVAILABLE_KV_CACHE_BYTES, "available_kv_cache_bytes",
-      u64j(e->available_kv_cache_bytes));
-    F(KVP_REPORT_MAX_TOTAL_NUM_TOKENS, "max_total_num_tokens", u64j(e->max_total_num_tokens));
-    F(KVP_REPORT_KV_SIZE_BYTES, "kv_size_bytes", u64j(e->kv_size_bytes));
-    F(KVP_REPORT_K_SIZE_BYTES, "k_size_bytes", u64j(e->k_size_bytes));
-    F(KVP_REPORT_V_SIZE_BYTES, "v_size_bytes", u64j(e->v_size_bytes));
-    F(KVP_REPORT_MAX_RUNNING_REQUESTS, "max_running_requests", u64j(e->max_running_requests));
-    F(KVP_REPORT_CELLS, "cells", u64j(e->cells));
-    F(KVP_REPORT_SWA_KV_SIZE_BYTES, "swa_kv_size_bytes", u64j(e->swa_kv_size_bytes));
-    F(KVP_REPORT_RECURRENT_SIZE_BYTES, "recurrent_size_bytes", u64j(e->recurrent_size_bytes));
-    F(KVP_REPORT_MAX_TOKENS, "max_tokens", u64j(e->max_tokens));
-    F(KVP_REPORT_KV_CACHE_BYTES, "kv_cache_bytes", u64j(e->kv_cache_bytes));
-#undef F
-    json_object_set_new(root, "engine_report", rep);
-    json_t *d = json_object();
-    switch (r->engine) {
-    case KVP_ENGINE_VLLM:
-        json_object_set_new(d, "block_size", u64j(r->block_size));
-        json_object_set_new(d, "num_groups", u64j(r->num_groups));
-        json_object_set_new(d, "group_size", u64j(r->group_size));
-        json_object_set_new(d, "page_bytes", u64j(r->page_bytes));
-        json_object_set_new(d, "per_request_blocks", u64j(r->per_request_blocks));
-        json_object_set_new(d, "max_model_len", u64j(r->max_model_len));
-        json_object_set_new(d, "needed_bytes", u64j(r->needed_bytes));
-        if (r->estimated_max_model_len)
-            json_object_set_new(d, "estimated_max_model_len", u64j(r->estimated_max_model_len));
-        break;
-    case KVP_ENGINE_SGLANG:
-        json_object_set_new(d, "cell_size", u64j(r->cell_bytes));
-        json_object_set_new(d, "page_size", u64j(r->block_size));
-        json_object_set_new(d, "context_len", u64j(r->max_model_len));
-        if (r->swa_tokens) json_object_set_new(d, "swa_max_total_num_tokens", u64j(r->swa_tokens));
-        if (r->mamba_cache_size)
-            json_object_set_new(d, "max_mamba_cache_size", u64j(r->mamba_cache_size));
-        break;
-    case KVP_ENGINE_LLAMACPP:
-        json_object_set_new(d, "n_ctx", u64j(r->n_ctx));
-        json_object_set_new(d, "n_ctx_seq", u64j(r->n_ctx_seq));
-        json_object_set_new(d, "n_seq_max", u64j(r->n_seq_max));
-        json_object_set_new(d, "n_stream", u64j(r->n_stream));
-        json_object_set_new(d, "type_k", json_string(r->kv_dtype_name));
-        json_object_set_new(d, "type_v", json_string(r->type_v_name));
-        json_object_set_new(d, "kv_layers", u64j(r->main_layers));
-        if (r->swa_layers) {
-            json_object_set_new(d, "swa_cells", u64j(r->swa_tokens));
-            json_object_set_new(d, "swa_layers", u64j(r->swa_layers));
-            json_object_set_new(d, "swa_k_size_bytes", u64j(r->swa_k_bytes));
-            json_object_set_new(d, "swa_v_size_bytes", u64j(r->swa_v_bytes));
-        }
-        if (r->recurrent_layers) {
-            json_object_set_new(d, "recurrent_cells", u64j(r->recurrent_cells));
-            json_object_set_new(d, "recurrent_r_size_bytes", u64j(r->recurrent_r_bytes));
-            json_object_set_new(d, "recurrent_s_size_bytes", u64j(r->recurrent_s_bytes));
-        }
-        if (r->indexer_layers) {
-            json_object_set_new(d, "indexer_kv_size_bytes", u64j(r->indexer_bytes));
-            json_object_set_new(d, "indexer_layers", u64j(r->indexer_layers));
-        }
-        break;
-    default:
-        break;
-    }
-    json_object_set_new(root, "engine_details", d);
-    json_object_set_new(root, "capacity", fit_capacity_json(res));
-    json_t *notes = json_array();
-    for (unsigned i = 0; i < cn->count; i++) json_array_append_new(notes, json_string(cn->text[i]));
-    for (uint32_t i = 0; i < r->note_count; i++) json_array_append_new(notes, json_string(r->notes[i]));
-    json_object_set_new(root, "notes", notes);
-    char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
-    if (text) {
-        puts(text);
-        free(text);
-    }
-    json_decref(root);
+/* `plan --json`, rendered by the library (kvplan/render.h): the same document
+ * kvp_json_call returns for the same question. */
+static int print_json(const kvp_model *model, const char *gpu, const char *total_source,
+                      const kvp_deploy_result *res, const cli_notes *cn) {
+    const char *notes[sizeof cn->text / sizeof cn->text[0]];
+    for (unsigned i = 0; i < cn->count; i++) notes[i] = cn->text[i];
+    kvp_render_input in = {model, gpu, total_source, notes, cn->count, NULL, NULL};
+    kvp_error err;
+    kvp_error_clear(&err);
+    char *text = NULL;
+    kvp_status st = kvp_render_plan_json(&in, res, &text, &err);
+    return kvp_cli_print_rendered(st, text, &err, true);
 }
 
 static int plan_policy_main(int argc, char **argv, const char *resolved_dtype, cli_notes *notes) {
@@ -884,6 +770,8 @@ static int plan_policy_main(int argc, char **argv, const char *resolved_dtype, c
     kvp_error err;
     kvp_error_clear(&err);
     kvp_deployment d = kvp_deployment_default();
+    char gpu_name[sizeof ss->gpu.name] = "";
+    const char *total_source = gpu_mem ? "--gpu-mem" : gpu ? "catalogue" : NULL;
     if (gpu) {
         kvp_gpu_info info;
         if (kvp_gpu_lookup_in(kvp_cli_gpu_catalog(), gpu, &info, &err) != KVP_OK) {
@@ -893,6 +781,7 @@ static int plan_policy_main(int argc, char **argv, const char *resolved_dtype, c
         if (!gpu_mem) gpu_mem = info.total_bytes;
         ss->gpu = info;
         ss->gpu_known = true;
+        kvp__strlcpy(gpu_name, info.name, sizeof gpu_name);
     }
 
     kvp_model *model = NULL;
@@ -963,15 +852,18 @@ static int plan_policy_main(int argc, char **argv, const char *resolved_dtype, c
                         "engine's log to replace them",
                  (double)res->memory.weights_bytes / (double)(1ull << 30),
                  res->memory.weights_source);
+    int prc = -1;
     if (json)
-        print_json(model, res, notes);
+        prc = print_json(model, gpu ? gpu_name : NULL, total_source, res, notes);
     else
         print_text(model, &res->policy, notes);
     /* The engine's own name for the length the refusal is about. */
     static const char *const k_len_flag[KVP_ENGINE_COUNT] = {
         [KVP_ENGINE_TRTLLM] = "--max-seq-len", [KVP_ENGINE_VLLM] = "--max-model-len",
         [KVP_ENGINE_SGLANG] = "--context-length", [KVP_ENGINE_LLAMACPP] = "--ctx-size"};
-    int rc = res->starts ? KVP_EXIT_OK : kvp_cli_refuse(k_len_flag[s.engine], res->refusal);
+    int rc = prc >= 0      ? prc
+             : res->starts ? KVP_EXIT_OK
+                           : kvp_cli_refuse(k_len_flag[s.engine], res->refusal);
     kvp_deploy_result_free(res);
     kvp_model_free(model);
     return rc;

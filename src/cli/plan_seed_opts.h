@@ -3,7 +3,6 @@
 #ifndef KVP_CLI_PLAN_SEED_OPTS_H
 #define KVP_CLI_PLAN_SEED_OPTS_H
 
-#include <jansson.h>
 #include <stdio.h>
 
 #include "cli.h"
@@ -48,8 +47,5 @@ int kvp_cli_plan_seed_after_build(const kvp_model *model, const kvp_deploy_setti
 void kvp_cli_plan_seed_print(const kvp_cli_seed_opts *x, const kvp_deploy_settings *d,
                              const kvp_plan *plan, FILE *f);
 
-/* The same as a JSON object (new reference), NULL when no option was used. */
-json_t *kvp_cli_plan_seed_json(const kvp_cli_seed_opts *x, const kvp_deploy_settings *d,
-                               const kvp_plan *plan);
 
 #endif

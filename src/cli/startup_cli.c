@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "render_internal.h" /* kvp__json_document: the envelope */
 #include "cli.h"
 #include "plan_policy.h"
 #include "startup_cli.h"
@@ -87,8 +88,7 @@ static const char *engine_title(kvp_engine e) {
 
 static json_t *report_json(const kvp_startup_report *rep, const kvp_startup_settings *ss,
                            const char *model_name) {
-    json_t *o = json_object();
-    json_object_set_new(o, "schema_version", json_integer(1));
+    json_t *o = kvp__json_document(); /* schema_version, kvplan_version */
     json_object_set_new(o, "engine", json_string(kvp_engine_name(rep->engine)));
     json_object_set_new(o, "engine_version",
                         rep->engine_version[0] ? json_string(rep->engine_version) : json_null());

@@ -1,0 +1,129 @@
+/* json_fit.c — `kvplan fit`, `compare` and `sweep --json` (kvplan/render.h):
+ * the search's answer, the engines side by side, the rows of a grid, each
+ * point rendered by the same kvp__eval_json. */
+#include <jansson.h>
+#include <stdlib.h>
+
+#include "kvplan/render.h"
+#include "render_internal.h"
+#include "util.h"
+
+#define ju kvp__json_u64
+
+static kvp_status check_args(const kvp_render_input *in, char **out, kvp_error *err) {
+    if (!out) return kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "out is NULL");
+    *out = NULL;
+    if (!in || !in->model) return kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "render input or model is NULL");
+    return KVP_OK;
+}
+
+/* The document head of a command over one model and GPU. */
+static json_t *head(const kvp_render_input *in) {
+    json_t *o = kvp__json_document();
+    if (!o) return NULL;
+    json_object_set_new(o, "model", json_string(kvp_model_name(in->model)));
+    json_object_set_new(o, "gpu", in->gpu ? json_string(in->gpu) : json_null());
+    return o;
+}
+
+kvp_status kvp_render_fit_json(const kvp_render_input *in, const kvp_fit_request *req,
+                               const kvp_fit_answer *ans, char **out, kvp_error *err) {
+    kvp_status st = check_args(in, out, err);
+    if (st) return st;
+    if (!req || !ans) return kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "fit request or answer is NULL");
+    json_t *o = head(in);
+    if (!o) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory rendering JSON");
+    json_object_set_new(o, "solved_for", json_string(kvp_fit_target_name(req->solve_for)));
+    json_object_set_new(o, "found", json_boolean(ans->found));
+    if (!ans->found)
+        json_object_set_new(o, "value", json_null());
+    else if (req->solve_for == KVP_FIT_KV_DTYPE)
+        json_object_set_new(o, "value", json_string(ans->value_text));
+    else
+        json_object_set_new(o, "value", ju(ans->value));
+    if (req->solve_for == KVP_FIT_PARALLEL && ans->found)
+        json_object_set_new(o, "pp", ju(ans->at.point.pp));
+    json_object_set_new(o, "concurrency", ju(req->concurrency ? req->concurrency : 1));
+    json_object_set_new(o, "limited_by", json_string(ans->limited_by));
+    json_object_set_new(o, "at_search_bound", json_boolean(ans->at_search_bound));
+    json_object_set_new(o, "best", ans->found ? json_null() : json_string(ans->best));
+    json_object_set_new(o, "evaluations", ju(ans->evaluations));
+    json_object_set_new(o, "plan", kvp__eval_json(&ans->at));
+    return kvp__json_finish(o, KVP__JSON_FLAGS, out, err);
+}
+
+/* Bytes a policy leaves for everything that is not weights or KV cache:
+ * activations, runtime, fragmentation margin. */
+static uint64_t left_over(const kvp_fit_eval *e) {
+    uint64_t used = e->weights_bytes + e->kv_bytes;
+    return e->total_bytes > used ? e->total_bytes - used : 0;
+}
+
+/* What page rounding left of the budget (llama.cpp allocates exactly what it asks). */
+static uint64_t rounding(const kvp_fit_eval *e) {
+    if (e->point.engine == KVP_ENGINE_LLAMACPP) return 0;
+    return e->budget_bytes > e->kv_bytes ? e->budget_bytes - e->kv_bytes : 0;
+}
+
+static json_t *engine_json(const kvp_fit_eval *e) {
+    json_t *o = kvp__eval_json(e);
+    if (e->status != KVP_OK) return o;
+    json_object_set_new(o, "left_for_activations_bytes", e->total_bytes ? ju(left_over(e)) : json_null());
+    json_object_set_new(o, "page_rounding_bytes", ju(rounding(e)));
+    json_t *notes = json_array();
+    if (e->point.engine != KVP_ENGINE_TRTLLM) {
+        /* (The creator's notes live in the creator; its plan keeps none.) */
+        json_object_set_new(o, "era", json_string(e->policy.era));
+        for (uint32_t i = 0; i < e->policy.note_count; i++)
+            json_array_append_new(notes, json_string(e->policy.notes[i]));
+    }
+    json_object_set_new(o, "notes", notes);
+    return o;
+}
+
+kvp_status kvp_render_compare_json(const kvp_render_input *in, const kvp_fit_eval *evals, size_t count,
+                                   char **out, kvp_error *err) {
+    kvp_status st = check_args(in, out, err);
+    if (st) return st;
+    if (count && !evals) return kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "evals is NULL");
+    json_t *o = head(in);
+    if (!o) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory rendering JSON");
+    json_t *arr = json_array();
+    for (size_t k = 0; k < count; k++) json_array_append_new(arr, engine_json(&evals[k]));
+    json_object_set_new(o, "engines", arr);
+    return kvp__json_finish(o, KVP__JSON_FLAGS, out, err);
+}
+
+/* A sweep row: the point's head and its capacity (a flat record, as the CSV). */
+static json_t *row_json(const kvp_fit_eval *e) {
+    json_t *o = kvp__point_json(e, false);
+    if (e->status != KVP_OK) return o;
+    json_object_set_new(o, "budget_bytes", ju(e->budget_bytes));
+    json_object_set_new(o, "kv_bytes", ju(e->kv_bytes));
+    json_object_set_new(o, "tokens", ju(e->tokens));
+    json_object_set_new(o, "blocks", ju(e->blocks));
+    json_object_set_new(o, "max_sequences", e->max_sequences == UINT64_MAX ? json_null() : ju(e->max_sequences));
+    json_object_set_new(o, "longest_sequence_tokens",
+                        e->longest_tokens == UINT64_MAX ? json_null() : ju(e->longest_tokens));
+    json_object_set_new(o, "bound_by", json_string(e->binding));
+    return o;
+}
+
+kvp_status kvp_render_sweep_json(const kvp_render_input *in, const char *const *axes, size_t axis_count,
+                                 const kvp_fit_eval *const *rows, size_t count, char **out,
+                                 kvp_error *err) {
+    kvp_status st = check_args(in, out, err);
+    if (st) return st;
+    if ((count && !rows) || (axis_count && !axes))
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "rows or axes is NULL");
+    json_t *o = head(in);
+    if (!o) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory rendering JSON");
+    json_t *ax = json_array();
+    for (size_t k = 0; k < axis_count; k++) json_array_append_new(ax, json_string(axes[k]));
+    json_object_set_new(o, "axes", ax);
+    json_object_set_new(o, "plans", ju(count));
+    json_t *arr = json_array();
+    for (size_t i = 0; i < count; i++) json_array_append_new(arr, row_json(rows[i]));
+    json_object_set_new(o, "rows", arr);
+    return kvp__json_finish(o, KVP__JSON_FLAGS, out, err);
+}

@@ -1,0 +1,385 @@
+/* json_plan.c — `kvplan plan --json` (kvplan/render.h): one document for
+ * every policy. The sections every engine shares (deployment, memory, pools,
+ * capacity, engine_report, warnings) are built here once; each engine adds
+ * the figures only it prints (TensorRT-LLM's managers and budget terms, the
+ * policies' engine_details). */
+#include <jansson.h>
+#include <stdlib.h>
+
+#include "kvplan/render.h"
+#include "render_internal.h"
+#include "util.h"
+
+#define ju kvp__json_u64
+
+static const char *const k_est_names[] = {"total", "free", "weights", "activation", "non_torch",
+                                          "cuda_graph"};
+
+/* What was planned: the same object under every policy. */
+static json_t *deployment_json(const kvp_render_input *in, const kvp_deploy_result *r,
+                               const char *kv_dtype) {
+    json_t *o = json_object();
+    json_object_set_new(o, "model", json_string(kvp_model_name(in->model)));
+    json_object_set_new(o, "policy", json_string(kvp_engine_name(r->point.engine)));
+    json_object_set_new(o, "gpu", in->gpu ? json_string(in->gpu) : json_null());
+    json_object_set_new(o, "tp", ju(r->point.tp ? r->point.tp : 1));
+    json_object_set_new(o, "pp", ju(r->point.pp ? r->point.pp : 1));
+    json_object_set_new(o, "kv_dtype", json_string(kv_dtype));
+    json_object_set_new(o, "max_seq_len", ju(r->point.max_seq_len));
+    json_object_set_new(o, "seq_len", ju(r->point.seq_len));
+    json_object_set_new(o, "engine_max_seq_len", ju(r->engine_max_seq_len));
+    return o;
+}
+
+/* The memory terms of one rank; "estimated" lists the terms that came from
+ * the config, not a measurement. Nulls when planned from a KV budget. */
+static json_t *memory_json(const kvp_render_input *in, const kvp_deploy_result *r) {
+    json_t *mem = json_object();
+    const kvp_memory_facts *m = &r->memory;
+    bool have = r->have_memory;
+    json_object_set_new(mem, "total_bytes", have ? ju(m->total_bytes) : json_null());
+    json_object_set_new(mem, "weights_bytes", have ? ju(m->weights_bytes) : json_null());
+    json_object_set_new(mem, "activation_bytes", have ? ju(m->activation_bytes) : json_null());
+    json_object_set_new(mem, "non_torch_bytes", have ? ju(m->non_torch_bytes) : json_null());
+    json_object_set_new(mem, "cuda_graph_bytes", have ? ju(m->cuda_graph_bytes) : json_null());
+    json_t *est = json_array();
+    for (unsigned b = 0; b < 6; b++)
+        if (have && (m->estimated & (1u << b)))
+            json_array_append_new(est, json_string(k_est_names[b]));
+    json_object_set_new(mem, "estimated", est);
+    json_object_set_new(mem, "weights_source",
+                        have && m->weights_source[0] ? json_string(m->weights_source) : json_null());
+    json_object_set_new(mem, "total_source",
+                        have && in->total_source ? json_string(in->total_source) : json_null());
+    return mem;
+}
+
+static json_t *local_json(const kvp_local_report *local) {
+    json_t *lc = json_array();
+    for (size_t i = 0; local && i < kvp_local_report_entry_count(local); i++) {
+        const kvp_local_entry *e = kvp_local_report_entry(local, i);
+        json_t *j = json_object();
+        json_object_set_new(j, "name", json_string(e->name));
+        json_object_set_new(j, "rows", ju(e->rows));
+        json_object_set_new(j, "row_driver", json_string(kvp_local_row_driver_name(e->row_driver)));
+        json_object_set_new(j, "bytes_per_row", ju(e->bytes_per_row));
+        json_object_set_new(j, "total_bytes", ju(e->total_bytes));
+        json_object_set_new(j, "charged", json_boolean(e->charged));
+        json_array_append_new(lc, j);
+    }
+    return lc;
+}
+
+/* TensorRT-LLM's rules around the creator; NULL when none was used. */
+static json_t *rules_json(const kvp_render_rules *x, const kvp_deploy_settings *d) {
+    bool active = x && x->compression_effect && x->compression_effect->active;
+    bool any = active || (x && (x->lora || x->mm_profile || x->engine_version)) ||
+               d->trtllm_rules != KVP_TRTLLM_RULES_2026;
+    if (!any) return NULL;
+    json_t *o = json_object();
+    json_object_set_new(o, "trtllm_rules", json_string(kvp_trtllm_rules_name(d->trtllm_rules)));
+    if (x && x->compression && x->compression->algorithm != KVP_COMPRESSION_NONE &&
+        x->compression_effect) {
+        const kvp_compression_effect *ce = x->compression_effect;
+        json_t *c = json_object();
+        json_object_set_new(c, "algorithm", json_string(kvp_compression_name(x->compression->algorithm)));
+        json_object_set_new(c, "active", json_boolean(ce->active));
+        json_object_set_new(c, "cold_page_dtype", ce->cold_page_dtype == KVP_DTYPE_AUTO
+                                                      ? json_null()
+                                                      : json_string(kvp_dtype_name(ce->cold_page_dtype)));
+        json_object_set_new(o, "compression", c);
+    }
+    if (x && x->lora && x->lora_cache) {
+        const kvp_lora_cache *l = x->lora_cache;
+        json_t *j = json_object(), *mods = json_array();
+        for (size_t i = 0; i < l->module_count; i++) json_array_append_new(mods, json_string(l->modules[i]));
+        json_object_set_new(j, "max_lora_rank", ju(x->lora->max_lora_rank));
+        json_object_set_new(j, "target_modules", mods);
+        json_object_set_new(j, "num_lora_modules", ju(l->num_lora_modules));
+        json_object_set_new(j, "num_device_module_layer", l->has_device ? ju(l->device_module_layers) : json_null());
+        json_object_set_new(j, "num_host_module_layer", l->has_host ? ju(l->host_module_layers) : json_null());
+        json_object_set_new(j, "num_kv_heads", ju(l->num_kv_heads));
+        json_object_set_new(j, "shared_expert_hidden_size", ju(l->shared_expert_hidden_size));
+        json_object_set_new(j, "moe_hidden_size", ju(l->moe_hidden_size));
+        json_object_set_new(j, "mamba_in_proj_size", ju(l->mamba_in_proj_size));
+        json_object_set_new(j, "mamba_inner_size", ju(l->mamba_inner_size));
+        json_object_set_new(j, "moe_latent_size", ju(l->moe_latent_size));
+        json_object_set_new(j, "num_experts", ju(l->num_experts));
+        json_object_set_new(o, "lora", j);
+    }
+    if (x && x->mm_profile) {
+        const kvp_mm_profile *p = x->mm_profile;
+        json_t *j = json_object();
+        json_object_set_new(j, "modality", p->has_batch ? json_string(p->modality) : json_null());
+        json_object_set_new(j, "num_items", ju(p->num_items));
+        json_object_set_new(j, "tokens", ju(p->tokens));
+        json_object_set_new(j, "retained_output_bytes", ju(d->mm_profiled_output_bytes));
+        json_object_set_new(o, "multimodal_profile", j);
+    }
+    json_t *notes = json_array();
+    for (uint32_t i = 0; x && x->notes && i < x->notes->count; i++)
+        json_array_append_new(notes, json_string(x->notes->text[i]));
+    json_object_set_new(o, "notes", notes);
+    return o;
+}
+
+/* The caller's notes, then the engine's own. */
+static json_t *warnings_json(const kvp_render_input *in, const kvp_deploy_result *r) {
+    json_t *w = json_array();
+    for (size_t i = 0; i < in->note_count; i++) json_array_append_new(w, json_string(in->notes[i]));
+    if (r->point.engine == KVP_ENGINE_TRTLLM)
+        for (uint32_t i = 0; i < r->warnings.count; i++)
+            json_array_append_new(w, json_string(r->warnings.text[i]));
+    else
+        for (uint32_t i = 0; i < r->policy.note_count; i++)
+            json_array_append_new(w, json_string(r->policy.notes[i]));
+    return w;
+}
+
+static json_t *trtllm_json(const kvp_render_input *in, const kvp_deploy_result *r) {
+    const kvp_deploy_settings *d = &r->trtllm;
+    const kvp_manager_plan *t = &r->plan.managers[KVP_ROLE_TARGET];
+    json_t *o = kvp__json_document();
+    if (!o) return NULL;
+    json_object_set_new(o, "model", json_string(kvp_model_name(in->model)));
+    json_object_set_new(o, "policy", json_string("trtllm"));
+    if (kvp_model_get_info(in->model)->family_unverified)
+        json_object_set_new(o, "verified", json_false());
+    json_object_set_new(o, "deployment", deployment_json(in, r, kvp_dtype_name(t->kv_dtype)));
+    json_object_set_new(o, "manager", json_string(kvp_manager_kind_name(t->kind)));
+    json_object_set_new(o, "kv_dtype", json_string(kvp_dtype_name(t->kv_dtype)));
+    json_object_set_new(o, "tp", ju(d->tp));
+    json_object_set_new(o, "pp", ju(d->pp));
+    json_object_set_new(o, "max_seq_len", ju(d->max_seq_len));
+    json_object_set_new(o, "max_batch_size", ju(d->max_batch_size));
+    json_object_set_new(o, "budget_bytes", ju(r->cap.kv_max_memory_bytes));
+    json_t *bud = json_object();
+    json_object_set_new(bud, "peak_bytes", ju(r->cap.peak_bytes));
+    json_object_set_new(bud, "fraction_budget_bytes", ju(r->cap.budget_bytes));
+    json_object_set_new(bud, "after_max_tokens_bytes", ju(r->cap.after_max_tokens_bytes));
+    json_object_set_new(bud, "kv_max_memory_bytes", ju(r->cap.kv_max_memory_bytes));
+    json_object_set_new(o, "budget", bud);
+    json_t *pools = json_array();
+    for (int role = 0; role < KVP_ROLE_COUNT; role++) {
+        const kvp_manager_plan *mp = &r->plan.managers[role];
+        if (!mp->present) continue;
+        for (uint32_t i = 0; i < mp->pool_count; i++) {
+            const kvp_plan_pool *q = &mp->pools[i];
+            json_t *j = json_object();
+            json_object_set_new(j, "manager", json_string(kvp_manager_role_name(mp->role)));
+            json_object_set_new(j, "manager_kind", json_string(kvp_manager_kind_name(mp->kind)));
+            json_object_set_new(j, "kind", json_string(kvp_cache_kind_name(q->kind)));
+            json_object_set_new(j, "layers", ju(q->layers));
+            json_object_set_new(j, "window_tokens", q->window_tokens ? ju(q->window_tokens) : json_null());
+            json_object_set_new(j, "bytes_per_token",
+                                ju(q->kind == KVP_CACHE_RECURRENT ? 0 : q->bytes_per_token));
+            json_object_set_new(j, "bytes_per_sequence", ju(q->bytes_per_sequence));
+            json_object_set_new(j, "page_bytes", ju(q->page_bytes));
+            json_object_set_new(j, "tokens_per_block",
+                                q->tokens_per_block ? ju(q->tokens_per_block) : json_null());
+            json_object_set_new(j, "bytes", ju(q->bytes));
+            json_object_set_new(j, "blocks", ju(q->blocks));
+            json_object_set_new(j, "tokens", ju(q->tokens));
+            json_object_set_new(j, "in_intercept", json_boolean(q->in_intercept));
+            json_array_append_new(pools, j);
+        }
+    }
+    json_object_set_new(o, "pools", pools);
+    json_t *mgrs = json_array();
+    for (int role = 0; role < KVP_ROLE_COUNT; role++) {
+        const kvp_manager_plan *mp = &r->plan.managers[role];
+        if (!mp->present) continue;
+        json_t *j = json_object();
+        json_object_set_new(j, "role", json_string(kvp_manager_role_name(mp->role)));
+        json_object_set_new(j, "kind", json_string(kvp_manager_kind_name(mp->kind)));
+        json_object_set_new(j, "kv_dtype", json_string(kvp_dtype_name(mp->kv_dtype)));
+        json_object_set_new(j, "slope_bytes_per_token", ju(mp->cost.slope_bytes_per_token));
+        json_object_set_new(j, "intercept_bytes", ju(mp->cost.intercept_bytes));
+        json_object_set_new(j, "max_gpu_total_bytes", ju(mp->max_gpu_total_bytes));
+        json_object_set_new(j, "host_cache_size", ju(mp->host_cache_size));
+        json_object_set_new(j, "free_gpu_memory_fraction", json_real(mp->free_gpu_memory_fraction));
+        json_object_set_new(j, "max_tokens", mp->max_tokens ? ju(mp->max_tokens) : json_null());
+        json_object_set_new(j, "bytes", ju(mp->bytes));
+        json_array_append_new(mgrs, j);
+    }
+    json_object_set_new(o, "managers", mgrs);
+    json_object_set_new(o, "allocated_bytes", ju(r->plan.allocated_bytes));
+    json_object_set_new(o, "max_tokens", ju(t->max_tokens_out));
+    json_t *er = json_object();
+    json_object_set_new(er, "max_tokens", ju(t->max_tokens_out));
+    json_object_set_new(er, "kv_cache_bytes", ju(t->bytes));
+    json_object_set_new(o, "engine_report", er);
+    /* The slot pool caps the count: max_batch_size x pp (compute_max_num_sequences). */
+    uint64_t count = r->max_sequences < r->batch_limit ? r->max_sequences : r->batch_limit;
+    json_t *ms = json_object();
+    json_object_set_new(ms, "seq_len", ju(r->point.seq_len));
+    json_object_set_new(ms, "count", ju(count));
+    json_object_set_new(ms, "kv_limit", r->max_sequences == UINT64_MAX ? json_null() : ju(r->max_sequences));
+    json_object_set_new(ms, "engine_max_seq_len", ju(r->engine_max_seq_len));
+    json_object_set_new(ms, "longest_sequence_tokens",
+                        r->longest_tokens == UINT64_MAX ? json_null() : ju(r->longest_tokens));
+    json_object_set_new(o, "max_sequences", ms);
+    json_object_set_new(o, "capacity", kvp__capacity_json(r));
+    json_t *res = json_array();
+    if (r->cap.mm_reserve_bytes) {
+        json_t *j = json_object();
+        json_object_set_new(j, "name", json_string("multimodal_encoder"));
+        json_object_set_new(j, "bytes", ju(r->cap.mm_reserve_bytes));
+        json_array_append_new(res, j);
+    }
+    if (r->cap.mla_workspace_reserve_bytes) {
+        json_t *j = json_object();
+        json_object_set_new(j, "name", json_string("mla_context_workspace"));
+        json_object_set_new(j, "bytes", ju(r->cap.mla_workspace_reserve_bytes));
+        json_object_set_new(j, "admission_cap_tokens", ju(r->cap.mla_kv_len_cap_tokens));
+        json_array_append_new(res, j);
+    }
+    json_object_set_new(o, "reserves", res);
+    json_object_set_new(o, "warnings", warnings_json(in, r));
+    json_t *rules = rules_json(in->rules, d);
+    if (rules) json_object_set_new(o, "engine_rules", rules);
+    json_object_set_new(o, "memory", memory_json(in, r));
+    json_object_set_new(o, "local_caches", local_json(in->local));
+    if (r->estimation.estimating) {
+        json_t *e = json_object();
+        json_object_set_new(e, "max_tokens", ju(r->estimation.max_tokens));
+        json_object_set_new(e, "dummy_requests", ju(r->estimation.tokens.dummy_requests));
+        json_object_set_new(e, "blocks", ju(r->estimation.tokens.pool_blocks));
+        json_object_set_new(o, "estimation", e);
+    }
+    return o;
+}
+
+static json_t *policy_json(const kvp_render_input *in, const kvp_deploy_result *res) {
+    const kvp_policy_result *r = &res->policy;
+    const kvp_engine_report *e = &r->report;
+    json_t *root = kvp__json_document();
+    if (!root) return NULL;
+    json_object_set_new(root, "model", json_string(kvp_model_name(in->model)));
+    json_object_set_new(root, "policy", json_string(kvp_engine_name(r->engine)));
+    if (kvp_model_get_info(in->model)->family_unverified)
+        json_object_set_new(root, "verified", json_false());
+    json_object_set_new(root, "deployment", deployment_json(in, res, r->kv_dtype_name));
+    json_object_set_new(root, "engine_version", json_string(r->engine_version));
+    json_object_set_new(root, "era", json_string(r->era));
+    json_object_set_new(root, "kv_dtype", json_string(r->kv_dtype_name));
+    json_object_set_new(root, "budget_bytes", ju(r->budget_bytes));
+    if (r->budget_formula[0]) json_object_set_new(root, "budget_formula", json_string(r->budget_formula));
+    json_t *pools = json_array();
+    for (uint32_t i = 0; i < r->pool_count; i++) {
+        const kvp_policy_pool *p = &r->pools[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "name", json_string(p->name));
+        json_object_set_new(o, "kind", json_string(kvp_cache_kind_name(p->kind)));
+        json_object_set_new(o, "layers", ju(p->layers));
+        json_object_set_new(o, "block_size_tokens", ju(p->block_size_tokens));
+        json_object_set_new(o, "page_bytes", ju(p->page_bytes));
+        json_object_set_new(o, "tokens", ju(p->tokens));
+        json_object_set_new(o, "k_bytes", ju(p->k_bytes));
+        json_object_set_new(o, "v_bytes", ju(p->v_bytes));
+        json_object_set_new(o, "bytes", ju(p->bytes));
+        if (r->engine == KVP_ENGINE_VLLM)
+            json_object_set_new(o, "per_request_blocks", ju(p->per_request_blocks));
+        json_array_append_new(pools, o);
+    }
+    json_object_set_new(root, "pools", pools);
+    json_t *rep = json_object();
+    /* Every contract field of the engine (issue 6), null where the engine prints
+     * no such line (no SWA cache, no recurrent state). */
+    static const uint32_t k_engine_fields[KVP_ENGINE_COUNT] = {
+        [KVP_ENGINE_VLLM] = KVP_REPORT_NUM_GPU_BLOCKS | KVP_REPORT_GPU_KV_CACHE_TOKENS |
+                            KVP_REPORT_MAX_CONCURRENCY | KVP_REPORT_AVAILABLE_KV_CACHE_BYTES,
+        [KVP_ENGINE_SGLANG] = KVP_REPORT_MAX_TOTAL_NUM_TOKENS | KVP_REPORT_K_SIZE_BYTES |
+                              KVP_REPORT_V_SIZE_BYTES | KVP_REPORT_MAX_RUNNING_REQUESTS,
+        [KVP_ENGINE_LLAMACPP] = KVP_REPORT_KV_SIZE_BYTES | KVP_REPORT_K_SIZE_BYTES |
+                                KVP_REPORT_V_SIZE_BYTES | KVP_REPORT_CELLS |
+                                KVP_REPORT_SWA_KV_SIZE_BYTES | KVP_REPORT_RECURRENT_SIZE_BYTES,
+        [KVP_ENGINE_TRTLLM] = KVP_REPORT_MAX_TOKENS | KVP_REPORT_KV_CACHE_BYTES,
+    };
+    uint32_t want = e->present | ((unsigned)r->engine < KVP_ENGINE_COUNT ? k_engine_fields[r->engine] : 0u);
+#define F(bit, name, val) \
+    if (want & (bit)) json_object_set_new(rep, name, (e->present & (bit)) ? (val) : json_null())
+    F(KVP_REPORT_NUM_GPU_BLOCKS, "num_gpu_blocks", ju(e->num_gpu_blocks));
+    F(KVP_REPORT_GPU_KV_CACHE_TOKENS, "gpu_kv_cache_tokens", ju(e->gpu_kv_cache_tokens));
+    F(KVP_REPORT_MAX_CONCURRENCY, "max_concurrency", json_real(e->max_concurrency));
+    F(KVP_REPORT_AVAILABLE_KV_CACHE_BYTES, "available_kv_cache_bytes", ju(e->available_kv_cache_bytes));
+    F(KVP_REPORT_MAX_TOTAL_NUM_TOKENS, "max_total_num_tokens", ju(e->max_total_num_tokens));
+    F(KVP_REPORT_KV_SIZE_BYTES, "kv_size_bytes", ju(e->kv_size_bytes));
+    F(KVP_REPORT_K_SIZE_BYTES, "k_size_bytes", ju(e->k_size_bytes));
+    F(KVP_REPORT_V_SIZE_BYTES, "v_size_bytes", ju(e->v_size_bytes));
+    F(KVP_REPORT_MAX_RUNNING_REQUESTS, "max_running_requests", ju(e->max_running_requests));
+    F(KVP_REPORT_CELLS, "cells", ju(e->cells));
+    F(KVP_REPORT_SWA_KV_SIZE_BYTES, "swa_kv_size_bytes", ju(e->swa_kv_size_bytes));
+    F(KVP_REPORT_RECURRENT_SIZE_BYTES, "recurrent_size_bytes", ju(e->recurrent_size_bytes));
+    F(KVP_REPORT_MAX_TOKENS, "max_tokens", ju(e->max_tokens));
+    F(KVP_REPORT_KV_CACHE_BYTES, "kv_cache_bytes", ju(e->kv_cache_bytes));
+#undef F
+    json_object_set_new(root, "engine_report", rep);
+    json_t *d = json_object();
+    switch (r->engine) {
+    case KVP_ENGINE_VLLM:
+        json_object_set_new(d, "block_size", ju(r->block_size));
+        json_object_set_new(d, "num_groups", ju(r->num_groups));
+        json_object_set_new(d, "group_size", ju(r->group_size));
+        json_object_set_new(d, "page_bytes", ju(r->page_bytes));
+        json_object_set_new(d, "per_request_blocks", ju(r->per_request_blocks));
+        json_object_set_new(d, "max_model_len", ju(r->max_model_len));
+        json_object_set_new(d, "needed_bytes", ju(r->needed_bytes));
+        if (r->estimated_max_model_len)
+            json_object_set_new(d, "estimated_max_model_len", ju(r->estimated_max_model_len));
+        break;
+    case KVP_ENGINE_SGLANG:
+        json_object_set_new(d, "cell_size", ju(r->cell_bytes));
+        json_object_set_new(d, "page_size", ju(r->block_size));
+        json_object_set_new(d, "context_len", ju(r->max_model_len));
+        if (r->swa_tokens) json_object_set_new(d, "swa_max_total_num_tokens", ju(r->swa_tokens));
+        if (r->mamba_cache_size) json_object_set_new(d, "max_mamba_cache_size", ju(r->mamba_cache_size));
+        break;
+    case KVP_ENGINE_LLAMACPP:
+        json_object_set_new(d, "n_ctx", ju(r->n_ctx));
+        json_object_set_new(d, "n_ctx_seq", ju(r->n_ctx_seq));
+        json_object_set_new(d, "n_seq_max", ju(r->n_seq_max));
+        json_object_set_new(d, "n_stream", ju(r->n_stream));
+        json_object_set_new(d, "type_k", json_string(r->kv_dtype_name));
+        json_object_set_new(d, "type_v", json_string(r->type_v_name));
+        json_object_set_new(d, "kv_layers", ju(r->main_layers));
+        if (r->swa_layers) {
+            json_object_set_new(d, "swa_cells", ju(r->swa_tokens));
+            json_object_set_new(d, "swa_layers", ju(r->swa_layers));
+            json_object_set_new(d, "swa_k_size_bytes", ju(r->swa_k_bytes));
+            json_object_set_new(d, "swa_v_size_bytes", ju(r->swa_v_bytes));
+        }
+        if (r->recurrent_layers) {
+            json_object_set_new(d, "recurrent_cells", ju(r->recurrent_cells));
+            json_object_set_new(d, "recurrent_r_size_bytes", ju(r->recurrent_r_bytes));
+            json_object_set_new(d, "recurrent_s_size_bytes", ju(r->recurrent_s_bytes));
+        }
+        if (r->indexer_layers) {
+            json_object_set_new(d, "indexer_kv_size_bytes", ju(r->indexer_bytes));
+            json_object_set_new(d, "indexer_layers", ju(r->indexer_layers));
+        }
+        break;
+    default:
+        break;
+    }
+    json_object_set_new(root, "engine_details", d);
+    json_object_set_new(root, "capacity", kvp__capacity_json(res));
+    json_object_set_new(root, "memory", memory_json(in, res));
+    /* "notes" is the name this document had before the envelope; "warnings" the
+     * one every plan document shares. The same list. */
+    json_t *w = warnings_json(in, res);
+    json_object_set_new(root, "notes", json_deep_copy(w));
+    json_object_set_new(root, "warnings", w);
+    return root;
+}
+
+kvp_status kvp_render_plan_json(const kvp_render_input *in, const kvp_deploy_result *r, char **out,
+                                kvp_error *err) {
+    if (!out) return kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "out is NULL");
+    *out = NULL;
+    if (!in || !in->model || !r)
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "render input, model or result is NULL");
+    if (r->point.engine == KVP_ENGINE_TRTLLM)
+        return kvp__json_finish(trtllm_json(in, r), KVP__JSON_FLAGS | JSON_REAL_PRECISION(10), out, err);
+    return kvp__json_finish(policy_json(in, r), KVP__JSON_FLAGS | JSON_REAL_PRECISION(17), out, err);
+}

@@ -1,0 +1,128 @@
+/* json_render.c — the envelope, the integer rule and the evaluated-point
+ * sections shared by every JSON document (kvplan/render.h). */
+#include <jansson.h>
+#include <stdlib.h>
+
+#include "kvplan/render.h"
+#include "kvplan/version.h"
+#include "render_internal.h"
+#include "util.h"
+
+json_t *kvp__json_document(void) {
+    json_t *o = json_object();
+    if (!o) return NULL;
+    json_object_set_new(o, "schema_version", json_integer(KVP_JSON_SCHEMA_VERSION));
+    json_object_set_new(o, "kvplan_version", json_string(kvp_version()));
+    return o;
+}
+
+void kvp_render_free(char *text) { free(text); }
+
+json_t *kvp__json_u64(uint64_t v) {
+    return v > (uint64_t)INT64_MAX ? json_null() : json_integer((json_int_t)v);
+}
+
+kvp_status kvp__json_finish(json_t *doc, size_t flags, char **out, kvp_error *err) {
+    *out = doc ? json_dumps(doc, flags) : NULL;
+    json_decref(doc);
+    if (!*out) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory rendering JSON");
+    return KVP_OK;
+}
+
+#define ju kvp__json_u64
+
+/* UINT64_MAX means "no limit" in a result: null. */
+static json_t *ju_or_null(uint64_t v) { return v == UINT64_MAX ? json_null() : ju(v); }
+
+json_t *kvp__point_json(const kvp_deploy_result *e, bool sequences) {
+    json_t *o = json_object();
+    json_object_set_new(o, "policy", json_string(kvp_engine_name(e->point.engine)));
+    json_object_set_new(o, "tp", ju(e->point.tp));
+    json_object_set_new(o, "pp", ju(e->point.pp));
+    json_object_set_new(o, "kv_dtype", json_string(e->point.kv_dtype));
+    json_object_set_new(o, "max_seq_len", ju(e->point.max_seq_len));
+    if (sequences && e->point.engine == KVP_ENGINE_LLAMACPP)
+        json_object_set_new(o, "sequences", ju(e->point.sequences));
+    json_object_set_new(o, "ok", json_boolean(e->status == KVP_OK));
+    if (e->status != KVP_OK) {
+        json_object_set_new(o, "error", json_string(kvp_status_name(e->status)));
+        json_object_set_new(o, "message", json_string(e->message));
+    }
+    return o;
+}
+
+json_t *kvp__eval_json(const kvp_deploy_result *e) {
+    json_t *o = kvp__point_json(e, true);
+    if (e->status != KVP_OK) return o;
+    json_object_set_new(o, "budget_bytes", ju(e->budget_bytes));
+    json_object_set_new(o, "budget_formula", json_string(e->budget_formula));
+    json_object_set_new(o, "kv_bytes", ju(e->kv_bytes));
+    json_object_set_new(o, "tokens", ju(e->tokens));
+    json_object_set_new(o, "blocks", ju(e->blocks));
+    json_object_set_new(o, "tokens_per_block", ju(e->block_tokens));
+    json_object_set_new(o, "max_sequences", ju_or_null(e->max_sequences));
+    json_object_set_new(o, "batch_limit", e->batch_limit ? ju(e->batch_limit) : json_null());
+    json_object_set_new(o, "longest_sequence_tokens", ju_or_null(e->longest_tokens));
+    json_object_set_new(o, "bound_by", json_string(e->binding));
+    json_t *m = json_object();
+    json_object_set_new(m, "total_bytes", e->total_bytes ? ju(e->total_bytes) : json_null());
+    json_object_set_new(m, "weights_bytes", ju(e->weights_bytes));
+    json_object_set_new(m, "activation_bytes", ju(e->activation_bytes));
+    json_object_set_new(m, "runtime_bytes", ju(e->runtime_bytes));
+    json_object_set_new(m, "reserve_bytes", ju(e->reserve_bytes));
+    json_object_set_new(m, "estimated", json_boolean(e->memory_estimated));
+    json_object_set_new(o, "memory", m);
+    json_t *pools = json_array();
+    if (e->point.engine == KVP_ENGINE_TRTLLM) {
+        for (int r = 0; r < KVP_ROLE_COUNT; r++) {
+            const kvp_manager_plan *mp = &e->plan.managers[r];
+            for (uint32_t i = 0; mp->present && i < mp->pool_count; i++) {
+                const kvp_plan_pool *p = &mp->pools[i];
+                json_t *j = json_object();
+                json_object_set_new(j, "manager", json_string(kvp_manager_role_name(mp->role)));
+                json_object_set_new(j, "kind", json_string(kvp_cache_kind_name(p->kind)));
+                json_object_set_new(j, "layers", ju(p->layers));
+                json_object_set_new(j, "window_tokens",
+                                    p->window_tokens ? ju(p->window_tokens) : json_null());
+                json_object_set_new(j, "bytes", ju(p->bytes));
+                json_object_set_new(j, "blocks", ju(p->blocks));
+                json_object_set_new(j, "tokens", ju(p->tokens));
+                json_array_append_new(pools, j);
+            }
+        }
+    } else {
+        for (uint32_t i = 0; i < e->policy.pool_count; i++) {
+            const kvp_policy_pool *p = &e->policy.pools[i];
+            json_t *j = json_object();
+            json_object_set_new(j, "name", json_string(p->name));
+            json_object_set_new(j, "kind", json_string(kvp_cache_kind_name(p->kind)));
+            json_object_set_new(j, "layers", ju(p->layers));
+            json_object_set_new(j, "bytes", ju(p->bytes));
+            json_object_set_new(j, "tokens", ju(p->tokens));
+            json_array_append_new(pools, j);
+        }
+    }
+    json_object_set_new(o, "pools", pools);
+    return o;
+}
+
+json_t *kvp__capacity_json(const kvp_deploy_result *e) {
+    json_t *o = json_object();
+    json_object_set_new(o, "ok", json_boolean(e->status == KVP_OK));
+    json_object_set_new(o, "budget_bytes", ju(e->budget_bytes));
+    json_object_set_new(o, "kv_bytes", ju(e->kv_bytes));
+    json_object_set_new(o, "tokens", ju(e->tokens));
+    json_object_set_new(o, "blocks", ju(e->blocks));
+    json_object_set_new(o, "tokens_per_block", ju(e->block_tokens));
+    json_object_set_new(o, "max_seq_len", ju(e->point.max_seq_len));
+    json_object_set_new(o, "max_sequences", ju_or_null(e->max_sequences));
+    json_object_set_new(o, "batch_limit", e->batch_limit ? ju(e->batch_limit) : json_null());
+    json_object_set_new(o, "longest_sequence_tokens", ju_or_null(e->longest_tokens));
+    json_object_set_new(o, "bound_by", json_string(e->binding));
+    json_object_set_new(o, "engine_max_seq_len", ju(e->engine_max_seq_len));
+    json_object_set_new(o, "starts", json_boolean(e->starts));
+    json_object_set_new(o, "refusal", e->starts ? json_null() : json_string(e->refusal));
+    json_object_set_new(o, "largest_max_seq_len",
+                        e->largest_max_seq_len ? ju(e->largest_max_seq_len) : json_null());
+    return o;
+}

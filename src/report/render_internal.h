@@ -1,0 +1,44 @@
+/* render_internal.h — the pieces of kvplan's JSON documents (kvplan/render.h)
+ * for the rooms that build documents of their own (bind: cost, models; the
+ * CLI's commands not rendered here yet): the envelope every document starts
+ * with, the integer rule, and the one text layout. */
+#ifndef KVP_RENDER_INTERNAL_H
+#define KVP_RENDER_INTERNAL_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kvplan/deploy.h"
+#include "kvplan/error.h"
+
+/* How every kvplan JSON document is laid out: 2-space indent, keys in the
+ * order they were set; reals with 17 significant digits (round-trip exact)
+ * unless a document states its own precision. */
+#define KVP__JSON_FLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER)
+
+/* A new object holding the envelope ("schema_version", "kvplan_version");
+ * NULL when out of memory. Every document starts from one. */
+json_t *kvp__json_document(void);
+
+/* An unsigned count or byte figure; null for one JSON integers cannot hold
+ * (above INT64_MAX: never a wrapped or clamped number). */
+json_t *kvp__json_u64(uint64_t v);
+
+/* Dump `doc` (consumed) with `flags` into *out (malloc'd, freed with free() /
+ * kvp_json_free). KVP_NOMEM when any piece could not be built. */
+kvp_status kvp__json_finish(json_t *doc, size_t flags, char **out, kvp_error *err);
+
+/* The head of a point every row shares: policy, tp, pp, kv_dtype,
+ * max_seq_len (llama.cpp: sequences, when `sequences`), ok, and the error
+ * when it was not planned. New reference. */
+json_t *kvp__point_json(const kvp_deploy_result *e, bool sequences);
+
+/* One evaluated point (a fit step, a compare column): numbers in bytes and
+ * tokens; "pools" per engine. New reference. */
+json_t *kvp__eval_json(const kvp_deploy_result *e);
+/* The capacity every command reports for a planned deployment (`plan` "capacity";
+ * the same field names as a fit / sweep / compare row). New reference. */
+json_t *kvp__capacity_json(const kvp_deploy_result *e);
+
+#endif
