@@ -2,14 +2,15 @@
 # Install the Debian 12 packages kvplan needs, only those missing (run as root).
 # valgrind: memcheck over a sample of the hostile corpus (tests/cli/hostile_corpus.sh);
 # binutils: readelf for the hardening check (tests/cli/hostile_hardening.sh);
-# python3: the reference-case and CLI checks; chromium: the chart render test;
+# python3: the reference-case and CLI checks; python3-jsonschema: every --json document
+# against docs/schema/ (tests/cli/json_schemas.py); chromium: the chart render test;
 # git + npm: the llama.cpp engine test (tests/engine/engine_test.sh installs the pinned
 # node-llama-cpp from the npm registry; npm only when no npm is on PATH already).
 set -euo pipefail
 # Usage: deps.sh [build|test]  (build: what compiling kvplan needs; test, the default: all)
 pkgs=(build-essential cmake pkg-config libjansson-dev libcmocka-dev)
 if [ "${1:-test}" != build ]; then
-  pkgs+=(clang libclang-rt-14-dev valgrind binutils python3 chromium git)
+  pkgs+=(clang libclang-rt-14-dev valgrind binutils python3 python3-jsonschema chromium git)
   command -v npm >/dev/null 2>&1 || pkgs+=(npm)
 fi
 need=()

@@ -68,7 +68,9 @@ void kvp_cli_plan_policy_usage(FILE *out) {
          "             --speculative-method M, --num-speculative-tokens N, --gpus N, --env K=V,\n"
          "             --disable-rule ID|defaults\n"
          "  --geometry FILE             build the model from a GGUF-style geometry JSON\n"
-         "  --json                      machine-readable output with engine_report\n",
+         "  --json                      machine-readable output with engine_report\n"
+         "  --explain                   the memory terms, the budget formula, each pool's arithmetic\n"
+         "  --svg FILE, --html FILE     also write the memory bar (SVG) / a self-contained page\n",
           out);
 }
 
@@ -589,6 +591,13 @@ static void print_text(const kvp_model *model, const kvp_policy_result *r, const
     for (uint32_t i = 0; i < r->note_count; i++) printf("note: %s\n", r->notes[i]);
 }
 
+/* --explain, --svg FILE and --html FILE: what to show besides the plan, taken out
+ * of argv before the engine options are read (they are not engine settings). */
+static struct {
+    bool explain;
+    const char *svg, *html;
+} g_show;
+
 /* `plan --json`, rendered by the library (kvplan/render.h): the same document
  * kvp_json_call returns for the same question. */
 static int print_json(const kvp_model *model, const char *gpu, const char *total_source,
@@ -857,6 +866,9 @@ static int plan_policy_main(int argc, char **argv, const char *resolved_dtype, c
         prc = print_json(model, gpu ? gpu_name : NULL, total_source, res, notes);
     else
         print_text(model, &res->policy, notes);
+    if (g_show.explain && !json) kvp_cli_policy_explain(res, total_source, stdout);
+    if (prc < 0 && (g_show.svg || g_show.html))
+        prc = kvp_cli_policy_pictures(model, res, total_source, g_show.svg, g_show.html);
     /* The engine's own name for the length the refusal is about. */
     static const char *const k_len_flag[KVP_ENGINE_COUNT] = {
         [KVP_ENGINE_TRTLLM] = "--max-seq-len", [KVP_ENGINE_VLLM] = "--max-model-len",
@@ -962,15 +974,51 @@ char **kvp_cli_trtllm_args(int argc, char **argv, int *out_argc) {
     return out;
 }
 
+/* Removes them from argv in place; returns the new argc, -1 on a missing value. */
+static int take_show_options(int argc, char **argv) {
+    memset(&g_show, 0, sizeof g_show);
+    int n = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        const char **dst = !strcmp(a, "--svg") ? &g_show.svg : !strcmp(a, "--html") ? &g_show.html : NULL;
+        if (i > 0 && !strcmp(a, "--explain")) {
+            g_show.explain = true;
+        } else if (i > 0 && dst) {
+            if (i + 1 >= argc || argv[i + 1][0] == '\0') return -1;
+            *dst = argv[++i];
+        } else if (i > 0 && (!strncmp(a, "--svg=", 6) || !strncmp(a, "--html=", 7))) {
+            const char *v = strchr(a, '=') + 1;
+            if (!*v) return -1;
+            if (a[2] == 's') g_show.svg = v;
+            else g_show.html = v;
+        } else {
+            argv[n++] = argv[i];
+        }
+    }
+    argv[n] = NULL;
+    return n;
+}
+
 int kvp_cli_plan_policy(int argc, char **argv) {
     cli_notes notes;
     memset(&notes, 0, sizeof notes);
+    char **args = malloc(((size_t)argc + 1) * sizeof *args);
+    if (!args) return kvp_cli_fail("plan: out of memory");
+    memcpy(args, argv, ((size_t)argc + 1) * sizeof *args);
+    argc = take_show_options(argc, args);
+    if (argc < 0) {
+        free(args);
+        return kvp_cli_fail("plan: --svg and --html need a FILE");
+    }
+    argv = args;
     norm_args na;
     if (!normalize_args(argc, argv, false, &na, &notes)) {
         norm_free(&na);
+        free(args);
         return kvp_cli_fail("plan: out of memory");
     }
     int rc = plan_policy_main(na.argc, na.argv, na.resolved_dtype, &notes);
     norm_free(&na);
+    free(args);
     return rc;
 }

@@ -27,4 +27,12 @@ bool kvp_cli_bool_flag(int argc, char **argv, int *i, const char *name, int *out
  * NULL when out of memory. */
 char **kvp_cli_trtllm_args(int argc, char **argv, int *out_argc);
 
+/* --explain under the policies: the memory terms with where each came from, the
+ * budget's formula and each pool's arithmetic (plan_explain.c). */
+void kvp_cli_policy_explain(const kvp_deploy_result *res, const char *total_source, FILE *f);
+/* --svg FILE / --html FILE under the policies (either may be NULL). -1 when
+ * written, else the exit status of the error (printed). */
+int kvp_cli_policy_pictures(const kvp_model *model, const kvp_deploy_result *res,
+                            const char *total_source, const char *svg, const char *html);
+
 #endif

@@ -11,6 +11,7 @@
 
 #include "kvplan/deploy.h"
 #include "kvplan/error.h"
+#include "kvplan/report.h"
 
 /* How every kvplan JSON document is laid out: 2-space indent, keys in the
  * order they were set; reals with 17 significant digits (round-trip exact)
@@ -40,5 +41,12 @@ json_t *kvp__eval_json(const kvp_deploy_result *e);
 /* The capacity every command reports for a planned deployment (`plan` "capacity";
  * the same field names as a fit / sweep / compare row). New reference. */
 json_t *kvp__capacity_json(const kvp_deploy_result *e);
+
+/* Write the page of a plan to `path` (atomically): `title`, the memory bar
+ * `svg`, the pool table (`cols` columns, `rows` rows of `cells`) and the plan
+ * as printed (`text_report`, may be NULL). */
+kvp_status kvp__html_plan_page(const char *path, const char *title, const kvp_report_text *svg,
+                               size_t cols, const char *const *header, size_t rows,
+                               const char *const *cells, const char *text_report, kvp_error *err);
 
 #endif

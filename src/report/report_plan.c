@@ -6,6 +6,7 @@
 
 #include "kvplan/fit.h"
 #include "kvplan/report.h"
+#include "render_internal.h"
 #include "util.h"
 
 static void add(kvp_memory_segment *out, size_t cap, size_t *n, kvp_mem_part part,
@@ -130,17 +131,13 @@ kvp_status kvp_report_write_plan_html(const char *path, const char *title,
                                       const kvp_capacity *cap, const kvp_plan *plan,
                                       uint64_t local_bytes, kvp_error *err) {
     if (!plan) return kvp__fail(err, KVP_INVALID_ARG, path, NULL, "no plan to write");
-    kvp_report_text svg, page;
+    kvp_report_text svg;
     kvp_report_text_init(&svg, NULL);
-    kvp_report_text_init(&page, NULL);
     kvp_status st = plan_bar(title, mem, cap, plan, local_bytes, &svg, err);
     if (st != KVP_OK) {
         kvp_report_text_free(&svg);
         return st;
     }
-    kvp_html_begin(&page, title ? title : "kvplan plan");
-    kvp_html_heading(&page, 2, "Memory");
-    kvp_html_svg(&page, &svg);
     /* Pools table. */
     enum { COLS = 7 };
     static const char *const header[COLS] = {"manager", "pool", "layers", "window",
@@ -167,15 +164,7 @@ kvp_status kvp_report_write_plan_html(const char *path, const char *title,
             rows++;
         }
     }
-    kvp_html_heading(&page, 2, "KV pools");
-    kvp_html_table(&page, NULL, COLS, header, rows, cells);
-    if (text_report) {
-        kvp_html_heading(&page, 2, "Plan");
-        kvp_html_pre(&page, text_report);
-    }
-    st = kvp_html_end(&page, err);
-    if (st == KVP_OK) st = kvp_report_write_file(path, page.data, page.len, err);
+    st = kvp__html_plan_page(path, title, &svg, COLS, header, rows, cells, text_report, err);
     kvp_report_text_free(&svg);
-    kvp_report_text_free(&page);
     return st;
 }
