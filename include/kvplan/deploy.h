@@ -90,6 +90,10 @@ typedef struct kvp_deploy_memory {
                                         headers; NULL = from the config. Borrowed */
     kvp_dtype weights_dtype;         /* estimated weights at this dtype; AUTO = the
                                         checkpoint's (quantization_config) */
+    const char *quantization;        /* --quantization (kvp_weight_format_parse); NULL = the
+                                        checkpoint's. Borrowed */
+    uint32_t ep;                     /* TRT-LLM / SGLang expert-parallel size (--ep); 0 = 1 */
+    bool enable_expert_parallel;     /* vLLM --enable-expert-parallel: EP = TP x DP */
 } kvp_deploy_memory;
 
 /* One deployment. Start from kvp_deployment_default(). */

@@ -19,6 +19,44 @@
 extern "C" {
 #endif
 
+/* A weight format asked by option (`--quantization`), as the weights estimate
+ * charges it (docs/memory.md "Weights by format"):
+ *   fp8       1 B per linear weight (vLLM Fp8LinearMethod, one fp32 scale per
+ *             tensor: under 4 B a matrix, not counted)
+ *   awq, gptq 4-bit values + fp16 scale and packed 4-bit zero point per 128
+ *             weights: 0.5 + 2/128 + 0.5/128 B (GPTQ's g_idx, 4 B per input row,
+ *             is not counted: under 4 / out_features B per weight)
+ *   mxfp4     4-bit values + one e8m0 scale per 32: 0.5 + 1/32 B, routed experts
+ *             only (vLLM Mxfp4Config quantizes FusedMoE layers, not linear ones)
+ *   nvfp4     4-bit values + one fp8 scale per 16: 0.5 + 1/16 B
+ *   bnb-4bit  nf4 + one fp32 absmax per 64: 0.5 + 4/64 B
+ * and llama.cpp types by name (Q8_0, Q6_K, Q5_K_M, Q4_K_M, Q4_0, IQ4_XS, ...),
+ * costed tensor by tensor from ggml's block sizes and llama.cpp's type rules. */
+typedef struct kvp_weight_format {
+    char name[32];          /* canonical name: "fp8", "awq", "Q4_K_M", ... */
+    bool gguf;              /* a llama.cpp file type (tensor-by-tensor rules) */
+    uint32_t gguf_ftype;    /* when gguf: kvplan's index of the file type */
+    kvp_weight_quant quant; /* when not gguf: the rate and the categories it covers */
+} kvp_weight_format;
+
+/* Parse `text` (case-insensitive) into `out`. KVP_INVALID_ARG (key
+ * "--quantization") for an unknown name, with the accepted ones listed. */
+KVP_API KVP_NODISCARD kvp_status kvp_weight_format_parse(const char *text, kvp_weight_format *out,
+                                                 kvp_error *err);
+
+/* kvp_weight_format_parse for `model`: also accepts the checkpoint's own
+ * quant_method as written (vLLM's `--quantization compressed-tensors` on such
+ * a checkpoint), which leaves `out` zeroed (name "": the checkpoint's). */
+KVP_API KVP_NODISCARD kvp_status kvp_weight_format_for_model(const kvp_model *model,
+                                                     const char *text,
+                                                     kvp_weight_format *out, kvp_error *err);
+
+/* Bits per weight of a ggml tensor type by name ("Q4_K": 4.5), from its block
+ * (ggml type_traits: bytes per block x 8 / weights per block). KVP_INVALID_ARG
+ * for a name that is not a ggml type. */
+KVP_API KVP_NODISCARD kvp_status kvp_ggml_type_bits(const char *name, double *out_bits,
+                                            kvp_error *err);
+
 typedef struct kvp_estimate_settings {
     uint32_t tp;              /* 0 -> 1 */
     uint32_t pp;              /* 0 -> 1 */
@@ -36,6 +74,16 @@ typedef struct kvp_estimate_settings {
                                  sampler's peak; 0 -> 10 (16-bit lm_head output, fp32
                                  logits, fp32 probabilities). vLLM's dummy sampler also
                                  sorts for top-k/top-p (fp32 values + int64 indices): 22 */
+    const char *quantization; /* --quantization (kvp_weight_format_parse); NULL or "" = the
+                                 checkpoint's quantization_config. Same family as the
+                                 checkpoint's method: the checkpoint's figures win */
+    uint32_t expert_ranks;    /* GPUs the routed experts are spread over; 0 -> tp. vLLM
+                                 flattens TP x DP for MoE layers, EP or not */
+    uint32_t ep;              /* expert-parallel size: each rank holds experts / ep of them,
+                                 each split by expert_ranks / ep; 0 -> 1. Must divide the
+                                 experts and expert_ranks (else KVP_INVALID_ARG, "--ep") */
+    uint32_t expert_inter_align; /* kernel padding of one rank's expert intermediate size
+                                 for mxfp4 experts (vLLM Mxfp4MoEMethod: 64); 0 = none */
 } kvp_estimate_settings;
 
 /* What the estimate found, term by term, for reports and --explain.

@@ -822,6 +822,8 @@ static int plan_policy_main(int argc, char **argv, const char *resolved_dtype, c
     d.memory.kv_budget_bytes = s.kv_budget_bytes;
     d.memory.free_bytes = s.free_memory_bytes;
     d.memory.weights_dtype = weights_dtype; /* as the start-up rules resolved it */
+    d.memory.quantization = ss->quantization;
+    d.memory.enable_expert_parallel = ss->enable_expert_parallel;
     kvp_deploy_result *res = kvp_deploy_result_new();
     if (!res) {
         kvp_model_free(model);

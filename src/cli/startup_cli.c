@@ -235,7 +235,11 @@ int kvp_cli_startup_gate(const kvp_model *model, kvp_startup_settings *ss,
     kvp_startup_report *rep = malloc(sizeof *rep);
     if (!rep) return kvp_cli_fail("out of memory");
     kvp_error err;
-    if (kvp_startup_check(model, ss, NULL, rep, &err) != KVP_OK) {
+    /* A format kvplan cannot cost is bad input, before the engine's own rule. */
+    kvp_weight_format fmt;
+    if ((ss->quantization[0] &&
+         kvp_weight_format_for_model(model, ss->quantization, &fmt, &err) != KVP_OK) ||
+        kvp_startup_check(model, ss, NULL, rep, &err) != KVP_OK) {
         free(rep);
         return kvp_cli_report_error(&err, json);
     }

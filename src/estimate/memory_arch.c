@@ -28,11 +28,24 @@ static uint64_t dtype_rate(kvp_dtype d) {
     }
 }
 
-static void weight_rates(const kvp_weight_quant *q, kvp_dtype override, kvp_dtype model_dtype,
-                         kvp__arch *a) {
+static bool is_quantized_dtype(kvp_dtype d) {
+    return d == KVP_DTYPE_FP8 || d == KVP_DTYPE_INT8 || d == KVP_DTYPE_NVFP4;
+}
+
+/* The rates of every category. A 16- or 32-bit `weights_dtype` (the dtype the
+ * engine runs, --dtype) is the dtype of what is not quantized: a quantized
+ * checkpoint stays quantized (vLLM and SGLang load fp8 checkpoints as fp8
+ * whatever --dtype says). A quantized `weights_dtype` puts every linear layer
+ * at it; `format` (--quantization) replaces the checkpoint's quantization
+ * unless it is the same family, whose own figures (block size, group size,
+ * exclusions) then win. */
+static void weight_rates(const kvp_weight_quant *ckpt, const kvp__arch_opts *o,
+                         kvp_dtype model_dtype, kvp__arch *a) {
+    kvp_dtype override = o ? o->weights_dtype : KVP_DTYPE_AUTO;
     /* Serving engines load fp32 checkpoints at 16 bits (vLLM and TRT-LLM
      * "auto" dtype), so the unquantized rate is never 4 bytes by default. */
     kvp_dtype base_dtype = model_dtype == KVP_DTYPE_FP32 ? KVP_DTYPE_BF16 : model_dtype;
+    if (override != KVP_DTYPE_AUTO && !is_quantized_dtype(override)) base_dtype = override;
     uint64_t base = dtype_rate(base_dtype);
     for (int k = 0; k < KVP__W_COUNT; k++) a->rate[k] = base;
     snprintf(a->format, sizeof a->format, "%s", kvp_dtype_name(base_dtype));
@@ -40,18 +53,23 @@ static void weight_rates(const kvp_weight_quant *q, kvp_dtype override, kvp_dtyp
         [KVP_QUANT_CAT_ATTENTION] = KVP__W_ATTENTION, [KVP_QUANT_CAT_MLP] = KVP__W_MLP,
         [KVP_QUANT_CAT_EXPERTS] = KVP__W_EXPERTS,     [KVP_QUANT_CAT_SHARED] = KVP__W_SHARED,
         [KVP_QUANT_CAT_MIXER] = KVP__W_MIXER};
-    if (override != KVP_DTYPE_AUTO) {
+    if (is_quantized_dtype(override)) {
         for (size_t k = 0; k < KVP_QUANT_CAT_COUNT; k++)
             a->rate[k_quantizable[k]] = dtype_rate(override);
-        if (override == KVP_DTYPE_FP32)
-            for (int k = 0; k < KVP__W_COUNT; k++) a->rate[k] = dtype_rate(override);
         snprintf(a->format, sizeof a->format, "%s (requested)", kvp_dtype_name(override));
         return;
     }
-    if (q->state == KVP_WEIGHT_QUANT_NONE) return;
+    const kvp_weight_quant *q = ckpt;
+    const kvp_weight_format *f = o ? o->format : NULL;
+    if (f && !f->gguf && !kvp__weight_format_same_family(f, ckpt)) q = &f->quant;
+    if (q->state == KVP_WEIGHT_QUANT_NONE) {
+        if (override != KVP_DTYPE_AUTO)
+            snprintf(a->format, sizeof a->format, "%s (requested)", kvp_dtype_name(override));
+        return;
+    }
     if (q->state == KVP_WEIGHT_QUANT_UNMODELLED) {
         snprintf(a->format, sizeof a->format, "%s (quant_method '%s' not modelled: taken as %s)",
-                 kvp_dtype_name(model_dtype), q->method, kvp_dtype_name(model_dtype));
+                 kvp_dtype_name(base_dtype), q->method, kvp_dtype_name(base_dtype));
         return;
     }
     char kept[96] = "";
@@ -65,6 +83,7 @@ static void weight_rates(const kvp_weight_quant *q, kvp_dtype override, kvp_dtyp
         }
         a->rate[k_quantizable[k]] = q->rate_x65536;
     }
+    a->experts_mxfp4 = !strncmp(q->label, "mxfp4", 5) && !q->excluded[KVP_QUANT_CAT_EXPERTS];
     snprintf(a->format, sizeof a->format, "%s; %s: embeddings, lm_head, norms, router%s",
              q->label, kvp_dtype_name(base_dtype), kept);
 }
@@ -126,9 +145,39 @@ static void read_layers(const kvp_model *model, const kvp_weight_facts *w, kvp__
     }
 }
 
-kvp_status kvp__arch_read(const kvp_model *model, kvp_dtype weights_dtype, kvp__arch *a,
+/* Expert parallelism and the llama.cpp file type: validated here, so that an
+ * EP that does not divide the experts is refused by name. */
+static kvp_status expert_sharding(const kvp_model *model, const kvp__arch_opts *o, kvp__arch *a,
+                                  kvp_error *err) {
+    if (!o) return KVP_OK;
+    const char *file = kvp_model_name(model);
+    if (o->format && o->format->gguf) {
+        a->gguf_ftype = (int)o->format->gguf_ftype;
+        snprintf(a->format, sizeof a->format, "%s (llama.cpp file type, --quantization)",
+                 o->format->name);
+    }
+    a->expert_ranks = o->expert_ranks;
+    a->ep = o->ep > 1 ? o->ep : 1;
+    a->expert_inter_align = a->experts_mxfp4 ? o->expert_inter_align : 0;
+    if (a->ep > 1 && a->experts == 0)
+        return kvp__fail(err, KVP_INVALID_ARG, file, "--ep",
+                         "expert parallelism (EP %u) on a model without routed experts", a->ep);
+    if (a->ep > 1 && a->experts % a->ep)
+        return kvp__fail(err, KVP_INVALID_ARG, file, "--ep",
+                         "EP %u does not divide the %u routed experts (/num_experts)", a->ep,
+                         a->experts);
+    if (a->ep > 1 && a->expert_ranks && a->expert_ranks % a->ep)
+        return kvp__fail(err, KVP_INVALID_ARG, file, "--ep",
+                         "EP %u does not divide the %u GPUs the experts are spread over (TP x "
+                         "DP)",
+                         a->ep, a->expert_ranks);
+    return KVP_OK;
+}
+
+kvp_status kvp__arch_read(const kvp_model *model, const kvp__arch_opts *opts, kvp__arch *a,
                           kvp_error *err) {
     memset(a, 0, sizeof *a);
+    a->gguf_ftype = -1;
     const kvp_model_info *info = kvp_model_get_info(model);
     const kvp_weight_facts *w = &kvp_model_get_facts(model)->weights;
     const char *file = kvp_model_name(model);
@@ -192,15 +241,16 @@ kvp_status kvp__arch_read(const kvp_model *model, kvp_dtype weights_dtype, kvp__
         uint64_t merger = out ? 4 * H * 4 * H + 4 * H * out : 0;
         a->vision_params = D * per_block + merger;
     }
-    weight_rates(&w->quant, weights_dtype,
-                 info->dtype == KVP_DTYPE_AUTO ? KVP_DTYPE_BF16 : info->dtype, a);
+    weight_rates(&w->quant, opts, info->dtype == KVP_DTYPE_AUTO ? KVP_DTYPE_BF16 : info->dtype,
+                 a);
+    kvp_status st = expert_sharding(model, opts, a, err);
+    if (st != KVP_OK) return st;
     a->layer = kvp__calloc(NULL, a->layers, sizeof *a->layer);
     if (!a->layer)
         return kvp__fail(err, KVP_NOMEM, file, NULL, "out of memory (%u layers)", a->layers);
     read_layers(model, w, a);
     /* Gemma 3n per-layer embeddings: vocab_size_per_layer_input rows of
      * hidden_size_per_layer_input for every layer, stored with the embedding. */
-    kvp_status st = KVP_OK;
     if (w->ple_hidden && w->ple_vocab &&
         !kvp__mul_many_u64(&a->extra_embedding_params, 3, w->ple_hidden, w->ple_vocab,
                            (uint64_t)a->layers))

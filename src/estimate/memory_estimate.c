@@ -190,6 +190,17 @@ static uint32_t graph_count(uint64_t batch) {
     return n + (uint32_t)(b / 8);
 }
 
+/* Parameters and bytes of one stage on one rank: at the category rates, or
+ * tensor by tensor for a llama.cpp file type. */
+static kvp_status stage_bytes(const kvp__arch *a, uint32_t tp, uint32_t b, uint32_t e, bool first,
+                              bool last, uint64_t p[KVP__W_COUNT], uint64_t *repl,
+                              uint64_t *bytes, kvp_error *err) {
+    kvp_status st = kvp__arch_params(a, tp, b, e, first, last, p, repl, err);
+    if (st != KVP_OK) return st;
+    if (a->gguf_ftype >= 0) return kvp__gguf_bytes(a, tp, b, e, first, last, bytes, err);
+    return kvp__arch_bytes(a, p, bytes, err);
+}
+
 /* Weights of the busiest stage at tp; also the whole-model figures. */
 static kvp_status weights(const kvp__arch *a, uint32_t tp, uint32_t pp, uint64_t *rank_bytes,
                           uint64_t *repl_bytes, uint32_t *busy_begin, uint32_t *busy_end,
@@ -200,9 +211,7 @@ static kvp_status weights(const kvp__arch *a, uint32_t tp, uint32_t pp, uint64_t
         uint32_t b, e;
         kvp_pp_stage_layers(a->layers, pp, s, &b, &e);
         uint64_t p[KVP__W_COUNT], repl = 0, bytes = 0;
-        kvp_status st = kvp__arch_params(a, tp, b, e, s == 0, s == pp - 1, p, &repl, err);
-        if (st != KVP_OK) return st;
-        st = kvp__arch_bytes(a, p, &bytes, err);
+        kvp_status st = stage_bytes(a, tp, b, e, s == 0, s == pp - 1, p, &repl, &bytes, err);
         if (st != KVP_OK) return st;
         if (bytes > *rank_bytes) {
             *rank_bytes = bytes;
@@ -271,11 +280,13 @@ kvp_status kvp_weights_estimate(const kvp_model *model, kvp_dtype weights_dtype,
     if (!model || !out_bytes)
         return kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "model and out_bytes are required");
     kvp__arch a;
-    kvp_status st = kvp__arch_read(model, weights_dtype, &a, err);
+    kvp__arch_opts o;
+    memset(&o, 0, sizeof o);
+    o.weights_dtype = weights_dtype;
+    kvp_status st = kvp__arch_read(model, &o, &a, err);
     if (st != KVP_OK) return st;
     uint64_t p[KVP__W_COUNT], repl;
-    st = kvp__arch_params(&a, 1, 0, a.layers, true, true, p, &repl, err);
-    if (st == KVP_OK) st = kvp__arch_bytes(&a, p, out_bytes, err);
+    st = stage_bytes(&a, 1, 0, a.layers, true, true, p, &repl, out_bytes, err);
     kvp__arch_free(&a);
     return st;
 }
@@ -305,13 +316,30 @@ kvp_status kvp_memory_estimate_detail(const kvp_model *model, const kvp_estimate
     memset(d, 0, sizeof *d);
     memset(out, 0, sizeof *out);
 
+    kvp_weight_format fmt;
+    kvp__arch_opts o;
+    memset(&o, 0, sizeof o);
+    o.weights_dtype = s->weights_dtype;
+    o.expert_ranks = s->expert_ranks;
+    o.ep = s->ep;
+    o.expert_inter_align = s->expert_inter_align;
+    if (s->quantization && *s->quantization) {
+        kvp_status qs = kvp_weight_format_for_model(model, s->quantization, &fmt, err);
+        if (qs != KVP_OK) return qs;
+        if (fmt.name[0]) o.format = &fmt;
+    }
     kvp__arch a;
-    kvp_status st = kvp__arch_read(model, s->weights_dtype, &a, err);
+    kvp_status st = kvp__arch_read(model, &o, &a, err);
     if (st != KVP_OK) return st;
     kvp__strlcpy(d->weights_format, a.format, sizeof d->weights_format);
     uint64_t p[KVP__W_COUNT], repl = 0;
-    st = kvp__arch_params(&a, 1, 0, a.layers, true, true, p, &repl, err);
-    if (st == KVP_OK) st = kvp__arch_bytes(&a, p, &d->weights_total_bytes, err);
+    /* The whole model on one GPU: experts unsharded. */
+    uint32_t xranks = a.expert_ranks, xep = a.ep;
+    a.expert_ranks = 0;
+    a.ep = 1;
+    st = stage_bytes(&a, 1, 0, a.layers, true, true, p, &repl, &d->weights_total_bytes, err);
+    a.expert_ranks = xranks;
+    a.ep = xep;
     if (st != KVP_OK) goto done;
     fill_detail_params(d, p);
     uint64_t mtp_b = 0;

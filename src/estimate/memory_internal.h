@@ -60,6 +60,51 @@ typedef struct kvp__layer_arch {
     kvp_recurrent_geometry rec;
 } kvp__layer_arch;
 
+/* ggml tensor types the weights estimate costs (memory_quant.c). */
+typedef enum kvp__ggml {
+    KVP__GGML_F32 = 0, KVP__GGML_F16, KVP__GGML_BF16, KVP__GGML_Q8_0, KVP__GGML_Q4_0,
+    KVP__GGML_Q4_1, KVP__GGML_Q5_0, KVP__GGML_Q5_1, KVP__GGML_Q2_K, KVP__GGML_Q3_K,
+    KVP__GGML_Q4_K, KVP__GGML_Q5_K, KVP__GGML_Q6_K, KVP__GGML_IQ4_NL, KVP__GGML_IQ4_XS,
+    KVP__GGML_IQ3_S, KVP__GGML_IQ3_XXS, KVP__GGML_IQ2_XXS, KVP__GGML_IQ2_XS, KVP__GGML_IQ2_S,
+    KVP__GGML_IQ1_S, KVP__GGML_IQ1_M, KVP__GGML_COUNT
+} kvp__ggml;
+
+typedef struct kvp__ggml_type {
+    const char *name;
+    uint32_t block;     /* weights per block */
+    uint32_t type_size; /* bytes per block */
+} kvp__ggml_type;
+extern const kvp__ggml_type kvp__ggml_types[KVP__GGML_COUNT];
+
+/* Which of llama_tensor_get_type's rules a file type follows (memory_gguf.c). */
+typedef enum kvp__gguf_mix {
+    KVP__MIX_PLAIN = 0, /* F32 / F16 / BF16: nothing quantized, no rules */
+    KVP__MIX_QUANT,     /* output.weight to Q6_K (Q8_0 stays), the rest the default type */
+    KVP__MIX_K_M,       /* + attn_v and ffn_down to Q6_K on use_more_bits layers */
+    KVP__MIX_Q4_K_S,    /* + attn_v of the first 4 layers, ffn_down of the first 1/8 to Q5_K */
+    KVP__MIX_IQ4,       /* + attn_v to Q5_K when n_gqa >= 4, ffn_down of the first 1/8 to Q5_K */
+} kvp__gguf_mix;
+
+typedef struct kvp__gguf_ftype {
+    const char *name;
+    kvp__ggml base;
+    kvp__gguf_mix mix;
+} kvp__gguf_ftype;
+extern const kvp__gguf_ftype kvp__gguf_ftypes[];
+extern const size_t kvp__gguf_ftype_count;
+
+/* Is `f` (asked by option) the family of the checkpoint's own quantization
+ * (fp8 and a block-fp8 checkpoint)? Then the checkpoint's figures win. */
+bool kvp__weight_format_same_family(const kvp_weight_format *f, const kvp_weight_quant *ckpt);
+
+/* How the weights are read: dtype override, format asked, expert sharding. */
+typedef struct kvp__arch_opts {
+    kvp_dtype weights_dtype;          /* AUTO = checkpoint; 16/32-bit: the unquantized dtype */
+    const kvp_weight_format *format;  /* --quantization; NULL = the checkpoint's */
+    uint32_t expert_ranks, ep;        /* kvp_estimate_settings; 0 = tp / 1 */
+    uint32_t expert_inter_align;      /* mxfp4 expert padding; 0 = none */
+} kvp__arch_opts;
+
 typedef struct kvp__arch {
     char model_type[64];
     uint64_t hidden, vocab;
@@ -85,12 +130,15 @@ typedef struct kvp__arch {
     /* weights format */
     uint64_t rate[KVP__W_COUNT]; /* 1/65536 bytes per parameter */
     char format[128];
+    bool experts_mxfp4;          /* routed experts stored as mxfp4 */
+    int gguf_ftype;              /* >= 0: costed as this llama.cpp file type (memory_gguf.c) */
+    uint32_t expert_ranks, ep, expert_inter_align; /* kvp__arch_opts, resolved (0 = per tp) */
 } kvp__arch;
 
 /* The architecture of `model` from its facts (kvp_model_get_facts: read from
  * the config, or from the kvp_model_info of a GGUF) and cache records, and the
  * weight format (`weights_dtype` AUTO = the checkpoint's quantization). */
-kvp_status kvp__arch_read(const kvp_model *model, kvp_dtype weights_dtype, kvp__arch *out,
+kvp_status kvp__arch_read(const kvp_model *model, const kvp__arch_opts *opts, kvp__arch *out,
                           kvp_error *err);
 void kvp__arch_free(kvp__arch *arch);
 
@@ -100,6 +148,12 @@ void kvp__arch_free(kvp__arch *arch);
 kvp_status kvp__arch_params(const kvp__arch *arch, uint32_t tp, uint32_t begin, uint32_t end,
                             bool with_first, bool with_last, uint64_t params[KVP__W_COUNT],
                             uint64_t *replicated_params, kvp_error *err);
+/* Bytes of one rank of `tp` for layers [begin, end) (+ first / last stage
+ * parts) when the arch is costed as a llama.cpp file type: tensor by tensor
+ * (memory_gguf.c). KVP_UNSUPPORTED for layer kinds the rules are not carried
+ * for (MLA, recurrent mixers, cross attention, towers). */
+kvp_status kvp__gguf_bytes(const kvp__arch *a, uint32_t tp, uint32_t begin, uint32_t end,
+                           bool with_first, bool with_last, uint64_t *out_bytes, kvp_error *err);
 /* Bytes of params[] at the arch's rates (rounded up per category). */
 kvp_status kvp__arch_bytes(const kvp__arch *arch, const uint64_t params[KVP__W_COUNT],
                            uint64_t *out_bytes, kvp_error *err);

@@ -51,6 +51,23 @@ static void add3(acc *s, kvp__wcat k, uint64_t a, uint64_t b, uint64_t c, uint64
 
 static uint64_t ceil_div(uint64_t a, uint64_t b) { return kvp__ceil_div_u64(a, b ? b : 1); }
 
+/* Routed experts of one rank. Spread over R = expert_ranks GPUs (TP, or TP x
+ * DP in vLLM) in EP groups: each rank holds E / ep experts, each split
+ * R / ep ways along the intermediate size, which mxfp4 kernels pad up
+ * (expert_inter_align). Without EP or padding: E * mats * h * I / t. */
+static void expert_params(const kvp__arch *a, uint64_t t, acc *s) {
+    uint64_t mats = (a->gated_experts ? 3 : 2) * a->hidden;
+    uint64_t ranks = a->expert_ranks ? a->expert_ranks : t, ep = a->ep ? a->ep : 1;
+    if (ep == 1 && ranks == t && !a->expert_inter_align) {
+        add3(s, KVP__W_EXPERTS, a->experts, mats, a->expert_inter, t, false);
+        return;
+    }
+    uint64_t inter = ceil_div(a->expert_inter, ranks / ep ? ranks / ep : 1);
+    uint64_t al = a->expert_inter_align;
+    if (al > 1) inter = ceil_div(inter, al) * al;
+    add3(s, KVP__W_EXPERTS, ceil_div(a->experts, ep), mats, inter, 1, false);
+}
+
 static void layer_params(const kvp__arch *a, const kvp__layer_arch *L, uint64_t t, acc *s) {
     uint64_t h = a->hidden;
     if (L->attention) {
@@ -122,8 +139,7 @@ static void layer_params(const kvp__arch *a, const kvp__layer_arch *L, uint64_t 
     if (L->ffn & KVP__FFN_DENSE) add3(s, KVP__W_MLP, mats * h, L->dense_inter, 1, t, false);
     if (L->linear_replacement) add3(s, KVP__W_MLP, h, h, 1, t, false);
     if (L->ffn & KVP__FFN_MOE) {
-        add3(s, KVP__W_EXPERTS, a->experts, (a->gated_experts ? 3 : 2) * h, a->expert_inter, t,
-             false);
+        expert_params(a, t, s);
         if (a->shared_inter) add3(s, KVP__W_SHARED, mats * h, a->shared_inter, 1, t, false);
         add3(s, KVP__W_ROUTER, h, a->experts, 1, 1, true);
     }

@@ -82,6 +82,7 @@ typedef struct mem_knobs {
     uint64_t max_num_tokens, max_batch_size;
     bool cuda_graphs;
     uint32_t cuda_graph_max_batch, sampler_rows, sampler_bytes_per_logit;
+    uint32_t expert_ranks, ep, expert_inter_align; /* kvp_estimate_settings */
     bool free_is_held;         /* TRT-LLM: memory already held counts as outside the allocator */
     bool cuda_graph_apart;     /* graphs are their own term, not inside a measured non-torch */
     bool non_torch_after_init; /* estimated non-torch: only what appears after start-up */
@@ -102,6 +103,7 @@ static mem_knobs knobs_for(const kvp_deployment *d, const kvp_deploy_settings *t
                                                 ? t->max_cuda_graph_batch_size
                                                 : UINT32_MAX);
         k.free_is_held = true;
+        k.ep = d->memory.ep;
         break;
     case KVP_ENGINE_VLLM: {
         /* vLLM profiles a dummy sampler over max_num_seqs rows that also sorts for
@@ -119,6 +121,12 @@ static mem_knobs knobs_for(const kvp_deployment *d, const kvp_deploy_settings *t
         k.sampler_bytes_per_logit = 22;
         k.non_torch_after_init = true;
         k.cuda_graph_apart = true;
+        /* MoE layers span TP x DP, split by TP or held whole by EP
+         * (FusedMoEParallelConfig); mxfp4 experts padded (Mxfp4MoEMethod). */
+        uint32_t tp = s->tp ? s->tp : 1, dp = s->dp ? s->dp : 1;
+        k.expert_ranks = tp * dp;
+        k.ep = d->memory.enable_expert_parallel ? tp * dp : 1;
+        k.expert_inter_align = 64;
         break;
     }
     default:
@@ -127,6 +135,7 @@ static mem_knobs knobs_for(const kvp_deployment *d, const kvp_deploy_settings *t
         k.max_num_tokens = s->max_num_batched_tokens;
         k.max_batch_size = s->max_num_seqs;
         k.cuda_graphs = true;
+        if (d->point.engine == KVP_ENGINE_SGLANG) k.ep = d->memory.ep;
         break;
     }
     return k;
@@ -164,6 +173,10 @@ static kvp_status memory_terms(const kvp_deployment *d, uint32_t tp, uint32_t pp
     es.sampler_bytes_per_logit = k->sampler_bytes_per_logit;
     es.model_dir = in->model_dir;
     es.weights_dtype = in->weights_dtype;
+    es.quantization = in->quantization;
+    es.expert_ranks = k->expert_ranks;
+    es.ep = k->ep;
+    es.expert_inter_align = k->expert_inter_align;
     kvp_status st = kvp_memory_resolve(d->model, &meas, &es, m, err);
     if (st != KVP_OK) return st;
     if (in->local_graph_bytes && (m->estimated & KVP_MEM_EST_ACTIVATION) &&
