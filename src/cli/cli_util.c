@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "cli_options.h"
 #include "kvplan/render.h"
 #include "util.h"
 
@@ -308,22 +309,21 @@ const char *kvp_cli_fmt_count(uint64_t n, char *buf, size_t size) {
 }
 
 const char *kvp_cli_field_flag(const char *field) {
-    /* Library errors name the settings field (deploy.h); the user typed a flag. */
+    /* Library errors name the settings field (deploy.h, the option table's
+     * `field`); the user typed a flag: the spelling typed, else the table's name.
+     * Fields no row sets map to the option that feeds them. */
     static const struct {
         const char *field, *flag;
     } k_map[] = {
-        {"max_seq_len", "--max-seq-len"},     {"seq_len", "--seq-len"},
-        {"kv_budget_bytes", "--kv-budget"},   {"total_bytes", "--gpu"},
-        {"free_bytes", "--free-mem"},         {"weights_bytes", "--weights"},
-        {"peak_bytes", "--peak"},             {"activation_peak_bytes", "--activation-peak"},
-        {"non_torch_bytes", "--non-torch"},   {"cuda_graph_bytes", "--cuda-graph"},
-        {"local_graph_bytes", "--local"},     {"kv_dtype", "--kv-dtype"},
-        {"tp", "--tp"},                       {"pp", "--pp"},
-        {"engine", "--policy"},               {"max_batch_size", "--max-batch-size"},
-        {"sequences", "--parallel"},
+        {"total_bytes", "--gpu"}, {"local_graph_bytes", "--local"}, {"max_model_len", "--max-seq-len"},
     };
     if (!field) return NULL;
+    const kvp_option *r = kvp_option_for_field(field);
+    if (r && kvp_cli_typed_flag(field) != r->name) return kvp_cli_typed_flag(field);
     for (size_t i = 0; i < sizeof k_map / sizeof k_map[0]; i++)
-        if (!strcmp(field, k_map[i].field)) return k_map[i].flag;
-    return field;
+        if (!strcmp(field, k_map[i].field)) {
+            const char *typed = !strcmp(field, "max_model_len") ? kvp_cli_typed_flag("max_seq_len") : NULL;
+            return typed ? typed : k_map[i].flag;
+        }
+    return r ? r->name : field;
 }

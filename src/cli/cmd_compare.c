@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_options.h"
 #include "fit_env.h"
 #include "kvplan/render.h"
 #include "from_cmd.h"
@@ -16,7 +17,7 @@ static void usage(FILE *out) {
           "  --policies LIST              engines to compare (default trtllm,vllm,sglang,llamacpp)\n"
           "  --html FILE                  one self-contained page: table and a memory bar each\n",
           out);
-    fputs(kvp_fit_cli_usage, out);
+    fit_cli_usage(out, KVP_COMMAND_COMPARE);
 }
 
 /* Bytes a policy leaves for everything that is not weights or KV cache:
@@ -80,8 +81,17 @@ int kvp_cmd_compare(int argc, char **argv) {
                                "compare takes one MODEL, got a second: '%s'", a);
         }
     }
+    /* --policy names the one engine `plan` plans; --policies the engines compared. */
+    bool policies_given = n_engines > 0;
+    if (policies_given && kvp_options_given(c.opt, "--policy"))
+        return kvp_cli_contradiction("--policies", "--policy",
+                                     "--policies lists the engines compared; give one of them",
+                                     c.json);
+    if (!policies_given && kvp_options_given(c.opt, "--policy"))
+        engines[n_engines++] = c.base.engine; /* one engine: the one named */
     if (n_engines == 0)
         for (int k = 0; k < KVP_ENGINE_COUNT; k++) engines[n_engines++] = (kvp_engine)k;
+    c.opt->engines_vary = n_engines > 1;
     /* A dtype is spelled per engine: it can be given for one engine only. */
     if (c.base.kv_dtype[0] && n_engines > 1)
         return fit_cli_bad(&c, KVP_INVALID_ARG, "--kv-dtype",

@@ -24,7 +24,7 @@ static void usage(FILE *out) {
           "                               model's max_position_embeddings)\n"
           "  --svg FILE                   the GPU memory bar of the plan at the answer\n",
           out);
-    fputs(kvp_fit_cli_usage, out);
+    fit_cli_usage(out, KVP_COMMAND_FIT);
 }
 
 static int parse_solve(const fit_cli *c, const char *v, kvp_fit_target *out) {
@@ -69,7 +69,7 @@ int kvp_cmd_fit(int argc, char **argv) {
     memset(&req, 0, sizeof req);
     bool has_solve = false, has_conc = false, has_gpus = false;
     const char *svg = NULL;
-    static const char *const extra[] = {"--solve", "--concurrency", "--gpus", "--allow-pp",
+    static const char *const extra[] = {"--solve", "--concurrency", "--allow-pp",
                                         "--max-seq-len-limit", "--svg", NULL};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
@@ -94,9 +94,6 @@ int kvp_cmd_fit(int argc, char **argv) {
                 return fit_cli_bad(&c, KVP_INVALID_ARG, "--concurrency",
                                    "--concurrency: '%s', expected 1 to 16777216", v);
             has_conc = true;
-        } else if (kvp_cli_opt(argc, argv, &i, "--gpus", &v, &bad)) {
-            if (bad || !kvp_cli_u32("--gpus", v, 1, 4096, &req.gpus)) return KVP_EXIT_BAD_INPUT;
-            has_gpus = true;
         } else if (kvp_cli_flag(a, "--allow-pp")) {
             req.allow_pp = true;
         } else if (kvp_cli_opt(argc, argv, &i, "--max-seq-len-limit", &v, &bad)) {
@@ -116,6 +113,11 @@ int kvp_cmd_fit(int argc, char **argv) {
             return fit_cli_bad(&c, KVP_INVALID_ARG, NULL, "fit takes one MODEL, got a second: '%s'",
                                a);
         }
+    }
+    /* --gpus (the table's): the GPUs a --solve tp search may use. */
+    if (kvp_options_given(c.opt, "--gpus")) {
+        req.gpus = c.opt->gpus;
+        has_gpus = true;
     }
     /* What is left free. */
     if (!has_solve) {

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli_options.h"
 #include "fit_env.h"
 #include "kvplan/render.h"
 #include "from_cmd.h"
@@ -46,7 +47,7 @@ static void usage(FILE *out) {
           "  --timing                     print plans per second on stderr\n"
           "  --quiet                      no progress line on stderr (shown on a terminal after 1 s)\n",
           out);
-    fputs(kvp_fit_cli_usage, out);
+    fit_cli_usage(out, KVP_COMMAND_SWEEP);
 }
 
 static bool axis_key(const char *k, axis_kind *out) {
@@ -425,6 +426,22 @@ int kvp_cmd_sweep(int argc, char **argv) {
         }
     }
     if (rc >= 0) goto out;
+    /* Contradictions name both sides: an axis and the fixed option it varies,
+     * and two output formats. */
+    static const char *const k_axis_option[AX_COUNT] = {"--policy", "--kv-dtype", "--tp", "--pp",
+                                                        "--max-seq-len"};
+    for (int k = 0; k < AX_COUNT && rc < 0; k++)
+        if (axes[k].used && kvp_options_given(c.opt, k_axis_option[k])) {
+            char over[48];
+            snprintf(over, sizeof over, "--over %s", k_axis_names[k]);
+            rc = kvp_cli_contradiction(over, kvp_options_typed(c.opt, k_axis_option[k]),
+                                       "the axis varies what the option fixes; give one", c.json);
+        }
+    if (rc < 0 && csv && c.json)
+        rc = kvp_cli_contradiction("--csv", "--json", "give one output format", c.json);
+    if (rc >= 0) goto out;
+    /* Several engines planned: no spelling chooses one. */
+    if (axes[AX_POLICY].used) c.opt->engines_vary = true;
     bool any = false;
     for (int k = 0; k < AX_COUNT; k++) any = any || axes[k].used;
     if (!any) {

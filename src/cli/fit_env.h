@@ -6,9 +6,11 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "cli.h"
 #include "kvplan/fit.h"
+#include "kvplan/options.h"
 
 typedef struct fit_cli {
     const char *model_arg;
@@ -23,6 +25,7 @@ typedef struct fit_cli {
     char model_dir[4096];       /* checkpoint folder of MODEL, when it is a path */
     kvp_fit_env env;
     kvp_fit_point base;
+    kvp_options *opt;           /* the settings as the option table read them (owned) */
 } fit_cli;
 
 /* Defaults, and --json when argv holds it. */
@@ -30,8 +33,6 @@ void fit_cli_init(fit_cli *c, int argc, char **argv);
 /* Try argv[*i] as a shared option. Returns -1 when it was handled (or not
  * ours: *handled false), else an exit status after printing the error. */
 int fit_cli_option(fit_cli *c, int argc, char **argv, int *i, bool *handled);
-/* The names fit_cli_option knows, NULL-terminated (for "did you mean"). */
-extern const char *const kvp_fit_cli_known[];
 /* Load the model and the GPU; check memory was given. -1 or an exit status. */
 int fit_cli_finish(fit_cli *c, const char *command);
 void fit_cli_free(fit_cli *c);
@@ -43,8 +44,8 @@ int fit_cli_bad(const fit_cli *c, kvp_status code, const char *key, const char *
  * options and the command's own `extra` ones (NULL-terminated). Exit status 2. */
 int fit_cli_unknown_option(const fit_cli *c, const char *arg, const char *const *extra);
 
-/* Usage lines of the shared options. */
-extern const char kvp_fit_cli_usage[];
+/* Usage lines of the shared options (the option table's rows for `command`). */
+void fit_cli_usage(FILE *out, unsigned command);
 
 /* "1.50 GiB" */
 const char *fit_gib(uint64_t bytes, char *buf, size_t n);

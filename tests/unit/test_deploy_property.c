@@ -118,7 +118,7 @@ static void add_u(argvec *a, unsigned long long x) {
     add(a, s);
 }
 
-static void common(argvec *a, const deployment *d) {
+static void common_tp(argvec *a, const deployment *d, bool tp) {
     if (d->budget[0]) {
         add(a, "--kv-budget");
         add(a, d->budget);
@@ -126,14 +126,18 @@ static void common(argvec *a, const deployment *d) {
         add(a, "--gpu");
         add(a, d->gpu);
     }
-    add(a, "--tp");
-    add_u(a, d->tp);
+    if (tp) {
+        add(a, "--tp");
+        add_u(a, d->tp);
+    }
     if (d->dtype) {
         add(a, "--kv-dtype");
         add(a, d->dtype);
     }
     add(a, "--json");
 }
+
+static void common(argvec *a, const deployment *d) { common_tp(a, d, true); }
 
 static json_t *plan_of(const deployment *d, int *rc) {
     argvec a = {.n = 0};
@@ -183,7 +187,8 @@ static json_t *sweep_of(const deployment *d, int *rc) {
     else
         snprintf(over, sizeof over, "--over=tp=%u", d->tp); /* the model's own length */
     add(&a, over);
-    common(&a, d);
+    /* --over tp with --tp is a contradiction (exit 2): the axis gives the tp. */
+    common_tp(&a, d, d->len != 0);
     return run_json(kvp_cmd_sweep, a.v, a.n, rc);
 }
 

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "cli/cli_util.c"
+#include "cli/cli_options.c"
 #include "cli/from_cmd.c"
 
 static kvp_from_cmd g_cmd;

@@ -1,0 +1,113 @@
+/* cli_options.c — argv onto the one option table (cli_options.h). */
+#include <string.h>
+
+#include "cli.h"
+#include "cli_options.h"
+#include "util.h"
+
+static const kvp_options *g_active; /* whose spellings kvp_cli_field_flag answers with */
+
+void kvp_cli_table_use(const kvp_options *o) { g_active = o; }
+
+const char *kvp_cli_typed_flag(const char *field) {
+    const kvp_option *r = kvp_option_for_field(field);
+    if (!r) return NULL;
+    if (g_active && g_active->given[r->id]) return g_active->typed[r->id];
+    return r->name;
+}
+
+static bool is_bool_word(const char *v) {
+    return !kvp__strcasecmp(v, "true") || !kvp__strcasecmp(v, "false");
+}
+
+/* Is `v` one of a CHOICE row's words? */
+static bool is_choice(const kvp_option *r, const char *v) {
+    size_t vl = strlen(v);
+    for (const char *p = r->choices; p && *p;) {
+        size_t n = strcspn(p, "|");
+        if (n == vl && !strncmp(p, v, n)) return true;
+        p += n;
+        if (*p == '|') p++;
+    }
+    return false;
+}
+
+int kvp_cli_table_option(kvp_options *o, int argc, char **argv, int *i, bool json) {
+    const char *a = argv[*i];
+    if (a[0] != '-' || a[1] == '\0') return 0;
+    char name[KVP_OPTIONS_TYPED_MAX];
+    const char *eq = a[1] == '-' ? strchr(a, '=') : NULL;
+    size_t n = eq ? (size_t)(eq - a) : strlen(a);
+    if (n >= sizeof name) return 0;
+    memcpy(name, a, n);
+    name[n] = '\0';
+    const kvp_option *r = kvp_option_lookup(name, NULL);
+    if (!r || !(r->commands & o->command)) return 0;
+    const char *v = eq ? eq + 1 : NULL;
+    if (!v) {
+        const char *next = *i + 1 < argc ? argv[*i + 1] : NULL;
+        if (r->type == KVP_OPTION_FLAG) {
+            if (next && is_bool_word(next)) v = argv[++*i];
+        } else if (r->value_optional) {
+            if (next && is_choice(r, next)) v = argv[++*i];
+        } else if (next) {
+            v = argv[++*i];
+        }
+    }
+    kvp_error err;
+    kvp_error_clear(&err);
+    kvp_cli_table_use(o);
+    if (kvp_options_set(o, name, v, &err) != KVP_OK) return kvp_cli_report_error(&err, json);
+    return -1;
+}
+
+int kvp_cli_table_finish(kvp_options *o, bool json) {
+    kvp_error err;
+    kvp_error_clear(&err);
+    kvp_cli_table_use(o);
+    if (kvp_options_finish(o, &err) != KVP_OK) return kvp_cli_report_error(&err, json);
+    for (uint32_t k = 0; k < o->notes.count; k++) fprintf(stderr, "kvplan: note: %s\n", o->notes.text[k]);
+    for (uint32_t k = 0; k < o->warnings.count; k++) kvp_cli_warn("%s", o->warnings.text[k]);
+    return -1;
+}
+
+const char *const *kvp_cli_table_names(unsigned command) {
+    static const char *names[KVP_OPTIONS_MAX * (KVP_OPTION_SPELLINGS_MAX + 1) + 1];
+    size_t n = 0;
+    for (size_t i = 0; i < kvp_option_count(); i++) {
+        const kvp_option *r = kvp_option_at(i);
+        if (!(r->commands & command)) continue;
+        names[n++] = r->name;
+        for (size_t k = 0; k < KVP_OPTION_SPELLINGS_MAX && r->spellings[k].name; k++)
+            names[n++] = r->spellings[k].name;
+    }
+    names[n] = NULL;
+    return names;
+}
+
+void kvp_cli_table_usage(FILE *out, unsigned command, unsigned engines) {
+    for (size_t i = 0; i < kvp_option_count(); i++) {
+        const kvp_option *r = kvp_option_at(i);
+        if (!(r->commands & command) || !(r->engines & engines)) continue;
+        char head[160];
+        size_t h = (size_t)snprintf(head, sizeof head, "%s%s%s", r->name, r->value_name ? " " : "",
+                                    r->value_name ? r->value_name : "");
+        /* TensorRT-LLM's snake_case spellings are read as the dashed name; the
+         * help lists dashed names only. */
+        for (size_t k = 0; k < KVP_OPTION_SPELLINGS_MAX && r->spellings[k].name && h < sizeof head; k++)
+            if (!strchr(r->spellings[k].name, '_')) h += (size_t)snprintf(head + h, sizeof head - h, ", %s", r->spellings[k].name);
+        if (h <= 29)
+            fprintf(out, "  %-29s%s\n", head, r->help);
+        else
+            fprintf(out, "  %s\n  %-29s%s\n", head, "", r->help);
+    }
+}
+
+int kvp_cli_contradiction(const char *a, const char *b, const char *why, bool json) {
+    kvp_error err;
+    kvp_error_clear(&err);
+    err.code = KVP_INVALID_ARG;
+    kvp__strlcpy(err.key, b, sizeof err.key);
+    snprintf(err.message, sizeof err.message, "%s contradicts %s: %s", b, a, why);
+    return kvp_cli_report_error(&err, json);
+}

@@ -1,0 +1,34 @@
+/* cli_options.h — argv onto the one option table (kvplan/options.h): every
+ * command reads its deployment settings through kvp_cli_table_option, so a
+ * flag has one name, one value check and one message everywhere. */
+#ifndef KVP_CLI_OPTIONS_H
+#define KVP_CLI_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "kvplan/options.h"
+
+/* argv[*i] as a row of the table for o->command: "--name V", "--name=V", a flag,
+ * or a flag with "=true|false" (or a following "true"/"false"). Returns 0 when
+ * argv[*i] is no row of this command (nothing consumed), -1 when it was applied
+ * (*i past its value), else the exit status after printing the error (JSON on
+ * stdout with `json`). */
+int kvp_cli_table_option(kvp_options *o, int argc, char **argv, int *i, bool json);
+/* kvp_options_finish, then print its notes and warnings on stderr. -1 to go on,
+ * else the exit status after printing the error. */
+int kvp_cli_table_finish(kvp_options *o, bool json);
+/* The options whose spellings error messages use (kvp_cli_field_flag). */
+void kvp_cli_table_use(const kvp_options *o);
+/* The table's names for `command` (every spelling), NULL-terminated, in static
+ * storage: for "did you mean". */
+const char *const *kvp_cli_table_names(unsigned command);
+/* Help lines of the table's rows for `command` (those of `engines` bits). */
+void kvp_cli_table_usage(FILE *out, unsigned command, unsigned engines);
+/* The spelling the user typed for the row that sets `field`, the table's name when
+ * not given, NULL when no row sets it. */
+const char *kvp_cli_typed_flag(const char *field);
+/* Two options that contradict: one line naming both; exit status 2. */
+int kvp_cli_contradiction(const char *a, const char *b, const char *why, bool json);
+
+#endif

@@ -1,0 +1,527 @@
+/* options.c — the one option parser (kvplan/options.h): name lookup, value
+ * checks with one message per error kind, the setter writing each row's
+ * settings field, and the finishing step (engine choice, contradictions,
+ * settings the engine does not read). */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kvplan/units.h"
+#include "options_internal.h"
+#include "plan_internal.h" /* kvp__note */
+#include "util.h"
+
+size_t kvp_option_count(void) { return O_COUNT; }
+
+const kvp_option *kvp_option_at(size_t index) {
+    return index < O_COUNT ? &kvp__options[index] : NULL;
+}
+
+/* "--Max_Seq_Len" and "max-seq-len" -> "max-seq-len"; short spellings
+ * ("-c", "-tp") are not normalised (NULL: compare exactly). */
+static bool long_key(const char *name, char *out, size_t size) {
+    const char *p = name;
+    if (p[0] == '-' && p[1] != '-') return false; /* a short spelling */
+    while (*p == '-') p++;
+    size_t n = 0;
+    for (; *p && n + 1 < size; p++) {
+        char c = (char)tolower((unsigned char)*p);
+        out[n++] = c == '_' ? '-' : c;
+    }
+    if (*p) return false;
+    out[n] = '\0';
+    return n > 0;
+}
+
+const kvp_option *kvp_option_lookup(const char *name, size_t *spelling) {
+    if (spelling) *spelling = 0;
+    if (!name || !*name) return NULL;
+    /* Exact spellings first: TensorRT-LLM's "--tp_size" and SGLang's "--tp-size"
+     * differ only by '_'. */
+    for (size_t i = 0; i < O_COUNT; i++) {
+        const kvp_option *o = &kvp__options[i];
+        if (!strcmp(name, o->name)) return o;
+        for (size_t k = 0; k < KVP_OPTION_SPELLINGS_MAX && o->spellings[k].name; k++)
+            if (!strcmp(name, o->spellings[k].name)) {
+                if (spelling) *spelling = k + 1;
+                return o;
+            }
+    }
+    char key[64], other[64];
+    if (!long_key(name, key, sizeof key)) return NULL;
+    for (size_t i = 0; i < O_COUNT; i++) {
+        const kvp_option *o = &kvp__options[i];
+        if (long_key(o->name, other, sizeof other) && !strcmp(key, other)) return o;
+        for (size_t k = 0; k < KVP_OPTION_SPELLINGS_MAX && o->spellings[k].name; k++)
+            if (long_key(o->spellings[k].name, other, sizeof other) && !strcmp(key, other)) {
+                if (spelling) *spelling = k + 1;
+                return o;
+            }
+    }
+    return NULL;
+}
+
+const kvp_option *kvp_option_for_field(const char *field) {
+    if (!field) return NULL;
+    for (size_t i = 0; i < O_COUNT; i++)
+        if (!strcmp(field, kvp__options[i].field)) return &kvp__options[i];
+    return NULL;
+}
+
+void kvp_options_init(kvp_options *o, unsigned command) {
+    memset(o, 0, sizeof *o);
+    o->command = command;
+    o->deployment = kvp_deployment_default();
+    o->startup = kvp_startup_settings_default();
+}
+
+kvp_options *kvp_options_new(unsigned command) {
+    kvp_options *o = malloc(sizeof *o);
+    if (o) kvp_options_init(o, command);
+    return o;
+}
+
+void kvp_options_free(kvp_options *o) { free(o); }
+
+bool kvp_options_given(const kvp_options *o, const char *name) {
+    const kvp_option *r = kvp_option_lookup(name, NULL);
+    return r && o->given[r->id];
+}
+
+const char *kvp_options_typed(const kvp_options *o, const char *name) {
+    const kvp_option *r = kvp_option_lookup(name, NULL);
+    if (!r) return name;
+    return o->given[r->id] ? o->typed[r->id] : r->name;
+}
+
+/* ------------------------------------------------------------------ values */
+
+static kvp_status bad(kvp_error *err, const char *typed, const char *fmt, ...) KVP_PRINTF(3, 4);
+static kvp_status bad(kvp_error *err, const char *typed, const char *fmt, ...) {
+    /* The message names the option itself ("--tp needs a value"); the key is it. */
+    va_list ap;
+    va_start(ap, fmt);
+    kvp_status st = kvp__vfail(err, KVP_INVALID_ARG, NULL, NULL, fmt, ap);
+    va_end(ap);
+    if (err) kvp__strlcpy(err->key, typed, sizeof err->key);
+    return st;
+}
+
+static kvp_status get_count(const kvp_option *r, const char *typed, const char *v, uint64_t *out,
+                            kvp_error *err) {
+    kvp_error e;
+    if (kvp_parse_count(v, out, &e) != KVP_OK) return bad(err, typed, "%s: %s", typed, e.message);
+    if (*out < r->min || *out > r->max)
+        return bad(err, typed, "%s: %s is out of range, expected %llu to %llu", typed, v,
+                   (unsigned long long)r->min, (unsigned long long)r->max);
+    return KVP_OK;
+}
+
+static kvp_status get_bytes(const kvp_option *r, const char *typed, const char *v, uint64_t *out,
+                            kvp_error *err) {
+    kvp_error e;
+    if (kvp_parse_bytes(v, out, &e) != KVP_OK) return bad(err, typed, "%s: %s", typed, e.message);
+    if (r->min && *out == 0) return bad(err, typed, "%s: 0 bytes; expected a positive size", typed);
+    return KVP_OK;
+}
+
+static kvp_status get_fraction(const char *typed, const char *v, double *out, kvp_error *err) {
+    kvp_error e;
+    if (kvp_parse_fraction(v, out, &e) != KVP_OK)
+        return bad(err, typed, "%s: %s is not a fraction in (0, 1]", typed, v);
+    return KVP_OK;
+}
+
+/* The index of `v` among the row's '|'-separated choices, -1 when none. */
+static int choice_index(const kvp_option *r, const char *v) {
+    int idx = 0;
+    size_t vl = strlen(v);
+    for (const char *p = r->choices; p && *p; idx++) {
+        size_t n = strcspn(p, "|");
+        if (n == vl && !strncmp(p, v, n)) return idx;
+        p += n;
+        if (*p == '|') p++;
+    }
+    return -1;
+}
+
+static kvp_status bad_choice(const kvp_option *r, const char *typed, const char *v,
+                             kvp_error *err) {
+    char list[160];
+    size_t n = 0;
+    for (const char *p = r->choices; *p && n + 3 < sizeof list; p++)
+        if (*p == '|') {
+            list[n++] = ',';
+            list[n++] = ' ';
+        } else {
+            list[n++] = *p;
+        }
+    list[n] = '\0';
+    return bad(err, typed, "%s: '%s' is not one of %s", typed, v, list);
+}
+
+/* A flag's optional value: true/false/1/0/on/off/yes/no. -1 when none of them. */
+static int bool_word(const char *v) {
+    static const char *const yes[] = {"true", "1", "on", "yes"}, *const no[] = {"false", "0", "off", "no"};
+    for (size_t i = 0; i < 4; i++) {
+        if (!kvp__strcasecmp(v, yes[i])) return 1;
+        if (!kvp__strcasecmp(v, no[i])) return 0;
+    }
+    return -1;
+}
+
+static kvp_status get_text(const kvp_option *r, const char *typed, const char *v, char *dst,
+                           size_t size, kvp_error *err) {
+    size_t cap = size - 1 < r->max ? size - 1 : (size_t)r->max;
+    if (strlen(v) > cap)
+        return bad(err, typed, "%s: '%.40s' is too long (at most %zu bytes)", typed, v, cap);
+    if (!*v) return bad(err, typed, "%s: the value is empty", typed);
+    kvp__strlcpy(dst, v, size);
+    return KVP_OK;
+}
+
+#define TEXT(dst) get_text(r, typed, v, dst, sizeof dst, err)
+
+/* Write one checked value into the row's settings field. */
+static kvp_status apply(kvp_options *o, const kvp_option *r, const char *typed, const char *v,
+                        int flag, kvp_error *err) {
+    kvp_deployment *d = &o->deployment;
+    kvp_deploy_memory *m = &d->memory;
+    kvp_policy_settings *p = &d->policy;
+    kvp_startup_settings *ss = &o->startup;
+    uint64_t n = 0;
+    kvp_status st = KVP_OK;
+    switch ((kvp__opt_id)r->id) {
+    case O_GPU:
+        if (strlen(v) > r->max || !*v)
+            return bad(err, typed, "%s: '%.40s' is not a GPU name", typed, v);
+        o->gpu = v;
+        return KVP_OK;
+    case O_GPU_MEM: return get_bytes(r, typed, v, &m->total_bytes, err);
+    case O_FREE_MEM:
+        st = get_bytes(r, typed, v, &m->free_bytes, err);
+        p->free_memory_bytes = m->free_bytes;
+        return st;
+    case O_KV_BUDGET:
+        st = get_bytes(r, typed, v, &m->kv_budget_bytes, err);
+        p->kv_budget_bytes = m->kv_budget_bytes;
+        return st;
+    case O_WEIGHTS: m->has_weights = true; return get_bytes(r, typed, v, &m->weights_bytes, err);
+    case O_PEAK: m->has_peak = true; return get_bytes(r, typed, v, &m->peak_bytes, err);
+    case O_ACTIVATION_PEAK:
+        m->has_activation_peak = true;
+        return get_bytes(r, typed, v, &m->activation_peak_bytes, err);
+    case O_NON_TORCH:
+        m->has_non_torch = true;
+        return get_bytes(r, typed, v, &m->non_torch_bytes, err);
+    case O_CUDA_GRAPH:
+        m->has_cuda_graph = true;
+        return get_bytes(r, typed, v, &m->cuda_graph_bytes, err);
+    case O_ESTIMATION_KV: return get_bytes(r, typed, v, &m->estimation_kv_bytes, err);
+    case O_POLICY: {
+        kvp_engine e;
+        if (kvp_engine_parse(v, &e) != KVP_OK)
+            return bad(err, typed, "%s: unknown engine '%s' (expected trtllm, vllm, sglang, llamacpp)",
+                       typed, v);
+        d->point.engine = p->engine = e;
+        o->engine_given = true;
+        return KVP_OK;
+    }
+    case O_ENGINE_VERSION: return TEXT(p->engine_version);
+    case O_TP:
+        st = get_count(r, typed, v, &n, err);
+        d->point.tp = p->tp = (uint32_t)n;
+        return st;
+    case O_PP:
+        st = get_count(r, typed, v, &n, err);
+        d->point.pp = p->pp = (uint32_t)n;
+        return st;
+    case O_DP:
+        st = get_count(r, typed, v, &n, err);
+        p->dp = (uint32_t)n;
+        return st;
+    case O_ATTENTION_DP: p->enable_dp_attention = d->trtllm.attention_dp = flag == 1; return KVP_OK;
+    case O_MAX_SEQ_LEN:
+        /* vLLM --max-model-len -1: the longest length that fits (vLLM's spelling only). */
+        if (!strcmp(v, "-1") && !strcmp(typed + strspn(typed, "-"), "max-model-len")) {
+            p->auto_fit_max_model_len = true;
+            return KVP_OK;
+        }
+        st = get_count(r, typed, v, &d->point.max_seq_len, err);
+        p->max_model_len = d->point.max_seq_len;
+        return st;
+    case O_SEQ_LEN: return get_count(r, typed, v, &d->point.seq_len, err);
+    case O_KV_DTYPE:
+        st = TEXT(d->point.kv_dtype);
+        if (!st) kvp__strlcpy(p->kv_dtype, d->point.kv_dtype, sizeof p->kv_dtype);
+        return st;
+    case O_BLOCK_SIZE:
+        st = get_count(r, typed, v, &n, err);
+        p->block_size = d->kv.tokens_per_block = (uint32_t)n;
+        return st;
+    case O_GPU_MEMORY_UTILIZATION: return get_fraction(typed, v, &p->gpu_memory_utilization, err);
+    case O_MEM_FRACTION_STATIC: return get_fraction(typed, v, &p->mem_fraction_static, err);
+    case O_FREE_GPU_MEMORY_FRACTION: return get_fraction(typed, v, &d->kv.free_gpu_memory_fraction, err);
+    case O_MAX_NUM_SEQS:
+        st = get_count(r, typed, v, &n, err);
+        p->max_num_seqs = (uint32_t)n;
+        return st;
+    case O_MAX_NUM_BATCHED_TOKENS: return get_count(r, typed, v, &p->max_num_batched_tokens, err);
+    case O_MAMBA_CACHE_MODE:
+        if (choice_index(r, v) < 0) return bad_choice(r, typed, v, err);
+        kvp__strlcpy(p->mamba_cache_mode, v, sizeof p->mamba_cache_mode);
+        return KVP_OK;
+    case O_NUM_DRAFT_LAYERS:
+        st = get_count(r, typed, v, &n, err);
+        p->num_draft_layers = d->trtllm.num_draft_layers = (uint32_t)n;
+        return st;
+    case O_MAX_BATCH_SIZE:
+        st = get_count(r, typed, v, &d->trtllm.max_batch_size, err);
+        d->point.max_batch_size = d->trtllm.max_batch_size;
+        return st;
+    case O_MAX_NUM_TOKENS: return get_count(r, typed, v, &d->trtllm.max_num_tokens, err);
+    case O_MAX_BEAM_WIDTH:
+        st = get_count(r, typed, v, &n, err);
+        d->trtllm.max_beam_width = (uint32_t)n;
+        return st;
+    case O_MAX_TOKENS:
+        d->kv.has_max_tokens = true;
+        return get_count(r, typed, v, &d->kv.max_tokens, err);
+    case O_HOST_CACHE_SIZE: return get_bytes(r, typed, v, &d->kv.host_cache_size, err);
+    case O_ENABLE_BLOCK_REUSE: d->kv.enable_block_reuse = flag == 1; return KVP_OK;
+    case O_KV_MANAGER: {
+        int k = choice_index(r, v);
+        if (k < 0) return bad_choice(r, typed, v, err);
+        d->kv.use_v2 = k == 0 ? 0 : k == 1 ? -1 : 1;
+        return KVP_OK;
+    }
+    case O_CUDA_GRAPH_BATCH_SIZE: return get_count(r, typed, v, &d->trtllm.max_cuda_graph_batch_size, err);
+    case O_CTX_SIZE: return get_count(r, typed, v, &p->n_ctx, err);
+    case O_PARALLEL:
+        st = get_count(r, typed, v, &n, err);
+        d->point.sequences = p->n_seq_max = (uint32_t)n;
+        return st;
+    case O_CACHE_TYPE_K: return TEXT(p->type_k);
+    case O_CACHE_TYPE_V: return TEXT(p->type_v);
+    case O_UBATCH_SIZE:
+        st = get_count(r, typed, v, &n, err);
+        p->n_ubatch = (uint32_t)n;
+        return st;
+    case O_BATCH_SIZE:
+        st = get_count(r, typed, v, &n, err);
+        p->n_batch = (uint32_t)n;
+        return st;
+    case O_KV_UNIFIED: p->kv_unified = flag; return KVP_OK;
+    case O_SWA_FULL: p->swa_full = flag; return KVP_OK;
+    case O_FLASH_ATTN: {
+        int k = v ? choice_index(r, v) : 0;
+        if (k < 0) return bad_choice(r, typed, v, err);
+        p->flash_attn = k == 0 ? 1 : k == 1 ? 0 : -1;
+        return KVP_OK;
+    }
+    case O_DTYPE:
+        if (kvp_run_dtype_parse(v, &ss->dtype) != KVP_OK)
+            return bad(err, typed, "%s: '%s' is not one of auto, float16 (half), bfloat16, float32",
+                       typed, v);
+        return KVP_OK;
+    case O_QUANTIZATION: return TEXT(ss->quantization);
+    case O_TRUST_REMOTE_CODE: ss->trust_remote_code = flag == 1; return KVP_OK;
+    case O_ENFORCE_EAGER: ss->enforce_eager = flag == 1; return KVP_OK;
+    case O_ENABLE_PREFIX_CACHING: ss->enable_prefix_caching = flag; return KVP_OK;
+    case O_ENABLE_CHUNKED_PREFILL: ss->enable_chunked_prefill = flag; return KVP_OK;
+    case O_ENABLE_EXPERT_PARALLEL: ss->enable_expert_parallel = flag == 1; return KVP_OK;
+    case O_SPECULATIVE_METHOD: return TEXT(ss->speculative_method);
+    case O_NUM_SPECULATIVE_TOKENS:
+        st = get_count(r, typed, v, &n, err);
+        ss->num_speculative_tokens = (uint32_t)n;
+        return st;
+    case O_SPECULATIVE_CONFIG:
+        if (!*v) return bad(err, typed, "%s: the value is empty", typed);
+        kvp__strlcpy(ss->speculative_method, "config", sizeof ss->speculative_method);
+        return KVP_OK;
+    case O_GPUS:
+        st = get_count(r, typed, v, &n, err);
+        o->gpus = ss->gpu_count = (uint32_t)n;
+        return st;
+    case O_ENV: {
+        kvp_error e;
+        if (kvp_startup_set_env(ss, v, &e) != KVP_OK) return bad(err, typed, "%s: %s", typed, e.message);
+        return KVP_OK;
+    }
+    case O_DISABLE_RULE: {
+        kvp_error e;
+        if (kvp_startup_disable(ss, v, &e) != KVP_OK) return bad(err, typed, "%s: %s", typed, e.message);
+        return KVP_OK;
+    }
+    case O_COUNT: break;
+    }
+    return bad(err, typed, "%s: no setter", typed);
+}
+
+kvp_status kvp_options_set(kvp_options *o, const char *name, const char *value, kvp_error *err) {
+    if (!o || !name) return kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "kvp_options_set: no options or name");
+    size_t sp = 0;
+    const kvp_option *r = kvp_option_lookup(name, &sp);
+    if (!r) {
+        kvp__fail(err, KVP_NOT_FOUND, NULL, NULL, "unknown option '%s'", name);
+        if (err) kvp__strlcpy(err->key, name, sizeof err->key);
+        return KVP_NOT_FOUND;
+    }
+    const char *typed = name;
+    if (o->given[r->id] && !r->repeats) {
+        if (!strcmp(o->typed[r->id], name))
+            return bad(err, typed, "%s given twice", typed);
+        return bad(err, typed, "%s contradicts %s: both set %s; give one", typed, o->typed[r->id],
+                   r->field);
+    }
+    int flag = 1;
+    if (r->type == KVP_OPTION_FLAG) {
+        bool negate = sp && r->spellings[sp - 1].negate;
+        if (value) {
+            int b = bool_word(value);
+            if (b < 0) return bad(err, typed, "%s: '%s' is not true or false", typed, value);
+            flag = b;
+        }
+        if (negate) flag = !flag;
+    } else if (!value && !r->value_optional) {
+        return bad(err, typed, "%s needs a value", typed);
+    }
+    kvp_status st = apply(o, r, typed, value, flag, err);
+    if (st) return st;
+    o->given[r->id] = (unsigned char)(sp + 1);
+    kvp__strlcpy(o->typed[r->id], name, sizeof o->typed[r->id]);
+    /* An engine's own spelling chooses that engine (kvp_options_finish). */
+    unsigned eng = sp ? r->spellings[sp - 1].engines : 0;
+    if (!eng && r->engines != KVP_OPTION_ENGINES_ALL && (r->engines & (r->engines - 1)) == 0)
+        eng = r->engines; /* a row of one engine (--ctx-size, --max-batch-size) */
+    if (eng && (eng & (eng - 1)) == 0 && !o->engine_implied) {
+        o->engine_implied = true;
+        kvp__strlcpy(o->implied_by, name, sizeof o->implied_by);
+    }
+    return KVP_OK;
+}
+
+/* ------------------------------------------------------------------ finish */
+
+/* The one engine a given spelling belongs to, -1 when it is kvplan's or several engines'. */
+static int spelling_engine(const kvp_options *o, size_t id) {
+    const kvp_option *r = &kvp__options[id];
+    size_t sp = o->given[id] ? o->given[id] - 1u : 0;
+    unsigned eng = sp ? r->spellings[sp - 1].engines : 0;
+    if (!eng && r->engines != KVP_OPTION_ENGINES_ALL) eng = r->engines;
+    if (!eng || (eng & (eng - 1)) != 0) return -1;
+    for (int e = 0; e < KVP_ENGINE_COUNT; e++)
+        if (eng == KVP_OPTION_ENGINE(e)) return e;
+    return -1;
+}
+
+static bool has_word(const char *text, const char *word) {
+    size_t n = strlen(word);
+    for (const char *p = text; *p; p++) {
+        size_t k = 0;
+        while (k < n && p[k] && tolower((unsigned char)p[k]) == tolower((unsigned char)word[k])) k++;
+        if (k == n) return true;
+    }
+    return false;
+}
+
+kvp_status kvp_engine_version_check(kvp_engine engine, const char *v, kvp_error *err) {
+    static const char *const words[KVP_ENGINE_COUNT][8] = {
+        [KVP_ENGINE_TRTLLM] = {"latest", "pre-2026", NULL},
+        [KVP_ENGINE_VLLM] = {"latest", "v0", "v1-jan25", "v1-mid", "v1-new", "VLLM_USE_V1", NULL},
+        [KVP_ENGINE_SGLANG] = {"latest", "pre-11309", "post-11309", "pre-pr", "pre-18039", NULL},
+        [KVP_ENGINE_LLAMACPP] = {"latest", "unified", NULL},
+    };
+    static const char *const forms[KVP_ENGINE_COUNT] = {
+        [KVP_ENGINE_TRTLLM] = "2026 or 2025 (the rule set), or latest",
+        [KVP_ENGINE_VLLM] = "a release (0.9.1), or v0, v1-jan25, v1-mid, v1-new, latest",
+        [KVP_ENGINE_SGLANG] = "a release (0.5.3), a date (2025-10-07), or pre-11309, post-11309, "
+                              "pre-18039, latest",
+        [KVP_ENGINE_LLAMACPP] = "a build (b7217), a release (0.4.0), a date or year (2025-08), "
+                                "or unified, latest",
+    };
+    if ((unsigned)engine >= KVP_ENGINE_COUNT)
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "engine", "unknown engine %d", (int)engine);
+    if (!v || !*v) return KVP_OK;
+    if (engine == KVP_ENGINE_TRTLLM) {
+        kvp_trtllm_rules rules;
+        if (kvp_trtllm_rules_parse(v, &rules) == KVP_OK) return KVP_OK;
+    } else {
+        /* The policies read a release, build or date out of free text ("b7217
+         * (77334097)", "PR #11309 branch (2025-10-07)"): any digit is one of them. */
+        for (const char *p = v; *p; p++)
+            if (isdigit((unsigned char)*p)) return KVP_OK;
+    }
+    for (size_t k = 0; words[engine][k]; k++)
+        if (has_word(v, words[engine][k])) return KVP_OK;
+    return kvp__fail(err, KVP_INVALID_ARG, NULL, "engine_version",
+                     "'%.60s' is not a %s version kvplan knows; expected %s", v,
+                     kvp_engine_name(engine), forms[engine]);
+}
+
+static const char *engine_title(int e) {
+    static const char *const t[KVP_ENGINE_COUNT] = {"TensorRT-LLM", "vLLM", "SGLang", "llama.cpp"};
+    return e >= 0 && e < KVP_ENGINE_COUNT ? t[e] : "?";
+}
+
+kvp_status kvp_options_finish(kvp_options *o, kvp_error *err) {
+    kvp_deployment *d = &o->deployment;
+    /* The engine: --policy, else the one engine whose own spellings were used. */
+    int chosen = -1;
+    size_t chosen_by = 0;
+    for (size_t id = 0; id < O_COUNT; id++) {
+        if (!o->given[id]) continue;
+        int e = spelling_engine(o, id);
+        if (e < 0) continue;
+        if (chosen < 0) {
+            chosen = e;
+            chosen_by = id;
+        } else if (e != chosen && !o->engine_given && !o->engines_vary) {
+            return bad(err, o->typed[id],
+                       "%s is %s's flag and %s is %s's: give --policy to say which engine",
+                       o->typed[chosen_by], engine_title(chosen), o->typed[id], engine_title(e));
+        }
+    }
+    if (o->engines_vary) chosen = -1;
+    if (!o->engine_given && chosen >= 0) {
+        d->point.engine = d->policy.engine = (kvp_engine)chosen;
+        kvp__note(&o->notes, "planning for %s (policy %s): %s is %s's flag; give --policy to choose another",
+             engine_title(chosen), kvp_engine_name((kvp_engine)chosen), o->typed[chosen_by],
+             engine_title(chosen));
+    }
+    d->policy.engine = d->point.engine;
+    kvp_engine eng = d->point.engine;
+
+    /* Contradictions name both sides. */
+    if (o->gpu && o->given[O_GPU_MEM])
+        return bad(err, o->typed[O_GPU_MEM], "%s contradicts %s: give --gpu or --gpu-mem, not both",
+                   o->typed[O_GPU], o->typed[O_GPU_MEM]);
+    if (o->given[O_PEAK] && o->given[O_ACTIVATION_PEAK])
+        return bad(err, o->typed[O_ACTIVATION_PEAK],
+                   "%s contradicts %s: the peak with weights or without them, not both",
+                   o->typed[O_PEAK], o->typed[O_ACTIVATION_PEAK]);
+    if (o->given[O_ENGINE_VERSION]) {
+        kvp_error e;
+        if (kvp_engine_version_check(eng, d->policy.engine_version, &e) != KVP_OK)
+            return bad(err, o->typed[O_ENGINE_VERSION], "%s%s", o->typed[O_ENGINE_VERSION],
+                       e.message + strlen("engine_version"));
+        kvp_trtllm_rules rules;
+        if (eng == KVP_ENGINE_TRTLLM &&
+            kvp_trtllm_rules_parse(d->policy.engine_version, &rules) == KVP_OK)
+            d->trtllm.trtllm_rules = rules;
+    }
+
+    /* A setting the engine does not read is said, never dropped silently. */
+    for (size_t id = 0; id < O_COUNT; id++) {
+        const kvp_option *r = &kvp__options[id];
+        if (o->given[id] && !o->engines_vary && !(r->engines & KVP_OPTION_ENGINE(eng)))
+            kvp__note(&o->warnings, "%s is not a %s setting; policy %s does not read it", o->typed[id],
+                 engine_title((int)eng), kvp_engine_name(eng));
+    }
+
+    /* The start-up settings see the same deployment. */
+    o->startup.policy = d->policy;
+    o->startup.policy.total_memory_bytes = d->memory.total_bytes;
+    return KVP_OK;
+}
