@@ -96,6 +96,34 @@ typedef struct kvp_deploy_memory {
     bool enable_expert_parallel;     /* vLLM --enable-expert-parallel: EP = TP x DP */
 } kvp_deploy_memory;
 
+/* Admission (docs/admission.md): how many requests the engine runs at once, by
+ * its own rule, beside the plain fit count (max_sequences). TensorRT-LLM's
+ * capacity_scheduler_policy spellings. */
+typedef enum kvp_capacity_policy {
+    KVP_CAPACITY_DEFAULT = 0,            /* the engine's default (TRT-LLM: GUARANTEED_NO_EVICT) */
+    KVP_CAPACITY_GUARANTEED_NO_EVICT,    /* a request reserves every block it may need */
+    KVP_CAPACITY_MAX_UTILIZATION,        /* only the next step must fit; newest paused */
+} kvp_capacity_policy;
+
+/* "GUARANTEED_NO_EVICT", "MAX_UTILIZATION" ("default" for KVP_CAPACITY_DEFAULT). */
+KVP_API const char *kvp_capacity_policy_name(kvp_capacity_policy policy);
+/* The TRT-LLM spelling, case-insensitive ("guaranteed_no_evict", "MAX_UTILIZATION").
+ * KVP_INVALID_ARG naming capacity_scheduler_policy for anything else. */
+KVP_API KVP_NODISCARD kvp_status kvp_capacity_policy_parse(const char *text,
+                                                           kvp_capacity_policy *out,
+                                                           kvp_error *err);
+
+/* The requests the engine is asked to admit. Zero = not given. */
+typedef struct kvp_admission_settings {
+    uint64_t isl;                    /* prompt tokens of each request (--isl) */
+    uint64_t osl;                    /* output tokens each request generates (--osl) */
+    uint64_t max_new_tokens;         /* the request's max_new_tokens; 0 = what the engine's
+                                        OpenAI server fills when the client sends none:
+                                        max_seq_len - prompt (TRT-LLM _deduce_max_tokens,
+                                        vLLM and SGLang the same) */
+    kvp_capacity_policy policy;      /* TRT-LLM capacity_scheduler_policy */
+} kvp_admission_settings;
+
 /* One deployment. Start from kvp_deployment_default(). */
 typedef struct kvp_deployment {
     const kvp_model *model;          /* borrowed; required */
@@ -110,11 +138,41 @@ typedef struct kvp_deployment {
     /* vLLM, SGLang and llama.cpp settings (engine, tp, pp, dtype, length from point;
      * the memory figures from `memory`). */
     kvp_policy_settings policy;
+    kvp_admission_settings admission; /* the requests admitted (all engines) */
 } kvp_deployment;
 
 /* Defaults: trtllm, CUDA graphs up to batch 128 (as `kvplan plan`), the
  * policies' defaults (kvp_policy_settings_default). */
 KVP_API kvp_deployment kvp_deployment_default(void);
+
+/* The engine's admission rule applied to the plan (docs/admission.md). */
+typedef struct kvp_admission {
+    bool present;                    /* computed (false: admitted unknown, `refused` says why) */
+    kvp_capacity_policy policy;      /* TRT-LLM: the resolved policy; others: DEFAULT */
+    bool reserves;                   /* a request reserves its blocks to completion at admission */
+    char rule[KVP_DEPLOY_REASON_MAX];        /* the rule, with its source */
+    char reservation[KVP_DEPLOY_REASON_MAX]; /* what one request was assumed to hold */
+    char refused[KVP_DEPLOY_REASON_MAX];     /* why admitted is unknown ("" when present) */
+    uint64_t prompt_tokens;          /* P assumed (0 = not given and not needed) */
+    uint64_t max_new_tokens;         /* N assumed */
+    bool max_new_tokens_default;     /* N is the server's default, max_seq_len - P */
+    uint64_t output_tokens;          /* tokens each request really generates (steady state) */
+    uint64_t reservation_tokens;     /* tokens one request reserves (P + N, + speculative) */
+    uint64_t reservation_blocks;     /* blocks it reserves in the binding pool (beams in) */
+    uint64_t kv_admitted;            /* requests the KV cache admits under the rule;
+                                        UINT64_MAX when no pool limits */
+    uint64_t scheduler_capacity;     /* requests the scheduler holds (TRT-LLM max_batch_size x
+                                        pp, V2: max_batch_size; vLLM max_num_seqs; SGLang
+                                        max_running_requests; llama.cpp --parallel) */
+    uint64_t seq_slots;              /* TRT-LLM compute_max_num_sequences (overlap headroom) */
+    uint64_t admitted;               /* min(kv_admitted, scheduler_capacity): run at once */
+    bool cap_binds;                  /* the scheduler cap, not the KV cache, limits admitted */
+    bool has_steady_state;           /* steady_state computed (needs --isl) */
+    uint64_t steady_state;           /* requests of isl + output tokens that run at once when
+                                        nothing is reserved (staggered: mean blocks held over a
+                                        request's life), before the scheduler cap */
+    char binding[KVP_DEPLOY_REASON_MAX];     /* what bounds admitted */
+} kvp_admission;
 
 /* The planned deployment: a plain value (no pointers), copy freely. */
 typedef struct kvp_deploy_result {
@@ -164,6 +222,8 @@ typedef struct kvp_deploy_result {
     kvp_policy_result policy;
     kvp_engine_report report;        /* the engine's printed figures (a copy of
                                         policy.report for the policies) */
+
+    kvp_admission admission;         /* the engine's admission rule (kvp_admission) */
 
     kvp_notes warnings;              /* the creator's / policy's notes, then the pipeline's */
 } kvp_deploy_result;

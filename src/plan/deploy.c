@@ -14,6 +14,7 @@
 #include "kvplan/cost.h"
 #include "kvplan/deploy.h"
 #include "kvplan/estimate.h"
+#include "admission.h"
 #include "util.h"
 
 #define DEFAULT_CUDA_GRAPH_BS 128u /* `kvplan plan`'s default */
@@ -686,6 +687,7 @@ kvp_status kvp_deploy_plan(const kvp_deployment *dep, kvp_deploy_result *out, kv
         return kvp__fail(err, KVP_INVALID_ARG, NULL, "engine", "unknown engine %d",
                          (int)dep->point.engine);
     if (st != KVP_OK) return st;
+    kvp__admission(dep, out); /* the engine's admission rule (admission.c) */
     startup_verdict(out);
     return KVP_OK;
 }
