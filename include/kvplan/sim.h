@@ -160,12 +160,41 @@ KVP_API const char *kvp_workload_warning(const kvp_workload *workload, size_t in
  * rejected) and the total; for a progress bar. */
 typedef void (*kvp_sim_progress_fn)(void *ctx, uint64_t done, uint64_t total);
 
+/* Each engine's admission and preemption (docs/admission.md). */
+typedef enum kvp_sim_policy {
+    KVP_SIM_VLLM = 0,    /* vLLM v1: nothing reserved; the newest running request is
+                            preempted by recomputation when a block is short; no admission
+                            in a step that preempted */
+    KVP_SIM_TRTLLM,      /* TensorRT-LLM GUARANTEED_NO_EVICT: a request is admitted only if
+                            the blocks of prompt + max_new_tokens fit beside what the running
+                            requests reserved; first come first served, stops at the first
+                            misfit; never preempts */
+    KVP_SIM_TRTLLM_MAX_UTILIZATION, /* TensorRT-LLM MAX_UTILIZATION: only the next step
+                            must fit; the newest request is paused (its blocks freed, it
+                            recomputes) when it does not */
+    KVP_SIM_SGLANG,      /* SGLang: admitted while free tokens cover the prompt plus
+                            min(max_new_tokens, 4096) and the running requests' decoding
+                            reserve (new_token_ratio x remaining output); retraction of the
+                            request with the fewest output tokens when decoding runs out */
+} kvp_sim_policy;
+
+/* "vllm", "trtllm", "trtllm-max-utilization", "sglang". */
+KVP_API const char *kvp_sim_policy_name(kvp_sim_policy policy);
+/* The names kvp_sim_policy_name gives, case-insensitive. KVP_INVALID_ARG naming
+ * "policy" for anything else (the CLI maps engine spellings and TensorRT-LLM's
+ * capacity_scheduler_policy onto these). */
+KVP_API KVP_NODISCARD kvp_status kvp_sim_policy_parse(const char *name, kvp_sim_policy *out,
+                                                      kvp_error *err);
+
 typedef struct kvp_sim_config {
     kvp_pool_config pool;    /* the planned pool; pool.prefix_reuse switches reuse */
     uint32_t max_batch_size; /* running requests at most; 0 -> 256 */
     uint32_t max_num_tokens; /* tokens per step; 0 -> 8192 */
     uint64_t max_model_len;  /* 0 -> pool.max_seq_tokens */
     bool no_chunked_prefill; /* schedule prompts whole */
+    kvp_sim_policy policy;   /* admission and preemption; default vLLM's */
+    uint64_t max_new_tokens; /* each request's max_new_tokens (outputs are cut there);
+                                0 = max_model_len - prompt (the OpenAI servers' default) */
     kvp_sim_progress_fn progress_fn;
     void *progress_ctx;
 } kvp_sim_config;
@@ -179,7 +208,10 @@ typedef struct kvp_sim_result {
     uint32_t peak_running;
     double mean_running;         /* running requests averaged over steps */
     uint64_t promised_max_sequences; /* sequences of max_model_len the pool holds */
-    uint64_t preemptions;
+    uint64_t preemptions;        /* vLLM preemptions, TRT-LLM pauses, SGLang retractions */
+    /* Steps with requests waiting, by what kept them out: the batch cap (max_batch_size
+     * running), the token budget (max_num_tokens spent), else the KV cache. */
+    uint64_t waiting_steps, cap_bound_steps, budget_bound_steps, kv_bound_steps;
     uint64_t prefix_hit_tokens, prefix_query_tokens;
     double prefix_hit_rate;      /* hit / query prompt tokens; 0 without queries */
     uint64_t peak_blocks_used;   /* busiest block pool's peak */

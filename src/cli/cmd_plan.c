@@ -16,6 +16,7 @@
 #include "kvplan/render.h"
 #include "from_cmd.h"
 #include "fit_env.h"
+#include "admission_out.h"
 #include "util.h"
 
 #if defined(__has_include)
@@ -627,6 +628,7 @@ static void print_text(plan_ctx *p, FILE *f) {
     else
         explain(&ob, "min over pools = %llu, then min with max_batch_size %llu",
                 (unsigned long long)p->r->max_sequences, (unsigned long long)d->max_batch_size);
+    kvp_cli_admission_text(f, &p->r->admission, "  ");
     if (p->r->cap.has_mla_kv_len_cap)
         fprintf(f, "  attended-KV admission cap %llu tokens\n",
                 (unsigned long long)p->r->cap.mla_kv_len_cap_tokens);

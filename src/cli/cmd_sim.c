@@ -43,6 +43,13 @@ static void usage(FILE *out) {
           "  --recurrent-slots N    with --blocks: state slots per recurrent pool (default:\n"
           "                         batch size, twice that with prefix reuse for snapshots)\n"
           "  --no-chunked-prefill   schedule each prompt whole\n"
+          "  --policy ENGINE        admission and preemption to replay: vllm (default;\n"
+          "                         recompute the newest), sglang (decode reserve,\n"
+          "                         retraction) or trtllm (reservation to completion)\n"
+          "  --capacity-scheduler-policy P  trtllm: GUARANTEED_NO_EVICT (default) or\n"
+          "                         MAX_UTILIZATION\n"
+          "  --max-new-tokens N     each request's max_new_tokens (outputs cut there; default\n"
+          "                         max_model_len - prompt, the OpenAI servers' default)\n"
           "  --no-prefix-reuse      no prefix caching\n"
           "  --arrival-unit U       steps|seconds: unit of \"arrival\" (default steps)\n"
           "  --step-time S          seconds per step for --arrival-unit seconds (default 0.02)\n"
@@ -82,7 +89,38 @@ typedef struct options {
     kvp_cost_settings cost;
     kvp_workload_options wl;
     const char *svg; /* --svg FILE: utilization and running requests over steps */
+    kvp_sim_policy policy;      /* --policy (+ --capacity-scheduler-policy) */
+    const char *engine, *capacity; /* as given */
+    uint64_t max_new_tokens;    /* --max-new-tokens; 0 = the servers' default */
 } options;
+
+/* --policy ENGINE and TensorRT-LLM's --capacity-scheduler-policy: the scheduler replayed. */
+static int sim_policy(options *o) {
+    kvp_engine e = KVP_ENGINE_VLLM;
+    kvp_error err;
+    if (o->engine && (kvp_engine_parse(o->engine, &e) != KVP_OK || e == KVP_ENGINE_LLAMACPP))
+        return kvp_cli_fail("--policy: '%s' has no continuous-batching scheduler to replay; "
+                            "expected vllm, sglang or trtllm",
+                            o->engine);
+    kvp_capacity_policy cap = KVP_CAPACITY_DEFAULT;
+    if (o->capacity) {
+        if (e != KVP_ENGINE_TRTLLM)
+            return kvp_cli_fail("--capacity-scheduler-policy is TensorRT-LLM's; give --policy "
+                                "trtllm (the replayed scheduler is %s's)",
+                                kvp_engine_name(e));
+        if (kvp_capacity_policy_parse(o->capacity, &cap, &err) != KVP_OK) {
+            kvp__strlcpy(err.key, "--capacity-scheduler-policy", sizeof err.key);
+            return kvp_cli_fail("--capacity-scheduler-policy: '%s' is not a TensorRT-LLM "
+                                "policy; expected GUARANTEED_NO_EVICT or MAX_UTILIZATION",
+                                o->capacity);
+        }
+    }
+    o->policy = e == KVP_ENGINE_SGLANG                 ? KVP_SIM_SGLANG
+                : e != KVP_ENGINE_TRTLLM               ? KVP_SIM_VLLM
+                : cap == KVP_CAPACITY_MAX_UTILIZATION ? KVP_SIM_TRTLLM_MAX_UTILIZATION
+                                                       : KVP_SIM_TRTLLM;
+    return 0;
+}
 
 static int parse_args(int argc, char **argv, options *o) {
     static const char *const known[] = {
@@ -90,7 +128,8 @@ static int parse_args(int argc, char **argv, options *o) {
         "--block-size", "--tokens-per-block", "--max-model-len", "--max-batch-size",
         "--max-num-tokens", "--recurrent-slots", "--no-chunked-prefill", "--no-prefix-reuse",
         "--arrival-unit", "--step-time", "--no-timing", "--quiet", "--json", "--help", "--gpu",
-        "--gpu-mem", "--free-gpu-memory-fraction", "--cross-kv-cache-fraction", "--svg", NULL};
+        "--gpu-mem", "--free-gpu-memory-fraction", "--cross-kv-cache-fraction", "--svg", "--policy",
+        "--capacity-scheduler-policy", "--max-new-tokens", NULL};
     bool bad = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
@@ -102,6 +141,18 @@ static int parse_args(int argc, char **argv, options *o) {
         } else if (kvp_cli_opt(argc, argv, &i, "--svg", &v, &bad)) {
             if (bad) return KVP_EXIT_BAD_INPUT;
             o->svg = v;
+        } else if (kvp_cli_opt(argc, argv, &i, "--policy", &v, &bad)) {
+            if (bad) return KVP_EXIT_BAD_INPUT;
+            o->engine = v;
+        } else if (kvp_cli_opt(argc, argv, &i, "--capacity-scheduler-policy", &v, &bad) ||
+                   kvp_cli_opt(argc, argv, &i, "--capacity_scheduler_policy", &v, &bad)) {
+            if (bad) return KVP_EXIT_BAD_INPUT;
+            o->capacity = v;
+        } else if (kvp_cli_opt(argc, argv, &i, "--max-new-tokens", &v, &bad)) {
+            uint32_t u;
+            if (bad || !kvp_cli_u32("--max-new-tokens", v, 1, 2 * KVP_WORKLOAD_MAX_TOKENS, &u))
+                return KVP_EXIT_BAD_INPUT;
+            o->max_new_tokens = u;
         } else if (kvp_cli_flag(a, "--quiet")) {
             o->quiet = true;
         } else if (kvp_cli_flag(a, "--no-timing")) {
@@ -199,7 +250,7 @@ static int parse_args(int argc, char **argv, options *o) {
         return kvp_cli_fail("--recurrent-slots goes with --blocks; a plan sizes its own slots");
     if (o->have_fraction && (o->have_blocks || o->have_budget))
         return kvp_cli_fail("--free-gpu-memory-fraction goes with --gpu or --gpu-mem");
-    return 0;
+    return sim_policy(o);
 }
 
 /* --blocks: the same block count in every block pool, `slots` state slots
@@ -308,6 +359,30 @@ done:
     return rc;
 }
 
+/* What kept waiting requests out in most of the steps they waited. */
+static const char *limit_name(const kvp_sim_result *r) {
+    if (!r->waiting_steps) return "nothing";
+    if (r->cap_bound_steps >= r->kv_bound_steps && r->cap_bound_steps >= r->budget_bound_steps)
+        return "max_batch_size";
+    return r->kv_bound_steps >= r->budget_bound_steps ? "kv_cache" : "max_num_tokens";
+}
+
+static const char *policy_text(kvp_sim_policy p) {
+    switch (p) {
+    case KVP_SIM_TRTLLM:
+        return "trtllm GUARANTEED_NO_EVICT: a request waits until prompt + max_new_tokens fit "
+               "beside the running requests' reservations; first come, first served";
+    case KVP_SIM_TRTLLM_MAX_UTILIZATION:
+        return "trtllm MAX_UTILIZATION: no reservation, the newest request paused (recomputed) "
+               "when a step does not fit";
+    case KVP_SIM_SGLANG:
+        return "sglang: admitted while free tokens cover prompt + max_new_tokens and the running "
+               "requests' decode reserve (new_token_ratio); retraction when decoding runs out";
+    default:
+        return "vllm: no reservation, the newest running request preempted by recomputation";
+    }
+}
+
 static void print_json(const options *o, const kvp_model *m, const kvp_pool_config *pc,
                        const kvp_workload *w, const kvp_sim_result *r) {
     json_t *j = kvp__json_document();
@@ -331,6 +406,8 @@ static void print_json(const options *o, const kvp_model *m, const kvp_pool_conf
     json_object_set_new(j, "max_num_tokens", juint(o->max_tokens));
     json_object_set_new(j, "chunked_prefill", json_boolean(!o->no_chunked));
     json_object_set_new(j, "prefix_reuse", json_boolean(!o->no_reuse));
+    json_object_set_new(j, "policy", json_string(kvp_sim_policy_name(o->policy)));
+    json_object_set_new(j, "max_new_tokens", o->max_new_tokens ? juint(o->max_new_tokens) : json_null());
     json_object_set_new(j, "requests", juint(r->requests));
     json_object_set_new(j, "finished", juint(r->finished));
     json_object_set_new(j, "rejected_too_long", juint(r->rejected_too_long));
@@ -340,6 +417,11 @@ static void print_json(const options *o, const kvp_model *m, const kvp_pool_conf
     json_object_set_new(j, "mean_running", json_real(r->mean_running));
     json_object_set_new(j, "promised_max_sequences", juint(r->promised_max_sequences));
     json_object_set_new(j, "preemptions", juint(r->preemptions));
+    json_object_set_new(j, "waiting_steps", juint(r->waiting_steps));
+    json_object_set_new(j, "cap_bound_steps", juint(r->cap_bound_steps));
+    json_object_set_new(j, "budget_bound_steps", juint(r->budget_bound_steps));
+    json_object_set_new(j, "kv_bound_steps", juint(r->kv_bound_steps));
+    json_object_set_new(j, "limited_by", json_string(limit_name(r)));
     json_object_set_new(j, "prefix_hit_rate", json_real(r->prefix_hit_rate));
     json_object_set_new(j, "prefix_hit_tokens", juint(r->prefix_hit_tokens));
     json_object_set_new(j, "prefix_query_tokens", juint(r->prefix_query_tokens));
@@ -387,10 +469,16 @@ static void print_text(const options *o, const kvp_model *m, const kvp_pool_conf
                    kvp_cli_fmt_bytes(p->page_bytes, b3, sizeof b3));
     }
     printf("scheduler          max batch %u, %s tokens/step, max_model_len %s, chunked prefill "
-           "%s, prefix reuse %s\n\n",
+           "%s, prefix reuse %s\n",
            o->max_batch, kvp_cli_fmt_count(o->max_tokens, b1, sizeof b1),
            kvp_cli_fmt_count(o->max_model_len, b2, sizeof b2), o->no_chunked ? "off" : "on",
            o->no_reuse ? "off" : "on");
+    printf("policy             %s\n", policy_text(o->policy));
+    if (o->max_new_tokens)
+        printf("max_new_tokens     %s per request\n", kvp_cli_fmt_count(o->max_new_tokens, b1, sizeof b1));
+    else
+        printf("max_new_tokens     max_model_len - prompt per request (the servers' default)\n");
+    printf("\n");
     printf("requests           %s: %s finished, %s rejected as longer than max_model_len, %s "
            "that could never fit\n",
            kvp_cli_fmt_count(r->requests, b1, sizeof b1),
@@ -403,6 +491,15 @@ static void print_text(const options *o, const kvp_model *m, const kvp_pool_conf
            kvp_cli_fmt_count(r->promised_max_sequences, b1, sizeof b1),
            kvp_cli_fmt_count(o->max_model_len, b2, sizeof b2), r->peak_running);
     printf("preemptions        %s\n", kvp_cli_fmt_count(r->preemptions, b1, sizeof b1));
+    if (r->waiting_steps)
+        printf("limited by         %s: requests waited in %s steps, %s for the batch cap, %s for "
+               "the token budget, %s for the KV cache\n",
+               limit_name(r), kvp_cli_fmt_count(r->waiting_steps, b1, sizeof b1),
+               kvp_cli_fmt_count(r->cap_bound_steps, b2, sizeof b2),
+               kvp_cli_fmt_count(r->budget_bound_steps, b3, sizeof b3),
+               kvp_cli_fmt_count(r->kv_bound_steps, b4, sizeof b4));
+    else
+        printf("limited by         nothing: no request waited\n");
     printf("prefix hit rate    %.1f%% (%s of %s prompt tokens)\n", 100.0 * r->prefix_hit_rate,
            kvp_cli_fmt_count(r->prefix_hit_tokens, b1, sizeof b1),
            kvp_cli_fmt_count(r->prefix_query_tokens, b2, sizeof b2));
@@ -450,6 +547,12 @@ int kvp_cmd_sim(int argc, char **argv) {
         uint64_t mp = kvp_model_get_info(m)->max_position_embeddings;
         o.max_model_len = mp && mp <= 2ull * KVP_WORKLOAD_MAX_TOKENS ? mp : 8192;
     }
+    if (o.max_new_tokens > o.max_model_len) {
+        exit_code = kvp_cli_fail("--max-new-tokens %llu is above max_model_len %llu",
+                                 (unsigned long long)o.max_new_tokens,
+                                 (unsigned long long)o.max_model_len);
+        goto out;
+    }
     kvp_pool_config pc;
     uint64_t promised = 0;
     exit_code = o.have_blocks ? pool_uniform(&o, &c, &pc, &err)
@@ -480,6 +583,8 @@ int kvp_cmd_sim(int argc, char **argv) {
     sc.max_num_tokens = o.max_tokens;
     sc.max_model_len = o.max_model_len;
     sc.no_chunked_prefill = o.no_chunked;
+    sc.policy = o.policy;
+    sc.max_new_tokens = o.max_new_tokens;
     sc.progress_fn = on_progress;
     sc.progress_ctx = &prog;
     kvp_sim_result r;

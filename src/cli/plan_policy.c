@@ -22,6 +22,7 @@
 #include "kvplan/gpu.h"
 #include "kvplan/policy.h"
 #include "plan_policy.h"
+#include "admission_out.h"
 #include "startup_cli.h"
 #include "kvplan/estimate.h"
 #include "fit_env.h"
@@ -517,7 +518,8 @@ static bool normalize_args(int argc, char **argv, bool trt, norm_args *n, cli_no
 static double mib(uint64_t b) { return (double)b / 1048576.0; }
 static double gib(uint64_t b) { return (double)b / 1073741824.0; }
 
-static void print_text(const kvp_model *model, const kvp_policy_result *r, const cli_notes *cn) {
+static void print_text(const kvp_model *model, const kvp_policy_result *r, const kvp_admission *adm,
+                       const cli_notes *cn) {
     const kvp_engine_report *e = &r->report;
     char buf[64];
     printf("model: %s\npolicy: %s (%s%s%s)\n", kvp_model_name(model), kvp_engine_name(r->engine),
@@ -587,6 +589,7 @@ static void print_text(const kvp_model *model, const kvp_policy_result *r, const
     default:
         break;
     }
+    kvp_cli_admission_text(stdout, adm, "");
     for (unsigned i = 0; i < cn->count; i++) printf("note: %s\n", cn->text[i]);
     for (uint32_t i = 0; i < r->note_count; i++) printf("note: %s\n", r->notes[i]);
 }
@@ -867,7 +870,7 @@ static int plan_policy_main(int argc, char **argv, const char *resolved_dtype, c
     if (json)
         prc = print_json(model, gpu ? gpu_name : NULL, total_source, res, notes);
     else
-        print_text(model, &res->policy, notes);
+        print_text(model, &res->policy, &res->admission, notes);
     if (g_show.explain && !json) kvp_cli_policy_explain(res, total_source, stdout);
     if (prc < 0 && (g_show.svg || g_show.html))
         prc = kvp_cli_policy_pictures(model, res, total_source, g_show.svg, g_show.html);

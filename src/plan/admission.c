@@ -385,20 +385,23 @@ static void admit_trtllm(const kvp_deployment *dep, kvp_deploy_result *out) {
         refuse(out, KVP_OVERFLOW, "max_new_tokens", "max_new_tokens: the reservation overflows");
         return;
     }
-    char prompt_text[64];
-    if (a->isl)
-        set_text(prompt_text, sizeof prompt_text, "prompt %llu + ", ULL(ad->prompt_tokens));
+    char extra[96] = "";
+    if (spec) set_text(extra, sizeof extra, " + %llu speculative tokens", ULL(spec));
+    const char *beams = beam > 1 ? "; the generation part once per beam" : "";
+    if (!a->isl)
+        set_text(ad->reservation, sizeof ad->reservation,
+                 "prompt + max_new_tokens = max_seq_len%s = %llu tokens per request, rounded up "
+                 "to blocks per pool%s (the OpenAI server fills max_new_tokens = max_seq_len - "
+                 "prompt when the client sends none)",
+                 extra, ULL(total), beams);
     else
-        kvp__strlcpy(prompt_text, "prompt P + ", sizeof prompt_text);
-    set_text(ad->reservation, sizeof ad->reservation,
-             "%s%s%llu%s%s = %llu tokens per request, rounded up to blocks per pool%s%s",
-             prompt_text, ad->max_new_tokens_default ? "max_new_tokens (max_seq_len - P) "
-                                                     : "max_new_tokens ",
-             ULL(ad->max_new_tokens), spec ? " + speculative " : "",
-             spec ? "tokens" : "", ULL(total), beam > 1 ? ", generation part x beam" : "",
-             ad->max_new_tokens_default ? " (trtllm-serve fills max_seq_len - prompt when the "
-                                          "client sends no max_tokens)"
-                                        : "");
+        set_text(ad->reservation, sizeof ad->reservation,
+                 "prompt %llu + max_new_tokens %llu (%s)%s = %llu tokens per request, rounded up "
+                 "to blocks per pool%s",
+                 ULL(ad->prompt_tokens), ULL(ad->max_new_tokens),
+                 ad->max_new_tokens_default ? "max_seq_len - prompt, the server's default"
+                                            : "given",
+                 extra, ULL(total), beams);
     if (ad->kv_admitted == 0 && (a->isl || a->max_new_tokens)) {
         uint64_t fit = largest_fitting(&out->plan, ad->prompt_tokens, total, beam);
         refuse(out, KVP_INFEASIBLE, "max_new_tokens",
@@ -476,8 +479,7 @@ static void admit_policy(const kvp_deployment *dep, kvp_deploy_result *out) {
                  "a slot of %llu cells per request, whatever its length", ULL(max_len));
         cap_name = "--parallel slots";
         ad->reserves = true;
-        ad->reservation_tokens = max_len;
-        ad->reservation_blocks = max_len;
+        ad->reservation_tokens = max_len; /* cells, not blocks: no block line */
         ad->kv_admitted = out->max_sequences;
         kvp__strlcpy(ad->binding, out->binding, sizeof ad->binding);
         cap(ad, cap_name);

@@ -218,6 +218,8 @@ static json_t *trtllm_json(const kvp_render_input *in, const kvp_deploy_result *
     json_object_set_new(ms, "engine_max_seq_len", ju(r->engine_max_seq_len));
     json_object_set_new(ms, "longest_sequence_tokens",
                         r->longest_tokens == UINT64_MAX ? json_null() : ju(r->longest_tokens));
+    json_object_set_new(ms, "admitted", kvp__admitted_json(&r->admission));
+    json_object_set_new(ms, "admission", kvp__admission_json(&r->admission));
     json_object_set_new(o, "max_sequences", ms);
     json_object_set_new(o, "capacity", kvp__capacity_json(r));
     json_t *res = json_array();
@@ -364,6 +366,7 @@ static json_t *policy_json(const kvp_render_input *in, const kvp_deploy_result *
     }
     json_object_set_new(root, "engine_details", d);
     json_object_set_new(root, "capacity", kvp__capacity_json(res));
+    json_object_set_new(root, "admission", kvp__admission_json(&res->admission));
     json_object_set_new(root, "memory", memory_json(in, res));
     /* "notes" is the name this document had before the envelope; "warnings" the
      * one every plan document shares. The same list. */

@@ -61,6 +61,7 @@ json_t *kvp__eval_json(const kvp_deploy_result *e) {
     json_object_set_new(o, "blocks", ju(e->blocks));
     json_object_set_new(o, "tokens_per_block", ju(e->block_tokens));
     json_object_set_new(o, "max_sequences", ju_or_null(e->max_sequences));
+    json_object_set_new(o, "admitted", kvp__admitted_json(&e->admission));
     json_object_set_new(o, "batch_limit", e->batch_limit ? ju(e->batch_limit) : json_null());
     json_object_set_new(o, "longest_sequence_tokens", ju_or_null(e->longest_tokens));
     json_object_set_new(o, "bound_by", json_string(e->binding));
@@ -116,6 +117,7 @@ json_t *kvp__capacity_json(const kvp_deploy_result *e) {
     json_object_set_new(o, "tokens_per_block", ju(e->block_tokens));
     json_object_set_new(o, "max_seq_len", ju(e->point.max_seq_len));
     json_object_set_new(o, "max_sequences", ju_or_null(e->max_sequences));
+    json_object_set_new(o, "admitted", kvp__admitted_json(&e->admission));
     json_object_set_new(o, "batch_limit", e->batch_limit ? ju(e->batch_limit) : json_null());
     json_object_set_new(o, "longest_sequence_tokens", ju_or_null(e->longest_tokens));
     json_object_set_new(o, "bound_by", json_string(e->binding));

@@ -35,6 +35,11 @@ kvp_status kvp__json_finish(json_t *doc, size_t flags, char **out, kvp_error *er
  * when it was not planned. New reference. */
 json_t *kvp__point_json(const kvp_deploy_result *e, bool sequences);
 
+/* The engine's admission rule (json_admission.c): "admitted" (null when unknown)
+ * and the object saying the rule, the reservation and what binds. New references. */
+json_t *kvp__admitted_json(const kvp_admission *a);
+json_t *kvp__admission_json(const kvp_admission *a);
+
 /* One evaluated point (a fit step, a compare column): numbers in bytes and
  * tokens; "pools" per engine. New reference. */
 json_t *kvp__eval_json(const kvp_deploy_result *e);

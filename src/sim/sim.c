@@ -51,7 +51,50 @@ typedef struct sim {
     bool reuse, has_recurrent;
     double running_sum;
     uint64_t done;
+    /* TensorRT-LLM GUARANTEED_NO_EVICT: blocks the running requests reserved, per pool. */
+    uint64_t reserved[KVP_MAX_POOLS];
+    /* SGLang: the decoding reserve's ratio (new_token_ratio). */
+    double ratio;
 } sim;
+
+/* SGLang's scheduler (managers/scheduler.py, schedule_policy.py): new_token_ratio starts
+ * at SGLANG_INIT_NEW_TOKEN_RATIO 0.7, decays each step by (init - min) /
+ * SGLANG_NEW_TOKEN_RATIO_DECAY_STEPS 600 to min = init x SGLANG_MIN_NEW_TOKEN_RATIO_FACTOR
+ * 0.14; a request's max_new_tokens counts at most CLIP_MAX_NEW_TOKENS 4096; after a
+ * retraction the ratio is re-estimated with RETRACT_DECODE_STEPS 20 per request. */
+#define SGL_INIT_RATIO 0.7
+#define SGL_MIN_RATIO (0.7 * 0.14)
+#define SGL_DECAY ((SGL_INIT_RATIO - SGL_MIN_RATIO) / 600.0)
+#define SGL_CLIP_NEW_TOKENS 4096u
+#define SGL_RETRACT_STEPS 20u
+
+const char *kvp_sim_policy_name(kvp_sim_policy policy) {
+    switch (policy) {
+    case KVP_SIM_TRTLLM: return "trtllm";
+    case KVP_SIM_TRTLLM_MAX_UTILIZATION: return "trtllm-max-utilization";
+    case KVP_SIM_SGLANG: return "sglang";
+    default: return "vllm";
+    }
+}
+
+kvp_status kvp_sim_policy_parse(const char *name, kvp_sim_policy *out, kvp_error *err) {
+    for (int p = KVP_SIM_VLLM; p <= KVP_SIM_SGLANG; p++)
+        if (name && kvp__strcasecmp(name, kvp_sim_policy_name((kvp_sim_policy)p)) == 0) {
+            *out = (kvp_sim_policy)p;
+            return KVP_OK;
+        }
+    return kvp__fail(err, KVP_INVALID_ARG, NULL, "policy",
+                     "policy: '%s' is not a scheduler the simulator replays; expected vllm, "
+                     "sglang, trtllm or trtllm-max-utilization",
+                     name ? name : "");
+}
+
+/* max_new_tokens of request q: the configured one, else max_model_len - prompt. */
+static uint64_t max_new_of(const sim *s, const kvp_request *r) {
+    uint64_t room = s->max_model_len - r->prompt_tokens;
+    uint64_t n = s->cfg->max_new_tokens;
+    return n && n < room ? n : room;
+}
 
 static inline uint64_t known_tokens(const run_slot *r) {
     return (uint64_t)r->prompt + r->generated;
@@ -95,6 +138,27 @@ static uint64_t need_blocks(const sim *s, const kvp_pool_spec *p, uint64_t len) 
     }
 }
 
+/* Blocks request q reserves in pool k under GUARANTEED_NO_EVICT: every block of
+ * prompt + max_new_tokens (a window pool: of one window), as
+ * getRemainingBlocksToCompletion counts them for a request holding nothing. */
+static uint64_t reservation(const sim *s, uint32_t q, uint32_t k) {
+    const kvp_request *r = &s->w->requests[q];
+    return need_blocks(s, &s->cfg->pool.pools[k], (uint64_t)r->prompt_tokens + max_new_of(s, r));
+}
+
+static bool reserve(sim *s, uint32_t q) {
+    uint32_t n = s->cfg->pool.pool_count;
+    for (uint32_t k = 0; k < n; k++)
+        if (s->reserved[k] + reservation(s, q, k) > s->cfg->pool.pools[k].blocks) return false;
+    for (uint32_t k = 0; k < n; k++) s->reserved[k] += reservation(s, q, k);
+    return true;
+}
+
+static void unreserve(sim *s, uint32_t q) {
+    if (s->cfg->policy != KVP_SIM_TRTLLM) return;
+    for (uint32_t k = 0; k < s->cfg->pool.pool_count; k++) s->reserved[k] -= reservation(s, q, k);
+}
+
 /* Arrival: reject what the engine would refuse or what can never fit. */
 static void arrive(sim *s, uint32_t q) {
     const kvp_request *r = &s->w->requests[q];
@@ -106,10 +170,14 @@ static void arrive(sim *s, uint32_t q) {
     }
     /* The output stops at max_model_len; the last sampled token is never written. */
     uint64_t room = s->max_model_len - r->prompt_tokens + 1;
+    /* A request's max_new_tokens cuts its output too. */
+    if (s->cfg->max_new_tokens && s->cfg->max_new_tokens < room) room = s->cfg->max_new_tokens;
     req_state *t = &s->st[q];
     t->output = r->output_tokens < room ? r->output_tokens : (uint32_t)room;
     t->generated = 0;
     uint64_t peak_len = (uint64_t)r->prompt_tokens + t->output - 1;
+    /* TensorRT-LLM holds the whole reservation before the first token. */
+    if (s->cfg->policy == KVP_SIM_TRTLLM) peak_len = (uint64_t)r->prompt_tokens + max_new_of(s, r);
     bool fits = !(s->cfg->no_chunked_prefill && r->prompt_tokens > s->max_tokens);
     for (uint32_t k = 0; k < s->cfg->pool.pool_count && fits; k++)
         fits = need_blocks(s, &s->cfg->pool.pools[k], peak_len) <= s->cfg->pool.pools[k].blocks;
@@ -161,10 +229,54 @@ static void running_remove(sim *s, uint32_t i) {
     s->nrunning--;
 }
 
-static void reject_never_fit(sim *s, uint32_t seq) {
+static void reject_never_fit(sim *s, uint32_t seq, uint32_t q) {
     kvp_pool_seq_close(s->pool, seq);
+    unreserve(s, q);
     s->res->rejected_never_fit++;
     s->done++;
+}
+
+/* SGLang's retraction victim: fewest output tokens, then the longest prompt. */
+static uint32_t retract_victim(const sim *s) {
+    uint32_t best = 0;
+    for (uint32_t i = 1; i < s->nrunning; i++) {
+        const run_slot *a = &s->running[i], *b = &s->running[best];
+        if (a->generated < b->generated || (a->generated == b->generated && a->prompt > b->prompt))
+            best = i;
+    }
+    return best;
+}
+
+/* After a retraction: new_token_ratio = (decoded + 20 x requests) / their max_new_tokens,
+ * at most 1 (retract_decode). */
+static void sglang_reestimate(sim *s) {
+    double decoded = 0, max_new = 0;
+    for (uint32_t i = 0; i < s->nrunning; i++) {
+        const run_slot *r = &s->running[i];
+        decoded += r->generated;
+        max_new += (double)max_new_of(s, &s->w->requests[r->q]);
+    }
+    double est = max_new > 0 ? (decoded + (double)SGL_RETRACT_STEPS * s->nrunning) / max_new : 1.0;
+    s->ratio = est < 1.0 ? est : 1.0;
+}
+
+/* SGLang's PrefillAdder: the tokens left for new prompts once the running requests'
+ * decoding reserve is set aside. */
+static double sglang_room(const sim *s) {
+    double room = 0;
+    for (uint32_t k = 0; k < kvp_pool_count(s->pool); k++) {
+        if (kvp_pool_get_spec(s->pool, k)->kind == KVP_CACHE_RECURRENT) continue;
+        kvp_pool_stats ps;
+        kvp_pool_get_stats(s->pool, k, &ps);
+        room = (double)(ps.free_blocks + ps.cached_blocks) * s->tpb;
+        break; /* the token pool */
+    }
+    for (uint32_t i = 0; i < s->nrunning; i++) {
+        const run_slot *r = &s->running[i];
+        uint64_t left = max_new_of(s, &s->w->requests[r->q]) - r->generated;
+        room -= s->ratio * (double)(left < SGL_CLIP_NEW_TOKENS ? left : SGL_CLIP_NEW_TOKENS);
+    }
+    return room;
 }
 
 /* Serve running requests; *preempted tells whether one was preempted. */
@@ -180,19 +292,25 @@ static kvp_status serve_running(sim *s, uint64_t *budget, bool *preempted, kvp_e
         kvp_status st = append(s, r, n);
         if (st == KVP_INFEASIBLE) {
             if (s->nrunning == 1) { /* alone in the pool and still short */
-                reject_never_fit(s, r->seq);
+                reject_never_fit(s, r->seq, r->q);
                 running_remove(s, 0);
                 break;
             }
-            /* Preempt the newest running request (recomputation). */
-            run_slot *v = &s->running[s->nrunning - 1];
+            /* vLLM and TensorRT-LLM: the newest running request goes (recomputed later);
+             * SGLang retracts the one with the fewest output tokens, the longest prompt
+             * among those (retract_decode). */
+            uint32_t vi = s->cfg->policy == KVP_SIM_SGLANG ? retract_victim(s) : s->nrunning - 1;
+            run_slot *v = &s->running[vi];
             kvp_pool_seq_close(s->pool, v->seq);
+            unreserve(s, v->q);
             s->st[v->q].generated = v->generated;
             queue_push_front(s, v->q);
-            s->nrunning--;
+            running_remove(s, vi);
             s->res->preemptions++;
             *preempted = true;
-            continue; /* retry r (if r itself was the newest, the loop ends) */
+            if (s->cfg->policy == KVP_SIM_SGLANG) sglang_reestimate(s);
+            if (vi < i) i--;
+            continue; /* retry running[i] (r itself, unless it was the victim) */
         }
         if (st != KVP_OK) return kvp__fail(err, st, NULL, "sim", "pool append failed");
         r->sched = 1;
@@ -203,12 +321,31 @@ static kvp_status serve_running(sim *s, uint64_t *budget, bool *preempted, kvp_e
 }
 
 static kvp_status admit(sim *s, uint64_t *budget, kvp_error *err) {
+    double sgl_room = s->cfg->policy == KVP_SIM_SGLANG ? sglang_room(s) : 0;
     while (s->qlen > 0 && s->nrunning < s->max_batch && *budget > 0) {
         uint32_t q = s->queue[s->qhead];
         const kvp_request *req = &s->w->requests[q];
         run_slot *r = &s->running[s->nrunning];
+        if (s->cfg->policy == KVP_SIM_SGLANG) {
+            /* The prompt plus its clipped max_new_tokens must fit what is left. */
+            uint64_t mn = max_new_of(s, req);
+            double need = (double)req->prompt_tokens +
+                          (double)(mn < SGL_CLIP_NEW_TOKENS ? mn : SGL_CLIP_NEW_TOKENS);
+            if (need > sgl_room) {
+                if (s->nrunning > 0) break;
+                /* An empty server cannot fit it either: it would wait forever. */
+                queue_pop(s);
+                s->res->rejected_never_fit++;
+                s->done++;
+                continue;
+            }
+            sgl_room -= need;
+        }
+        /* GUARANTEED_NO_EVICT: first come first served, stop at the first misfit. */
+        if (s->cfg->policy == KVP_SIM_TRTLLM && !reserve(s, q)) break;
         kvp_status st = kvp_pool_seq_open(s->pool, (uint64_t)q + 1, &r->seq, NULL);
         if (st == KVP_INFEASIBLE) {
+            unreserve(s, q);
             if (s->nrunning > 0) break;
             queue_pop(s);
             s->res->rejected_never_fit++;
@@ -238,10 +375,11 @@ static kvp_status admit(sim *s, uint64_t *budget, kvp_error *err) {
         if (st == KVP_INFEASIBLE) {
             if (s->nrunning > 0 || n == 0) {
                 kvp_pool_seq_close(s->pool, r->seq);
+                unreserve(s, q);
                 break;
             }
             queue_pop(s);
-            reject_never_fit(s, r->seq);
+            reject_never_fit(s, r->seq, q);
             continue;
         }
         if (st != KVP_OK) return kvp__fail(err, st, NULL, "sim", "pool append failed");
@@ -265,6 +403,7 @@ static void sample_and_finish(sim *s) {
             r->generated++;
             if (r->generated >= r->output) {
                 kvp_pool_seq_close(s->pool, r->seq);
+                unreserve(s, r->q);
                 s->res->finished++;
                 s->res->prompt_tokens += r->prompt;
                 s->res->output_tokens += r->generated;
@@ -387,6 +526,12 @@ kvp_status kvp_sim_run(const kvp_sim_config *config, const kvp_workload *workloa
         sim_free(&s, alc);
         return kvp__fail(err, KVP_NOMEM, NULL, "sim", "out of memory for %zu requests", n);
     }
+    if ((unsigned)cfg.policy > KVP_SIM_SGLANG) {
+        sim_free(&s, alc);
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "policy", "unknown simulation policy %d",
+                         (int)cfg.policy);
+    }
+    s.ratio = SGL_INIT_RATIO;
     out->requests = n;
     out->promised_max_sequences = kvp_sim_promised_sequences(&cfg.pool, s.max_model_len);
     out->sample_stride_steps = 1;
@@ -409,6 +554,15 @@ kvp_status kvp_sim_run(const kvp_sim_config *config, const kvp_workload *workloa
             sim_free(&s, alc);
             return st;
         }
+        if (s.qlen > 0) {
+            /* Requests left waiting: say what kept them out. */
+            out->waiting_steps++;
+            if (s.nrunning >= s.max_batch) out->cap_bound_steps++;
+            else if (budget == 0) out->budget_bound_steps++;
+            else out->kv_bound_steps++;
+        }
+        if (cfg.policy == KVP_SIM_SGLANG && !preempted)
+            s.ratio = s.ratio - SGL_DECAY > SGL_MIN_RATIO ? s.ratio - SGL_DECAY : SGL_MIN_RATIO;
         if (s.nrunning > out->peak_running) out->peak_running = s.nrunning;
         s.running_sum += s.nrunning;
         out->steps++;
