@@ -16,10 +16,29 @@
  *             layers (boolean)
  *   "models"  filter (string, optional: case-insensitive substring of the
  *             name or Hugging Face id, as `kvplan models FILTER`)
+ *   "plan", "fit", "compare", "sweep"
+ *             model (string: what `kvplan COMMAND MODEL` takes) or config (a
+ *             config.json object); every other key is an option of the one
+ *             option table (kvplan/options.h, docs/options.md) by its name
+ *             with '_' for '-' ("gpu", "gpu_mem", "policy", "tp",
+ *             "max_model_len", "kv_budget", ...), its value a string, a
+ *             number or a boolean (a flag), an array repeating it; plus the
+ *             command's own:
+ *               fit      solve, concurrency, gpus, allow_pp, max_seq_len_limit
+ *               compare  policies ("vllm,sglang" or an array)
+ *               sweep    over ("KEY=VALUES" or an array of them, kvplan/sweep.h),
+ *                        max_plans
+ *             They run the command's steps (the GPU, the model, the engine's
+ *             start-up rules, kvp_deploy_plan / the fit search) and the
+ *             library's renderer (kvplan/render.h): the answer is what
+ *             `kvplan COMMAND ... --json` prints for the same options. A
+ *             deployment the engine would refuse to start is KVP_INFEASIBLE
+ *             naming the rule and the setting (the CLI prints the start-up
+ *             report and exits 1).
  * kvp_json_commands() lists them; any other command is KVP_UNSUPPORTED.
  *
  * Errors: the status, and `err` names the request key as a JSON pointer
- * ("/tp"), or the model file and key, with the line and column of a request
+ * ("/tp", "/gpu_mem"), or the model file and key, with the line and column of a request
  * that is not JSON. *out_json is NULL then.
  *
  * Thread safety: pure function of its inputs; no global state.
@@ -40,7 +59,8 @@ KVP_API KVP_NODISCARD kvp_status kvp_json_call(const char *command, const char *
                                                char **out_json, kvp_error *err);
 /* Free a result of kvp_json_call. NULL is a no-op. */
 KVP_API void kvp_json_free(char *json);
-/* The commands kvp_json_call answers, space-separated ("cost models"); static. */
+/* The commands kvp_json_call answers, space-separated ("cost models plan fit
+ * compare sweep"); static. */
 KVP_API const char *kvp_json_commands(void);
 
 #ifdef __cplusplus

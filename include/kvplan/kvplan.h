@@ -30,6 +30,8 @@
 #include "kvplan/report.h"
 #include "kvplan/deploy.h"
 #include "kvplan/fit.h"
+#include "kvplan/sweep.h"
+#include "kvplan/render.h"
 #include "kvplan/json.h"
 
 #endif

@@ -8,15 +8,18 @@ JSON document that ``kvplan COMMAND ... --json`` prints, as a dict (a list for
     c = kvplan.cost("llama-3.1-8b", tp=2, kv_dtype="fp8")
     c["bytes_per_token"]                                  # 32768
     p = kvplan.plan("llama-3.1-8b", gpu="h100", max_seq_len=8192)
+    v = kvplan.plan("llama-3.1-8b", gpu="h100", policy="vllm", max_model_len=8192)
     f = kvplan.fit("llama-3.1-8b", gpu="h100", concurrency=64)
     cmp = kvplan.compare("llama-3.1-8b", kv_budget="40GiB", max_seq_len=32768)
+    s = kvplan.sweep("llama-3.1-8b", "tp=1,2", gpu="h100")
 
-Options are the command's options with underscores (``kv_dtype`` for
-``--kv-dtype``); ``True`` passes a flag, ``False`` and ``None`` leave it out, a
-list repeats the option. ``cost`` and ``models`` are answered by the library's
-kvp_json_call; ``plan``, ``fit`` and ``compare`` by kvp_json_call when the
-loaded library answers them (kvp_json_commands), else by the ``kvplan``
-program installed with the library (same bytes: it is the CLI's own output).
+Options are the option table's names with underscores (``kv_dtype`` for
+``--kv-dtype``, ``max_model_len`` for vLLM's spelling; docs/options.md):
+``True``/``False`` set a flag, ``None`` leaves an option out, a list repeats it.
+Every call goes through the library's one JSON entry point, kvp_json_call, in
+this process (no ``kvplan`` program is run): the answer is the same document,
+byte for byte, that ``kvplan COMMAND ... --json`` prints. A model is a
+catalogue name, a path, or a config.json given as a dict.
 
 The library is looked for in $KVPLAN_LIBRARY, then next to this package
 (PREFIX/lib*/ of an install, or build/ of a source tree), then by the system
@@ -28,10 +31,8 @@ import ctypes
 import ctypes.util
 import json
 import os
-import shutil
-import subprocess
 
-__all__ = ["KvplanError", "cost", "plan", "fit", "compare", "models", "version",
+__all__ = ["KvplanError", "cost", "plan", "fit", "compare", "sweep", "models", "version",
            "library_path"]
 
 #: The library major version this package speaks (SONAME libkvplan.so.0).
@@ -172,73 +173,20 @@ def _call(command, request):
     return json.loads(_call_text(command, json.dumps(request)))
 
 
-def _library_answers(command):
-    return command in _text(_load().kvp_json_commands()).split()
-
-
-def _cli():
-    env = os.environ.get("KVPLAN_CLI")
-    if env:
-        return env
-    lib_dir = os.path.dirname(os.path.abspath(library_path()))
-    for cand in (os.path.join(lib_dir, "..", "bin", "kvplan"),
-                 os.path.join(lib_dir, "..", "..", "bin", "kvplan"),
-                 os.path.join(lib_dir, "kvplan")):
-        if os.access(cand, os.X_OK) and os.path.isfile(cand):
-            return os.path.normpath(cand)
-    found = shutil.which("kvplan")
-    if found:
-        return found
-    raise KvplanError("KVP_NOT_FOUND", "the kvplan program was not found next to %s nor on "
-                      "PATH; set KVPLAN_CLI to its path" % library_path())
-
-
-def _argv(options):
-    args = []
-    for key, value in options.items():
-        flag = "--" + key.replace("_", "-")
-        if value is None or value is False:
-            continue
-        if value is True:
-            args.append(flag)
-        elif isinstance(value, (list, tuple)):
-            for v in value:
-                args += [flag, str(v)]
-        else:
-            args += [flag, str(value)]
-    return args
-
-
-def _run_cli(command, model, options):
-    argv = [_cli(), command]
-    if model is not None:
-        argv.append(str(model))
-    argv += _argv(options) + ["--json"]
-    proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
-    text = proc.stdout.decode("utf-8", "replace")
-    try:
-        doc = json.loads(text) if text.strip() else None
-    except ValueError:
-        doc = None
-    if isinstance(doc, dict) and isinstance(doc.get("error"), dict):
-        e = doc["error"]
-        raise KvplanError(e.get("code", "KVP_INVALID_ARG"), e.get("message", ""),
-                          e.get("key", ""), e.get("file", ""), e.get("line", 0),
-                          e.get("column", 0))
-    if doc is None or proc.returncode not in (0, 1):
-        line = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise KvplanError("KVP_INVALID_ARG", line[-1] if line else
-                          "kvplan %s exited with status %d" % (command, proc.returncode))
-    return doc
+def _request(model, options):
+    """A request object: the options as JSON values (None leaves one out), the
+    model as "model" (a name or path) or, when it is a dict, "config" (the
+    config.json itself)."""
+    request = {k: v for k, v in options.items() if v is not None}
+    if isinstance(model, dict):
+        request["config"] = model
+    elif model is not None:
+        request["model"] = str(model)
+    return request
 
 
 def _command(command, model, options):
-    if _library_answers(command):
-        request = dict(options)
-        if model is not None:
-            request["model"] = model
-        return _call(command, request)
-    return _run_cli(command, model, options)
+    return _call(command, _request(model, options))
 
 
 def cost(model, **options):
@@ -265,5 +213,12 @@ def fit(model, **options):
 
 
 def compare(model, **options):
-    """Every engine side by side (``kvplan compare --json``)."""
+    """Every engine side by side (``kvplan compare --json``); policies="vllm,sglang"
+    (or a list) picks the engines."""
     return _command("compare", model, options)
+
+
+def sweep(model, over, **options):
+    """Every combination of the settings swept (``kvplan sweep --json``): over is
+    one "KEY=VALUES" or a list of them ("max-seq-len=4k..128k", "tp=1,2,4")."""
+    return _command("sweep", model, dict(options, over=[over] if isinstance(over, str) else list(over)))

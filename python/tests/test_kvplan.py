@@ -18,7 +18,18 @@ import kvplan
 
 
 def cli():
-    return os.environ.get("KVPLAN_TEST_KVPLAN") or kvplan._cli()
+    """The kvplan program the answers are compared with (the package never runs it)."""
+    for env in ("KVPLAN_TEST_KVPLAN", "KVPLAN_CLI"):
+        if os.environ.get(env):
+            return os.environ[env]
+    lib_dir = os.path.dirname(os.path.abspath(kvplan.library_path()))
+    for cand in (os.path.join(lib_dir, "..", "bin", "kvplan"), os.path.join(lib_dir, "kvplan")):
+        if os.access(cand, os.X_OK) and os.path.isfile(cand):
+            return os.path.normpath(cand)
+    found = shutil.which("kvplan")
+    if not found:
+        raise AssertionError("no kvplan program to compare with: set KVPLAN_TEST_KVPLAN")
+    return found
 
 
 def cli_json_text(*args):
@@ -154,35 +165,125 @@ class Models(unittest.TestCase):
 
 
 class Plans(unittest.TestCase):
-    """plan / fit / compare: the CLI's documents (figures of the CLI goldens)."""
+    """plan / fit / compare / sweep: kvp_json_call in this process, the CLI's documents."""
+
+    def same_as_cli(self, command, request, args):
+        rc, want = cli_json_text(command, *args)
+        self.assertIn(rc, (0, 1), args)
+        got = kvplan._call_text(command, json.dumps(request))
+        self.assertEqual(got + "\n", want, "%s %s" % (command, args))
 
     def test_plan(self):
         p = kvplan.plan("llama-3.1-8b", kv_budget="40GiB", max_seq_len=8192)
         # 40 GiB / 131,072 B = 327,680 tokens; / 8,192 = 40 sequences.
         self.assertEqual(p["max_tokens"], 327680)
         self.assertEqual(p["max_sequences"]["count"], 40)
-        self.assertEqual(p, json.loads(cli_json_text("plan", "llama-3.1-8b", "--kv-budget",
-                                                     "40GiB", "--max-seq-len", "8192")[1]))
+        self.assertEqual((p["schema_version"], p["kvplan_version"]), (1, kvplan.version()))
+        self.assertEqual(p["deployment"]["policy"], "trtllm")
+
+    def test_plan_policies(self):
+        # vLLM: a block is 16 tokens of 32 layers x 8 heads x 128 x 2 (K, V) x 2 bytes
+        # = 2 MiB; 40 GiB / 2 MiB = 20,480 blocks = 327,680 tokens; / 8,192 = 40.0.
+        v = kvplan.plan("llama-3.1-8b", kv_budget="40GiB", policy="vllm", max_model_len=8192)
+        self.assertEqual(v["engine_report"]["num_gpu_blocks"], 20480)
+        self.assertEqual(v["engine_report"]["gpu_kv_cache_tokens"], 327680)
+        self.assertEqual(v["engine_report"]["max_concurrency"], 40.0)
+        # SGLang: 327,680 tokens, and K of 327,681 slots (slot 0 is padding) x 65,536 B
+        # (32 layers x 8 x 128 x 2 bytes) = 21,474,902,016.
+        g = kvplan.plan("llama-3.1-8b", kv_budget="40GiB", policy="sglang", context_length=8192)
+        self.assertEqual(g["engine_report"]["max_total_num_tokens"], 327680)
+        self.assertEqual(g["engine_report"]["k_size_bytes"], 21474902016)
+        self.assertEqual(g["deployment"]["policy"], "sglang")
+
+    def test_plan_same_as_cli(self):
+        for policy in ("trtllm", "vllm", "sglang", "llamacpp"):
+            self.same_as_cli("plan", {"model": "llama-3.1-8b", "gpu": "h100", "policy": policy},
+                             ["llama-3.1-8b", "--gpu", "h100", "--policy", policy])
+        self.same_as_cli("plan", {"model": "qwen3-8b", "gpu_mem": "80GiB", "policy": "vllm",
+                                  "max_model_len": 32768, "kv_dtype": "fp8"},
+                         ["qwen3-8b", "--gpu-mem", "80GiB", "--policy", "vllm", "--max-model-len",
+                          "32768", "--kv-dtype", "fp8"])
+        self.same_as_cli("plan", {"model": "llama-3.1-70b", "gpu": "h100", "tp": 4,
+                                  "kv_dtype": "fp8", "max_seq_len": 32768},
+                         ["llama-3.1-70b", "--gpu", "h100", "--tp", "4", "--kv-dtype", "fp8",
+                          "--max-seq-len", "32768"])
+        self.same_as_cli("plan", {"model": "llama-3.1-8b", "gpu": "rtx4090", "policy": "llamacpp",
+                                  "ctx_size": 8192},
+                         ["llama-3.1-8b", "--gpu", "rtx4090", "--policy", "llamacpp",
+                          "--ctx-size", "8192"])
 
     def test_fit(self):
         f = kvplan.fit("llama-3.1-8b", kv_budget="40GiB", concurrency=16)
         # 327,680 tokens / 16 sequences = 20,480 tokens each.
         self.assertEqual((f["solved_for"], f["found"], f["value"]), ("max_seq_len", True, 20480))
+        for policy in ("trtllm", "vllm", "sglang"):
+            self.same_as_cli("fit", {"model": "llama-3.1-8b", "gpu": "h100", "policy": policy,
+                                     "concurrency": 4},
+                             ["llama-3.1-8b", "--gpu", "h100", "--policy", policy,
+                              "--concurrency", "4"])
+        self.same_as_cli("fit", {"model": "qwen3-32b", "gpu": "h100", "policy": "vllm",
+                                 "solve": "tp", "gpus": 8, "concurrency": 64},
+                         ["qwen3-32b", "--gpu", "h100", "--policy", "vllm", "--solve", "tp",
+                          "--gpus", "8", "--concurrency", "64"])
 
     def test_compare(self):
         c = kvplan.compare("llama-3.1-8b", kv_budget="40GiB", max_seq_len="32k")
         rows = {e["policy"]: e for e in c["engines"]}
         self.assertEqual(sorted(rows), ["llamacpp", "sglang", "trtllm", "vllm"])
         self.assertEqual(rows["vllm"]["tokens"], 327680)
+        # 327,680 tokens / 32,768 = 10 sequences.
         self.assertEqual(rows["trtllm"]["max_sequences"], 10)
+        self.same_as_cli("compare", {"model": "llama-3.1-8b", "gpu": "h100"},
+                         ["llama-3.1-8b", "--gpu", "h100"])
+        self.same_as_cli("compare", {"model": "llama-3.1-8b", "kv_budget": "40GiB",
+                                     "max_seq_len": 32768, "policies": "vllm,sglang"},
+                         ["llama-3.1-8b", "--kv-budget", "40GiB", "--max-seq-len", "32768",
+                          "--policies", "vllm,sglang"])
+        two = kvplan.compare("llama-3.1-8b", kv_budget="40GiB", policies=["sglang", "vllm"])
+        self.assertEqual([e["policy"] for e in two["engines"]], ["sglang", "vllm"])
+
+    def test_sweep(self):
+        s = kvplan.sweep("llama-3.1-8b", ["tp=1,2"], kv_budget="40GiB", max_seq_len=8192)
+        self.assertEqual([r["tp"] for r in s["rows"]], [1, 2])
+        self.assertEqual(s["rows"][0]["tokens"], 327680)
+        for policy in ("trtllm", "vllm"):
+            self.same_as_cli("sweep", {"model": "llama-3.1-8b", "gpu": "h100", "policy": policy,
+                                       "over": ["tp=1,2", "max-seq-len=4k..16k"]},
+                             ["llama-3.1-8b", "--gpu", "h100", "--policy", policy, "--over",
+                              "tp=1,2", "--over", "max-seq-len=4k..16k"])
+
+    def test_config_dict(self):
+        # A config.json as a dict: 2 layers x 8 KV heads x (128 + 128) x 2 bytes = 8,192 B a
+        # token; 1 GiB / 8,192 = 131,072 tokens.
+        cfg = {"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 2,
+               "num_attention_heads": 32, "num_key_value_heads": 8,
+               "max_position_embeddings": 4096, "torch_dtype": "bfloat16"}
+        p = kvplan.plan(cfg, kv_budget="1GiB", policy="vllm")
+        self.assertEqual(p["engine_report"]["gpu_kv_cache_tokens"], 131072)
 
     def test_errors_raise(self):
         with self.assertRaises(kvplan.KvplanError) as ctx:
             kvplan.plan("no-such-model", kv_budget="40GiB")
         self.assertEqual(ctx.exception.status, "KVP_NOT_FOUND")
         self.assertEqual(ctx.exception.key, "no-such-model")
-        with self.assertRaises(kvplan.KvplanError):
+        with self.assertRaises(kvplan.KvplanError) as ctx:
             kvplan.plan("llama-3.1-8b", kv_budget="40XB")
+        self.assertEqual((ctx.exception.status, ctx.exception.key), ("KVP_INVALID_ARG", "/kv_budget"))
+        with self.assertRaises(kvplan.KvplanError) as ctx:
+            kvplan.plan("llama-3.1-8b", gpu="h100", tpp=2)
+        self.assertEqual((ctx.exception.status, ctx.exception.key), ("KVP_INVALID_ARG", "/tpp"))
+        with self.assertRaises(kvplan.KvplanError) as ctx:
+            kvplan.fit("llama-3.1-8b", gpu="h100", concurrency=0)
+        self.assertEqual(ctx.exception.key, "/concurrency")
+        with self.assertRaises(kvplan.KvplanError) as ctx:
+            kvplan.compare("llama-3.1-8b", gpu="h100", policies="vllm,nosuch")
+        self.assertEqual(ctx.exception.key, "/policies")
+        with self.assertRaises(kvplan.KvplanError) as ctx:
+            kvplan.plan("llama-3.1-8b", gpu="nosuchgpu")
+        self.assertEqual(ctx.exception.status, "KVP_NOT_FOUND")
+        with self.assertRaises(kvplan.KvplanError) as ctx:
+            kvplan.plan("llama-3.1-8b", gpu="h100", tp={"a": 1})
+        self.assertEqual(ctx.exception.key, "/tp")
 
 
 if __name__ == "__main__":

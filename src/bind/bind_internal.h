@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <jansson.h>
+
 #include "kvplan/cost.h"
 #include "kvplan/model.h"
 
@@ -28,5 +30,11 @@ bool kvp__models_match(const char *filter, const char *name, const char *hf_id);
 /* `kvplan models [FILTER] --json`: entries, then aliases (with "alias_of").
  * *matched = how many matched. *out: malloc'd text, freed with free(). */
 kvp_status kvp__models_json_text(const char *filter, char **out, size_t *matched, kvp_error *err);
+
+/* kvp_json_call's commands over a deployment ("plan", "fit", "compare";
+ * deploy_call.c): is `command` one, and answer `req` (an object). *out:
+ * malloc'd text, freed with free(). */
+bool kvp__deploy_command(const char *command);
+kvp_status kvp__deploy_call(const char *command, const json_t *req, char **out, kvp_error *err);
 
 #endif

@@ -14,7 +14,7 @@
 #include "kvplan/json.h"
 #include "util.h"
 
-const char *kvp_json_commands(void) { return "cost models"; }
+const char *kvp_json_commands(void) { return "cost models plan fit compare sweep"; }
 
 void kvp_json_free(char *json) { free(json); }
 
@@ -153,6 +153,8 @@ kvp_status kvp_json_call(const char *command, const char *request_json, char **o
         st = call_cost(req, out_json, err);
     else if (!strcmp(command, "models"))
         st = call_models(req, out_json, err);
+    else if (kvp__deploy_command(command))
+        st = kvp__deploy_call(command, req, out_json, err);
     else
         st = kvp__fail(err, KVP_UNSUPPORTED, NULL, NULL,
                        "command '%s' is not answered by kvp_json_call (it answers: %s); "

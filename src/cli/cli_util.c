@@ -268,17 +268,7 @@ int kvp_cli_unknown_option(const char *arg, const char *const *known) {
 }
 
 const char *kvp_cli_model_dir(const char *model, char *buf, size_t size) {
-    struct stat st;
-    if (!model || stat(model, &st) != 0) return NULL;
-    kvp__strlcpy(buf, model, size);
-    if (!S_ISDIR(st.st_mode)) {
-        char *slash = strrchr(buf, '/');
-        if (slash)
-            *slash = '\0';
-        else
-            kvp__strlcpy(buf, ".", size);
-    }
-    return buf;
+    return kvp__model_dir(model, buf, size);
 }
 
 const char *kvp_cli_fmt_bytes(uint64_t bytes, char *buf, size_t size) {
@@ -297,15 +287,7 @@ const char *kvp_cli_fmt_bytes(uint64_t bytes, char *buf, size_t size) {
 }
 
 const char *kvp_cli_fmt_count(uint64_t n, char *buf, size_t size) {
-    char tmp[32];
-    snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)n);
-    size_t len = strlen(tmp), o = 0;
-    for (size_t i = 0; i < len && o + 2 < size; i++) {
-        if (i && (len - i) % 3 == 0) buf[o++] = ',';
-        buf[o++] = tmp[i];
-    }
-    buf[o] = '\0';
-    return buf;
+    return kvp__fmt_count(n, buf, size);
 }
 
 const char *kvp_cli_field_flag(const char *field) {

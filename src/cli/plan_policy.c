@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "render_internal.h" /* kvp__estimated_note */
 #include "kvplan/render.h"
 #include "kvplan/deploy.h"
 #include "kvplan/gpu.h"
@@ -860,12 +861,10 @@ static int plan_policy_main(int argc, char **argv, const char *resolved_dtype, c
         kvp_model_free(model);
         return kvp_cli_report_error(&err, json);
     }
-    if (res->memory_estimated)
-        cli_note(notes, "memory terms not given were estimated from the config (weights %.2f "
-                        "GiB, %s); pass --weights, --peak, --non-torch, --cuda-graph from the "
-                        "engine's log to replace them",
-                 (double)res->memory.weights_bytes / (double)(1ull << 30),
-                 res->memory.weights_source);
+    /* The note on estimated terms: the JSON renderer adds it itself (the same for
+     * kvp_json_call); the text report says it here. */
+    char est_note[KVP_NOTE_TEXT_MAX];
+    if (!json && kvp__estimated_note(res, est_note, sizeof est_note)) cli_note(notes, "%s", est_note);
     int prc = -1;
     if (json)
         prc = print_json(model, gpu ? gpu_name : NULL, total_source, res, notes);

@@ -95,7 +95,7 @@ kvp_status kvp_render_compare_json(const kvp_render_input *in, const kvp_fit_eva
 }
 
 /* A sweep row: the point's head and its capacity (a flat record, as the CSV). */
-static json_t *row_json(const kvp_fit_eval *e) {
+json_t *kvp__sweep_row_json(const kvp_fit_eval *e) {
     json_t *o = kvp__point_json(e, false);
     if (e->status != KVP_OK) return o;
     json_object_set_new(o, "budget_bytes", ju(e->budget_bytes));
@@ -116,14 +116,23 @@ kvp_status kvp_render_sweep_json(const kvp_render_input *in, const char *const *
     if (st) return st;
     if ((count && !rows) || (axis_count && !axes))
         return kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "rows or axes is NULL");
+    json_t *arr = json_array();
+    for (size_t i = 0; i < count; i++) json_array_append_new(arr, kvp__sweep_row_json(rows[i]));
+    return kvp__sweep_json(in, axes, axis_count, arr, out, err);
+}
+
+kvp_status kvp__sweep_json(const kvp_render_input *in, const char *const *axes, size_t axis_count,
+                           json_t *rows, char **out, kvp_error *err) {
     json_t *o = head(in);
-    if (!o) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory rendering JSON");
+    if (!o || !rows) {
+        json_decref(o);
+        json_decref(rows);
+        return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory rendering JSON");
+    }
     json_t *ax = json_array();
     for (size_t k = 0; k < axis_count; k++) json_array_append_new(ax, json_string(axes[k]));
     json_object_set_new(o, "axes", ax);
-    json_object_set_new(o, "plans", ju(count));
-    json_t *arr = json_array();
-    for (size_t i = 0; i < count; i++) json_array_append_new(arr, row_json(rows[i]));
-    json_object_set_new(o, "rows", arr);
+    json_object_set_new(o, "plans", ju(json_array_size(rows)));
+    json_object_set_new(o, "rows", rows);
     return kvp__json_finish(o, KVP__JSON_FLAGS, out, err);
 }

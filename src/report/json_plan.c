@@ -4,6 +4,7 @@
  * the figures only it prints (TensorRT-LLM's managers and budget terms, the
  * policies' engine_details). */
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "kvplan/render.h"
@@ -123,10 +124,23 @@ static json_t *rules_json(const kvp_render_rules *x, const kvp_deploy_settings *
     return o;
 }
 
-/* The caller's notes, then the engine's own. */
+bool kvp__estimated_note(const kvp_deploy_result *r, char *buf, size_t n) {
+    if (!r->memory_estimated) return false;
+    snprintf(buf, n,
+             "memory terms not given were estimated from the config (weights %.2f GiB, %s); pass "
+             "--weights, --peak, --non-torch, --cuda-graph from the engine's log to replace them",
+             (double)r->memory.weights_bytes / (double)(1ull << 30), r->memory.weights_source);
+    return true;
+}
+
+/* The caller's notes, then the engine's own (the policies: the note on
+ * estimated terms first, as the text report prints it). */
 static json_t *warnings_json(const kvp_render_input *in, const kvp_deploy_result *r) {
     json_t *w = json_array();
     for (size_t i = 0; i < in->note_count; i++) json_array_append_new(w, json_string(in->notes[i]));
+    char note[KVP_NOTE_TEXT_MAX];
+    if (r->point.engine != KVP_ENGINE_TRTLLM && kvp__estimated_note(r, note, sizeof note))
+        json_array_append_new(w, json_string(note));
     if (r->point.engine == KVP_ENGINE_TRTLLM)
         for (uint32_t i = 0; i < r->warnings.count; i++)
             json_array_append_new(w, json_string(r->warnings.text[i]));

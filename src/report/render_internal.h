@@ -11,6 +11,7 @@
 
 #include "kvplan/deploy.h"
 #include "kvplan/error.h"
+#include "kvplan/render.h"
 #include "kvplan/report.h"
 
 /* How every kvplan JSON document is laid out: 2-space indent, keys in the
@@ -46,6 +47,18 @@ json_t *kvp__eval_json(const kvp_deploy_result *e);
 /* The capacity every command reports for a planned deployment (`plan` "capacity";
  * the same field names as a fit / sweep / compare row). New reference. */
 json_t *kvp__capacity_json(const kvp_deploy_result *e);
+
+/* A sweep row (new reference), and the sweep document around `rows` (an
+ * array of them, consumed): kvp_render_sweep_json in two steps, for a caller
+ * that plans the rows one at a time into one result. */
+json_t *kvp__sweep_row_json(const kvp_deploy_result *e);
+kvp_status kvp__sweep_json(const kvp_render_input *in, const char *const *axes, size_t axis_count,
+                           json_t *rows, char **out, kvp_error *err);
+
+/* The note a plan under vLLM, SGLang or llama.cpp carries when memory terms
+ * were estimated from the config (which, and how to replace them) into buf;
+ * false when every term was measured. */
+bool kvp__estimated_note(const kvp_deploy_result *r, char *buf, size_t n);
 
 /* Write the page of a plan to `path` (atomically): `title`, the memory bar
  * `svg`, the pool table (`cols` columns, `rows` rows of `cells`) and the plan

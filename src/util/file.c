@@ -167,3 +167,17 @@ bool kvp__utf8_valid(const char *s, size_t len, size_t *bad_offset) {
     }
     return true;
 }
+
+const char *kvp__model_dir(const char *model, char *buf, size_t size) {
+    struct stat st;
+    if (!model || stat(model, &st) != 0) return NULL;
+    kvp__strlcpy(buf, model, size);
+    if (!S_ISDIR(st.st_mode)) {
+        char *slash = strrchr(buf, '/');
+        if (slash)
+            *slash = '\0';
+        else
+            kvp__strlcpy(buf, ".", size);
+    }
+    return buf;
+}

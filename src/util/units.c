@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -154,4 +155,16 @@ kvp_status kvp_parse_fraction(const char *text, double *out, kvp_error *err) {
                          "fraction '%s' is outside (0, 1]", text);
     *out = v;
     return KVP_OK;
+}
+
+const char *kvp__fmt_count(uint64_t n, char *buf, size_t size) {
+    char tmp[32];
+    snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)n);
+    size_t len = strlen(tmp), o = 0;
+    for (size_t i = 0; i < len && o + 2 < size; i++) {
+        if (i && (len - i) % 3 == 0) buf[o++] = ',';
+        buf[o++] = tmp[i];
+    }
+    if (size) buf[o] = '\0';
+    return buf;
 }

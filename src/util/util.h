@@ -110,4 +110,12 @@ void kvp__nearest_offer(kvp__nearest *n, size_t index, size_t distance);
 /* Case-insensitive ASCII comparison. */
 int kvp__strcasecmp(const char *a, const char *b);
 
+/* The checkpoint folder of MODEL when it is a path (a folder, or a file in one:
+ * its folder) into buf; NULL when MODEL names no file (a catalogue name). The
+ * safetensors headers there give exact weights. */
+const char *kvp__model_dir(const char *model, char *buf, size_t size);
+
+/* n with thousands separators ("100,000") into buf; returns buf. */
+const char *kvp__fmt_count(uint64_t n, char *buf, size_t size);
+
 #endif

@@ -33,7 +33,7 @@ declare -A owner=(
     [memory.h]=estimate [estimate.h]=estimate
     [plan.h]=plan [deploy.h]=plan
     [policy.h]=policy [startup.h]=policy
-    [fit.h]=fit [options.h]=options [report.h]=report [render.h]=report
+    [fit.h]=fit [sweep.h]=fit [options.h]=options [report.h]=report [render.h]=report
     [gpu.h]=probe [probe.h]=probe [local.h]=local [pool.h]=pool [sim.h]=sim
     [json.h]=bind [kvplan.h]=cli
 )

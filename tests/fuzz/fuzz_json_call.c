@@ -1,7 +1,8 @@
 /* fuzz_json_call.c — libFuzzer harness for the request reader of
- * kvp_json_call (kvplan/json.h): any bytes as the request of "cost" and
- * "models" are either answered with JSON or refused with a message, never a
- * crash or a leak. A request whose model names a path is not run: the model
+ * kvp_json_call (kvplan/json.h): any bytes as the request of "cost",
+ * "models", "plan" and "compare" (option table keys, a "config" object) are
+ * either answered with JSON or refused with a message, never a crash or a
+ * leak (fit and sweep run many plans an input: the same reader, not fuzzed). A request whose model names a path is not run: the model
  * readers have their own harnesses, and a path could name a device that
  * blocks (/dev/stdin). */
 #include <stdint.h>
@@ -30,7 +31,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     memcpy(text, data, size);
     text[size] = '\0';
     call("models", text);
-    if (!strchr(text, '/') && !strchr(text, '\\')) call("cost", text);
+    if (!strchr(text, '/') && !strchr(text, '\\')) {
+        call("cost", text);
+        call("plan", text);
+        call("compare", text);
+    }
     free(text);
     return 0;
 }

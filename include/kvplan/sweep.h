@@ -1,0 +1,68 @@
+/*
+ * kvplan/sweep.h — the grid `kvplan sweep` plans: axes given as "KEY=VALUES"
+ * (the CLI's --over, a JSON request's "over"), every combination one point of
+ * the one pipeline (kvp_fit_evaluate). One parser for the CLI, kvp_json_call
+ * and `kvplan serve`.
+ *
+ *   KEY     max-seq-len (also seq-len, max-model-len, context, context-length),
+ *           kv-dtype (dtype), tp, pp, policy (engine)
+ *   VALUES  a,b,c    4k..128k (doubling)    1k..8k+1k (step 1k)
+ *
+ * Points are numbered in odometer order: policy outermost, then kv-dtype, tp,
+ * pp, and the length innermost (a chart line is contiguous).
+ *
+ * Errors name the setting "over" (KVP_INVALID_ARG): a malformed spec, an
+ * unknown key, a key given twice, a value out of range (tp, pp <= 65536;
+ * lengths <= 2^32 tokens), more than KVP_SWEEP_MAX_PLANS values.
+ *
+ * Thread safety: a grid is one caller's; the functions keep no global state.
+ */
+#ifndef KVPLAN_SWEEP_H
+#define KVPLAN_SWEEP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kvplan/error.h"
+#include "kvplan/fit.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The most points a grid may hold (--max-plans cannot go above it). */
+#define KVP_SWEEP_MAX_PLANS 1000000u
+/* The default bound on a grid's points (--max-plans). */
+#define KVP_SWEEP_DEFAULT_MAX_PLANS 10000u
+
+typedef struct kvp_sweep_grid kvp_sweep_grid;
+
+/* An empty grid; NULL when out of memory. Free with kvp_sweep_grid_free
+ * (NULL is a no-op). */
+KVP_API kvp_sweep_grid *kvp_sweep_grid_new(void);
+KVP_API void kvp_sweep_grid_free(kvp_sweep_grid *grid);
+
+/* Add the axis `spec` ("tp=1,2,4"). */
+KVP_API KVP_NODISCARD kvp_status kvp_sweep_grid_over(kvp_sweep_grid *grid, const char *spec,
+                                                     kvp_error *err);
+
+/* The axes given, in odometer order, by name ("policy", "kv-dtype", "tp",
+ * "pp", "max-seq-len"): writes up to `cap` static names, returns the count. */
+KVP_API size_t kvp_sweep_grid_axes(const kvp_sweep_grid *grid, const char **names, size_t cap);
+/* Values of axis `name` (0 when not swept). */
+KVP_API size_t kvp_sweep_grid_axis_size(const kvp_sweep_grid *grid, const char *name);
+
+/* The number of points: the product of the axes' sizes; KVP_INVALID_ARG when
+ * no axis was given or the product is above `max_plans` (at most
+ * KVP_SWEEP_MAX_PLANS), naming "max_plans". */
+KVP_API KVP_NODISCARD kvp_status kvp_sweep_grid_count(const kvp_sweep_grid *grid, uint64_t max_plans,
+                                                      uint64_t *count, kvp_error *err);
+
+/* Point `index` (< the count): `base` with the swept settings set. */
+KVP_API void kvp_sweep_grid_point(const kvp_sweep_grid *grid, uint64_t index, const kvp_fit_point *base,
+                                  kvp_fit_point *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,503 @@
+/* deploy_call.c — kvp_json_call's "plan", "fit" and "compare" (kvplan/json.h):
+ * the request's keys are the option table's names (kvplan/options.h), each set
+ * through kvp_options_set as the CLI sets a flag, so a request and a command
+ * line are read by one parser with one message per error; then the same steps
+ * as the command (the GPU, the model, the start-up rules, the one pipeline) and
+ * the library's renderer (kvplan/render.h), which `kvplan COMMAND --json`
+ * prints too. A key neither the table nor the command knows is refused by
+ * name: never ignored. */
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bind_internal.h"
+#include "json_error.h"
+#include "kvplan/deploy.h"
+#include "kvplan/fit.h"
+#include "kvplan/gpu.h"
+#include "kvplan/options.h"
+#include "kvplan/render.h"
+#include "kvplan/startup.h"
+#include "kvplan/sweep.h"
+#include "render_internal.h"
+#include "util.h"
+
+/* Fail naming request key `key` as a JSON pointer ("/gpu_mem": the table's
+ * '-' read as the request's '_'); the message names it already. */
+static kvp_status bad(kvp_error *err, kvp_status code, const char *key, const char *fmt, ...)
+    KVP_PRINTF(4, 5);
+static kvp_status bad(kvp_error *err, kvp_status code, const char *key, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    kvp_status st = kvp__vfail(err, code, NULL, NULL, fmt, ap);
+    va_end(ap);
+    if (err && key) {
+        snprintf(err->key, sizeof err->key, "/%s", key + strspn(key, "-"));
+        for (char *p = err->key; *p; p++)
+            if (*p == '-') *p = '_';
+    }
+    return st;
+}
+
+/* A request value as the text a command line would carry: strings as they
+ * are, numbers in decimal, booleans "true"/"false" (a flag takes them). */
+static kvp_status value_text(const char *key, const json_t *v, char *buf, size_t n, const char **out,
+                             kvp_error *err) {
+    if (json_is_string(v)) {
+        *out = json_string_value(v);
+    } else if (json_is_integer(v)) {
+        snprintf(buf, n, "%lld", (long long)json_integer_value(v));
+        *out = buf;
+    } else if (json_is_real(v)) {
+        snprintf(buf, n, "%.17g", json_real_value(v));
+        *out = buf;
+    } else if (json_is_boolean(v)) {
+        *out = json_is_true(v) ? "true" : "false";
+    } else {
+        return bad(err, KVP_INVALID_ARG, key, "%s: expected a string, a number or a boolean, found %s",
+                   key, kvp__json_type_name(v));
+    }
+    return KVP_OK;
+}
+
+/* Set request key `key` = `v` in the option table's settings; an array sets a
+ * repeatable option once per element (env, disable_rule). */
+static kvp_status set_option(kvp_options *o, const char *key, const json_t *v, kvp_error *err) {
+    char buf[64];
+    const char *text = NULL;
+    kvp_error e;
+    kvp_error_clear(&e);
+    kvp_status st = KVP_OK;
+    if (json_is_array(v)) {
+        size_t i;
+        const json_t *item;
+        json_array_foreach(v, i, item) {
+            if ((st = value_text(key, item, buf, sizeof buf, &text, err)) != KVP_OK) return st;
+            if ((st = kvp_options_set(o, key, text, &e)) != KVP_OK) break;
+        }
+    } else {
+        if ((st = value_text(key, v, buf, sizeof buf, &text, err)) != KVP_OK) return st;
+        st = kvp_options_set(o, key, text, &e);
+    }
+    if (st == KVP_NOT_FOUND)
+        return bad(err, KVP_INVALID_ARG, key, "unknown request key '%s' (the option table's names: "
+                                              "docs/options.md)", key);
+    if (st != KVP_OK) return bad(err, st, key, "%s", e.message);
+    return KVP_OK;
+}
+
+/* The model: "model" (what `kvplan COMMAND MODEL` takes) or "config" (a
+ * config.json object). */
+static kvp_status request_model(const json_t *model, const json_t *config, kvp_model **out,
+                                char *dir, size_t dir_size, const char **model_dir, kvp_error *err) {
+    *model_dir = NULL;
+    if (model && config)
+        return bad(err, KVP_INVALID_ARG, "config", "give \"model\" or \"config\", not both");
+    if (config) {
+        if (!json_is_object(config))
+            return bad(err, KVP_INVALID_ARG, "config", "config: expected a config.json object, found %s",
+                       kvp__json_type_name(config));
+        char *text = json_dumps(config, JSON_COMPACT);
+        if (!text) return kvp__fail(err, KVP_NOMEM, NULL, "/config", "out of memory reading config");
+        kvp_status st = kvp_model_from_hf_json(text, strlen(text), "config.json", NULL, out, err);
+        free(text);
+        return st;
+    }
+    if (!model)
+        return bad(err, KVP_INVALID_ARG, "model",
+                   "model: missing (a config.json, a folder, or a catalogue name; or \"config\": "
+                   "{...})");
+    if (!json_is_string(model))
+        return bad(err, KVP_INVALID_ARG, "model", "model: expected a string, found %s",
+                   kvp__json_type_name(model));
+    kvp_status st = kvp_model_open(json_string_value(model), NULL, out, err);
+    /* A checkpoint folder: exact weights from its safetensors headers, as the CLI. */
+    if (st == KVP_OK) *model_dir = kvp__model_dir(json_string_value(model), dir, dir_size);
+    return st;
+}
+
+/* What every command shares: the settings, the model, the GPU. */
+typedef struct call {
+    kvp_options *opt;
+    kvp_model *model;
+    kvp_gpu_info gpu;
+    bool gpu_known;
+    const char *total_source;
+    char dir[4096];
+} call;
+
+static void call_free(call *c) {
+    kvp_options_free(c->opt);
+    kvp_model_free(c->model);
+}
+
+/* Apply every key but the command's own (`own`, NULL-terminated, handled by
+ * `take`), finish the settings, load the model and look up the GPU. */
+typedef kvp_status (*take_fn)(void *ctx, const char *key, const json_t *v, kvp_error *err);
+
+static kvp_status call_begin(call *c, unsigned command, const json_t *req, const char *const *own,
+                             take_fn take, void *ctx, kvp_error *err) {
+    memset(c, 0, sizeof *c);
+    c->opt = kvp_options_new(command);
+    if (!c->opt) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
+    const json_t *model = NULL, *config = NULL, *v;
+    const char *key;
+    kvp_status st;
+    json_object_foreach((json_t *)req, key, v) {
+        if (!strcmp(key, "model")) {
+            model = v;
+            continue;
+        }
+        if (!strcmp(key, "config")) {
+            config = v;
+            continue;
+        }
+        bool mine = false;
+        for (size_t k = 0; own && own[k]; k++) mine = mine || !strcmp(own[k], key);
+        st = mine ? take(ctx, key, v, err) : set_option(c->opt, key, v, err);
+        if (st) return st;
+    }
+    kvp_error e;
+    kvp_error_clear(&e);
+    if ((st = kvp_options_finish(c->opt, &e)) != KVP_OK) {
+        const kvp_option *row = e.key[0] ? kvp_option_lookup(e.key, NULL) : NULL;
+        return bad(err, st, row ? row->name : e.key[0] ? e.key : NULL, "%s", e.message);
+    }
+    kvp_deployment *d = &c->opt->deployment;
+    const char *mdir = NULL;
+    if ((st = request_model(model, config, &c->model, c->dir, sizeof c->dir, &mdir, err)) != KVP_OK)
+        return st;
+    d->model = c->model;
+    d->memory.model_dir = mdir;
+    bool gpu_mem = kvp_options_given(c->opt, "--gpu-mem");
+    if (c->opt->gpu) {
+        if ((st = kvp_gpu_lookup_in(NULL, c->opt->gpu, &c->gpu, err)) != KVP_OK) return st;
+        c->gpu_known = true;
+        if (!gpu_mem) d->memory.total_bytes = c->gpu.total_bytes;
+        c->opt->startup.gpu = c->gpu;
+        c->opt->startup.gpu_known = true;
+    }
+    c->total_source = gpu_mem ? "--gpu-mem" : c->opt->gpu ? "catalogue" : NULL;
+    if (d->memory.kv_budget_bytes && d->memory.total_bytes)
+        return bad(err, KVP_INVALID_ARG, "kv_budget",
+                   "kv_budget plans from a budget directly; drop gpu / gpu_mem");
+    if (!d->memory.kv_budget_bytes && !d->memory.total_bytes &&
+        d->point.engine != KVP_ENGINE_LLAMACPP)
+        return bad(err, KVP_INVALID_ARG, "gpu",
+                   "no memory to plan from: give gpu (a catalogue name), gpu_mem or kv_budget");
+    return KVP_OK;
+}
+
+/* The engine's start-up rules before planning (docs/startup.md): a refusal is
+ * an error naming the rule; what the engine adjusts is what the plan uses. */
+static kvp_status startup_gate(call *c, kvp_error *err) {
+    kvp_deployment *d = &c->opt->deployment;
+    kvp_startup_settings *ss = &c->opt->startup; /* kvp_options_finish copied the settings */
+    kvp_startup_report *rep = malloc(sizeof *rep);
+    if (!rep) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
+    kvp_status st = kvp_startup_check(c->model, ss, NULL, rep, err);
+    if (st == KVP_OK && !rep->starts && rep->first_refusal >= 0) {
+        const kvp_check_row *row = &rep->checks[rep->first_refusal];
+        st = bad(err, KVP_INFEASIBLE, row->setting, "%s would not start: %s: %s%s%s",
+                 kvp_engine_name(d->point.engine), row->rule, row->message,
+                 row->fix[0] ? "; fix: " : "", row->fix);
+    }
+    if (st == KVP_OK) {
+        kvp_startup_apply(c->model, rep, &ss->policy);
+        if (d->point.engine == KVP_ENGINE_TRTLLM) {
+            /* A max_seq_len above the model's is clamped as trtllm-serve does. */
+            if (d->point.max_seq_len && ss->policy.max_model_len < d->point.max_seq_len)
+                d->point.max_seq_len = ss->policy.max_model_len;
+        } else {
+            /* The point's fields win over the policy's: carry the adjusted ones over. */
+            d->policy = ss->policy;
+            if (ss->policy.max_model_len && ss->policy.max_model_len != d->point.max_seq_len)
+                d->point.max_seq_len = ss->policy.max_model_len;
+            if (d->point.kv_dtype[0] && strcmp(d->point.kv_dtype, ss->policy.kv_dtype) != 0)
+                kvp__strlcpy(d->point.kv_dtype, ss->policy.kv_dtype, sizeof d->point.kv_dtype);
+            d->memory.weights_dtype = rep->run_dtype;
+        }
+    }
+    free(rep);
+    return st;
+}
+
+/* ------------------------------------------------------------------ plan */
+
+static kvp_status call_plan(const json_t *req, char **out, kvp_error *err) {
+    call c;
+    kvp_status st = call_begin(&c, KVP_COMMAND_PLAN, req, NULL, NULL, NULL, err);
+    if (st == KVP_OK) st = startup_gate(&c, err);
+    kvp_deploy_result *r = NULL;
+    if (st == KVP_OK && !(r = kvp_deploy_result_new()))
+        st = kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
+    if (st == KVP_OK) st = kvp_deploy_plan(&c.opt->deployment, r, err);
+    /* llama.cpp that does not fit the device: planned figures, the engine would
+     * not start (as `kvplan plan`). */
+    bool figures = st == KVP_OK && r->point.engine == KVP_ENGINE_LLAMACPP &&
+                   r->policy.pool_count > 0 && r->status == KVP_INFEASIBLE;
+    if (st == KVP_OK && r->status != KVP_OK && !figures)
+        st = kvp__fail(err, r->status, NULL, r->key[0] ? r->key : NULL, "%s", r->message);
+    if (st == KVP_OK) {
+        const char *notes[KVP_NOTES_MAX];
+        size_t n = 0;
+        for (uint32_t i = 0; i < c.opt->notes.count && n < KVP_NOTES_MAX; i++)
+            notes[n++] = c.opt->notes.text[i];
+        for (uint32_t i = 0; i < c.opt->warnings.count && n < KVP_NOTES_MAX; i++)
+            notes[n++] = c.opt->warnings.text[i];
+        kvp_render_input in = {c.model, c.gpu_known ? c.gpu.name : NULL, c.total_source, notes, n, NULL,
+                               NULL};
+        st = kvp_render_plan_json(&in, r, out, err);
+    }
+    kvp_deploy_result_free(r);
+    call_free(&c);
+    return st;
+}
+
+/* ------------------------------------------------------------------- fit */
+
+typedef struct fit_own {
+    kvp_fit_request req;
+    bool has_solve, has_conc, has_gpus;
+} fit_own;
+
+static kvp_status req_count(const char *key, const json_t *v, uint64_t lo, uint64_t hi, uint64_t *out,
+                            kvp_error *err) {
+    if (!json_is_integer(v) || json_integer_value(v) < 0 || (uint64_t)json_integer_value(v) < lo ||
+        (uint64_t)json_integer_value(v) > hi)
+        return bad(err, KVP_INVALID_ARG, key, "%s: expected an integer in [%llu, %llu]", key,
+                   (unsigned long long)lo, (unsigned long long)hi);
+    *out = (uint64_t)json_integer_value(v);
+    return KVP_OK;
+}
+
+static kvp_status fit_take(void *ctx, const char *key, const json_t *v, kvp_error *err) {
+    fit_own *f = ctx;
+    uint64_t x = 0;
+    kvp_status st;
+    if (!strcmp(key, "solve")) {
+        const char *s = json_string_value(v);
+        if (!s) return bad(err, KVP_INVALID_ARG, key, "solve: expected a string");
+        if (!strcmp(s, "max-seq-len") || !strcmp(s, "max_seq_len") || !strcmp(s, "context"))
+            f->req.solve_for = KVP_FIT_MAX_SEQ_LEN;
+        else if (!strcmp(s, "concurrency") || !strcmp(s, "batch"))
+            f->req.solve_for = KVP_FIT_CONCURRENCY;
+        else if (!strcmp(s, "tp") || !strcmp(s, "parallel"))
+            f->req.solve_for = KVP_FIT_PARALLEL;
+        else if (!strcmp(s, "kv-dtype") || !strcmp(s, "kv_dtype") || !strcmp(s, "dtype"))
+            f->req.solve_for = KVP_FIT_KV_DTYPE;
+        else
+            return bad(err, KVP_INVALID_ARG, key, "solve: '%s' is not max-seq-len, concurrency, tp or kv-dtype", s);
+        f->has_solve = true;
+    } else if (!strcmp(key, "concurrency")) {
+        if ((st = req_count(key, v, 1, 1u << 24, &f->req.concurrency, err))) return st;
+        f->has_conc = true;
+    } else if (!strcmp(key, "gpus")) {
+        if ((st = req_count(key, v, 1, 4096, &x, err))) return st;
+        f->req.gpus = (uint32_t)x;
+        f->has_gpus = true;
+    } else if (!strcmp(key, "allow_pp")) {
+        if (!json_is_boolean(v)) return bad(err, KVP_INVALID_ARG, key, "allow_pp: expected true or false");
+        f->req.allow_pp = json_is_true(v);
+    } else { /* max_seq_len_limit */
+        if ((st = req_count(key, v, 1, UINT64_MAX >> 1, &f->req.seq_len_hi, err))) return st;
+    }
+    return KVP_OK;
+}
+
+static kvp_status call_fit(const json_t *req, char **out, kvp_error *err) {
+    static const char *const own[] = {"solve", "concurrency", "gpus", "allow_pp", "max_seq_len_limit", NULL};
+    fit_own f;
+    memset(&f, 0, sizeof f);
+    call c;
+    kvp_status st = call_begin(&c, KVP_COMMAND_FIT, req, own, fit_take, &f, err);
+    const kvp_deployment *d = &c.opt->deployment;
+    bool has_len = st == KVP_OK && kvp_options_given(c.opt, "--max-seq-len");
+    /* What is left free: the same rule as `kvplan fit`. */
+    if (st == KVP_OK && !f.has_solve)
+        f.req.solve_for = f.has_gpus              ? KVP_FIT_PARALLEL
+                          : has_len && !f.has_conc ? KVP_FIT_CONCURRENCY
+                                                   : KVP_FIT_MAX_SEQ_LEN;
+    if (st == KVP_OK && f.req.solve_for == KVP_FIT_MAX_SEQ_LEN && has_len && f.has_solve)
+        st = bad(err, KVP_INVALID_ARG, "max_seq_len",
+                 "solve max-seq-len leaves the length free: drop max_seq_len (max_seq_len_limit "
+                 "bounds the search)");
+    if (st == KVP_OK && f.req.solve_for == KVP_FIT_PARALLEL && d->point.tp)
+        st = bad(err, KVP_INVALID_ARG, "tp", "solve tp leaves tp free: drop tp");
+    if (st == KVP_OK && f.req.solve_for == KVP_FIT_KV_DTYPE && d->point.kv_dtype[0])
+        st = bad(err, KVP_INVALID_ARG, "kv_dtype", "solve kv-dtype leaves kv_dtype free: drop kv_dtype");
+    if (st == KVP_OK && f.req.solve_for == KVP_FIT_CONCURRENCY && f.has_conc)
+        st = bad(err, KVP_INVALID_ARG, "concurrency", "solve concurrency leaves concurrency free: drop it");
+    kvp_fit_answer *ans = NULL;
+    if (st == KVP_OK && !(ans = calloc(1, sizeof *ans)))
+        st = kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
+    if (st == KVP_OK) {
+        f.req.base = d->point;
+        st = kvp_fit_solve(d, &f.req, ans, err);
+    }
+    if (st == KVP_OK) {
+        kvp_render_input in = {c.model, c.gpu_known ? c.gpu.name : NULL, NULL, NULL, 0, NULL, NULL};
+        st = kvp_render_fit_json(&in, &f.req, ans, out, err);
+    }
+    free(ans);
+    call_free(&c);
+    return st;
+}
+
+/* --------------------------------------------------------------- compare */
+
+typedef struct compare_own {
+    kvp_engine engines[KVP_ENGINE_COUNT];
+    size_t n;
+} compare_own;
+
+static kvp_status add_engine(compare_own *co, const char *name, kvp_error *err) {
+    kvp_engine en;
+    if (kvp_engine_parse(name, &en) != KVP_OK)
+        return bad(err, KVP_INVALID_ARG, "policies",
+                   "policies: unknown engine '%s' (expected trtllm, vllm, sglang, llamacpp)", name);
+    for (size_t k = 0; k < co->n; k++)
+        if (co->engines[k] == en) return KVP_OK;
+    co->engines[co->n++] = en;
+    return KVP_OK;
+}
+
+/* "policies": "vllm,sglang" (as --policies) or ["vllm", "sglang"]. */
+static kvp_status compare_take(void *ctx, const char *key, const json_t *v, kvp_error *err) {
+    compare_own *co = ctx;
+    co->n = 0;
+    kvp_status st = KVP_OK;
+    if (json_is_array(v)) {
+        size_t i;
+        const json_t *item;
+        json_array_foreach(v, i, item) {
+            if (!json_is_string(item))
+                return bad(err, KVP_INVALID_ARG, key, "policies: expected engine names, found %s",
+                           kvp__json_type_name(item));
+            if ((st = add_engine(co, json_string_value(item), err))) return st;
+        }
+        return KVP_OK;
+    }
+    if (!json_is_string(v))
+        return bad(err, KVP_INVALID_ARG, key, "policies: expected a string or an array of strings");
+    char list[256];
+    kvp__strlcpy(list, json_string_value(v), sizeof list);
+    char *save = NULL;
+    for (char *it = strtok_r(list, ",", &save); it && st == KVP_OK; it = strtok_r(NULL, ",", &save))
+        st = add_engine(co, it, err);
+    return st;
+}
+
+static kvp_status call_compare(const json_t *req, char **out, kvp_error *err) {
+    static const char *const own[] = {"policies", NULL};
+    compare_own co;
+    memset(&co, 0, sizeof co);
+    call c;
+    kvp_status st = call_begin(&c, KVP_COMMAND_COMPARE, req, own, compare_take, &co, err);
+    if (co.n == 0)
+        for (int k = 0; k < KVP_ENGINE_COUNT; k++) co.engines[co.n++] = (kvp_engine)k;
+    const kvp_deployment *d = &c.opt->deployment;
+    if (st == KVP_OK && d->point.kv_dtype[0] && co.n > 1)
+        st = bad(err, KVP_INVALID_ARG, "kv_dtype",
+                 "compare keeps each engine's own KV dtype spelling: drop kv_dtype or give one "
+                 "engine in policies");
+    kvp_fit_eval *ev = NULL;
+    if (st == KVP_OK && !(ev = calloc(co.n, sizeof *ev)))
+        st = kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
+    for (size_t k = 0; st == KVP_OK && k < co.n; k++) {
+        kvp_fit_point p = d->point;
+        p.engine = co.engines[k];
+        st = kvp_fit_evaluate(d, &p, &ev[k], err);
+    }
+    if (st == KVP_OK) {
+        kvp_render_input in = {c.model, c.gpu_known ? c.gpu.name : NULL, NULL, NULL, 0, NULL, NULL};
+        st = kvp_render_compare_json(&in, ev, co.n, out, err);
+    }
+    free(ev);
+    call_free(&c);
+    return st;
+}
+
+/* ----------------------------------------------------------------- sweep */
+
+typedef struct sweep_own {
+    kvp_sweep_grid *grid;
+    uint64_t max_plans;
+} sweep_own;
+
+static kvp_status over_spec(sweep_own *so, const json_t *v, kvp_error *err) {
+    if (!json_is_string(v))
+        return bad(err, KVP_INVALID_ARG, "over", "over: expected \"KEY=VALUES\" strings, found %s",
+                   kvp__json_type_name(v));
+    kvp_status st = kvp_sweep_grid_over(so->grid, json_string_value(v), err);
+    if (st && err) kvp__strlcpy(err->key, "/over", sizeof err->key);
+    return st;
+}
+
+/* "over": "tp=1,2" or ["tp=1,2", "max-seq-len=4k..32k"] (as --over, repeated);
+ * "max_plans": the bound on the grid (as --max-plans). */
+static kvp_status sweep_take(void *ctx, const char *key, const json_t *v, kvp_error *err) {
+    sweep_own *so = ctx;
+    if (!strcmp(key, "max_plans")) return req_count(key, v, 1, KVP_SWEEP_MAX_PLANS, &so->max_plans, err);
+    if (!json_is_array(v)) return over_spec(so, v, err);
+    size_t i;
+    const json_t *item;
+    json_array_foreach(v, i, item) {
+        kvp_status st = over_spec(so, item, err);
+        if (st) return st;
+    }
+    return KVP_OK;
+}
+
+static kvp_status call_sweep(const json_t *req, char **out, kvp_error *err) {
+    static const char *const own[] = {"over", "max_plans", NULL};
+    sweep_own so = {kvp_sweep_grid_new(), KVP_SWEEP_DEFAULT_MAX_PLANS};
+    if (!so.grid) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
+    call c;
+    kvp_status st = call_begin(&c, KVP_COMMAND_SWEEP, req, own, sweep_take, &so, err);
+    uint64_t count = 0;
+    if (st == KVP_OK) {
+        st = kvp_sweep_grid_count(so.grid, so.max_plans, &count, err);
+        if (st && err) /* "over" or "max_plans" */
+            kvp__strlcpy(err->key, strcmp(err->key, "over") ? "/max_plans" : "/over", sizeof err->key);
+    }
+    /* One result reused for every row: memory does not grow with the grid. */
+    kvp_fit_eval *e = NULL;
+    json_t *rows = NULL;
+    if (st == KVP_OK && (!(e = kvp_deploy_result_new()) || !(rows = json_array())))
+        st = kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
+    const kvp_deployment *d = &c.opt->deployment;
+    for (uint64_t i = 0; st == KVP_OK && i < count; i++) {
+        kvp_fit_point p;
+        kvp_sweep_grid_point(so.grid, i, &d->point, &p);
+        st = kvp_fit_evaluate(d, &p, e, err);
+        if (st == KVP_OK && json_array_append_new(rows, kvp__sweep_row_json(e)) != 0)
+            st = kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
+    }
+    if (st == KVP_OK) {
+        const char *axes[8];
+        size_t n = kvp_sweep_grid_axes(so.grid, axes, 8);
+        kvp_render_input in = {c.model, c.gpu_known ? c.gpu.name : NULL, NULL, NULL, 0, NULL, NULL};
+        st = kvp__sweep_json(&in, axes, n, rows, out, err);
+        rows = NULL; /* consumed */
+    }
+    json_decref(rows);
+    kvp_deploy_result_free(e);
+    kvp_sweep_grid_free(so.grid);
+    call_free(&c);
+    return st;
+}
+
+bool kvp__deploy_command(const char *command) {
+    return !strcmp(command, "plan") || !strcmp(command, "fit") || !strcmp(command, "compare") ||
+           !strcmp(command, "sweep");
+}
+
+kvp_status kvp__deploy_call(const char *command, const json_t *req, char **out, kvp_error *err) {
+    if (!strcmp(command, "plan")) return call_plan(req, out, err);
+    if (!strcmp(command, "fit")) return call_fit(req, out, err);
+    if (!strcmp(command, "sweep")) return call_sweep(req, out, err);
+    return call_compare(req, out, err);
+}
