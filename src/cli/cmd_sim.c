@@ -55,7 +55,9 @@ static void usage(FILE *out) {
           "  --step-time S          seconds per step for --arrival-unit seconds (default 0.02)\n"
           "  --no-timing            leave out wall-clock figures (reproducible output)\n"
           "  --quiet                no progress line on stderr (shown on a terminal after 1 s)\n"
-          "  --json                 machine-readable output\n",
+          "  --json                 machine-readable output\n"
+          "  --svg FILE             chart of utilization and running requests per step\n"
+          "                         (written to a temporary file, then renamed)\n",
           out);
 }
 

@@ -66,6 +66,17 @@ static bool asks_policy_help(int argc, char **argv) {
     return false;
 }
 
+/* kvplan --help / -h / help / --version / -V, or a command's --help / -h. */
+static bool asks_help_or_version(int argc, char **argv) {
+    if (argc < 2) return false;
+    static const char *const k_top[] = {"--help", "-h", "help", "--version", "-V"};
+    for (size_t i = 0; i < sizeof k_top / sizeof k_top[0]; i++)
+        if (!strcmp(argv[1], k_top[i])) return true;
+    for (int i = 2; i < argc && strcmp(argv[i], "--"); i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return true;
+    return false;
+}
+
 /* `--gpu-catalog FILE` is global: taken out of argv (so every command sees
  * its own options only) and checked once, before the command runs. */
 static int take_gpu_catalog(int *argc, char **argv) {
@@ -92,14 +103,24 @@ static int take_gpu_catalog(int *argc, char **argv) {
     }
     *argc = out;
     argv[out] = NULL;
+    bool from_env = false;
     if (!path) {
         const char *env = getenv("KVPLAN_GPU_CATALOG");
-        if (env && *env) path = env;
+        if (env && *env) path = env, from_env = true;
     }
     if (!path) return KVP_EXIT_OK;
+    /* --help and --version answer whatever the environment holds. */
+    if (from_env && asks_help_or_version(*argc, argv)) return KVP_EXIT_OK;
     size_t n;
     kvp_error err;
-    if (kvp_gpu_catalog_count_in(path, &n, &err) != KVP_OK) return kvp_cli_report_error(&err, false);
+    if (kvp_gpu_catalog_count_in(path, &n, &err) != KVP_OK) {
+        if (from_env) { /* name where the file came from */
+            char msg[KVP_ERROR_MESSAGE_MAX];
+            snprintf(msg, sizeof msg, "KVPLAN_GPU_CATALOG: %s", err.message);
+            kvp__strlcpy(err.message, msg, sizeof err.message);
+        }
+        return kvp_cli_report_error(&err, false);
+    }
     kvp_cli_set_gpu_catalog(path);
     return KVP_EXIT_OK;
 }

@@ -372,6 +372,22 @@ kvp_status kvp_memory_estimate_detail(const kvp_model *model, const kvp_estimate
             if (st != KVP_OK) goto done;
             uint64_t est_total = d->weights_total_bytes - buf_b;
             uint64_t est_rank = d->weights_rank_bytes - buf_b;
+            /* Headers that hold under 1/8 or over 8x what the config's own
+             * layers need (no weight format is 8x another one the config
+             * could state) describe other weights: an adapter, a partial
+             * download, another model's files. Refused, not split. */
+            uint64_t e8 = 0, x8 = 0;
+            if (est_total && (!kvp__mul_u64(effective, 8, &e8) || !kvp__mul_u64(est_total, 8, &x8) ||
+                              e8 < est_total || effective > x8)) {
+                st = kvp__fail(err, KVP_CONFIG, s->model_dir, src,
+                               "the checkpoint's tensors hold %llu bytes (%.2f GiB), but the "
+                               "config's layers need about %llu (%.2f GiB): more than 8x apart, "
+                               "so they are not this model's weights (an adapter? a partial "
+                               "download?); pass --weights with the engine's figure",
+                               (unsigned long long)effective, (double)effective / 1073741824.0,
+                               (unsigned long long)est_total, (double)est_total / 1073741824.0);
+                goto done;
+            }
             if (est_total && kvp__mul_u64(effective, est_rank, &share))
                 out->weights_bytes = kvp__ceil_div_u64(share, est_total) + buf_b;
             else

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "facts_internal.h"
+#include "json_error.h"
 
 #define W_MAX_INTER (1ull << 24) /* 16M: far above any real FFN width */
 #define W_MAX_VOCAB (1ull << 26)
@@ -280,6 +281,26 @@ static uint64_t grouped_rate(uint64_t bits, uint64_t group, bool zero_point) {
     return r;
 }
 
+/* A quantization group size: absent -> dflt; -1 -> 0 (one scale per output
+ * channel, AutoGPTQ / compressed-tensors "channel"); else a whole number of
+ * weights in [1, 2^20]. Anything else is refused by name: a wrong group would
+ * misstate every quantized byte. */
+static uint64_t quant_group(kvp__fx *c, json_t *obj, const char *ptr, const char *key,
+                            uint64_t dflt) {
+    json_t *v = json_is_object(obj) ? kvp__fx_get(c, obj, ptr, key) : NULL;
+    if (!v || c->st) return dflt;
+    if (json_is_integer(v) && json_integer_value(v) == -1) return 0;
+    double d = json_is_integer(v) ? (double)json_integer_value(v)
+               : json_is_real(v)  ? json_real_value(v)
+                                  : 0;
+    if (!(d >= 1) || d != floor(d) || d > (double)(1u << 20)) {
+        kvp__fx_fail(c, ptr, key, "expected a group size in [1, %u] weights, or -1 (per channel)",
+                     1u << 20);
+        return 0;
+    }
+    return kvp__double_to_u64(d);
+}
+
 /* q's member `key` (lenient reads of a quantization_config go through here). */
 static json_t *qget(kvp__fx *c, json_t *q, const char *qptr, const char *key) {
     return json_is_object(q) ? kvp__fx_get(c, q, qptr, key) : NULL;
@@ -339,16 +360,30 @@ static void weight_quant(kvp__fx *c, kvp_weight_quant *wq) {
         exclude = qget(c, q, qptr, "exclude_modules");
         if (!exclude && json_is_object(inner)) exclude = qget(c, inner, iptr, "exclude_modules");
     } else if (!strncmp(method, "awq", 3) || !strncmp(method, "gptq", 4)) {
-        json_int_t bits = json_integer_value(qget(c, q, qptr, "bits"));
-        if (bits <= 0) bits = json_integer_value(qget(c, q, qptr, "w_bit"));
-        if (bits <= 0 || bits > 16) bits = 4;
-        json_int_t group = json_integer_value(qget(c, q, qptr, "group_size"));
-        if (!json_object_get(q, "group_size"))
-            group = json_integer_value(qget(c, q, qptr, "q_group_size"));
-        if (!json_object_get(q, "group_size") && !json_object_get(q, "q_group_size")) group = 128;
-        if (group < 0 || group > 1 << 20) group = 0; /* -1: per channel, scales negligible */
-        rate = grouped_rate((uint64_t)bits, (uint64_t)group, true);
-        snprintf(what, wsz, "int%lld group-%lld", (long long)bits, (long long)group);
+        /* GPTQConfig.bits / AwqConfig w_bit: the packed widths the kernels
+         * implement (auto_gptq QuantLinear: 2, 3, 4, 8); absent, AWQ's default 4. */
+        const char *bkey = json_object_get(q, "bits") ? "bits" : "w_bit";
+        uint64_t bits = 4, b = 0;
+        bool found = false;
+        w_uint(c, q, qptr, bkey, 64, &b, &found);
+        if (c->st) return;
+        if (found && b != 2 && b != 3 && b != 4 && b != 8) {
+            kvp__fx_fail(c, qptr, bkey, "%llu bits per weight: GPTQ / AWQ pack 2, 3, 4 or 8",
+                         (unsigned long long)b);
+            return;
+        }
+        if (found) bits = b;
+        const char *gkey = json_object_get(q, "group_size") || !json_object_get(q, "q_group_size")
+                               ? "group_size"
+                               : "q_group_size";
+        uint64_t group = quant_group(c, q, qptr, gkey, 128);
+        if (c->st) return;
+        rate = grouped_rate(bits, group, true);
+        if (group)
+            snprintf(what, wsz, "int%llu group-%llu", (unsigned long long)bits,
+                     (unsigned long long)group);
+        else
+            snprintf(what, wsz, "int%llu per-channel", (unsigned long long)bits);
         exclude = qget(c, q, qptr, "modules_to_not_convert");
     } else if (!strcmp(method, "compressed-tensors")) {
         json_t *groups = qget(c, q, qptr, "config_groups");
@@ -362,13 +397,20 @@ static void weight_quant(kvp__fx *c, kvp_weight_quant *wq) {
                 break;
             }
         }
-        json_int_t bits = json_integer_value(qget(c, w, gptr, "num_bits"));
+        uint64_t bits = 8;
+        bool found = false;
+        if (json_is_object(w)) w_uint(c, w, gptr, "num_bits", 16, &bits, &found);
+        if (c->st) return;
+        if (found && bits == 0) {
+            kvp__fx_fail(c, gptr, "num_bits", "0 bits per weight");
+            return;
+        }
+        if (!found) bits = 8;
         const char *type = json_string_value(qget(c, w, gptr, "type"));
-        json_int_t group = json_integer_value(qget(c, w, gptr, "group_size"));
+        uint64_t group = quant_group(c, w, gptr, "group_size", 0); /* null: channel/tensor */
+        if (c->st) return;
         bool sym = !json_is_false(qget(c, w, gptr, "symmetric"));
         bool is_float = type && !strcmp(type, "float");
-        if (bits <= 0 || bits > 16) bits = 8;
-        if (group < 0 || group > 1 << 20) group = 0;
         if (is_float && bits == 4) {
             rate = RATE_ONE / 2 + RATE_ONE / 16; /* nvfp4: fp8 scale per 16 */
             snprintf(what, wsz, "nvfp4");
@@ -376,8 +418,9 @@ static void weight_quant(kvp__fx *c, kvp_weight_quant *wq) {
             rate = RATE_ONE;
             snprintf(what, wsz, "fp8");
         } else {
-            rate = grouped_rate((uint64_t)bits, (uint64_t)group, !sym);
-            snprintf(what, wsz, "int%lld group-%lld", (long long)bits, (long long)group);
+            rate = grouped_rate(bits, group, !sym);
+            snprintf(what, wsz, "int%llu group-%llu", (unsigned long long)bits,
+                     (unsigned long long)group);
         }
         exclude = qget(c, q, qptr, "ignore");
     } else if (!strcmp(method, "bitsandbytes")) {
@@ -505,6 +548,47 @@ static void ffn_schedule(kvp__fx *c, kvp_weight_facts *w, kvp_layer_ffn *L, uint
     }
 }
 
+/* The first of `keys` written in lm, then the root (for naming a key whose
+ * value contradicts another); NULL when none is. */
+static const char *written_key(kvp__fx *c, const char *const *keys, const char **ptr) {
+    for (size_t i = 0; keys[i]; i++)
+        if (c->lm && json_object_get(c->lm, keys[i])) {
+            *ptr = c->lm_ptr;
+            return keys[i];
+        }
+    for (size_t i = 0; keys[i]; i++)
+        if (c->root && c->root != c->lm && json_object_get(c->root, keys[i])) {
+            *ptr = "";
+            return keys[i];
+        }
+    return NULL;
+}
+
+/* mlp_only_layers (Qwen2/3-MoE): the decoder layers whose FFN is dense, as
+ * indices into the layer list. An entry that is no index would silently
+ * leave a layer MoE (is_moe_layer never matches it). */
+static void check_mlp_only_layers(kvp__fx *c, uint32_t layers) {
+    json_t *v = kvp__fx_get(c, c->lm, c->lm_ptr, "mlp_only_layers");
+    if (!v || c->st) return;
+    if (!json_is_array(v)) {
+        kvp__fx_fail(c, c->lm_ptr, "mlp_only_layers", "expected an array of layer indices, found %s",
+                     kvp__json_type_name(v));
+        return;
+    }
+    size_t i;
+    json_t *e;
+    json_array_foreach(v, i, e) {
+        if (!json_is_integer(e) || json_integer_value(e) < 0 ||
+            json_integer_value(e) >= (json_int_t)layers) {
+            char key[48];
+            snprintf(key, sizeof key, "mlp_only_layers/%zu", i);
+            kvp__fx_fail(c, c->lm_ptr, key, "expected a layer index in [0, %u) (num_hidden_layers)",
+                         layers);
+            return;
+        }
+    }
+}
+
 /* Qwen (1) states the width of gate and up together: each is half. */
 static uint64_t qwen_gate_up_halved(const char *mt, uint64_t inter) {
     return !strcmp(mt, "qwen") ? inter / 2 : inter;
@@ -532,6 +616,11 @@ kvp_status kvp__facts_read_weights(kvp__fx *c, kvp_model *model, kvp_weight_fact
                                                 KEYS("num_experts_per_tok", "top_k_experts",
                                                      "experts_per_token", "moe_top_k"),
                                                 W_MAX_EXPERTS, info->num_experts_per_tok);
+    const char *topk_ptr = c->lm_ptr;
+    const char *topk_key = written_key(c,
+                                       KEYS("num_experts_per_tok", "top_k_experts",
+                                            "experts_per_token", "moe_top_k"),
+                                       &topk_ptr);
     /* Gemma 3n: one intermediate size per layer (read per layer below). */
     json_t *inter_list = kvp__fx_get(c, c->lm, c->lm_ptr, "intermediate_size");
     if (!json_is_array(inter_list)) inter_list = NULL;
@@ -553,8 +642,19 @@ kvp_status kvp__facts_read_weights(kvp__fx *c, kvp_model *model, kvp_weight_fact
         w_uint(c, ffn_cfg, p, "moe_num_experts", W_MAX_EXPERTS, &v, &f);
         if (f) w->num_experts = (uint32_t)v;
         w_uint(c, ffn_cfg, p, "moe_top_k", W_MAX_EXPERTS, &v, &f);
-        if (f) w->experts_per_token = (uint32_t)v;
+        if (f) {
+            w->experts_per_token = (uint32_t)v;
+            topk_ptr = "/ffn_config";
+            topk_key = "moe_top_k";
+        }
     }
+    /* A token routed to more experts than exist: the active-parameter count
+     * and every per-token figure built on it would be wrong. */
+    if (!c->st && w->num_experts && w->experts_per_token > w->num_experts)
+        kvp__fx_fail(c, topk_key ? topk_ptr : c->lm_ptr, topk_key ? topk_key : "num_experts_per_tok",
+                     "routes each token to %u experts, but the model has %u", w->experts_per_token,
+                     w->num_experts);
+    check_mlp_only_layers(c, info->num_layers);
     inter = qwen_gate_up_halved(mt, inter);
     /* Two-matrix MLPs that state no width: MPT's expansion_ratio, else the
      * GPT-2 / BLOOM / Falcon default of 4 x hidden. */

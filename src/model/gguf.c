@@ -110,6 +110,17 @@ static kvp_status rd_string(reader *r, const kvp_allocator *alc, uint64_t keep_m
         return st;
     }
     s[len] = '\0';
+    /* ggml keeps a string by its length; read as C strings a NUL would end the
+     * key or value early and "general.architecture\0x" would pass as the real key. */
+    const char *nul = memchr(s, '\0', (size_t)len);
+    if (nul) {
+        st = kvp__fail(r->err, KVP_SYNTAX, r->name, what,
+                       "string \"%s\" at offset %llu holds a NUL byte at index %llu of its %llu",
+                       s, (unsigned long long)(r->pos - len - 8), (unsigned long long)(nul - s),
+                       (unsigned long long)len);
+        kvp__free(alc, s);
+        return st;
+    }
     *out = s;
     return KVP_OK;
 }
@@ -236,6 +247,11 @@ static kvp_status rd_kv(reader *r, kvp__gguf_meta *m, uint64_t index) {
     if (!kv.key)
         return kvp__fail(r->err, KVP_SYNTAX, r->name, what, "key longer than %u bytes",
                          GGUF_MAX_KEY);
+    if (!kv.key[0]) {
+        kvp__free(m->alc, kv.key);
+        return kvp__fail(r->err, KVP_SYNTAX, r->name, what, "key of length 0 at offset %llu",
+                         (unsigned long long)(r->pos - 8));
+    }
     const char *key = kv.key;
     st = rd_u32(r, &kv.type, key);
     if (st) goto fail;
@@ -392,7 +408,11 @@ static kvp_status parse(reader *r, kvp__gguf_meta *m) {
         if ((st = rd_tensor(r, m, i, &max_end))) return st;
     uint64_t align = 32;
     const kvp__gguf_kv *a = kvp__gguf_find(m, "general.alignment");
-    if (a && a->type != KVP__GGUF_ARRAY && a->is_int) {
+    if (a) {
+        /* gguf.cpp reads it with gguf_get_val_u32, which aborts on another type. */
+        if (a->type != KVP__GGUF_UINT32)
+            return kvp__fail(r->err, KVP_CONFIG, r->name, "general.alignment",
+                             "stored as GGUF type %u, expected uint32 (type 4)", a->type);
         if (a->ival <= 0 || a->ival > (1 << 30) || (a->ival & (a->ival - 1)) != 0)
             return kvp__fail(r->err, KVP_CONFIG, r->name, "general.alignment",
                              "alignment %lld, expected a power of two", (long long)a->ival);

@@ -30,12 +30,32 @@ static kvp_status get_u64(const arch_ctx *a, const char *suffix, uint64_t *out, 
     const kvp__gguf_kv *kv = akey(a, suffix, full, sizeof full);
     *found = false;
     if (!kv) return KVP_OK;
-    if (kv->type == KVP__GGUF_ARRAY || kv->type == KVP__GGUF_STRING || !kv->is_int ||
-        kv->ival < 0)
+    /* A bool is no count: llama.cpp's get_key refuses a type mismatch. */
+    if (kv->type == KVP__GGUF_ARRAY || kv->type == KVP__GGUF_STRING ||
+        kv->type == KVP__GGUF_BOOL || !kv->is_int || kv->ival < 0)
         return kvp__fail(a->err, KVP_CONFIG, a->m->name, full,
-                         "expected a non-negative integer scalar");
+                         "expected a non-negative integer scalar%s",
+                         kv->type == KVP__GGUF_BOOL ? ", found a bool" : "");
     *out = (uint64_t)kv->ival;
     *found = true;
+    return KVP_OK;
+}
+
+/* A per-layer array: numbers (kept: not strings, not past the kept length),
+ * at least one per block (llama.cpp's get_key_or_arr reads the first n_layer). */
+static kvp_status check_layer_array(const arch_ctx *a, const kvp__gguf_kv *kv, const char *full) {
+    if (kv->elem_type == KVP__GGUF_STRING)
+        return kvp__fail(a->err, KVP_CONFIG, a->m->name, full,
+                         "per-layer array of %llu strings, expected numbers",
+                         (unsigned long long)kv->count);
+    if (!kv->values)
+        return kvp__fail(a->err, KVP_CONFIG, a->m->name, full,
+                         "per-layer array of %llu entries is longer than the %u kvplan reads",
+                         (unsigned long long)kv->count, KVP__GGUF_MAX_KEPT_ARRAY);
+    if (kv->count < a->n_layer)
+        return kvp__fail(a->err, KVP_CONFIG, a->m->name, full,
+                         "per-layer array has %llu entries, expected %u (block_count)",
+                         (unsigned long long)kv->count, a->n_layer);
     return KVP_OK;
 }
 
@@ -48,11 +68,13 @@ static kvp_status get_layer(const arch_ctx *a, const char *suffix, uint32_t il, 
     if (found) *found = kv != NULL;
     if (!kv) return KVP_OK;
     double v;
+    if (kv->type == KVP__GGUF_BOOL ||
+        (kv->type == KVP__GGUF_ARRAY && kv->elem_type == KVP__GGUF_BOOL))
+        return kvp__fail(a->err, KVP_CONFIG, a->m->name, full,
+                         "expected integers (one per layer or one for all), found bools");
     if (kv->type == KVP__GGUF_ARRAY) {
-        if (!kv->values || kv->count < a->n_layer)
-            return kvp__fail(a->err, KVP_CONFIG, a->m->name, full,
-                             "per-layer array has %llu entries, expected %u",
-                             (unsigned long long)kv->count, a->n_layer);
+        kvp_status st = check_layer_array(a, kv, full);
+        if (st) return st;
         v = kv->values[il];
     } else if (kv->type != KVP__GGUF_STRING) {
         v = kv->fval;
@@ -124,10 +146,7 @@ static kvp_status swa_layers(const arch_ctx *a, bool *swa, uint64_t *window, boo
     const kvp__gguf_kv *pat = akey(a, "attention.sliding_window_pattern", full, sizeof full);
     if (n_swa == 0) return KVP_OK;
     if (pat && pat->type == KVP__GGUF_ARRAY) {
-        if (!pat->values || pat->count < a->n_layer)
-            return kvp__fail(a->err, KVP_CONFIG, a->m->name, full,
-                             "per-layer pattern has %llu entries, expected %u",
-                             (unsigned long long)pat->count, a->n_layer);
+        if ((st = check_layer_array(a, pat, full))) return st;
         for (uint32_t il = 0; il < a->n_layer; il++) swa[il] = pat->values[il] != 0;
         return KVP_OK;
     }
@@ -379,6 +398,14 @@ kvp_status kvp__gguf_build_model(const kvp__gguf_meta *m, const kvp_allocator *a
     if (!st && !(st = get_u64(&a, "expert_used_count", &v, &found)) && found)
         info->num_experts_per_tok = (uint32_t)(v > UINT32_MAX ? UINT32_MAX : v);
     if (st) goto done;
+    if (info->num_experts && info->num_experts_per_tok > info->num_experts) {
+        char key[96];
+        snprintf(key, sizeof key, "%s.expert_used_count", a.arch);
+        st = kvp__fail(err, KVP_CONFIG, m->name, key,
+                       "routes each token to %u experts, but %s.expert_count is %u",
+                       info->num_experts_per_tok, a.arch, info->num_experts);
+        goto done;
+    }
 
     uint64_t nextn = 0, shared = 0, lora = 0, idx_len = 0;
     if ((st = get_u64(&a, "nextn_predict_layers", &nextn, &found)) ||
@@ -401,7 +428,7 @@ kvp_status kvp__gguf_build_model(const kvp__gguf_meta *m, const kvp_allocator *a
     info->is_mla = is_mla;
     info->sliding_window = (uint32_t)(window > UINT32_MAX ? 0 : window);
     if (chunked) info->attention_chunk_size = info->sliding_window;
-    bool any_attn = false, any_rec = false;
+    bool any_attn = false, any_rec = false, any_zero_kv = false;
 
     for (uint32_t il = 0; il < n_layer && !st; il++) {
         unsigned roles;
@@ -443,6 +470,7 @@ kvp_status kvp__gguf_build_model(const kvp__gguf_meta *m, const kvp_allocator *a
                 z.kind = swa[il] ? (chunked ? KVP_CACHE_CHUNKED : KVP_CACHE_SLIDING)
                                  : KVP_CACHE_FULL;
                 z.window_tokens = swa[il] ? window : 0;
+                any_zero_kv = true;
                 if ((st = kvp__model_add_cache(model, &z, err))) break;
                 continue;
             }
@@ -511,6 +539,16 @@ kvp_status kvp__gguf_build_model(const kvp__gguf_meta *m, const kvp_allocator *a
             any_rec = true;
             if ((st = kvp__model_add_cache(model, &c, err))) break;
         }
+    }
+    /* Some attention-free blocks (Deci) are legal; a model whose every layer has
+     * 0 KV heads and no recurrent state caches nothing: a broken header, not a
+     * budget question. */
+    if (!st && any_zero_kv && !any_attn && !any_rec) {
+        char key[96];
+        snprintf(key, sizeof key, "%s.attention.head_count_kv", a.arch);
+        st = kvp__fail(err, KVP_CONFIG, m->name, key,
+                       "0 KV heads in every layer: the model would cache nothing (an attention "
+                       "model needs at least one KV head)");
     }
     info->is_hybrid_recurrent = any_attn && any_rec;
     /* No config: the facts come from the info, config-only keys unknown. */

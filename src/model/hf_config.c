@@ -57,19 +57,28 @@ static kvp_status read_dtype_key(hf_reader *r, const hf_obj *o, const char *key,
     return KVP_OK;
 }
 
-/* torch_dtype / dtype of the language model, else of the outer config. */
+/* torch_dtype / dtype of the language model, else of the outer config.
+ * transformers 4.56 renamed torch_dtype to dtype and reads either; one object
+ * stating both with different types is ambiguous (which one the weights hold
+ * decides the model's bytes), so it is refused, naming dtype. */
 static kvp_status read_model_dtype(hf_reader *r, kvp_model_info *info) {
     const hf_obj *objs[2] = {&r->lm, &r->root};
-    static const char *const keys[] = {"torch_dtype", "dtype"};
     for (int o = 0; o < 2; o++) {
-        for (int k = 0; k < 2; k++) {
-            bool found = false;
-            kvp_status s = read_dtype_key(r, objs[o], keys[k], &info->dtype, &found);
-            if (s) return s;
-            if (found) {
-                info->dtype_stated = true;
-                return KVP_OK;
-            }
+        kvp_dtype torch_d = KVP_DTYPE_AUTO, d = KVP_DTYPE_AUTO;
+        bool torch_found = false, found = false;
+        kvp_status s = read_dtype_key(r, objs[o], "torch_dtype", &torch_d, &torch_found);
+        if (!s) s = read_dtype_key(r, objs[o], "dtype", &d, &found);
+        if (s) return s;
+        if (torch_found && found && torch_d != d)
+            return kvp__hf_fail(r, objs[o], "dtype", KVP_CONFIG,
+                                "states \"%s\" but torch_dtype states \"%s\": the checkpoint's "
+                                "weight type is ambiguous (state one of them)",
+                                json_string_value(json_object_get(objs[o]->json, "dtype")),
+                                json_string_value(json_object_get(objs[o]->json, "torch_dtype")));
+        if (torch_found || found) {
+            info->dtype = torch_found ? torch_d : d;
+            info->dtype_stated = true;
+            return KVP_OK;
         }
     }
     info->dtype = KVP_DTYPE_BF16;
@@ -84,9 +93,16 @@ static kvp_status read_quantization(hf_reader *r, kvp_model_info *info) {
     hf_obj q = {0};
     kvp_status s = kvp__hf_child(r, &r->lm, "quantization_config", &q);
     if (s) return s;
-    if (!q.json) {
-        s = kvp__hf_child(r, &r->root, "quantization_config", &q);
-        if (s) return s;
+    if (r->lm.json != r->root.json) {
+        /* The weights estimate reads the outer one, the cache the inner one:
+         * two different quantization_configs cannot both describe the checkpoint. */
+        hf_obj outer = {0};
+        if ((s = kvp__hf_child(r, &r->root, "quantization_config", &outer))) return s;
+        if (q.json && outer.json && !json_equal(q.json, outer.json))
+            return kvp__hf_fail(r, &r->lm, "quantization_config", KVP_CONFIG,
+                                "differs from the outer /quantization_config: the checkpoint's "
+                                "quantization is ambiguous (state it once)");
+        if (!q.json) q = outer;
     }
     if (!q.json) return KVP_OK;
     const char *method = NULL, *algo = NULL, *kv_algo = NULL;
@@ -112,6 +128,7 @@ static kvp_status read_quantization(hf_reader *r, kvp_model_info *info) {
     hf_obj kvs;
     if ((s = kvp__hf_child(r, &q, "kv_cache_scheme", &kvs))) return s;
     if (kvs.json) {
+        kvp_dtype from_algo = info->kv_dtype_declared;
         uint32_t bits = 0;
         const char *type = NULL;
         if ((s = kvp__hf_u32(r, &kvs, "num_bits", 1, 64, &bits, NULL))) return s;
@@ -126,6 +143,11 @@ static kvp_status read_quantization(hf_reader *r, kvp_model_info *info) {
             return kvp__hf_fail(r, &kvs, "num_bits", KVP_UNSUPPORTED,
                                 "KV cache scheme of %u bits of type \"%s\" is not supported", bits,
                                 type ? type : "(none)");
+        if (kv_algo && from_algo != info->kv_dtype_declared)
+            return kvp__hf_fail(r, &q, "kv_cache_scheme", KVP_CONFIG,
+                                "declares the KV cache %s but kv_cache_quant_algo declares %s: the "
+                                "cache's type is ambiguous (state it once)",
+                                kvp_dtype_name(info->kv_dtype_declared), kvp_dtype_name(from_algo));
     }
     /* Weight quantization, kept for the weights estimate. */
     const char *wq = "";

@@ -16,6 +16,7 @@
 
 #include "kvplan/safetensors.h"
 #include "util.h"
+#include "json_error.h"
 
 #define ST_MAX_TENSORS 10000000u /* more tensors than any checkpoint has */
 #define ST_MAX_DIMS 64u
@@ -58,6 +59,47 @@ static bool json_u64(json_t *v, uint64_t *out) {
     if (!(d >= 0.0) || d > 9007199254740992.0 || d != (double)(uint64_t)d) return false;
     *out = (uint64_t)d;
     return true;
+}
+
+typedef struct st_span {
+    uint64_t begin, end;
+    const char *name; /* borrowed from the parsed header */
+} st_span;
+
+static int cmp_span(const void *a, const void *b) {
+    const st_span *x = a, *y = b;
+    if (x->begin != y->begin) return x->begin < y->begin ? -1 : 1;
+    return x->end < y->end ? -1 : x->end > y->end;
+}
+
+/* The data section as safetensors' own loader checks it (safetensors
+ * Metadata::validate): the tensors, sorted by offset, tile it exactly: each
+ * begins where the previous ends (no tensor shares bytes with another, which
+ * would count them twice) and the last ends at the section's end. */
+static kvp_status check_tiling(st_span *spans, size_t n, uint64_t data_size, uint64_t n_hdr,
+                               const char *name, kvp_error *err) {
+    qsort(spans, n, sizeof *spans, cmp_span);
+    uint64_t at_byte = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (spans[i].begin != at_byte) {
+            char ptr[KVP_ERROR_KEY_MAX];
+            snprintf(ptr, sizeof ptr, "/%s", spans[i].name);
+            return at(err, 8 + n_hdr + spans[i].begin,
+                      kvp__fail(err, KVP_CONFIG, name, ptr,
+                                "data_offsets begin at %llu, but the tensors before it end at "
+                                "%llu (%s): each tensor must start where the previous ends",
+                                (unsigned long long)spans[i].begin, (unsigned long long)at_byte,
+                                spans[i].begin < at_byte ? "overlapping bytes" : "a gap"));
+        }
+        at_byte = spans[i].end;
+    }
+    if (at_byte != data_size)
+        return at(err, 8 + n_hdr + at_byte,
+                  kvp__fail(err, KVP_CONFIG, name, "data_offsets",
+                            "the tensors end at byte %llu of the %llu-byte data section (the "
+                            "rest belongs to no tensor)",
+                            (unsigned long long)at_byte, (unsigned long long)data_size));
+    return KVP_OK;
 }
 
 kvp_status kvp_safetensors_parse(const uint8_t *buf, size_t len, uint64_t file_size,
@@ -121,6 +163,7 @@ kvp_status kvp_safetensors_parse(const uint8_t *buf, size_t len, uint64_t file_s
         return st;
     }
     kvp_status st = KVP_OK;
+    st_span *spans = NULL;
     if (!json_is_object(root)) {
         st = at(err, 8,
                 kvp__fail(err, KVP_SYNTAX, name, "header",
@@ -132,6 +175,13 @@ kvp_status kvp_safetensors_parse(const uint8_t *buf, size_t len, uint64_t file_s
         st = at(err, 8,
                 kvp__fail(err, KVP_CONFIG, name, "header", "too many tensors: %zu (limit %u)",
                           json_object_size(root), ST_MAX_TENSORS));
+        goto done;
+    }
+    size_t n_spans = 0;
+    spans = kvp__calloc(NULL, json_object_size(root) ? json_object_size(root) : 1, sizeof *spans);
+    if (!spans) {
+        st = kvp__fail(err, KVP_NOMEM, name, NULL, "out of memory for %zu tensors",
+                       json_object_size(root));
         goto done;
     }
     const char *key;
@@ -228,8 +278,11 @@ kvp_status kvp_safetensors_parse(const uint8_t *buf, size_t len, uint64_t file_s
             goto done;
         }
         out->tensor_count++;
+        spans[n_spans++] = (st_span){begin, end, key};
     }
+    st = check_tiling(spans, n_spans, data_size, n, name, err);
 done:
+    kvp__free(NULL, spans);
     json_decref(root);
     if (st != KVP_OK) {
         uint64_t hb = out->header_bytes, db = out->data_bytes;
@@ -289,16 +342,10 @@ static kvp_status from_index(const char *dir, const char *index_path, uint64_t *
     kvp_status st = kvp__read_file(index_path, KVP_MAX_CONFIG_BYTES * 4, NULL, &text, &len, err);
     if (st != KVP_OK) return st;
     json_error_t jerr;
-    json_t *root = json_loadb(text, len, 0, &jerr);
+    /* A tensor named twice would be counted against two shards. */
+    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
     kvp__free(NULL, text);
-    if (!root) {
-        st = kvp__fail(err, KVP_SYNTAX, index_path, NULL, "%s", jerr.text);
-        if (err) {
-            err->line = jerr.line;
-            err->column = jerr.column;
-        }
-        return st;
-    }
+    if (!root) return kvp__json_load_fail(err, index_path, &jerr);
     json_t *map = json_object_get(root, "weight_map");
     if (!json_is_object(map)) {
         json_decref(root);
@@ -354,11 +401,9 @@ static kvp_status from_index(const char *dir, const char *index_path, uint64_t *
         }
         (void)sb;
     }
-    if (total_ok) {
-        *out_bytes = (uint64_t)json_integer_value(total);
-        if (source) snprintf(source, source_size, "safetensors index total_size");
-        goto done;
-    }
+    /* The shards' headers are what an engine loads: the index must agree with
+     * them (an index copied next to other files would "measure" them). */
+    uint64_t count = 0;
     json_object_foreach(shards, key, v) {
         char path[ST_PATH_MAX];
         snprintf(path, sizeof path, "%s/%s", dir, key);
@@ -369,9 +414,26 @@ static kvp_status from_index(const char *dir, const char *index_path, uint64_t *
             st = kvp__fail(err, KVP_OVERFLOW, index_path, NULL, "total bytes overflow");
             goto done;
         }
+        count += s.tensor_count;
+    }
+    if (count != json_object_size(map)) {
+        st = kvp__fail(err, KVP_CONFIG, index_path, "/weight_map",
+                       "names %zu tensors, but the headers of its %zu shards hold %llu",
+                       json_object_size(map), json_object_size(shards), (unsigned long long)count);
+        goto done;
+    }
+    if (total_ok && (uint64_t)json_integer_value(total) != sum) {
+        st = kvp__fail(err, KVP_CONFIG, index_path, "/metadata/total_size",
+                       "states %lld bytes, but the headers of its %zu shards hold %llu bytes of "
+                       "tensors",
+                       (long long)json_integer_value(total), json_object_size(shards),
+                       (unsigned long long)sum);
+        goto done;
     }
     *out_bytes = sum;
-    if (source)
+    if (source && total_ok)
+        snprintf(source, source_size, "safetensors index total_size");
+    else if (source)
         snprintf(source, source_size, "safetensors headers (%zu shards of the index)",
                  json_object_size(shards));
 done:

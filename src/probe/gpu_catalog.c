@@ -223,7 +223,43 @@ static kvp_status check_entry(const checker *c, json_t *e, size_t idx) {
     return KVP_OK;
 }
 
-/* The whole catalogue: top-level keys, schema, every entry, no name twice. */
+/* Name k of entry e: 0 is "name", k >= 1 is aliases[k - 1]; NULL past the end. */
+static const char *entry_name(json_t *e, size_t k) {
+    return k == 0 ? json_string_value(json_object_get(e, "name"))
+                  : json_string_value(json_array_get(json_object_get(e, "aliases"), k - 1));
+}
+
+static void entry_name_ptr(size_t idx, size_t k, char *p, size_t n) {
+    if (k == 0)
+        snprintf(p, n, "/gpus/%zu/name", idx);
+    else
+        snprintf(p, n, "/gpus/%zu/aliases/%zu", idx, k - 1);
+}
+
+/* Record every name and alias of entry idx in `seen` (normalised -> entry);
+ * one already naming another entry is refused: a lookup would silently take
+ * whichever comes first. */
+static kvp_status claim_names(const checker *c, json_t *seen, json_t *e, size_t idx) {
+    const char *name;
+    for (size_t k = 0; (name = entry_name(e, k)) != NULL; k++) {
+        char norm[NORM_MAX], p[64];
+        kvp__gpu_normalize(name, norm, sizeof norm);
+        if (!norm[0]) continue; /* matches nothing */
+        json_t *prev = json_object_get(seen, norm);
+        if (prev && (size_t)json_integer_value(prev) != idx) {
+            entry_name_ptr(idx, k, p, sizeof p);
+            return bad(c, p, KVP_CONFIG,
+                       "\"%s\" already names entry %lld (by its name or an alias: a lookup "
+                       "would take the first)",
+                       name, (long long)json_integer_value(prev));
+        }
+        if (!prev && json_object_set_new(seen, norm, json_integer((json_int_t)idx)) != 0)
+            return kvp__fail(c->err, KVP_NOMEM, c->file, NULL, "out of memory");
+    }
+    return KVP_OK;
+}
+
+/* The whole catalogue: top-level keys, schema, every entry, no name or alias twice. */
 static kvp_status check_catalog(const checker *c, json_t *root) {
     if (!json_is_object(root))
         return bad(c, "", KVP_CONFIG, "expected a JSON object with a \"gpus\" array, found %s",
@@ -248,23 +284,15 @@ static kvp_status check_catalog(const checker *c, json_t *root) {
         return bad(c, "/gpus", KVP_CONFIG, "%zu entries, expected at most %d",
                    json_array_size(gpus), CATALOG_MAX_ENTRIES);
     size_t n = json_array_size(gpus);
-    char(*norm)[NORM_MAX] = n ? kvp__calloc(NULL, n, NORM_MAX) : NULL;
-    if (n && !norm) return kvp__fail(c->err, KVP_NOMEM, c->file, NULL, "out of memory");
+    json_t *seen = json_object();
+    if (!seen) return kvp__fail(c->err, KVP_NOMEM, c->file, NULL, "out of memory");
     kvp_status st = KVP_OK;
     for (size_t i = 0; i < n && st == KVP_OK; i++) {
         json_t *e = json_array_get(gpus, i);
         if ((st = check_entry(c, e, i))) break;
-        kvp__gpu_normalize(json_string_value(json_object_get(e, "name")), norm[i], NORM_MAX);
-        for (size_t j = 0; j < i; j++) {
-            if (strcmp(norm[i], norm[j]) != 0) continue;
-            char p[48];
-            snprintf(p, sizeof p, "/gpus/%zu/name", i);
-            st = bad(c, p, KVP_CONFIG, "\"%s\" is already entry %zu",
-                     json_string_value(json_object_get(e, "name")), j);
-            break;
-        }
+        st = claim_names(c, seen, e, i);
     }
-    kvp__free(NULL, norm);
+    json_decref(seen);
     return st;
 }
 
@@ -325,6 +353,49 @@ static void catalog_free(catalog *cat) {
     memset(cat, 0, sizeof *cat);
 }
 
+/* A user's name or alias that names a built-in entry it does not replace
+ * (same name) would shadow it for a lookup by that name: refused, with the
+ * way to replace it. */
+static kvp_status user_names_free(const catalog *cat, kvp_error *err) {
+    if (!cat->user_count) return KVP_OK;
+    json_t *seen = json_object();
+    if (!seen) return kvp__fail(err, KVP_NOMEM, cat->user_file, NULL, "out of memory");
+    checker c = {cat->user_file, err};
+    kvp_status st = KVP_OK;
+    for (size_t i = cat->user_count; i < json_array_size(cat->list) && !st; i++) {
+        json_t *e = json_array_get(cat->list, i);
+        const char *name;
+        for (size_t k = 0; (name = entry_name(e, k)) != NULL; k++) {
+            char norm[NORM_MAX];
+            kvp__gpu_normalize(name, norm, sizeof norm);
+            if (norm[0] && json_object_set_new(seen, norm, json_integer((json_int_t)i)) != 0) {
+                st = kvp__fail(err, KVP_NOMEM, cat->user_file, NULL, "out of memory");
+                break;
+            }
+        }
+    }
+    for (size_t i = 0; i < cat->user_count && !st; i++) {
+        json_t *e = json_array_get(cat->list, i);
+        const char *name;
+        for (size_t k = 0; (name = entry_name(e, k)) != NULL; k++) {
+            char norm[NORM_MAX], p[64];
+            kvp__gpu_normalize(name, norm, sizeof norm);
+            json_t *prev = norm[0] ? json_object_get(seen, norm) : NULL;
+            if (!prev) continue;
+            const char *builtin =
+                str_or(json_array_get(cat->list, (size_t)json_integer_value(prev)), "name", "");
+            entry_name_ptr(i, k, p, sizeof p);
+            st = bad(&c, p, KVP_CONFIG,
+                     "\"%s\" also names the built-in GPU \"%s\" (a lookup would take the "
+                     "first); name the entry \"%s\" to replace it",
+                     name, builtin, builtin);
+            break;
+        }
+    }
+    json_decref(seen);
+    return st;
+}
+
 static kvp_status catalog_build(catalog *cat, const char *user_text, size_t user_len,
                                 const char *user_file, kvp_error *err) {
     memset(cat, 0, sizeof *cat);
@@ -363,7 +434,9 @@ static kvp_status catalog_build(catalog *cat, const char *user_text, size_t user
         catalog_free(cat);
         return kvp__fail(err, KVP_NOMEM, user_file, NULL, "out of memory");
     }
-    return KVP_OK;
+    kvp_status st = user_names_free(cat, err);
+    if (st) catalog_free(cat);
+    return st;
 }
 
 static kvp_status catalog_open(catalog *cat, const char *path, kvp_error *err) {

@@ -2,6 +2,7 @@
  * distributions with a seed. PRNG: xoshiro256** (Blackman & Vigna) seeded
  * through splitmix64, normal deviates by Box-Muller; written here, so the
  * same seed gives the same workload on every platform with IEEE doubles. */
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -83,11 +84,14 @@ static bool parse_double(const char *s, double *out) {
     return true;
 }
 
+/* A decimal in [0, 2^64 - 1] (2^64 - 1 itself is a valid seed; past it,
+ * strtoull's ERANGE). */
 static bool parse_u64(const char *s, uint64_t *out) {
     char *end;
     if (*s < '0' || *s > '9') return false;
+    errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
-    if (*end || v == ULLONG_MAX) return false;
+    if (*end || errno == ERANGE) return false;
     *out = v;
     return true;
 }
@@ -103,6 +107,11 @@ static kvp_status parse_dist(char *value, const char *key, kvp_dist *out, kvp_er
     if (b) *b++ = '\0';
     double x, y = 0;
     if (!parse_double(a, &x) || (b && !parse_double(b, &y))) goto fail;
+    /* A fixed length and uniform bounds are token counts: 1.5 would be rounded. */
+    if ((strcmp(value, "fixed") == 0 || strcmp(value, "uniform") == 0) &&
+        (x != floor(x) || y != floor(y)))
+        return bad(err, key, "'%s': lengths of fixed: and uniform: are whole token counts",
+                   copy);
     if (strcmp(value, "fixed") == 0 && !b && x >= 1 && x <= KVP_WORKLOAD_MAX_TOKENS) {
         *out = (kvp_dist){KVP_DIST_FIXED, x, 0};
         return KVP_OK;
@@ -129,6 +138,7 @@ kvp_status kvp_synthetic_parse(const char *text, kvp_synthetic_spec *out, kvp_er
     out->requests = 1000;
     out->prefixes = 1;
     bool have_prompt = false, have_output = false;
+    unsigned seen = 0;
     char buf[1024];
     if (strlen(text) >= sizeof buf)
         return kvp__fail(err, KVP_INVALID_ARG, NULL, "--synthetic", "spec longer than %zu bytes",
@@ -141,6 +151,15 @@ kvp_status kvp_synthetic_parse(const char *text, kvp_synthetic_spec *out, kvp_er
         *eq = '\0';
         char *key = item, *val = eq + 1;
         kvp_status st = KVP_OK;
+        /* A key given twice: which one was meant is a guess (the last would win). */
+        static const char *const k_keys[] = {"requests", "prompt",   "output", "shared_prefix",
+                                             "prefixes", "rate",     "seed"};
+        for (unsigned k = 0; k < sizeof k_keys / sizeof k_keys[0]; k++)
+            if (strcmp(key, k_keys[k]) == 0) {
+                if (seen & (1u << k))
+                    return bad(err, key, "'%s' is given twice in --synthetic", key);
+                seen |= 1u << k;
+            }
         if (strcmp(key, "requests") == 0) {
             if (!parse_u64(val, &out->requests) || out->requests == 0 ||
                 out->requests > KVP_WORKLOAD_MAX_REQUESTS)

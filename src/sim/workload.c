@@ -239,6 +239,50 @@ static void warn_unknown(const line_ctx *c, const char *key) {
     if (s) w->warnings[w->warning_count++] = s;
 }
 
+/* The shared prefix `name` ("s:ID" or "i:N") of a request: the first line that
+ * names it states its prefix_len, later ones may repeat it. */
+static kvp_status prefix_line(const line_ctx *c, kvp_request *r, const char *name, json_t *pl) {
+    kvp_status st = KVP_OK;
+    uint32_t plen_tokens = 0;
+    if (pl && (st = get_len(c, pl, "/prefix_len", 1, &plen_tokens))) return st;
+    uint32_t idx = prefix_find(c->w, name);
+    if (idx == UINT32_MAX) {
+        if (!pl) {
+            st = line_fail(c, KVP_CONFIG, "/prefix_len",
+                           "missing: prefix_id %s appears for the first time", name + 2);
+            return st;
+        }
+        char *copy = kvp__strdup(kvp__workload_alc(c->w), name);
+        if (!copy) {
+            st = kvp__fail(c->err, KVP_NOMEM, c->name, "prefix_id", "out of memory");
+            return st;
+        }
+        uint32_t index;
+        if ((st = kvp__workload_add_prefix(c->w, copy, plen_tokens, &index, c->err))) {
+            if (c->w->prefix_count == 0 || c->w->prefixes[c->w->prefix_count - 1].name != copy)
+                kvp__free(kvp__workload_alc(c->w), copy);
+            return st;
+        }
+        idx = index - 1;
+    } else if (pl && plen_tokens != c->w->prefixes[idx].tokens) {
+        st = line_fail(c, KVP_CONFIG, "/prefix_len",
+                       "prefix_id %s was given prefix_len %u before, now %u", name + 2,
+                       c->w->prefixes[idx].tokens, plen_tokens);
+        return st;
+    }
+    const kvp__prefix *p = &c->w->prefixes[idx];
+    if (p->tokens > r->prompt_tokens) {
+        st = line_fail(c, KVP_CONFIG, "/prefix_len",
+                       "prefix of %u tokens is longer than the prompt of %u", p->tokens,
+                       r->prompt_tokens);
+        return st;
+    }
+    r->prefix_index = idx + 1;
+    r->explicit_tokens = p->tokens;
+    r->token_offset = p->token_offset;
+    return KVP_OK;
+}
+
 static kvp_status parse_line(const line_ctx *c, const char *text, size_t len) {
     json_error_t jerr;
     json_t *root = json_loadb(text, len, 0, &jerr);
@@ -347,53 +391,32 @@ static kvp_status parse_line(const line_ctx *c, const char *text, size_t len) {
                            "say what is shared");
             goto done;
         }
-        char name[300];
-        if (json_is_string(pid))
-            snprintf(name, sizeof name, "s:%.280s", json_string_value(pid));
-        else if (json_is_integer(pid))
-            snprintf(name, sizeof name, "i:%lld", (long long)json_integer_value(pid));
-        else {
+        /* The whole id names the prefix (two ids sharing their first 280
+         * bytes are two prefixes); a line is at most
+         * KVP_WORKLOAD_MAX_LINE_BYTES, so is the id. */
+        char small[48];
+        char *name = small;
+        if (json_is_string(pid)) {
+            size_t idlen = strlen(json_string_value(pid)); /* jansson refuses \u0000 */
+            if (idlen + 3 > sizeof small) {
+                name = kvp__malloc(kvp__workload_alc(c->w), idlen + 3);
+                if (!name) {
+                    st = kvp__fail(c->err, KVP_NOMEM, c->name, "prefix_id", "out of memory");
+                    goto done;
+                }
+            }
+            memcpy(name, "s:", 2);
+            memcpy(name + 2, json_string_value(pid), idlen + 1);
+        } else if (json_is_integer(pid)) {
+            snprintf(name, sizeof small, "i:%lld", (long long)json_integer_value(pid));
+        } else {
             st = line_fail(c, KVP_CONFIG, "/prefix_id", "expected a string or an integer, found %s",
                            kvp__json_type_name(pid));
             goto done;
         }
-        uint32_t plen_tokens = 0;
-        if (pl && (st = get_len(c, pl, "/prefix_len", 1, &plen_tokens))) goto done;
-        uint32_t idx = prefix_find(c->w, name);
-        if (idx == UINT32_MAX) {
-            if (!pl) {
-                st = line_fail(c, KVP_CONFIG, "/prefix_len",
-                               "missing: prefix_id %s appears for the first time", name + 2);
-                goto done;
-            }
-            char *copy = kvp__strdup(kvp__workload_alc(c->w), name);
-            if (!copy) {
-                st = kvp__fail(c->err, KVP_NOMEM, c->name, "prefix_id", "out of memory");
-                goto done;
-            }
-            uint32_t index;
-            if ((st = kvp__workload_add_prefix(c->w, copy, plen_tokens, &index, c->err))) {
-                if (c->w->prefix_count == 0 || c->w->prefixes[c->w->prefix_count - 1].name != copy)
-                    kvp__free(kvp__workload_alc(c->w), copy);
-                goto done;
-            }
-            idx = index - 1;
-        } else if (pl && plen_tokens != c->w->prefixes[idx].tokens) {
-            st = line_fail(c, KVP_CONFIG, "/prefix_len",
-                           "prefix_id %s was given prefix_len %u before, now %u", name + 2,
-                           c->w->prefixes[idx].tokens, plen_tokens);
-            goto done;
-        }
-        const kvp__prefix *p = &c->w->prefixes[idx];
-        if (p->tokens > r.prompt_tokens) {
-            st = line_fail(c, KVP_CONFIG, "/prefix_len",
-                           "prefix of %u tokens is longer than the prompt of %u", p->tokens,
-                           r.prompt_tokens);
-            goto done;
-        }
-        r.prefix_index = idx + 1;
-        r.explicit_tokens = p->tokens;
-        r.token_offset = p->token_offset;
+        st = prefix_line(c, &r, name, pl);
+        if (name != small) kvp__free(kvp__workload_alc(c->w), name);
+        if (st) goto done;
     }
     st = kvp__workload_push(c->w, &r, c->err);
 done:

@@ -8,14 +8,7 @@
 # a character in two) is printed unchanged.
 set -u
 KVPLAN=$1
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-fails=0
-cases=0
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
+. "$(dirname "$0")/lib/cases.bash"
 ESC=$'\033'
 BEL=$'\007'
 # Every run's stdout and stderr are kept and checked at the end by one python run:

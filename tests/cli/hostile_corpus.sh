@@ -82,6 +82,7 @@ kind_on() {
         mkdir -p "$TMP/stprobe"
         cp "$SRC/data/models/meta-llama__Llama-3.1-8B.json" "$TMP/stprobe/config.json"
         cp "$H/probe/model.safetensors" "$TMP/stprobe/model.safetensors"
+        truncate -s +16060522496 "$TMP/stprobe/model.safetensors" # the data, as holes
         "$KVPLAN" plan "$TMP/stprobe" --gpu-mem 80GiB --json 2>/dev/null </dev/null |
             grep -q safetensors ;;
     workload) accepts "$KVPLAN" sim llama-3.1-8b --kv-budget 8GiB --no-timing --workload "$H/probe/workload.jsonl" ;;

@@ -861,6 +861,156 @@ for tag, frag, ch in [("memory-object", "/gpus/0/memory", dict(memory={})),
                       ("derived-total-zero", "/gpus/0/derived_total", dict(derived_total="0GiB", cuda_total=None))]:
     gpu_variant("r2-" + tag, frag, **ch)
 
+# ------------------------------------------------------------ round three (issue 17): values
+# Values that are well-typed JSON but misread before: quantization widths and groups,
+# contradicting sources, MoE routing, layer lists; GGUF strings, bools and types;
+# safetensors offsets and index keys.
+GPTQ = {"quant_method": "gptq", "bits": 4, "group_size": 128, "desc_act": False, "sym": True}
+for tag, raw in [("string", '"8"'), ("word", '"four"'), ("64", "64"), ("5", "5"), ("1", "1"),
+                 ("0", "0"), ("negative", "-4"), ("bool", "true"), ("array", "[4]"),
+                 ("fraction", "4.5"), ("object", "{}"), ("1e300", "1e300"), ("2^64", "18446744073709551616")]:
+    q = dict(GPTQ, bits=RAW)
+    doc = dict(copy.deepcopy(llama), quantization_config=q)
+    write("config/r3-gptq-bits-%s.json" % tag, dump(doc, raw), "/quantization_config/bits" if tag != "2^64" else "line ")
+for tag, raw in [("string", '"4"'), ("7", "7"), ("16", "16"), ("negative", "-1")]:
+    q = {"quant_method": "awq", "w_bit": RAW, "q_group_size": 128, "zero_point": True, "version": "gemm"}
+    write("config/r3-awq-w-bit-%s.json" % tag, dump(dict(copy.deepcopy(llama), quantization_config=q), raw),
+          "/quantization_config/w_bit")
+for tag, v in [("-2", -2), ("-128", -128), ("0", 0), ("half", 0.5), ("string", "128"), ("bool", True),
+               ("2^21", 1 << 21), ("array", [128]), ("1e30", 1e30)]:
+    write("config/r3-gptq-group-%s.json" % tag, dump(dict(copy.deepcopy(llama), quantization_config=dict(GPTQ, group_size=v))),
+          "/quantization_config/group_size")
+write("config/r3-awq-q-group-negative.json",
+      dump(dict(copy.deepcopy(llama), quantization_config={"quant_method": "awq", "w_bit": 4, "q_group_size": -64})),
+      "/quantization_config/q_group_size")
+def ct(weights):
+    return {"quant_method": "compressed-tensors", "format": "pack-quantized",
+            "config_groups": {"group_0": {"targets": ["Linear"], "weights": weights}}, "ignore": ["lm_head"]}
+for tag, w, frag in [("group-negative", {"num_bits": 4, "type": "int", "group_size": -3}, "group_size"),
+                     ("group-string", {"num_bits": 4, "type": "int", "group_size": "128"}, "group_size"),
+                     ("group-zero", {"num_bits": 4, "type": "int", "group_size": 0}, "group_size"),
+                     ("bits-string", {"num_bits": "4", "type": "int", "group_size": 128}, "num_bits"),
+                     ("bits-zero", {"num_bits": 0, "type": "int", "group_size": 128}, "num_bits"),
+                     ("bits-17", {"num_bits": 17, "type": "int", "group_size": 128}, "num_bits"),
+                     ("bits-fraction", {"num_bits": 4.5, "type": "int", "group_size": 128}, "num_bits")]:
+    write("config/r3-ct-%s.json" % tag, dump(dict(copy.deepcopy(llama), quantization_config=ct(w))),
+          "/quantization_config/config_groups/group_0/weights/" + frag)
+for tag, td, d in [("bf16-fp16", "bfloat16", "float16"), ("fp32-bf16", "float32", "bfloat16"),
+                   ("fp16-fp32", "float16", "float32")]:
+    write("config/r3-dtype-vs-torch-dtype-%s.json" % tag, dump(dict(copy.deepcopy(llama), torch_dtype=td, dtype=d)), "/dtype")
+g3 = load("google__gemma-3-27b-it")
+g3b = copy.deepcopy(g3)
+g3b["text_config"]["torch_dtype"] = "bfloat16"
+g3b["text_config"]["dtype"] = "float32"
+write("config/r3-dtype-vs-torch-dtype-nested.json", dump(g3b), "/text_config/dtype")
+g3q = copy.deepcopy(g3)
+g3q["quantization_config"] = {"quant_method": "fp8", "activation_scheme": "dynamic"}
+g3q["text_config"]["quantization_config"] = {"quant_method": "gptq", "bits": 4, "group_size": 128}
+write("config/r3-quant-config-inner-vs-outer.json", dump(g3q), "/text_config/quantization_config")
+for tag, algo, scheme in [("fp8-vs-int8", "FP8", {"num_bits": 8, "type": "int"}),
+                          ("nvfp4-vs-fp8", "NVFP4", {"num_bits": 8, "type": "float"}),
+                          ("int8-vs-fp8", "INT8", {"num_bits": 8, "type": "float"}),
+                          ("fp8-vs-fp4", "FP8", {"num_bits": 4, "type": "float"})]:
+    write("config/r3-kv-quant-%s.json" % tag,
+          dump(dict(copy.deepcopy(llama), quantization_config={"quant_method": "modelopt", "quant_algo": "FP8",
+                                                              "kv_cache_quant_algo": algo, "kv_cache_scheme": scheme})),
+          "/quantization_config/kv_cache_scheme")
+q3moe = load("Qwen__Qwen3-30B-A3B")
+for tag, k in [("129", 129), ("1000", 1000), ("65536", 65536)]:
+    write("config/r3-qwen3-moe-topk-%s.json" % tag, dump(dict(copy.deepcopy(q3moe), num_experts_per_tok=k)), "/num_experts_per_tok")
+mix = load("mistralai__Mixtral-8x7B-v0.1")
+write("config/r3-mixtral-topk-9.json", dump(dict(copy.deepcopy(mix), num_experts_per_tok=9)), "/num_experts_per_tok")
+for tag, v, frag in [("string", "0,1", "/mlp_only_layers"), ("int", 7, "/mlp_only_layers"),
+                     ("object", {"0": 1}, "/mlp_only_layers"), ("bool", True, "/mlp_only_layers"),
+                     ("past-end", [48], "/mlp_only_layers/0"), ("negative", [0, -1], "/mlp_only_layers/1"),
+                     ("fraction", [1.5], "/mlp_only_layers/0"), ("string-entry", ["0"], "/mlp_only_layers/0"),
+                     ("null-entry", [3, None], "/mlp_only_layers/1"), ("nested", [[1]], "/mlp_only_layers/0"),
+                     ("2^32", [1 << 32], "/mlp_only_layers/0")]:
+    write("config/r3-qwen3-moe-mlp-only-%s.json" % tag, dump(dict(copy.deepcopy(q3moe), mlp_only_layers=v)), frag)
+
+BOOL = 7
+def gkv_bool(key, b):
+    return gkv(key, BOOL, struct.pack("<B", b))
+def replace_kv(i, kv):
+    return LLAMA_KV[:i] + [kv] + LLAMA_KV[i + 1:]
+write("gguf/r3-key-nul-in-middle.gguf",
+      gguf(LLAMA_KV + [gkv(b"general.alignment\x00evil", U32, struct.pack("<I", 32))]), "metadata key #6")
+write("gguf/r3-key-nul-at-end.gguf",
+      gguf(replace_kv(1, gkv(b"llama.block_count\x00", U32, struct.pack("<I", 32)))), "metadata key #1")
+write("gguf/r3-arch-string-nul.gguf",
+      gguf(replace_kv(0, gkv("general.architecture", STR, gstr(b"llama\x00mamba")))), "general.architecture")
+write("gguf/r3-name-string-nul.gguf",
+      gguf(LLAMA_KV + [gkv("general.name", STR, gstr(b"tiny\x00"))]), "general.name")
+write("gguf/r3-key-length-zero.gguf", gguf(LLAMA_KV + [gkv(b"", U32, struct.pack("<I", 1))]), "metadata key #6")
+write("gguf/r3-block-count-bool.gguf", gguf(replace_kv(1, gkv_bool("llama.block_count", 1))), "llama.block_count")
+write("gguf/r3-embedding-bool.gguf", gguf(replace_kv(2, gkv_bool("llama.embedding_length", 1))), "llama.embedding_length")
+write("gguf/r3-head-count-bool.gguf", gguf(replace_kv(3, gkv_bool("llama.attention.head_count", 1))), "llama.attention.head_count")
+write("gguf/r3-head-count-kv-bool-array.gguf",
+      gguf(replace_kv(4, gkv("llama.attention.head_count_kv", ARR, struct.pack("<IQ", BOOL, 32) + b"\x01" * 32))),
+      "llama.attention.head_count_kv")
+write("gguf/r3-context-length-bool.gguf", gguf(replace_kv(5, gkv_bool("llama.context_length", 1))), "llama.context_length")
+write("gguf/r3-head-count-kv-zero.gguf", gguf(replace_kv(4, gkv("llama.attention.head_count_kv", U32, struct.pack("<I", 0)))),
+      "llama.attention.head_count_kv")
+write("gguf/r3-head-count-kv-zero-array.gguf",
+      gguf(replace_kv(4, gkv("llama.attention.head_count_kv", ARR, struct.pack("<IQ", U32, 32) + b"\0" * 128))),
+      "llama.attention.head_count_kv")
+for tag, used, total in [("9-of-8", 9, 8), ("2-of-1", 2, 1), ("u32max-of-128", 0xFFFFFFFF, 128)]:
+    write("gguf/r3-expert-used-%s.gguf" % tag,
+          gguf(LLAMA_KV + [gkv("llama.expert_count", U32, struct.pack("<I", total)),
+                           gkv("llama.expert_used_count", U32, struct.pack("<I", used))]), "llama.expert_used_count")
+for tag, kv in [("f32", gkv("general.alignment", F32, struct.pack("<f", 32.0))),
+                ("string", gkv("general.alignment", STR, gstr("32"))),
+                ("u64", gkv("general.alignment", U64, struct.pack("<Q", 32))),
+                ("i32", gkv("general.alignment", I32, struct.pack("<i", 32))),
+                ("bool", gkv_bool("general.alignment", 1)),
+                ("array", gkv("general.alignment", ARR, struct.pack("<IQ", U32, 1) + struct.pack("<I", 32)))]:
+    write("gguf/r3-alignment-%s.gguf" % tag, gguf(LLAMA_KV + [kv]), "general.alignment")
+
+def st_multi(tensors, data_len):
+    return st(json.dumps(tensors).encode(), data=b"\0" * data_len)
+T8 = lambda b, e: {"dtype": "BF16", "shape": [(e - b) // 2], "data_offsets": [b, e]}
+write("safetensors/r3-offsets-identical.safetensors", st_multi({"x": T8(0, 8), "y": T8(0, 8)}, 8), "data_offsets begin")
+write("safetensors/r3-offsets-overlap.safetensors", st_multi({"x": T8(0, 8), "y": T8(4, 12)}, 12), "/y")
+write("safetensors/r3-offsets-contained.safetensors", st_multi({"x": T8(0, 16), "y": T8(4, 8)}, 16), "/y")
+write("safetensors/r3-offsets-gap.safetensors", st_multi({"x": T8(0, 8), "y": T8(10, 18)}, 18), "/y")
+write("safetensors/r3-offsets-not-from-zero.safetensors", st_multi({"x": T8(4, 12)}, 12), "/x")
+write("safetensors/r3-data-trailing.safetensors", st_multi({"x": T8(0, 8)}, 12), "data_offsets")
+write("safetensors/r3-three-same-bytes.safetensors", st_multi({"a": T8(0, 8), "b": T8(0, 8), "c": T8(0, 8)}, 8), "data_offsets begin")
+write("safetensors/r3-index-duplicate-tensor.json",
+      '{"metadata": {"total_size": 16}, "weight_map": {"w": "model.safetensors", "w": "model.safetensors"}}', "line 1")
+write("safetensors/r3-index-duplicate-metadata.json",
+      '{"metadata": {"total_size": 16}, "metadata": {}, "weight_map": {"w": "model.safetensors"}}', "line 1")
+
+P280 = "p" * 280
+for tag, a, b in [("280", P280 + "A", P280 + "B"), ("1000", "q" * 1000 + "1", "q" * 1000 + "2"),
+                  ("utf8", "é" * 200 + "x", "é" * 200 + "y")]:
+    # Two ids that share their first bytes are two prefixes: the second, new, needs its prefix_len.
+    write("workload/r3-prefix-id-long-%s.jsonl" % tag,
+          wl(json.dumps({"arrival": 0, "prompt_len": 100, "output_len": 10, "prefix_id": a, "prefix_len": 10}),
+             json.dumps({"arrival": 1, "prompt_len": 100, "output_len": 10, "prefix_id": b})), "line 2")
+write("workload/r3-prefix-id-long-len-changes.jsonl",
+      wl(json.dumps({"arrival": 0, "prompt_len": 100, "output_len": 10, "prefix_id": P280 * 3, "prefix_len": 10}),
+         json.dumps({"arrival": 1, "prompt_len": 100, "output_len": 10, "prefix_id": P280 * 3, "prefix_len": 11})), "line 2")
+write("gguf/r3-head-count-kv-string-array.gguf",
+      gguf(replace_kv(4, gkv("llama.attention.head_count_kv", ARR, struct.pack("<IQ", STR, 32) + b"".join(gstr("8") for _ in range(32))))),
+      "llama.attention.head_count_kv")
+write("gguf/r3-head-count-string-array-short.gguf",
+      gguf(replace_kv(3, gkv("llama.attention.head_count", ARR, struct.pack("<IQ", STR, 2) + gstr("32") + gstr("32")))),
+      "llama.attention.head_count")
+write("gguf/r3-head-count-kv-short-array.gguf",
+      gguf(replace_kv(4, gkv("llama.attention.head_count_kv", ARR, struct.pack("<IQ", U32, 31) + struct.pack("<31I", *([8] * 31))))),
+      "expected 32 (block_count)")
+gpu_b = dict(GOOD_GPU, name="Other GPU 48GB", aliases=["other"])
+for tag, entries, frag in [
+        ("alias-shared", [dict(GOOD_GPU, aliases=["shared"]), dict(gpu_b, aliases=["shared"])], "/gpus/1/aliases/0"),
+        ("alias-is-other-name", [GOOD_GPU, dict(gpu_b, aliases=["Test GPU 80GB"])], "/gpus/1/aliases/0"),
+        ("name-is-other-alias", [dict(GOOD_GPU, aliases=["other-gpu-48gb"]), dict(gpu_b, aliases=[])], "/gpus/1/name"),
+        ("alias-spelling-differs", [dict(GOOD_GPU, aliases=["My-GPU"]), dict(gpu_b, aliases=["my gpu"])], "/gpus/1/aliases/0"),
+        ("alias-third-entry", [GOOD_GPU, gpu_b, dict(GOOD_GPU, name="Third GPU", aliases=["x", "testgpu"])], "/gpus/2/aliases/1"),
+        ("alias-shadows-builtin", [dict(GOOD_GPU, aliases=["h100"])], "/gpus/0/aliases/0"),
+        ("name-shadows-builtin-alias", [dict(GOOD_GPU, name="H100", aliases=[])], "/gpus/0/name")]:
+    write("gpus/r3-%s.json" % tag, gpus(*entries), frag)
+
 # ------------------------------------------------------------ probes (valid files)
 # Not part of expect.tsv: the test runs each probe first and asserts a kind's
 # corpus only when kvplan accepts its probe (the reader exists and is wired).
@@ -884,9 +1034,12 @@ tensors = b"".join(gstr(n) + struct.pack("<I", 2) + struct.pack("<2Q", 4, 4) + s
 rich = gguf(rich_kv, tensors, 2)
 rich += b"\0" * (-len(rich) % 32) + b"\0" * 128  # aligned data of two 4x4 f32 tensors
 probe("llama-rich.gguf", rich)
-body = b"\0" * 8
+# The header of a checkpoint the size of the Llama-3.1-8B config the test puts beside
+# it (its index's total_size, 16060522496 B, in one BF16 tensor); the test appends the
+# data section as holes (truncate -s +16060522496): kvplan refuses headers more than
+# 8x away from the config's estimate.
 probe("model.safetensors", st(json.dumps({"__metadata__": {"format": "pt"},
-      "lm_head.weight": {"dtype": "BF16", "shape": [2, 2], "data_offsets": [0, 8]}}).encode(), data=body))
+      "model.weights": {"dtype": "BF16", "shape": [8030261248], "data_offsets": [0, 16060522496]}}).encode()))
 probe("workload.jsonl", wl(OKL, '{"arrival": 1, "prompt_tokens": [1, 2, 3], "output_len": 20}'))
 probe("gpus.json", gpus(GOOD_GPU, dict(GOOD_GPU, name="H100 SXM 80GB", aliases=["h100"], cuda_total="79.10GiB")))
 

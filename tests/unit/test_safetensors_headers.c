@@ -34,6 +34,15 @@ static void write_st(const char *name, const char *header, uint64_t data_bytes,
     fclose(f);
 }
 
+/* The same with `data_bytes` of holes (ftruncate): headers of a real model's
+ * size without writing gigabytes. */
+static void write_st_sparse(const char *name, const char *header, uint64_t data_bytes) {
+    write_st(name, header, 0, 0);
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", g_dir, name);
+    assert_int_equal(truncate(path, (off_t)(8 + strlen(header) + data_bytes)), 0);
+}
+
 static kvp_status read_st(const char *name, kvp_safetensors_summary *s, kvp_error *err) {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", g_dir, name);
@@ -146,6 +155,30 @@ static void test_bad_entries(void **state) {
     write_st("a.safetensors", "[1, 2]", 0, 0);
     assert_int_equal(read_st("a.safetensors", &s, &err), KVP_SYNTAX);
     assert_non_null(strstr(err.message, "must be a JSON object"));
+    /* Two BF16 [4] tensors (8 B each) on the same bytes [0, 8) of an 8-byte
+     * section: summed they would "hold" 16 B. The second in offset order is
+     * refused (both span [0, 8), so either name may be the one reported). */
+    write_st("ov.safetensors",
+             "{\"x\": {\"dtype\": \"BF16\", \"shape\": [4], \"data_offsets\": [0, 8]},"
+             " \"y\": {\"dtype\": \"BF16\", \"shape\": [4], \"data_offsets\": [0, 8]}}",
+             8, 0);
+    assert_int_equal(read_st("ov.safetensors", &s, &err), KVP_CONFIG);
+    assert_non_null(strstr(err.message, "begin at 0, but the tensors before it end at 8 "
+                                        "(overlapping bytes)"));
+    assert_int_equal(s.tensor_bytes, 0);
+    /* [0, 8) then [10, 18): a 2-byte gap at 8 */
+    write_st("gap.safetensors",
+             "{\"x\": {\"dtype\": \"BF16\", \"shape\": [4], \"data_offsets\": [0, 8]},"
+             " \"y\": {\"dtype\": \"BF16\", \"shape\": [4], \"data_offsets\": [10, 18]}}",
+             18, 0);
+    assert_int_equal(read_st("gap.safetensors", &s, &err), KVP_CONFIG);
+    assert_string_equal(err.key, "/y");
+    assert_non_null(strstr(err.message, "begin at 10, but the tensors before it end at 8 (a gap)"));
+    /* one tensor [0, 8) in a 12-byte section: 4 bytes belong to no tensor */
+    write_st("tail.safetensors",
+             "{\"x\": {\"dtype\": \"BF16\", \"shape\": [4], \"data_offsets\": [0, 8]}}", 12, 0);
+    assert_int_equal(read_st("tail.safetensors", &s, &err), KVP_CONFIG);
+    assert_non_null(strstr(err.message, "end at byte 8 of the 12-byte data section"));
 }
 
 static void write_index(const char *text) {
@@ -171,20 +204,41 @@ static void test_folder_and_index(void **state) {
     assert_int_equal(kvp_safetensors_dir_bytes(g_dir, &bytes, src, sizeof src, &err), KVP_OK);
     assert_int_equal(bytes, 65);
     assert_string_equal(src, "safetensors headers (2 files)");
-    /* an index without total_size: the shards' headers */
-    write_index("{\"metadata\": {}, \"weight_map\": {\"a\": \"model-00001-of-00002.safetensors\","
-                " \"z\": \"model-00002-of-00002.safetensors\"}}");
+    /* an index without total_size: the shards' headers (a..f in shard 1, z in 2) */
+#define MAP_1_2                                                                        \
+    "\"weight_map\": {\"a\": \"model-00001-of-00002.safetensors\","                      \
+    " \"b\": \"model-00001-of-00002.safetensors\", \"c\": \"model-00001-of-00002.safetensors\"," \
+    " \"d\": \"model-00001-of-00002.safetensors\", \"e\": \"model-00001-of-00002.safetensors\"," \
+    " \"f\": \"model-00001-of-00002.safetensors\", \"z\": \"model-00002-of-00002.safetensors\"}}"
+    write_index("{\"metadata\": {}, " MAP_1_2);
     assert_int_equal(kvp_safetensors_dir_bytes(g_dir, &bytes, src, sizeof src, &err), KVP_OK);
     assert_int_equal(bytes, 65);
     assert_string_equal(src, "safetensors headers (2 shards of the index)");
-    /* the index's total_size when stated */
-    write_index("{\"metadata\": {\"total_size\": 16060522496}, \"weight_map\":"
-                " {\"a\": \"model-00001-of-00002.safetensors\","
-                " \"z\": \"model-00002-of-00002.safetensors\"}}");
+    /* the index's total_size when stated: it must be what the headers hold */
+    write_index("{\"metadata\": {\"total_size\": 65}, " MAP_1_2);
     assert_int_equal(kvp_safetensors_dir_bytes(g_dir, &bytes, src, sizeof src, &err), KVP_OK);
-    assert_int_equal(bytes, 16060522496ull);
+    assert_int_equal(bytes, 65);
     assert_string_equal(src, "safetensors index total_size");
+    /* a total_size the shards contradict (16060522496 is Llama-3.1-8B's, the
+     * shards hold 53 + 12 = 65 B): refused by name, never believed */
+    write_index("{\"metadata\": {\"total_size\": 16060522496}, " MAP_1_2);
+    assert_int_equal(kvp_safetensors_dir_bytes(g_dir, &bytes, src, sizeof src, &err), KVP_CONFIG);
+    assert_string_equal(err.key, "/metadata/total_size");
+    assert_non_null(strstr(err.message, "states 16060522496 bytes, but the headers of its 2 "
+                                        "shards hold 65 bytes"));
+    /* a weight map naming 2 tensors of the 7 the shards hold */
+    write_index("{\"weight_map\": {\"a\": \"model-00001-of-00002.safetensors\","
+                " \"z\": \"model-00002-of-00002.safetensors\"}}");
+    assert_int_equal(kvp_safetensors_dir_bytes(g_dir, &bytes, src, sizeof src, &err), KVP_CONFIG);
+    assert_string_equal(err.key, "/weight_map");
+    assert_non_null(strstr(err.message, "names 2 tensors, but the headers of its 2 shards hold 7"));
+    /* a tensor named twice in the map */
+    write_index("{\"weight_map\": {\"a\": \"model-00001-of-00002.safetensors\","
+                " \"a\": \"model-00002-of-00002.safetensors\"}}");
+    assert_int_equal(kvp_safetensors_dir_bytes(g_dir, &bytes, src, sizeof src, &err), KVP_SYNTAX);
+    assert_non_null(strstr(err.message, "duplicate"));
     /* a file path inside the folder works too */
+    write_index("{\"metadata\": {}, " MAP_1_2);
     char cfg[512];
     snprintf(cfg, sizeof cfg, "%s/model-00001-of-00002.safetensors", g_dir);
     assert_int_equal(kvp_safetensors_dir_bytes(cfg, &bytes, NULL, 0, &err), KVP_OK);
@@ -210,11 +264,17 @@ static void test_folder_and_index(void **state) {
  * 33,554,432 B of rotary cache = 16,094,076,928 B (vLLM: 14.9888 GiB). */
 static void test_estimate_uses_safetensors(void **state) {
     (void)state;
-    write_st("model-00001-of-00002.safetensors", k_good, 53, 0);
-    write_st("model-00002-of-00002.safetensors", k_good, 53, 0);
+    /* Two shards whose headers hold 16,060,522,496 B in all (BF16 tensors of
+     * 4,015,130,624 elements = 8,030,261,248 B each), data left sparse. */
+    static const char *shard =
+        "{\"w\": {\"dtype\": \"BF16\", \"shape\": [4015130624], \"data_offsets\": [0, 8030261248]}}";
+    write_st_sparse("model-00001-of-00002.safetensors", shard, 8030261248ull);
+    static const char *shard2 =
+        "{\"v\": {\"dtype\": \"BF16\", \"shape\": [4015130624], \"data_offsets\": [0, 8030261248]}}";
+    write_st_sparse("model-00002-of-00002.safetensors", shard2, 8030261248ull);
     write_index("{\"metadata\": {\"total_size\": 16060522496}, \"weight_map\":"
-                " {\"a\": \"model-00001-of-00002.safetensors\","
-                " \"b\": \"model-00002-of-00002.safetensors\"}}");
+                " {\"w\": \"model-00001-of-00002.safetensors\","
+                " \"v\": \"model-00002-of-00002.safetensors\"}}");
     kvp_model *m = NULL;
     kvp_error err;
     assert_int_equal(kvp_model_open("meta-llama/Llama-3.1-8B", NULL, &m, &err), KVP_OK);

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# hostile_values.sh KVPLAN SRCDIR — values the corpus files cannot carry alone
+# (issue 17, round three): --synthetic specs, the GPU catalogue from the
+# environment, and checkpoint folders whose safetensors contradict their index or
+# their config. Each refusal is exit 2 with exactly one stderr line naming the
+# option, variable, file or key; each accepted case is exit 0.
+set -u
+KVPLAN=$1
+SRC=$2
+. "$(dirname "$0")/lib/cases.bash"
+# expect LABEL WANT_RC FRAGMENT -- command   (FRAGMENT: in stderr for 2, in stdout for 0)
+expect() {
+    local label=$1 want=$2 frag=$3
+    shift 4
+    cases=$((cases + 1))
+    timeout 60 "$@" >"$TMP/out" 2>"$TMP/err" </dev/null
+    local rc=$?
+    [ "$rc" = "$want" ] || { fail "$label: exit $rc, expected $want: $(head -c 400 "$TMP/err")"; return; }
+    if [ "$want" = 2 ]; then
+        [ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "$label: stderr is not one line: $(head -c 400 "$TMP/err")"
+        grep -qF -- "$frag" "$TMP/err" || fail "$label: error does not name '$frag': $(cat "$TMP/err")"
+    elif [ -n "$frag" ]; then
+        grep -qF -- "$frag" "$TMP/out" || fail "$label: output lacks '$frag'"
+    fi
+}
+M=llama-3.1-8b
+SIM=("$KVPLAN" sim $M --kv-budget 8GiB --no-timing --synthetic)
+
+# --synthetic: a key given twice, lengths that would be rounded, the seed's range.
+expect "synthetic-requests-twice" 2 "'requests' is given twice" -- "${SIM[@]}" requests=2,prompt=fixed:64,output=fixed:8,requests=3
+expect "synthetic-prompt-twice" 2 "kvplan: prompt: 'prompt' is given twice" -- "${SIM[@]}" prompt=fixed:64,output=fixed:8,prompt=fixed:3
+expect "synthetic-seed-twice" 2 "kvplan: seed:" -- "${SIM[@]}" requests=2,prompt=fixed:64,output=fixed:8,seed=1,seed=2
+expect "synthetic-fixed-fraction" 2 "'fixed:1.5': lengths of fixed: and uniform: are whole token counts" -- "${SIM[@]}" requests=2,prompt=fixed:1.5,output=fixed:8
+expect "synthetic-output-fixed-fraction" 2 "kvplan: output: 'fixed:7.9'" -- "${SIM[@]}" requests=2,prompt=fixed:64,output=fixed:7.9
+expect "synthetic-uniform-fraction" 2 "kvplan: prompt: 'uniform:1:2.5'" -- "${SIM[@]}" requests=2,prompt=uniform:1:2.5,output=fixed:8
+expect "synthetic-fixed-whole-real" 0 "" -- "${SIM[@]}" requests=2,prompt=fixed:64.0,output=fixed:8
+expect "synthetic-seed-2^64-1" 0 "" -- "${SIM[@]}" requests=2,prompt=fixed:64,output=fixed:8,seed=18446744073709551615
+expect "synthetic-seed-2^64" 2 "kvplan: seed: '18446744073709551616'" -- "${SIM[@]}" requests=2,prompt=fixed:64,output=fixed:8,seed=18446744073709551616
+# The same seed twice gives the same run; 2^64-1 and 0 are different seeds.
+"${SIM[@]}" requests=50,prompt=uniform:10:500,output=uniform:1:50,seed=18446744073709551615 --json >"$TMP/a.json" 2>/dev/null
+"${SIM[@]}" requests=50,prompt=uniform:10:500,output=uniform:1:50,seed=18446744073709551615 --json >"$TMP/b.json" 2>/dev/null
+"${SIM[@]}" requests=50,prompt=uniform:10:500,output=uniform:1:50,seed=0 --json >"$TMP/c.json" 2>/dev/null
+cases=$((cases + 1))
+cmp -s "$TMP/a.json" "$TMP/b.json" || fail "seed 2^64-1: two runs differ"
+cmp -s "$TMP/a.json" "$TMP/c.json" && fail "seed 2^64-1 runs the same workload as seed 0"
+
+# sim --help lists every option sim takes, --svg included.
+expect "sim-help-svg" 0 "--svg FILE" -- "$KVPLAN" sim --help
+
+# A bad catalogue in KVPLAN_GPU_CATALOG: named in the error, and --help / --version still answer.
+printf '{"schema": 1, "gpus": [{"name": "A GPU", "aliases": ["x1"], "cuda_total": "79GiB"}, {"name": "B GPU", "aliases": ["x1"], "cuda_total": "79GiB"}]}' >"$TMP/gpus.json"
+expect "env-catalog-named" 2 "kvplan: KVPLAN_GPU_CATALOG: $TMP/gpus.json: /gpus/1/aliases/0:" -- env KVPLAN_GPU_CATALOG="$TMP/gpus.json" "$KVPLAN" plan $M --gpu h100
+expect "env-catalog-missing" 2 "kvplan: KVPLAN_GPU_CATALOG: $TMP/none.json:" -- env KVPLAN_GPU_CATALOG="$TMP/none.json" "$KVPLAN" gpus --catalog
+expect "env-catalog-help" 0 "usage" -- env KVPLAN_GPU_CATALOG="$TMP/gpus.json" "$KVPLAN" --help
+expect "env-catalog-version" 0 "kvplan " -- env KVPLAN_GPU_CATALOG="$TMP/gpus.json" "$KVPLAN" --version
+expect "env-catalog-V" 0 "kvplan " -- env KVPLAN_GPU_CATALOG="$TMP/gpus.json" "$KVPLAN" -V
+expect "env-catalog-cmd-help" 0 "usage: kvplan plan" -- env KVPLAN_GPU_CATALOG="$TMP/gpus.json" "$KVPLAN" plan --help
+expect "env-catalog-help-cmd" 0 "usage: kvplan fit" -- env KVPLAN_GPU_CATALOG="$TMP/gpus.json" "$KVPLAN" help fit
+# The option's file is named as itself (no variable involved).
+expect "option-catalog-named" 2 "kvplan: $TMP/gpus.json: /gpus/1/aliases/0:" -- "$KVPLAN" --gpu-catalog "$TMP/gpus.json" plan $M --gpu h100
+
+# Checkpoint folders: safetensors headers with the Llama-3.1-8B config beside them.
+# st_file NAME DATA_BYTES JSON_HEADER: 8-byte length, header, DATA_BYTES of holes.
+st_file() {
+    python3 - "$1" "$2" "$3" <<'EOF'
+import os, struct, sys
+path, data, header = sys.argv[1], int(sys.argv[2]), sys.argv[3].encode()
+with open(path, "wb") as f:
+    f.write(struct.pack("<Q", len(header)) + header)
+    f.truncate(8 + len(header) + data)
+EOF
+}
+ckpt() { mkdir -p "$TMP/$1" && cp "$SRC/data/models/meta-llama__Llama-3.1-8B.json" "$TMP/$1/config.json"; }
+# 16,060,522,496 B: Llama-3.1-8B's published total_size, in two BF16 halves.
+HALF=8030261248
+ckpt full
+st_file "$TMP/full/model-00001-of-00002.safetensors" $HALF '{"a": {"dtype": "BF16", "shape": [4015130624], "data_offsets": [0, 8030261248]}}'
+st_file "$TMP/full/model-00002-of-00002.safetensors" $HALF '{"b": {"dtype": "BF16", "shape": [4015130624], "data_offsets": [0, 8030261248]}}'
+printf '{"metadata": {"total_size": 16060522496}, "weight_map": {"a": "model-00001-of-00002.safetensors", "b": "model-00002-of-00002.safetensors"}}' >"$TMP/full/model.safetensors.index.json"
+expect "checkpoint-consistent" 0 '"weights_source": "safetensors index total_size"' -- "$KVPLAN" plan "$TMP/full" --gpu-mem 80GiB --json
+# The index's total_size one byte off what the shards hold.
+cp -r "$TMP/full" "$TMP/total"
+printf '{"metadata": {"total_size": 16060522497}, "weight_map": {"a": "model-00001-of-00002.safetensors", "b": "model-00002-of-00002.safetensors"}}' >"$TMP/total/model.safetensors.index.json"
+expect "index-total-size-off-by-one" 2 "/metadata/total_size: states 16060522497 bytes, but the headers of its 2 shards hold 16060522496" -- "$KVPLAN" plan "$TMP/total" --gpu-mem 80GiB
+# The index names one tensor of the two the shards hold.
+cp -r "$TMP/full" "$TMP/fewer"
+printf '{"metadata": {"total_size": 16060522496}, "weight_map": {"a": "model-00001-of-00002.safetensors"}}' >"$TMP/fewer/model.safetensors.index.json"
+rm "$TMP/fewer/model-00002-of-00002.safetensors"
+expect "index-fewer-tensors" 2 "/metadata/total_size" -- "$KVPLAN" plan "$TMP/fewer" --gpu-mem 80GiB
+printf '{"weight_map": {"a": "model-00001-of-00002.safetensors"}}' >"$TMP/fewer/model.safetensors.index.json"
+st_file "$TMP/fewer/model-00001-of-00002.safetensors" $HALF '{"a": {"dtype": "BF16", "shape": [2007565312], "data_offsets": [0, 4015130624]}, "c": {"dtype": "BF16", "shape": [2007565312], "data_offsets": [4015130624, 8030261248]}}'
+expect "index-names-1-of-2-tensors" 2 "/weight_map: names 1 tensors, but the headers of its 1 shards hold 2" -- "$KVPLAN" plan "$TMP/fewer" --gpu-mem 80GiB
+# A tensor named twice in the index.
+cp -r "$TMP/full" "$TMP/dup"
+printf '{"weight_map": {"a": "model-00001-of-00002.safetensors", "a": "model-00002-of-00002.safetensors"}}' >"$TMP/dup/model.safetensors.index.json"
+expect "index-duplicate-key" 2 "model.safetensors.index.json: line 1, column" -- "$KVPLAN" plan "$TMP/dup" --gpu-mem 80GiB
+# An adapter's 16 bytes beside the 8B config: not this model's weights.
+ckpt adapter
+st_file "$TMP/adapter/adapter.safetensors" 16 '{"lora_A": {"dtype": "BF16", "shape": [2, 4], "data_offsets": [0, 16]}}'
+expect "adapter-beside-config" 2 "safetensors headers (1 file): the checkpoint's tensors hold 16 bytes" -- "$KVPLAN" plan "$TMP/adapter" --gpu-mem 80GiB
+# Two tensors on the same bytes, twice the size the file holds: counted once they would fit.
+ckpt overlap
+st_file "$TMP/overlap/model.safetensors" $((2 * HALF)) '{"a": {"dtype": "BF16", "shape": [8030261248], "data_offsets": [0, 16060522496]}, "b": {"dtype": "BF16", "shape": [8030261248], "data_offsets": [0, 16060522496]}}'
+expect "tensors-share-bytes" 2 "(overlapping bytes)" -- "$KVPLAN" plan "$TMP/overlap" --gpu-mem 80GiB
+# Headers just over 8x the config's estimate (8 x 16060522496 + 2 B); exactly 8x passes.
+ckpt huge
+st_file "$TMP/huge/model.safetensors" 128484179970 '{"a": {"dtype": "BF16", "shape": [64242089985], "data_offsets": [0, 128484179970]}}'
+expect "headers-8x-config" 2 "more than 8x apart" -- "$KVPLAN" plan "$TMP/huge" --gpu-mem 80GiB
+st_file "$TMP/huge/model.safetensors" 128484179968 '{"a": {"dtype": "BF16", "shape": [64242089984], "data_offsets": [0, 128484179968]}}'
+expect "headers-exactly-8x-config" 0 "" -- "$KVPLAN" plan "$TMP/huge" --gpu-mem 800GiB
+
+echo "hostile values: $cases cases, $fails failures"
+[ "$fails" -eq 0 ]
