@@ -8,7 +8,7 @@
 # node-llama-cpp from the npm registry; npm only when no npm is on PATH already).
 set -euo pipefail
 # Usage: deps.sh [build|test]  (build: what compiling kvplan needs; test, the default: all)
-pkgs=(build-essential cmake pkg-config libjansson-dev libcmocka-dev)
+pkgs=(build-essential cmake pkg-config libjansson-dev libyaml-dev libcmocka-dev)
 if [ "${1:-test}" != build ]; then
   pkgs+=(clang libclang-rt-14-dev valgrind binutils python3 python3-jsonschema chromium git)
   command -v npm >/dev/null 2>&1 || pkgs+=(npm)

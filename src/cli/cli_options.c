@@ -5,9 +5,20 @@
 #include "cli_options.h"
 #include "util.h"
 
-static const kvp_options *g_active; /* whose spellings kvp_cli_field_flag answers with */
+/* Whose spellings kvp_cli_field_flag answers with: a copy, so it never points
+ * at a command's options after that command returned (tests run many commands
+ * in one process). */
+static kvp_options g_copy;
+static const kvp_options *g_active;
 
-void kvp_cli_table_use(const kvp_options *o) { g_active = o; }
+void kvp_cli_table_use(const kvp_options *o) {
+    if (!o) {
+        g_active = NULL;
+        return;
+    }
+    if (o != &g_copy) memcpy(&g_copy, o, sizeof g_copy);
+    g_active = &g_copy;
+}
 
 const char *kvp_cli_typed_flag(const char *field) {
     const kvp_option *r = kvp_option_for_field(field);
@@ -49,15 +60,18 @@ int kvp_cli_table_option(kvp_options *o, int argc, char **argv, int *i, bool jso
         if (r->type == KVP_OPTION_FLAG) {
             if (next && is_bool_word(next)) v = argv[++*i];
         } else if (r->value_optional) {
-            if (next && is_choice(r, next)) v = argv[++*i];
+            if (next && (is_choice(r, next) || is_bool_word(next))) v = argv[++*i];
         } else if (next) {
             v = argv[++*i];
         }
     }
     kvp_error err;
     kvp_error_clear(&err);
-    kvp_cli_table_use(o);
     if (kvp_options_set(o, name, v, &err) != KVP_OK) return kvp_cli_report_error(&err, json);
+    kvp_cli_table_use(o);
+    /* Messages the planner writes with kvplan's name show the spelling typed too
+     * ("-tp (read as --tp): ..."). */
+    kvp_cli_note_spelling(r->name, name, strlen(name));
     return -1;
 }
 
@@ -66,6 +80,7 @@ int kvp_cli_table_finish(kvp_options *o, bool json) {
     kvp_error_clear(&err);
     kvp_cli_table_use(o);
     if (kvp_options_finish(o, &err) != KVP_OK) return kvp_cli_report_error(&err, json);
+    kvp_cli_table_use(o);
     for (uint32_t k = 0; k < o->notes.count; k++) fprintf(stderr, "kvplan: note: %s\n", o->notes.text[k]);
     for (uint32_t k = 0; k < o->warnings.count; k++) kvp_cli_warn("%s", o->warnings.text[k]);
     return -1;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_options.h"
 #include "kvplan/deploy.h"
 #include "from_cmd.h"
 #include "plan_policy.h"
@@ -80,6 +81,7 @@ static bool any_opt(int argc, char **argv, int *i, const char *const *names, con
 }
 
 int kvp_cmd_check(int argc, char **argv) {
+    kvp_cli_table_use(NULL); /* no spellings of an earlier command in this process */
     int from_rc;
     if (kvp_cli_run_from(argc, argv, kvp_cmd_check, &from_rc)) return from_rc;
     if (kvp_cli_reject_repeats(argc, argv)) return KVP_EXIT_BAD_INPUT;

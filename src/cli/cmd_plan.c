@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_options.h"
 #include "startup_cli.h"
 #include "kvplan/plan.h"
 #include "kvplan/probe.h"
@@ -860,6 +861,7 @@ static const char *policy_arg(int argc, char **argv) {
 static int plan_seed(int argc, char **argv);
 
 int kvp_cmd_plan(int argc, char **argv) {
+    kvp_cli_table_use(NULL); /* no spellings of an earlier command in this process */
     /* --from "vllm serve ...": rewrite the engine's command into plan options first,
      * since the rewritten arguments carry the --policy. */
     int frc;

@@ -9,6 +9,7 @@
 
 #include "render_internal.h" /* kvp__json_document: the envelope */
 #include "cli.h"
+#include "cli_options.h"
 #include "progress.h"
 #include "kvplan/deploy.h"
 #include "kvplan/report.h"
@@ -523,6 +524,7 @@ static void print_text(const options *o, const kvp_model *m, const kvp_pool_conf
 }
 
 int kvp_cmd_sim(int argc, char **argv) {
+    kvp_cli_table_use(NULL); /* no spellings of an earlier command in this process */
     options o;
     memset(&o, 0, sizeof o);
     o.cost = kvp_cost_settings_default();

@@ -30,7 +30,9 @@ void fit_cli_init(fit_cli *c, int argc, char **argv) {
     unsigned command = !strcmp(argv[0], "sweep")     ? KVP_COMMAND_SWEEP
                        : !strcmp(argv[0], "compare") ? KVP_COMMAND_COMPARE
                                                      : KVP_COMMAND_FIT;
-    c->opt = kvp_options_new(command);
+    c->opt = &c->opt_store;
+    kvp_options_init(c->opt, command);
+    kvp_cli_table_use(NULL); /* no spellings of an earlier command in this process */
     c->env = kvp_deployment_default();
     c->base = c->env.point;
 }
@@ -78,7 +80,6 @@ static void sync(fit_cli *c) {
 
 int fit_cli_option(fit_cli *c, int argc, char **argv, int *i, bool *handled) {
     *handled = true;
-    if (!c->opt) return kvp_cli_fail("out of memory");
     if (kvp_cli_flag(argv[*i], "--json")) {
         c->json = true;
         return -1;
@@ -132,8 +133,6 @@ void fit_cli_free(fit_cli *c) {
     kvp_model_free(c->model);
     c->model = NULL;
     kvp_cli_table_use(NULL);
-    kvp_options_free(c->opt);
-    c->opt = NULL;
 }
 
 const char *fit_gib(uint64_t bytes, char *buf, size_t n) {

@@ -25,7 +25,9 @@ typedef struct fit_cli {
     char model_dir[4096];       /* checkpoint folder of MODEL, when it is a path */
     kvp_fit_env env;
     kvp_fit_point base;
-    kvp_options *opt;           /* the settings as the option table read them (owned) */
+    kvp_options *opt;           /* the settings as the option table read them (= &opt_store:
+                                   no heap, so an early return leaks nothing) */
+    kvp_options opt_store;
 } fit_cli;
 
 /* Defaults, and --json when argv holds it. */

@@ -1,19 +1,23 @@
 /* from_cmd.c — `kvplan plan --from "<engine command>"` (from_cmd.h): split the
- * pasted command like a shell, tell the engine from the program name, map the
- * options kvplan models to `kvplan plan` options and list every other one as
- * ignored. trtllm-serve's extra-options YAML is read for its simple
- * `key: value` lines (no YAML library: kvplan needs a dozen scalar keys). */
+ * pasted command with the one splitter (src/options/shell_words.c), tell the
+ * engine from the program name, map the options kvplan models to `kvplan plan`
+ * options and list every other one as ignored (unknown ones warned by name).
+ * trtllm-serve's extra-options YAML is read with libyaml
+ * (src/options/yaml_options.c), nested sections as dotted keys. A setting the
+ * command gives and the user gives again is a contradiction (exit 2). */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "cli_options.h"
 #include "from_cmd.h"
 #include "kvplan/startup.h"
+#include "shell_words.h"
 #include "util.h"
+#include "yaml_options.h"
 
-#define MAX_TOKENS 512
 
 /* ------------------------------------------------------------- storage */
 
@@ -51,102 +55,6 @@ static void unknown(kvp_from_cmd *c, const char *name, const char *value) {
     if (len + 8 >= sizeof c->unknown) return;
     snprintf(c->unknown + len, sizeof c->unknown - len, "%s%s%s%s", len ? ", " : "", name,
              value ? " " : "", value ? value : "");
-}
-
-/* $NAME / ${NAME} in a word: kvplan does not expand variables; the word keeps
- * the text and the note names it. */
-static void note_variables(kvp_from_cmd *c, const char *word) {
-    for (const char *p = strchr(word, '$'); p; p = strchr(p + 1, '$')) {
-        const char *q = p + 1;
-        bool brace = *q == '{';
-        if (brace) q++;
-        size_t n = 0;
-        while ((q[n] >= 'A' && q[n] <= 'Z') || (q[n] >= 'a' && q[n] <= 'z') || q[n] == '_' ||
-               (n && q[n] >= '0' && q[n] <= '9'))
-            n++;
-        if (!n) continue;
-        size_t len = strlen(c->variables);
-        if (len + n + 8 >= sizeof c->variables) return;
-        snprintf(c->variables + len, sizeof c->variables - len, "%s$%s%.*s%s", len ? ", " : "",
-                 brace ? "{" : "", (int)n, q, brace ? "}" : "");
-    }
-}
-
-/* ------------------------------------------------------------ tokenizer */
-
-static bool is_space(char ch) { return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r'; }
-
-/* POSIX-shell word splitting without expansion: '...' literal, "..." with
- * \" \\ \$ \` escapes, \x outside quotes, backslash-newline joins lines. */
-static int tokenize(const char *s, kvp_from_cmd *c, char **tok, int *count, char *msg,
-                    size_t msg_size) {
-    *count = 0;
-    const char *p = s;
-    for (;;) {
-        while (is_space(*p) || (p[0] == '\\' && (p[1] == '\n' || p[1] == '\r'))) p += p[0] == '\\' ? 2 : 1;
-        if (!*p) break;
-        if (*count >= MAX_TOKENS) {
-            snprintf(msg, msg_size, "--from: the command has more than %d words", MAX_TOKENS);
-            return KVP_EXIT_BAD_INPUT;
-        }
-        char *start = c->storage + c->used;
-        size_t n = 0, room = sizeof c->storage - c->used - 1;
-#define PUT(ch)                                                                              \
-    do {                                                                                     \
-        if (n >= room) {                                                                     \
-            snprintf(msg, msg_size, "--from: the command is too long");                      \
-            return KVP_EXIT_BAD_INPUT;                                                       \
-        }                                                                                    \
-        start[n++] = (ch);                                                                   \
-    } while (0)
-        while (*p && !is_space(*p)) {
-            if (*p == '\'') {
-                const char *q = strchr(p + 1, '\'');
-                if (!q) {
-                    snprintf(msg, msg_size, "--from: unterminated single quote in the command");
-                    return KVP_EXIT_BAD_INPUT;
-                }
-                for (p++; p < q; p++) PUT(*p);
-                p = q + 1;
-            } else if (*p == '"') {
-                p++;
-                while (*p && *p != '"') {
-                    if (*p == '\\' && p[1] && strchr("\"\\$`\n", p[1])) {
-                        if (p[1] != '\n') PUT(p[1]);
-                        p += 2;
-                    } else {
-                        PUT(*p);
-                        p++;
-                    }
-                }
-                if (*p != '"') {
-                    snprintf(msg, msg_size, "--from: unterminated double quote in the command");
-                    return KVP_EXIT_BAD_INPUT;
-                }
-                p++;
-            } else if (*p == '\\') {
-                if (p[1] == '\n') {
-                    p += 2;
-                } else if (p[1]) {
-                    PUT(p[1]);
-                    p += 2;
-                } else {
-                    snprintf(msg, msg_size,
-                             "--from: the command ends with a backslash (a continuation with "
-                             "nothing after it)");
-                    return KVP_EXIT_BAD_INPUT;
-                }
-            } else {
-                PUT(*p);
-                p++;
-            }
-        }
-#undef PUT
-        start[n] = '\0';
-        c->used += n + 1;
-        tok[(*count)++] = start;
-    }
-    return 0;
 }
 
 /* ------------------------------------------------------------ option tables */
@@ -331,169 +239,71 @@ static const yaml_map k_yaml[] = {
     {NULL, NULL, false},
 };
 
-static char *trim(char *s) {
-    while (*s == ' ' || *s == '\t') s++;
-    size_t n = strlen(s);
-    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r')) s[--n] = '\0';
-    return s;
-}
+/* The pairs of the options file (yaml_options.h) as `kvplan plan` options. */
+typedef struct yaml_ctx {
+    kvp_from_cmd *c;
+    const char **yargv;
+    int *yargc;
+    bool full;
+} yaml_ctx;
 
-/* Cut a trailing " # comment" outside quotes. */
-static void strip_comment(char *s) {
-    char quote = 0;
-    for (char *p = s; *p; p++) {
-        if (quote) {
-            if (*p == quote) quote = 0;
-        } else if (*p == '\'' || *p == '"') {
-            quote = *p;
-        } else if (*p == '#' && (p == s || p[-1] == ' ' || p[-1] == '\t')) {
-            *p = '\0';
-            return;
-        }
+static kvp_status yaml_pair(void *vctx, const char *key, kvp__yaml_kind kind, const char *value,
+                            kvp_error *err) {
+    yaml_ctx *y = vctx;
+    kvp_from_cmd *c = y->c;
+    /* Sections kvplan reads must be mappings (or null). */
+    bool section = !strcmp(key, "kv_cache_config") || !strcmp(key, "cuda_graph_config") ||
+                   !strcmp(key, "speculative_config");
+    if (section && kind != KVP_YAML_MAPPING && kind != KVP_YAML_NULL)
+        return kvp__fail(err, KVP_CONFIG, NULL, key, "%s must be a mapping, found '%.64s'", key,
+                         value ? value : "a list");
+    if (kind == KVP_YAML_MAPPING) return KVP_OK;
+    if (*y->yargc + 2 > KVP_FROM_MAX_ARGS) {
+        y->full = true;
+        return KVP_OK;
     }
-}
-
-static void unquote(char *v) {
-    size_t n = strlen(v);
-    if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0]) {
-        memmove(v, v + 1, n - 2);
-        v[n - 2] = '\0';
+    /* cuda_graph_config: null disables CUDA graphs. */
+    if (!strcmp(key, "cuda_graph_config") && kind == KVP_YAML_NULL) {
+        y->yargv[(*y->yargc)++] = "--cuda-graph-batch-size";
+        y->yargv[(*y->yargc)++] = "0";
+        return KVP_OK;
     }
-}
-
-/* "[4096, 32768]" -> "4096,32768" for --max-attention-window. */
-static bool flow_list(char *v) {
-    size_t n = strlen(v);
-    if (n < 2 || v[0] != '[' || v[n - 1] != ']') return false;
-    size_t o = 0;
-    for (size_t i = 1; i + 1 < n; i++)
-        if (v[i] != ' ') v[o++] = v[i];
-    v[o] = '\0';
-    return true;
+    const yaml_map *m = NULL;
+    for (const yaml_map *t = k_yaml; t->key; t++)
+        if (!strcmp(t->key, key)) m = t;
+    bool list_ok = m && !strcmp(m->key, "kv_cache_config.max_attention_window");
+    if (!m || kind == KVP_YAML_OTHER || (kind == KVP_YAML_LIST && !list_ok)) {
+        char what[320];
+        snprintf(what, sizeof what, "%s: %s", key,
+                 kind == KVP_YAML_NULL ? "null" : value ? value : "(a structure)");
+        ignore(c, what, NULL);
+        return KVP_OK;
+    }
+    if (kind == KVP_YAML_NULL) return KVP_OK; /* not stated: the default applies */
+    if (m->flag) {
+        if (!is_false(value)) y->yargv[(*y->yargc)++] = m->to;
+        return KVP_OK;
+    }
+    char *v = store(c, value, strlen(value));
+    if (!v) return kvp__fail(err, KVP_CONFIG, NULL, key, "the options file is too large");
+    y->yargv[(*y->yargc)++] = m->to;
+    y->yargv[(*y->yargc)++] = v;
+    return KVP_OK;
 }
 
 static int read_yaml(const char *path, kvp_from_cmd *c, const char **yargv, int *yargc,
                      char *msg, size_t msg_size) {
-    char *buf = NULL;
-    size_t len = 0;
+    yaml_ctx y = {.c = c, .yargv = yargv, .yargc = yargc};
     kvp_error err;
-    if (kvp__read_file(path, KVP_FROM_MAX_YAML, NULL, &buf, &len, &err) != KVP_OK) {
-        snprintf(msg, msg_size, "--from: cannot read the extra options file: %s", err.message);
+    kvp_error_clear(&err);
+    if (kvp__yaml_options_read(path, yaml_pair, &y, &err) != KVP_OK) {
+        snprintf(msg, msg_size, "--from: the extra options file: %s", err.message);
         return KVP_EXIT_BAD_INPUT;
     }
-    /* An option file is text: a binary file is a wrong path, not options. */
-    size_t bad_at = 0;
-    bool text = kvp__utf8_valid(buf, len, &bad_at) && memchr(buf, '\0', len) == NULL;
-    for (size_t i = 0; text && i < len; i++) {
-        unsigned char ch = (unsigned char)buf[i];
-        if (ch < 0x20 && ch != '\n' && ch != '\r' && ch != '\t') {
-            text = false;
-            bad_at = i;
-        }
-    }
-    if (!text) {
-        snprintf(msg, msg_size,
-                 "--from: %s is not a YAML text file (binary byte at offset %zu)", path, bad_at);
-        kvp__free(NULL, buf);
+    if (y.full) {
+        snprintf(msg, msg_size, "--from: the command has too many options");
         return KVP_EXIT_BAD_INPUT;
     }
-    struct {
-        size_t indent;
-        char key[64];
-    } stack[8];
-    int depth = 0;
-    char *save = NULL;
-    for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-        strip_comment(line);
-        size_t indent = 0;
-        while (line[indent] == ' ') indent++;
-        char *body = trim(line + indent);
-        if (!*body || strcmp(body, "---") == 0) continue;
-        if (body[0] == '-') continue; /* block list items: the keys kvplan reads are scalars */
-        char *colon = strstr(body, ": ");
-        if (!colon && body[strlen(body) - 1] == ':') colon = body + strlen(body) - 1;
-        if (!colon) continue;
-        *colon = '\0';
-        char *key = trim(body), *value = trim(colon + 1);
-        unquote(key);
-        while (depth > 0 && stack[depth - 1].indent >= indent) depth--;
-        if (!*value) {
-            /* LlmArgs nest two levels; deeper trees are not an options file. */
-            if (depth >= 8) {
-                snprintf(msg, msg_size,
-                         "--from: %s nests mappings deeper than 8 levels (at key '%.64s')", path,
-                         key);
-                kvp__free(NULL, buf);
-                return KVP_EXIT_BAD_INPUT;
-            }
-            stack[depth].indent = indent;
-            kvp__strlcpy(stack[depth].key, key, sizeof stack[depth].key);
-            depth++;
-            continue;
-        }
-        char full[256] = "";
-        for (int d = 0; d < depth; d++) {
-            strncat(full, stack[d].key, sizeof full - strlen(full) - 1);
-            strncat(full, ".", sizeof full - strlen(full) - 1);
-        }
-        strncat(full, key, sizeof full - strlen(full) - 1);
-        unquote(value);
-        bool null_value = strcmp(value, "null") == 0 || strcmp(value, "~") == 0 ||
-                          strcmp(value, "None") == 0;
-        /* Sections kvplan reads must be mappings. */
-        if (depth == 0 && !null_value &&
-            (strcmp(full, "kv_cache_config") == 0 || strcmp(full, "cuda_graph_config") == 0)) {
-            snprintf(msg, msg_size, "--from: %s: %s must be a mapping, found '%.64s'", path, full,
-                     value);
-            kvp__free(NULL, buf);
-            return KVP_EXIT_BAD_INPUT;
-        }
-        /* An unclosed [ or { is not a value. */
-        size_t vlen = strlen(value);
-        if ((value[0] == '[' && value[vlen - 1] != ']') ||
-            (value[0] == '{' && value[vlen - 1] != '}')) {
-            snprintf(msg, msg_size, "--from: %s: %s: unclosed '%c' in '%.64s'", path, full,
-                     value[0], value);
-            kvp__free(NULL, buf);
-            return KVP_EXIT_BAD_INPUT;
-        }
-        /* cuda_graph_config: null disables CUDA graphs. */
-        if (strcmp(full, "cuda_graph_config") == 0 && null_value) {
-            if (*yargc + 2 > KVP_FROM_MAX_ARGS) break;
-            yargv[(*yargc)++] = "--cuda-graph-batch-size";
-            yargv[(*yargc)++] = "0";
-            continue;
-        }
-        const yaml_map *m = NULL;
-        for (const yaml_map *t = k_yaml; t->key; t++)
-            if (strcmp(t->key, full) == 0) m = t;
-        if (!m) {
-            char what[320];
-            snprintf(what, sizeof what, "%s: %s", full, value);
-            ignore(c, what, NULL);
-            continue;
-        }
-        if (null_value) continue;
-        if (strcmp(m->key, "kv_cache_config.max_attention_window") == 0 && value[0] == '[' &&
-            !flow_list(value)) {
-            ignore(c, full, value);
-            continue;
-        }
-        if (*yargc + 2 > KVP_FROM_MAX_ARGS) break;
-        if (m->flag) {
-            if (!is_false(value)) yargv[(*yargc)++] = m->to;
-            continue;
-        }
-        char *v = store(c, value, strlen(value));
-        if (!v) {
-            snprintf(msg, msg_size, "--from: the extra options file %s is too large", path);
-            kvp__free(NULL, buf);
-            return KVP_EXIT_BAD_INPUT;
-        }
-        yargv[(*yargc)++] = m->to;
-        yargv[(*yargc)++] = v;
-    }
-    kvp__free(NULL, buf);
     return 0;
 }
 
@@ -566,11 +376,34 @@ int kvp_from_parse(const char *cmdline, kvp_from_cmd *c, char *msg, size_t msg_s
                  KVP_FROM_MAX_INPUT);
         return KVP_EXIT_BAD_INPUT;
     }
-    char *tok[MAX_TOKENS];
+    /* The one splitter (src/options/shell_words.c); the words are copied into
+     * the command's storage. */
+    kvp__shell_words *words = kvp__malloc(NULL, sizeof *words);
+    if (!words) {
+        snprintf(msg, msg_size, "--from: out of memory");
+        return KVP_EXIT_BAD_INPUT;
+    }
+    kvp_error serr;
+    if (kvp__shell_split(cmdline, words, &serr) != KVP_OK) {
+        snprintf(msg, msg_size, "--from: %s", serr.message);
+        kvp__free(NULL, words);
+        return KVP_EXIT_BAD_INPUT;
+    }
+    char *tok[KVP_SHELL_MAX_WORDS];
     int n = 0;
-    int rc = tokenize(cmdline, c, tok, &n, msg, msg_size);
-    if (rc) return rc;
-    for (int k = 0; k < n; k++) note_variables(c, tok[k]);
+    for (size_t k = 0; k < words->count; k++) {
+        tok[n] = store(c, words->word[k], strlen(words->word[k]));
+        if (!tok[n]) break;
+        n++;
+    }
+    kvp__strlcpy(c->variables, words->variables, sizeof c->variables);
+    bool stored = (size_t)n == words->count;
+    kvp__free(NULL, words);
+    if (!stored) {
+        snprintf(msg, msg_size, "--from: the command is too long");
+        return KVP_EXIT_BAD_INPUT;
+    }
+    int rc = 0;
     int i = 0;
     const char *env_words[KVP_STARTUP_MAX_ENV];
     int env_count = 0;
@@ -603,6 +436,13 @@ int kvp_from_parse(const char *cmdline, kvp_from_cmd *c, char *msg, size_t msg_s
         snprintf(msg, msg_size, "--from: the command is empty");
         return KVP_EXIT_BAD_INPUT;
     }
+    /* Named in the message below, before i moves past the program words (a
+     * `python -m UNKNOWN` at the end of the command once read past the words). */
+    char prog_what[160];
+    if (strncmp(base_name(tok[i]), "python", 6) == 0 && i + 2 < n && strcmp(tok[i + 1], "-m") == 0)
+        snprintf(prog_what, sizeof prog_what, "%.60s -m %.60s", tok[i], tok[i + 2]);
+    else
+        snprintf(prog_what, sizeof prog_what, "%.120s", tok[i]);
     const char *prog = base_name(tok[i]);
     const opt_map *table = NULL;
     if (strcmp(prog, "vllm") == 0 && i + 1 < n && strcmp(tok[i + 1], "serve") == 0) {
@@ -638,7 +478,7 @@ int kvp_from_parse(const char *cmdline, kvp_from_cmd *c, char *msg, size_t msg_s
                  "--from: cannot tell the engine from '%s': expected 'vllm serve', 'python -m "
                  "vllm.entrypoints.openai.api_server', 'python -m sglang.launch_server', "
                  "'sglang serve', 'llama-server' or 'trtllm-serve'",
-                 tok[i]);
+                 prog_what);
         return KVP_EXIT_BAD_INPUT;
     }
     bool positional_model = table == k_vllm || table == k_trtllm;
@@ -803,6 +643,16 @@ static void print_word(FILE *f, const char *w) {
     fputc('\'', f);
 }
 
+/* "--tp=4" -> "--tp" into out; its length, 0 when `arg` is no option. */
+static size_t option_name(const char *arg, char *out, size_t size) {
+    if (arg[0] != '-' || arg[1] == '\0') return 0;
+    size_t n = strcspn(arg, "=");
+    if (n >= size) return 0;
+    memcpy(out, arg, n);
+    out[n] = '\0';
+    return n;
+}
+
 int kvp_cli_from_rewrite(int argc, char **argv, kvp_from_argv *out) {
     memset(out, 0, sizeof *out);
     out->argc = argc;
@@ -847,6 +697,53 @@ int kvp_cli_from_rewrite(int argc, char **argv, kvp_from_argv *out) {
      * plans MY-FOLDER with that command's settings (issue 16). */
     int explicit_at = argc > 1 && argv[1][0] != '-' && at != 1 ? 1 : -1;
     const char *model = explicit_at > 0 ? argv[1] : c->model;
+    /* The command's settings and the user's own options must not disagree: a
+     * setting given both ways is a contradiction naming both (exit 2), never one
+     * side dropped. --policy naming the command's engine is the same statement. */
+    bool user_policy = false;
+    for (int j = 1; j < argc; j++) {
+        if (j == at) {
+            if (strcmp(argv[j], "--from") == 0) j++;
+            continue;
+        }
+        const char *u = argv[j];
+        char uname[64];
+        size_t ul = option_name(u, uname, sizeof uname);
+        if (!ul) continue;
+        const kvp_option *ur = kvp_option_lookup(uname, NULL);
+        if (ur && !strcmp(ur->name, "--policy")) {
+            const char *pv = u[ul] == '=' ? u + ul + 1 : j + 1 < argc ? argv[j + 1] : "";
+            kvp_engine pe, ce;
+            if (kvp_engine_parse(pv, &pe) == KVP_OK && kvp_engine_parse(c->engine, &ce) == KVP_OK &&
+                pe == ce) {
+                user_policy = true;
+                continue;
+            }
+            char why[160];
+            snprintf(why, sizeof why, "the --from command is a %s command; give one", c->engine);
+            kvp__free(NULL, nv);
+            kvp__free(NULL, c);
+            return kvp_cli_contradiction("--from", uname, why, has_json(argc, argv));
+        }
+        for (int k2 = 0; k2 < c->argc; k2++) {
+            const char *f = c->argv[k2];
+            char fname[64];
+            size_t fl = option_name(f, fname, sizeof fname);
+            if (!fl) continue;
+            const kvp_option *fr = kvp_option_lookup(fname, NULL);
+            bool same = ur ? fr == ur && !ur->repeats : !fr && !strcmp(fname, uname);
+            if (!same) continue;
+            const char *fv = f[fl] == '=' ? f + fl + 1
+                             : k2 + 1 < c->argc && c->argv[k2 + 1][0] != '-' ? c->argv[k2 + 1]
+                                                                               : "";
+            char side[160], why[200];
+            snprintf(side, sizeof side, "--from's %s%s%s", fname, *fv ? " " : "", fv);
+            snprintf(why, sizeof why, "both set %s; give one", ur ? ur->field : fname);
+            kvp__free(NULL, nv);
+            kvp__free(NULL, c);
+            return kvp_cli_contradiction(side, uname, why, has_json(argc, argv));
+        }
+    }
     const char *head[4] = {argv[0], model, "--policy", c->engine};
     for (int h = 0; h < 4; h++) {
         nv[k] = store(c, head[h], strlen(head[h]));
@@ -858,6 +755,10 @@ int kvp_cli_from_rewrite(int argc, char **argv, kvp_from_argv *out) {
         if (j == explicit_at) continue;
         if (j == at) {
             if (strcmp(argv[j], "--from") == 0) j++;
+            continue;
+        }
+        if (user_policy && !strncmp(argv[j], "--policy", 8)) { /* the same engine: said once */
+            if (argv[j][8] == '\0') j++;
             continue;
         }
         nv[k++] = argv[j];

@@ -25,23 +25,24 @@
 #include "plan_policy.h"
 #include "admission_out.h"
 #include "startup_cli.h"
+#include "cli_options.h"
 #include "kvplan/estimate.h"
 #include "fit_env.h"
 #include "util.h"
 #include "embedded.h"
 #include "model_internal.h"
 
-static const char *const k_known[] = {
-    "--policy", "--engine-version", "--kv-budget", "--tp", "--tensor-parallel-size", "-tp",
-    "--pp", "--pipeline-parallel-size", "--dp", "--data-parallel-size", "--enable-dp-attention",
-    "--kv-dtype", "--kv-cache-dtype", "--block-size", "--page-size", "--max-model-len",
-    "--context-length", "--gpu-memory-utilization", "--mem-fraction-static", "--ctx-size", "-c",
-    "--parallel", "-np", "--kv-unified", "--no-kv-unified", "--cache-type-k", "-ctk",
-    "--cache-type-v", "-ctv", "--swa-full", "--ubatch-size", "-ub", "--batch-size", "-b",
-    "--flash-attn", "-fa", "--max-num-batched-tokens", "--max-num-seqs", "--mamba-cache-mode",
-    "--num-draft-layers", "--gpu", "--gpu-mem", "--free-mem", "--weights", "--peak",
-    "--non-torch", "--cuda-graph", "--activation-peak", "--geometry", "--era", "--indexer-counted", "--json", "--help",
-    NULL};
+/* An unknown option: "did you mean" over the table's names and this command's own. */
+static int unknown_option(const char *arg) {
+    static const char *known[KVP_OPTIONS_MAX * (KVP_OPTION_SPELLINGS_MAX + 1) + 8];
+    size_t n = 0;
+    const char *const *table = kvp_cli_table_names(KVP_COMMAND_PLAN);
+    for (size_t k = 0; table[k] && n + 6 < sizeof known / sizeof known[0]; k++) known[n++] = table[k];
+    static const char *const own[] = {"--geometry", "--era", "--indexer-counted", "--json", "--help"};
+    for (size_t k = 0; k < sizeof own / sizeof own[0]; k++) known[n++] = own[k];
+    known[n] = NULL;
+    return kvp_cli_unknown_option(arg, known);
+}
 
 void kvp_cli_plan_policy_usage(FILE *out) {
     fputs("usage: kvplan plan MODEL --policy vllm|sglang|llamacpp|trtllm [options] [--json]\n"
@@ -104,72 +105,6 @@ bool kvp_cli_bool_flag(int argc, char **argv, int *i, const char *name, int *out
         return true;
     }
     *out = bool_word(v);
-    return true;
-}
-
-/* "-fa", "-fa on", "--flash-attn=off", "-fa auto". */
-static bool fa_opt(int argc, char **argv, int *i, int *out, bool *bad) {
-    const char *arg = argv[*i];
-    const char *v = NULL;
-    if (!strcmp(arg, "-fa") || !strcmp(arg, "--flash-attn")) {
-        if (*i + 1 < argc && (bool_word(argv[*i + 1]) >= 0 || !kvp__strcasecmp(argv[*i + 1], "auto")))
-            v = argv[++*i];
-        else {
-            *out = 1;
-            return true;
-        }
-    } else if (!strncmp(arg, "--flash-attn=", 13)) {
-        v = arg + 13;
-    } else if (!strncmp(arg, "-fa=", 4)) {
-        v = arg + 4;
-    } else {
-        return false;
-    }
-    if (!strcmp(v, "1") || !kvp__strcasecmp(v, "on") || !kvp__strcasecmp(v, "true") ||
-        !kvp__strcasecmp(v, "enabled") || !kvp__strcasecmp(v, "yes"))
-        *out = 1;
-    else if (!strcmp(v, "0") || !kvp__strcasecmp(v, "off") || !kvp__strcasecmp(v, "false") ||
-             !kvp__strcasecmp(v, "disabled") || !kvp__strcasecmp(v, "no"))
-        *out = 0;
-    else if (!kvp__strcasecmp(v, "auto"))
-        *out = -1;
-    else {
-        kvp_cli_fail("--flash-attn: '%s', expected on, off or auto", v);
-        *bad = true;
-    }
-    return true;
-}
-
-/* One option under several spellings, names[0] the canonical one; a message
- * about it then names the spelling the user typed too (kvp_cli_note_spelling). */
-static bool opt_any(int argc, char **argv, int *i, const char *const *names, const char **value,
-                    bool *bad) {
-    for (const char *const *n = names; *n; n++)
-        if (kvp_cli_opt(argc, argv, i, *n, value, bad)) {
-            kvp_cli_note_spelling(names[0], *n, strlen(*n));
-            return true;
-        }
-    return false;
-}
-
-static bool str_opt(const char *opt, const char *v, char *dst, size_t size) {
-    if (strlen(v) >= size) {
-        kvp_cli_fail("%s: '%s' is too long", opt, v);
-        return false;
-    }
-    kvp__strlcpy(dst, v, size);
-    return true;
-}
-
-static bool double_opt(const char *opt, const char *v, double lo, double hi, double *out) {
-    char *end;
-    errno = 0;
-    double d = strtod(v, &end);
-    if (errno || end == v || *end || !(d > lo) || d > hi) {
-        kvp_cli_fail("%s: '%s', expected a number in (%g, %g]", opt, v, lo, hi);
-        return false;
-    }
-    *out = d;
     return true;
 }
 
@@ -623,145 +558,72 @@ static int plan_policy_main(int argc, char **argv, const char *resolved_dtype, c
     *ss = kvp_startup_settings_default();
     const char *model_arg = NULL, *geometry = NULL, *gpu = NULL;
     bool json = false, bad = false, policy_set = false;
+    (void)policy_set;
     int flag = 0, indexer_counted = -1;
     const char *era = NULL;
     uint64_t gpu_mem = 0;
     kvp_deploy_memory mem;
     memset(&mem, 0, sizeof mem);
-    static const char *const o_tp[] = {"--tp", "--tensor-parallel-size", "-tp", NULL};
-    static const char *const o_pp[] = {"--pp", "--pipeline-parallel-size", NULL};
-    static const char *const o_dp[] = {"--dp", "--data-parallel-size", NULL};
-    static const char *const o_dt[] = {"--kv-dtype", "--kv-cache-dtype", NULL};
-    static const char *const o_bs[] = {"--block-size", "--page-size", NULL};
-    static const char *const o_len[] = {"--max-model-len", "--context-length", NULL};
-    static const char *const o_ctx[] = {"--ctx-size", "-c", NULL};
-    static const char *const o_np[] = {"--parallel", "-np", NULL};
-    static const char *const o_ctk[] = {"--cache-type-k", "-ctk", NULL};
-    static const char *const o_ctv[] = {"--cache-type-v", "-ctv", NULL};
-    static const char *const o_ub[] = {"--ubatch-size", "-ub", NULL};
-    static const char *const o_b[] = {"--batch-size", "-b", NULL};
+    /* The deployment settings come through the one option table (options.h);
+     * the reference-case inputs (--geometry, --era, --indexer-counted) are this
+     * command's own. */
+    kvp_options *o = kvp_options_new(KVP_COMMAND_PLAN);
+    if (!o) {
+        free(ss);
+        return kvp_cli_fail("out of memory");
+    }
+    for (int i = 1; i < argc; i++) /* known first: the first error already comes as JSON */
+        if (!strcmp(argv[i], "--json")) json = true;
     for (int i = 1; i < argc && !bad; i++) {
         const char *a = argv[i], *v = NULL;
-        uint64_t u64;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             kvp_cli_plan_policy_usage(stdout);
+            kvp_options_free(o);
+            free(ss);
             return KVP_EXIT_OK;
         } else if (!strcmp(a, "--json")) {
             json = true;
-        } else if (kvp_cli_opt(argc, argv, &i, "--policy", &v, &bad)) {
-            if (bad) break;
-            if (kvp_engine_parse(v, &s.engine) != KVP_OK) {
-                kvp_cli_fail("--policy: unknown engine '%s' (expected trtllm, vllm, sglang, "
-                             "llamacpp)", v);
-                bad = true;
-            }
-            policy_set = true;
-        } else if (kvp_cli_opt(argc, argv, &i, "--engine-version", &v, &bad)) {
-            if (!bad) bad = !str_opt("--engine-version", v, s.engine_version, sizeof s.engine_version);
-        } else if (kvp_cli_opt(argc, argv, &i, "--kv-budget", &v, &bad)) {
-            if (!bad) bad = !kvp_cli_bytes("--kv-budget", v, &s.kv_budget_bytes);
-            if (!bad && s.kv_budget_bytes == 0) {
-                kvp_cli_fail("--kv-budget: must be positive");
-                bad = true;
-            }
-        } else if (opt_any(argc, argv, &i, o_tp, &v, &bad)) {
-            if (!bad) bad = !kvp_cli_u32("--tp", v, 1, 65536, &s.tp);
-        } else if (opt_any(argc, argv, &i, o_pp, &v, &bad)) {
-            if (!bad) bad = !kvp_cli_u32("--pp", v, 1, 65536, &s.pp);
-        } else if (opt_any(argc, argv, &i, o_dp, &v, &bad)) {
-            if (!bad) bad = !kvp_cli_u32("--dp", v, 1, 65536, &s.dp);
-        } else if (kvp_cli_bool_flag(argc, argv, &i, "--enable-dp-attention", &flag, &bad)) {
-            s.enable_dp_attention = flag == 1;
         } else if (kvp_cli_bool_flag(argc, argv, &i, "--indexer-counted", &flag, &bad)) {
             indexer_counted = flag;
         } else if (kvp_cli_opt(argc, argv, &i, "--era", &v, &bad)) {
             era = v;
-        } else if (opt_any(argc, argv, &i, o_dt, &v, &bad)) {
-            if (!bad) bad = !str_opt("--kv-dtype", v, s.kv_dtype, sizeof s.kv_dtype);
-        } else if (opt_any(argc, argv, &i, o_bs, &v, &bad)) {
-            if (!bad) bad = !kvp_cli_u32("--block-size", v, 1, 1u << 20, &s.block_size);
-        } else if (opt_any(argc, argv, &i, o_len, &v, &bad)) {
-            if (!bad && strcmp(v, "-1") == 0) {
-                s.auto_fit_max_model_len = true;
-                continue;
-            }
-            if (!bad) bad = !kvp_cli_u64_count("--max-model-len", v, &s.max_model_len);
-            if (!bad && (s.max_model_len == 0 || s.max_model_len > (1ull << 40))) {
-                kvp_cli_fail("--max-model-len: %s is out of range", v);
-                bad = true;
-            }
-        } else if (kvp_cli_opt(argc, argv, &i, "--gpu-memory-utilization", &v, &bad)) {
-            if (!bad) bad = !double_opt("--gpu-memory-utilization", v, 0, 1, &s.gpu_memory_utilization);
-        } else if (kvp_cli_opt(argc, argv, &i, "--mem-fraction-static", &v, &bad)) {
-            if (!bad) bad = !double_opt("--mem-fraction-static", v, 0, 1, &s.mem_fraction_static);
-        } else if (opt_any(argc, argv, &i, o_ctx, &v, &bad)) {
-            if (!bad) bad = !kvp_cli_u64_count("--ctx-size", v, &s.n_ctx);
-            if (!bad && s.n_ctx > (1ull << 32)) {
-                kvp_cli_fail("--ctx-size: %s is out of range", v);
-                bad = true;
-            }
-        } else if (opt_any(argc, argv, &i, o_np, &v, &bad)) {
-            if (!bad) bad = !kvp_cli_u32("--parallel", v, 0, 1u << 20, &s.n_seq_max);
-        } else if (!strcmp(a, "--no-kv-unified")) {
-            s.kv_unified = 0;
-        } else if (kvp_cli_bool_flag(argc, argv, &i, "--kv-unified", &s.kv_unified, &bad)) {
-        } else if (kvp_cli_bool_flag(argc, argv, &i, "--swa-full", &s.swa_full, &bad)) {
-        } else if (opt_any(argc, argv, &i, o_ctk, &v, &bad)) {
-            if (!bad) bad = !str_opt("--cache-type-k", v, s.type_k, sizeof s.type_k);
-        } else if (opt_any(argc, argv, &i, o_ctv, &v, &bad)) {
-            if (!bad) bad = !str_opt("--cache-type-v", v, s.type_v, sizeof s.type_v);
-        } else if (opt_any(argc, argv, &i, o_ub, &v, &bad)) {
-            if (!bad) bad = !kvp_cli_u32("--ubatch-size", v, 1, 1u << 24, &s.n_ubatch);
-        } else if (opt_any(argc, argv, &i, o_b, &v, &bad)) {
-            if (!bad) bad = !kvp_cli_u32("--batch-size", v, 1, 1u << 24, &s.n_batch);
-        } else if (fa_opt(argc, argv, &i, &s.flash_attn, &bad)) {
-        } else if (kvp_cli_opt(argc, argv, &i, "--max-num-batched-tokens", &v, &bad)) {
-            if (!bad) bad = !kvp_cli_u64_count("--max-num-batched-tokens", v, &s.max_num_batched_tokens);
-        } else if (kvp_cli_opt(argc, argv, &i, "--max-num-seqs", &v, &bad)) {
-            if (!bad) bad = !kvp_cli_u32("--max-num-seqs", v, 1, 1u << 24, &s.max_num_seqs);
-        } else if (kvp_cli_opt(argc, argv, &i, "--mamba-cache-mode", &v, &bad)) {
-            if (!bad) bad = !str_opt("--mamba-cache-mode", v, s.mamba_cache_mode, sizeof s.mamba_cache_mode);
-        } else if (kvp_cli_opt(argc, argv, &i, "--num-draft-layers", &v, &bad)) {
-            if (!bad) bad = !kvp_cli_u32("--num-draft-layers", v, 0, 1024, &s.num_draft_layers);
-        } else if (kvp_cli_opt(argc, argv, &i, "--gpu-mem", &v, &bad)) {
-            if (!bad) bad = !kvp_cli_bytes("--gpu-mem", v, &gpu_mem);
-        } else if (kvp_cli_opt(argc, argv, &i, "--gpu", &v, &bad)) {
-            gpu = v;
-        } else if (kvp_cli_opt(argc, argv, &i, "--free-mem", &v, &bad)) {
-            if (!bad) bad = !kvp_cli_bytes("--free-mem", v, &s.free_memory_bytes);
-        } else if (kvp_cli_opt(argc, argv, &i, "--weights", &v, &bad)) {
-            if (!bad) bad = !kvp_cli_bytes("--weights", v, &mem.weights_bytes);
-            mem.has_weights = true;
-        } else if (kvp_cli_opt(argc, argv, &i, "--peak", &v, &bad)) {
-            if (!bad) bad = !kvp_cli_bytes("--peak", v, &mem.peak_bytes);
-            mem.has_peak = true;
-        } else if (kvp_cli_opt(argc, argv, &i, "--non-torch", &v, &bad)) {
-            if (!bad) bad = !kvp_cli_bytes("--non-torch", v, &mem.non_torch_bytes);
-            mem.has_non_torch = true;
-        } else if (kvp_cli_opt(argc, argv, &i, "--cuda-graph", &v, &bad)) {
-            if (!bad) bad = !kvp_cli_bytes("--cuda-graph", v, &mem.cuda_graph_bytes);
-            mem.has_cuda_graph = true;
-        } else if (kvp_cli_opt(argc, argv, &i, "--activation-peak", &v, &bad)) {
-            if (!bad) bad = !kvp_cli_bytes("--activation-peak", v, &mem.activation_peak_bytes);
-            mem.has_activation_peak = true;
         } else if (kvp_cli_opt(argc, argv, &i, "--geometry", &v, &bad)) {
             geometry = v;
-        } else if (kvp_cli_startup_opt(argc, argv, &i, ss, &bad)) {
-        } else if (a[0] == '-' && a[1] != '\0') {
-            free(ss);
-            return kvp_cli_unknown_option(a, k_known);
-        } else if (!model_arg) {
-            model_arg = a;
         } else {
-            return kvp_cli_fail("plan: unexpected argument '%s' (one MODEL only)", a);
+            int rc = kvp_cli_table_option(o, argc, argv, &i, json);
+            if (rc > 0) {
+                kvp_options_free(o);
+                free(ss);
+                return rc;
+            }
+            if (rc < 0) continue;
+            if (a[0] == '-' && a[1] != '\0') {
+                kvp_options_free(o);
+                free(ss);
+                return unknown_option(a);
+            }
+            if (model_arg) {
+                kvp_options_free(o);
+                free(ss);
+                return kvp_cli_fail("plan: unexpected argument '%s' (one MODEL only)", a);
+            }
+            model_arg = a;
         }
-        (void)u64;
     }
-    if (bad) {
+    int trc = bad ? KVP_EXIT_BAD_INPUT : kvp_cli_table_finish(o, json);
+    if (trc >= 0) {
+        kvp_options_free(o);
         free(ss);
-        return KVP_EXIT_BAD_INPUT;
+        return trc;
     }
-    (void)policy_set;
+    /* The table's settings as this path reads them. */
+    s = o->deployment.policy;
+    mem = o->deployment.memory;
+    gpu = o->gpu;
+    gpu_mem = o->given[kvp_option_lookup("--gpu-mem", NULL)->id] ? mem.total_bytes : 0;
+    *ss = o->startup;
+    kvp_options_free(o);
+    policy_set = true;
     /* --era (a vLLM era tag) and --indexer-counted=false (SGLang before PR #11309)
      * refine the version string the policies read. */
     if (era || indexer_counted >= 0) {

@@ -315,7 +315,14 @@ static kvp_status apply(kvp_options *o, const kvp_option *r, const char *typed, 
     case O_KV_UNIFIED: p->kv_unified = flag; return KVP_OK;
     case O_SWA_FULL: p->swa_full = flag; return KVP_OK;
     case O_FLASH_ATTN: {
+        /* llama.cpp's on|off|auto; older builds' bare flag and boolean words too. */
         int k = v ? choice_index(r, v) : 0;
+        if (k < 0 && v) {
+            int b = bool_word(v);
+            if (b < 0 && !kvp__strcasecmp(v, "enabled")) b = 1;
+            if (b < 0 && !kvp__strcasecmp(v, "disabled")) b = 0;
+            k = b == 1 ? 0 : b == 0 ? 1 : -1;
+        }
         if (k < 0) return bad_choice(r, typed, v, err);
         p->flash_attn = k == 0 ? 1 : k == 1 ? 0 : -1;
         return KVP_OK;
@@ -520,6 +527,8 @@ kvp_status kvp_options_finish(kvp_options *o, kvp_error *err) {
                  engine_title((int)eng), kvp_engine_name(eng));
     }
 
+    /* The weights format (--quantization) the memory estimate reads. */
+    d->memory.quantization = o->startup.quantization[0] ? o->startup.quantization : NULL;
     /* The start-up settings see the same deployment. */
     o->startup.policy = d->policy;
     o->startup.policy.total_memory_bytes = d->memory.total_bytes;

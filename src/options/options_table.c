@@ -182,9 +182,9 @@ const kvp_option kvp__options[O_COUNT] = {
 
     /* ---- llama.cpp context */
     [O_CTX_SIZE] = {.id = O_CTX_SIZE, .name = "--ctx-size", .field = "n_ctx",
-                    .type = KVP_OPTION_COUNT, .value_name = "N", .unit = "tokens", .min = 1,
+                    .type = KVP_OPTION_COUNT, .value_name = "N", .unit = "tokens", .min = 0,
                     .max = TOKENS, .commands = DEP, .engines = L,
-                    .help = "llama.cpp: context of all slots (n_ctx)",
+                    .help = "llama.cpp: context of all slots (n_ctx; 0 = the train length)",
                     .spellings = {{"-c", L, false}}},
     [O_PARALLEL] = {.id = O_PARALLEL, .name = "--parallel", .field = "sequences",
                     .type = KVP_OPTION_COUNT, .value_name = "N", .unit = "slots", .min = 1,

@@ -159,7 +159,12 @@ static void test_errors(void **state) {
         const char *fragment;
     } files[] = {
         {"kv_cache_config: 5\n", "kv_cache_config must be a mapping"},
-        {"kv_cache_config:\n  free_gpu_memory_fraction: [0.5\n", "unclosed '['"},
+        /* libyaml's own words for an unclosed flow sequence, with its place. */
+        {"kv_cache_config:\n  free_gpu_memory_fraction: [0.5\n",
+         "not YAML: did not find expected ',' or ']' while parsing a flow sequence (line 3"},
+        {"a: 1\n---\nb: 2\n", "more than one YAML document"},
+        {"- a\n- b\n", "the top level is not a mapping"},
+        {"cuda_graph_config: [1, 2]\n", "cuda_graph_config must be a mapping"},
         {"kv_cache_config:\n  dtype: fp8\x01\n", "not a YAML text file"},
         {"a:\n b:\n  c:\n   d:\n    e:\n     f:\n      g:\n       h:\n        i:\n",
          "deeper than 8 levels"},
@@ -268,13 +273,70 @@ static void test_yaml_crlf(void **state) {
     assert_string_equal(g_cmd.ignored, "backend: pytorch");
 }
 
+
+/* Issue 12 item 4 / issue 17: the engine the command names, the words it is
+ * split into, and its settings against the user's own options. */
+static void test_from_bad_input_named(void **state) {
+    (void)state;
+    /* `python -m` with an unknown module as the last words: once read past the
+     * words (out of bounds); now refused naming the module. */
+    expect_error("python -m UNKNOWN", "cannot tell the engine from 'python -m UNKNOWN'");
+    expect_error("python3 -m foo.bar --tp 2", "cannot tell the engine from 'python3 -m foo.bar'");
+    expect_error("python -m", "cannot tell the engine from 'python'");
+    /* CUDA_VISIBLE_DEVICES gives the GPU count; a malformed one names the word. */
+    const char *a = parse_ok("CUDA_VISIBLE_DEVICES=0,1,3 vllm serve m");
+    assert_string_equal(a, "--gpus 3");
+    expect_error("CUDA_VISIBLE_DEVICES=0,,1 vllm serve m", "'CUDA_VISIBLE_DEVICES=0,,1'");
+    expect_error("CUDA_VISIBLE_DEVICES=x vllm serve m", "'CUDA_VISIBLE_DEVICES=x'");
+    /* Other K=V words are the engine's environment. */
+    a = parse_ok("VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 vllm serve m --max-model-len 9000");
+    assert_string_equal(a, "--env VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 --max-model-len 9000");
+    /* Unknown flags are listed by name, never dropped silently. */
+    parse_ok("vllm serve m --no-such-flag 3 --tp-typo");
+    assert_int_equal(g_cmd.unknown_count, 2);
+    assert_string_equal(g_cmd.unknown, "--no-such-flag 3, --tp-typo");
+    /* $VAR is left as text and said so. */
+    parse_ok("vllm serve $MODEL --download-dir ${HF_HOME}");
+    assert_string_equal(g_cmd.model, "$MODEL");
+    assert_string_equal(g_cmd.variables, "$MODEL, ${HF_HOME}");
+    /* Two engines in one command. */
+    expect_error("vllm serve m && python -m sglang.launch_server --model-path m",
+                 "two engines in one command");
+}
+
+static void test_from_contradicts_user(void **state) {
+    (void)state;
+    kvp_from_argv fa;
+    /* The command's -tp 2 and the user's --tp 4: exit 2 naming both. */
+    char *tp[] = {"plan", "--from", "vllm serve m -tp 2", "--tp", "4", NULL};
+    assert_int_equal(kvp_cli_from_rewrite(5, tp, &fa), KVP_EXIT_BAD_INPUT);
+    assert_false(fa.rewritten);
+    /* The same setting under another spelling is the same setting. */
+    char *len[] = {"plan", "--from", "vllm serve m --max-model-len 8192", "--max-seq-len=4096", NULL};
+    assert_int_equal(kvp_cli_from_rewrite(4, len, &fa), KVP_EXIT_BAD_INPUT);
+    /* --policy naming the command's engine is said once; another engine contradicts. */
+    char *same[] = {"plan", "--from", "vllm serve m", "--policy", "vllm", NULL};
+    assert_int_equal(kvp_cli_from_rewrite(5, same, &fa), 0);
+    assert_int_equal(fa.argc, 4);
+    assert_string_equal(fa.argv[3], "vllm");
+    kvp_cli_from_free(&fa);
+    char *other[] = {"plan", "--from", "vllm serve m", "--policy=sglang", NULL};
+    assert_int_equal(kvp_cli_from_rewrite(4, other, &fa), KVP_EXIT_BAD_INPUT);
+    /* Settings the command does not give combine with it. */
+    char *more[] = {"plan", "--from", "vllm serve m -tp 2", "--gpu", "h100", NULL};
+    assert_int_equal(kvp_cli_from_rewrite(5, more, &fa), 0);
+    assert_int_equal(fa.argc, 8);
+    kvp_cli_from_free(&fa);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_vllm),        cmocka_unit_test(test_vllm_shell_words),
         cmocka_unit_test(test_sglang),      cmocka_unit_test(test_llamacpp),
         cmocka_unit_test(test_trtllm_yaml), cmocka_unit_test(test_errors),
         cmocka_unit_test(test_rewrite),     cmocka_unit_test(test_random_commands),
-        cmocka_unit_test(test_yaml_crlf),
+        cmocka_unit_test(test_yaml_crlf),   cmocka_unit_test(test_from_bad_input_named),
+        cmocka_unit_test(test_from_contradicts_user),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
