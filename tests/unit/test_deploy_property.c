@@ -46,37 +46,7 @@ static const char *const k_engines[] = {"trtllm", "vllm", "sglang", "llamacpp"};
 
 /* ------------------------------------------------------ running a command */
 
-typedef int (*cmd_fn)(int, char **);
-
-/* Run one subcommand in-process; its stdout is returned (heap, caller frees). */
-static char *run(cmd_fn fn, char **argv, int argc, int *rc) {
-    fflush(stdout);
-    fflush(stderr);
-    FILE *tmp = tmpfile();
-    assert_non_null(tmp);
-    int saved_out = dup(1), saved_err = dup(2);
-    int devnull = open("/dev/null", O_WRONLY);
-    assert_true(saved_out >= 0 && saved_err >= 0 && devnull >= 0);
-    dup2(fileno(tmp), 1);
-    dup2(devnull, 2);
-    *rc = fn(argc, argv);
-    fflush(stdout);
-    fflush(stderr);
-    dup2(saved_out, 1);
-    dup2(saved_err, 2);
-    close(saved_out);
-    close(saved_err);
-    close(devnull);
-    long n = ftell(tmp);
-    assert_true(n >= 0);
-    char *buf = malloc((size_t)n + 1);
-    assert_non_null(buf);
-    rewind(tmp);
-    size_t got = fread(buf, 1, (size_t)n, tmp);
-    buf[got] = '\0';
-    fclose(tmp);
-    return buf;
-}
+#include "cli_run.h" /* run(): one subcommand in-process, its stdout */
 
 static json_t *run_json(cmd_fn fn, char **argv, int argc, int *rc) {
     char *out = run(fn, argv, argc, rc);
