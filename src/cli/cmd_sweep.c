@@ -11,25 +11,22 @@
 #include "cli_options.h"
 #include "fit_env.h"
 #include "kvplan/render.h"
+#include "kvplan/sweep.h"
 #include "from_cmd.h"
 #include "progress.h"
 #include "util.h"
 
-#define DEFAULT_MAX_PLANS 10000u
-#define MAX_PLANS_CAP 1000000u
-#define MAX_LIST 256
+#define DEFAULT_MAX_PLANS KVP_SWEEP_DEFAULT_MAX_PLANS
+#define MAX_PLANS_CAP KVP_SWEEP_MAX_PLANS
 
 typedef enum axis_kind { AX_POLICY = 0, AX_KV_DTYPE, AX_TP, AX_PP, AX_SEQ_LEN, AX_COUNT } axis_kind;
 
 static const char *const k_axis_names[AX_COUNT] = {"policy", "kv-dtype", "tp", "pp",
                                                    "max-seq-len"};
 
-typedef struct axis {
-    bool used;
-    size_t n;
-    char (*text)[24];   /* n values as text (policy, dtype) */
-    uint64_t *num;      /* n values (tp, pp, length) */
-} axis;
+/* The grid is the library's (kvplan/sweep.h): one --over parser for the CLI,
+ * kvp_json_call and kvplan serve. Values of axis k (0 when not swept). */
+static size_t axis_n(const kvp_sweep_grid *g, int k) { return kvp_sweep_grid_axis_size(g, k_axis_names[k]); }
 
 typedef struct row {
     kvp_fit_eval *e;
@@ -50,153 +47,13 @@ static void usage(FILE *out) {
     fit_cli_usage(out, KVP_COMMAND_SWEEP);
 }
 
-static bool axis_key(const char *k, axis_kind *out) {
-    if (!strcmp(k, "max-seq-len") || !strcmp(k, "seq-len") || !strcmp(k, "max-model-len") ||
-        !strcmp(k, "context") || !strcmp(k, "context-length") || !strcmp(k, "max_seq_len"))
-        *out = AX_SEQ_LEN;
-    else if (!strcmp(k, "kv-dtype") || !strcmp(k, "dtype") || !strcmp(k, "kv_dtype"))
-        *out = AX_KV_DTYPE;
-    else if (!strcmp(k, "tp"))
-        *out = AX_TP;
-    else if (!strcmp(k, "pp"))
-        *out = AX_PP;
-    else if (!strcmp(k, "policy") || !strcmp(k, "engine"))
-        *out = AX_POLICY;
-    else
-        return false;
-    return true;
-}
-
-/* Values of one item "a", "a..b" (doubling) or "a..b+s" (step s). Counts
- * first (out NULL) so the grid can be checked before anything is stored. */
-static int numeric_item(const fit_cli *c, const char *key, const char *item, uint64_t *out,
-                        size_t cap, size_t *count) {
-    char buf[96];
-    kvp__strlcpy(buf, item, sizeof buf);
-    char *dots = strstr(buf, "..");
+/* One --over KEY=VALUES into the grid; the library names the setting "over",
+ * the user typed --over. */
+static int parse_over(const fit_cli *c, const char *spec, kvp_sweep_grid *grid) {
     kvp_error e;
-    uint64_t lo, hi, step = 0;
-    if (!dots) {
-        if (kvp_parse_count(buf, &lo, &e) != KVP_OK || lo == 0)
-            return fit_cli_bad(c, KVP_INVALID_ARG, "--over", "--over %s: '%s' is not a positive count",
-                               key, item);
-        if (out && *count < cap) out[*count] = lo;
-        (*count)++;
-        return -1;
-    }
-    *dots = '\0';
-    char *rhs = dots + 2, *plus = strchr(rhs, '+');
-    if (plus) {
-        *plus = '\0';
-        if (kvp_parse_count(plus + 1, &step, &e) != KVP_OK || step == 0)
-            return fit_cli_bad(c, KVP_INVALID_ARG, "--over", "--over %s: bad step in '%s'", key,
-                               item);
-    }
-    if (kvp_parse_count(buf, &lo, &e) != KVP_OK || kvp_parse_count(rhs, &hi, &e) != KVP_OK ||
-        lo == 0 || hi < lo)
-        return fit_cli_bad(c, KVP_INVALID_ARG, "--over",
-                           "--over %s: '%s' is not a range LO..HI with 0 < LO <= HI", key, item);
-    for (uint64_t v = lo; v <= hi;) {
-        if (*count > MAX_PLANS_CAP)
-            return fit_cli_bad(c, KVP_INVALID_ARG, "--over",
-                               "--over %s: '%s' has more than %u values", key, item, MAX_PLANS_CAP);
-        if (out && *count < cap) out[*count] = v;
-        (*count)++;
-        uint64_t next;
-        if (step ? !kvp__add_u64(v, step, &next) : !kvp__mul_u64(v, 2, &next)) break;
-        v = next;
-    }
-    return -1;
-}
-
-static int parse_over(const fit_cli *c, const char *spec, axis *axes) {
-    char key[48];
-    const char *eq = strchr(spec, '=');
-    if (!eq || eq == spec || (size_t)(eq - spec) >= sizeof key || !eq[1])
-        return fit_cli_bad(c, KVP_INVALID_ARG, "--over",
-                           "--over: '%s' is not KEY=VALUES (e.g. max-seq-len=4k..128k)", spec);
-    memcpy(key, spec, (size_t)(eq - spec));
-    key[eq - spec] = '\0';
-    axis_kind k;
-    if (!axis_key(key, &k))
-        return fit_cli_bad(c, KVP_INVALID_ARG, "--over",
-                           "--over: unknown key '%s' (expected max-seq-len, kv-dtype, tp, pp, "
-                           "policy)",
-                           key);
-    axis *a = &axes[k];
-    if (a->used)
-        return fit_cli_bad(c, KVP_INVALID_ARG, "--over", "--over %s given twice", key);
-    a->used = true;
-    const char *vals = eq + 1;
-    if (strlen(vals) > 4000)
-        return fit_cli_bad(c, KVP_INVALID_ARG, "--over", "--over %s: the list is too long", key);
-    char list[4096];
-    kvp__strlcpy(list, vals, sizeof list);
-    bool numeric = k == AX_TP || k == AX_PP || k == AX_SEQ_LEN;
-    /* Pass 1: count. */
-    size_t count = 0;
-    char tmp[4096];
-    kvp__strlcpy(tmp, list, sizeof tmp);
-    char *save = NULL;
-    for (char *it = strtok_r(tmp, ",", &save); it; it = strtok_r(NULL, ",", &save)) {
-        if (numeric) {
-            int rc = numeric_item(c, key, it, NULL, 0, &count);
-            if (rc >= 0) return rc;
-        } else {
-            count++;
-        }
-    }
-    if (count == 0)
-        return fit_cli_bad(c, KVP_INVALID_ARG, "--over", "--over %s has no values", key);
-    if (!numeric && count > MAX_LIST)
-        return fit_cli_bad(c, KVP_INVALID_ARG, "--over", "--over %s: more than %d values", key,
-                           MAX_LIST);
-    if (count > MAX_PLANS_CAP)
-        return fit_cli_bad(c, KVP_INVALID_ARG, "--over", "--over %s: more than %u values", key,
-                           MAX_PLANS_CAP);
-    a->n = count;
-    if (numeric) {
-        a->num = calloc(count, sizeof *a->num);
-        if (!a->num) return kvp_cli_fail("out of memory");
-        size_t got = 0;
-        save = NULL;
-        for (char *it = strtok_r(list, ",", &save); it; it = strtok_r(NULL, ",", &save)) {
-            int rc = numeric_item(c, key, it, a->num, count, &got);
-            if (rc >= 0) return rc;
-        }
-        if ((k == AX_TP || k == AX_PP))
-            for (size_t i = 0; i < count; i++)
-                if (a->num[i] > 65536)
-                    return fit_cli_bad(c, KVP_INVALID_ARG, "--over", "--over %s: %llu is above 65536",
-                                       key, (unsigned long long)a->num[i]);
-        if (k == AX_SEQ_LEN)
-            for (size_t i = 0; i < count; i++)
-                if (a->num[i] > (1ull << 32))
-                    return fit_cli_bad(c, KVP_INVALID_ARG, "--over",
-                                       "--over %s: %llu is above 2^32 tokens", key,
-                                       (unsigned long long)a->num[i]);
-    } else {
-        a->text = calloc(count, sizeof *a->text);
-        if (!a->text) return kvp_cli_fail("out of memory");
-        size_t i = 0;
-        save = NULL;
-        for (char *it = strtok_r(list, ",", &save); it && i < count;
-             it = strtok_r(NULL, ",", &save), i++) {
-            if (strlen(it) >= sizeof a->text[0])
-                return fit_cli_bad(c, KVP_INVALID_ARG, "--over", "--over %s: '%s' is too long",
-                                   key, it);
-            if (k == AX_POLICY) {
-                kvp_engine en;
-                if (kvp_engine_parse(it, &en) != KVP_OK)
-                    return fit_cli_bad(c, KVP_INVALID_ARG, "--over",
-                                       "--over policy: unknown engine '%s' (expected trtllm, "
-                                       "vllm, sglang, llamacpp)",
-                                       it);
-            }
-            kvp__strlcpy(a->text[i], it, sizeof a->text[0]);
-        }
-    }
-    return -1;
+    kvp_error_clear(&e);
+    if (kvp_sweep_grid_over(grid, spec, &e) == KVP_OK) return -1;
+    return fit_cli_bad(c, e.code, "--over", "--%s", e.message);
 }
 
 static void csv_field(const char *s) {
@@ -226,11 +83,11 @@ static void short_reason(const char *s, char *buf, size_t n) {
 }
 
 /* Name of a series: the values of the varying axes other than length. */
-static void series_name(const axis *axes, const kvp_fit_eval *e, char *buf, size_t n) {
+static void series_name(const kvp_sweep_grid *grid, const kvp_fit_eval *e, char *buf, size_t n) {
     buf[0] = '\0';
     char part[48];
     for (int k = 0; k < AX_SEQ_LEN; k++) {
-        if (!axes[k].used || axes[k].n < 2) continue;
+        if (axis_n(grid, k) < 2) continue;
         switch (k) {
         case AX_POLICY: snprintf(part, sizeof part, "%s", kvp_engine_name(e->point.engine)); break;
         case AX_KV_DTYPE: snprintf(part, sizeof part, "%s", e->point.kv_dtype); break;
@@ -243,9 +100,9 @@ static void series_name(const axis *axes, const kvp_fit_eval *e, char *buf, size
     if (!buf[0]) snprintf(buf, n, "%s", kvp_engine_name(e->point.engine));
 }
 
-static kvp_status build_chart(const fit_cli *c, const axis *axes, kvp_fit_eval **evals,
+static kvp_status build_chart(const fit_cli *c, const kvp_sweep_grid *grid, kvp_fit_eval **evals,
                               size_t count, kvp_report_text *svg, kvp_error *err) {
-    size_t per = axes[AX_SEQ_LEN].n, nseries = count / per;
+    size_t per = axis_n(grid, AX_SEQ_LEN), nseries = count / per;
     if (nseries > KVP_REPORT_MAX_SERIES)
         return kvp__fail(err, KVP_INVALID_ARG, NULL, "--svg",
                          "--svg: %zu lines are too many for one chart (at most %d); narrow the "
@@ -262,14 +119,14 @@ static kvp_status build_chart(const fit_cli *c, const axis *axes, kvp_fit_eval *
     uint64_t lo = UINT64_MAX, hi = 0;
     for (size_t i = 0; i < count; i++) {
         const kvp_fit_eval *e = evals[i];
-        uint64_t L = axes[AX_SEQ_LEN].num[i % per];
+        uint64_t L = e->point.max_seq_len;
         xs[i] = (double)L;
         ys[i] = e->status == KVP_OK ? (double)e->max_sequences : NAN;
         if (L < lo) lo = L;
         if (L > hi) hi = L;
     }
     for (size_t s = 0; s < nseries; s++) {
-        series_name(axes, evals[s * per], names[s], sizeof names[s]);
+        series_name(grid, evals[s * per], names[s], sizeof names[s]);
         series[s].name = names[s];
         series[s].count = per;
         series[s].x = xs + s * per;
@@ -294,13 +151,13 @@ static kvp_status build_chart(const fit_cli *c, const axis *axes, kvp_fit_eval *
     return st;
 }
 
-static int write_outputs(const fit_cli *c, const axis *axes, kvp_fit_eval **evals, size_t count,
+static int write_outputs(const fit_cli *c, const kvp_sweep_grid *grid, kvp_fit_eval **evals, size_t count,
                          const char *svg_path, const char *html_path) {
     kvp_error err;
     kvp_error_clear(&err);
     kvp_report_text svg;
     kvp_report_text_init(&svg, NULL);
-    kvp_status st = build_chart(c, axes, evals, count, &svg, &err);
+    kvp_status st = build_chart(c, grid, evals, count, &svg, &err);
     if (st != KVP_OK) {
         kvp_report_text_free(&svg);
         return kvp_cli_report_error(&err, c->json);
@@ -376,12 +233,11 @@ int kvp_cmd_sweep(int argc, char **argv) {
     if (kvp_cli_run_from(argc, argv, kvp_cmd_sweep, &frc)) return frc;
     fit_cli c;
     fit_cli_init(&c, argc, argv);
-    axis axes[AX_COUNT];
-    memset(axes, 0, sizeof axes);
+    kvp_sweep_grid *grid = kvp_sweep_grid_new();
     uint64_t max_plans = DEFAULT_MAX_PLANS;
     bool csv = false, timing = false, quiet = false;
     const char *svg = NULL, *html = NULL;
-    int rc = -1;
+    int rc = grid ? -1 : kvp_cli_fail("out of memory");
     kvp_fit_eval **evals = NULL;
     size_t count = 1, done = 0;
     static const char *const extra[] = {"--over", "--max-plans", "--csv", "--svg", "--html",
@@ -397,7 +253,7 @@ int kvp_cmd_sweep(int argc, char **argv) {
         rc = fit_cli_option(&c, argc, argv, &i, &handled);
         if (rc >= 0 || handled) continue;
         if (kvp_cli_opt(argc, argv, &i, "--over", &v, &bad)) {
-            rc = bad ? KVP_EXIT_BAD_INPUT : parse_over(&c, v, axes);
+            rc = bad ? KVP_EXIT_BAD_INPUT : parse_over(&c, v, grid);
         } else if (kvp_cli_opt(argc, argv, &i, "--max-plans", &v, &bad)) {
             if (bad || !kvp_cli_u64_count("--max-plans", v, &max_plans))
                 rc = KVP_EXIT_BAD_INPUT;
@@ -431,7 +287,7 @@ int kvp_cmd_sweep(int argc, char **argv) {
     static const char *const k_axis_option[AX_COUNT] = {"--policy", "--kv-dtype", "--tp", "--pp",
                                                         "--max-seq-len"};
     for (int k = 0; k < AX_COUNT && rc < 0; k++)
-        if (axes[k].used && kvp_options_given(c.opt, k_axis_option[k])) {
+        if (axis_n(grid, k) && kvp_options_given(c.opt, k_axis_option[k])) {
             char over[48];
             snprintf(over, sizeof over, "--over %s", k_axis_names[k]);
             rc = kvp_cli_contradiction(over, kvp_options_typed(c.opt, k_axis_option[k]),
@@ -441,24 +297,22 @@ int kvp_cmd_sweep(int argc, char **argv) {
         rc = kvp_cli_contradiction("--csv", "--json", "give one output format", c.json);
     if (rc >= 0) goto out;
     /* Several engines planned: no spelling chooses one. */
-    if (axes[AX_POLICY].used) c.opt->engines_vary = true;
-    bool any = false;
-    for (int k = 0; k < AX_COUNT; k++) any = any || axes[k].used;
-    if (!any) {
+    if (axis_n(grid, AX_POLICY)) c.opt->engines_vary = true;
+    if (kvp_sweep_grid_axes(grid, NULL, 0) == 0) {
         rc = fit_cli_bad(&c, KVP_INVALID_ARG, "--over",
                          "sweep needs at least one --over KEY=VALUES (e.g. "
                          "--over max-seq-len=4k..128k)");
         goto out;
     }
-    if ((svg || html) && (!axes[AX_SEQ_LEN].used || axes[AX_SEQ_LEN].n < 2)) {
+    if ((svg || html) && axis_n(grid, AX_SEQ_LEN) < 2) {
         rc = fit_cli_bad(&c, KVP_INVALID_ARG, svg ? "--svg" : "--html",
                          "the chart draws max sequences against max-seq-len: sweep it with "
                          "--over max-seq-len=LO..HI");
         goto out;
     }
     for (int k = 0; k < AX_COUNT; k++) {
-        if (!axes[k].used) continue;
-        if (!kvp__mul_u64(count, axes[k].n, &count) || count > MAX_PLANS_CAP) count = UINT64_MAX;
+        if (!axis_n(grid, k)) continue;
+        if (!kvp__mul_u64(count, axis_n(grid, k), &count) || count > MAX_PLANS_CAP) count = UINT64_MAX;
     }
     if (count > max_plans) {
         char n1[32];
@@ -480,19 +334,12 @@ int kvp_cmd_sweep(int argc, char **argv) {
     double t0 = now_s();
     kvp_cli_progress prog;
     kvp_cli_progress_begin(&prog, "sweep", "plans", quiet);
-    /* Odometer: policy outermost, length innermost (a chart line is contiguous). */
-    size_t idx[AX_COUNT] = {0};
+    /* The grid's odometer order: policy outermost, length innermost (a chart line
+     * is contiguous). */
     for (done = 0; done < count; done++) {
         kvp_cli_progress_update(&prog, done, count);
-        kvp_fit_point p = c.base;
-        if (axes[AX_POLICY].used &&
-            kvp_engine_parse(axes[AX_POLICY].text[idx[AX_POLICY]], &p.engine) != KVP_OK)
-            p.engine = KVP_ENGINE_TRTLLM; /* checked when parsed */
-        if (axes[AX_KV_DTYPE].used)
-            kvp__strlcpy(p.kv_dtype, axes[AX_KV_DTYPE].text[idx[AX_KV_DTYPE]], sizeof p.kv_dtype);
-        if (axes[AX_TP].used) p.tp = (uint32_t)axes[AX_TP].num[idx[AX_TP]];
-        if (axes[AX_PP].used) p.pp = (uint32_t)axes[AX_PP].num[idx[AX_PP]];
-        if (axes[AX_SEQ_LEN].used) p.max_seq_len = axes[AX_SEQ_LEN].num[idx[AX_SEQ_LEN]];
+        kvp_fit_point p;
+        kvp_sweep_grid_point(grid, done, &c.base, &p);
         evals[done] = malloc(sizeof *evals[done]);
         kvp_error err;
         kvp_error_clear(&err);
@@ -507,11 +354,6 @@ int kvp_cmd_sweep(int argc, char **argv) {
             rc = kvp_cli_report_error(&err, c.json);
             goto out;
         }
-        for (int k = AX_COUNT - 1; k >= 0; k--) {
-            if (!axes[k].used) continue;
-            if (++idx[k] < axes[k].n) break;
-            idx[k] = 0;
-        }
     }
     kvp_cli_progress_end(&prog);
     double dt = now_s() - t0;
@@ -522,9 +364,7 @@ int kvp_cmd_sweep(int argc, char **argv) {
     if (c.json) {
         kvp_render_input in = {c.model, c.has_gpu_info ? c.gpu_info.name : NULL, NULL, NULL, 0, NULL, NULL};
         const char *names[AX_COUNT];
-        size_t n_names = 0;
-        for (int k = 0; k < AX_COUNT; k++)
-            if (axes[k].used) names[n_names++] = k_axis_names[k];
+        size_t n_names = kvp_sweep_grid_axes(grid, names, AX_COUNT);
         char *text = NULL;
         kvp_error jerr;
         kvp_error_clear(&jerr);
@@ -580,15 +420,12 @@ int kvp_cmd_sweep(int argc, char **argv) {
         }
     }
     rc = -1;
-    if (svg || html) rc = write_outputs(&c, axes, evals, count, svg, html);
+    if (svg || html) rc = write_outputs(&c, grid, evals, count, svg, html);
     if (rc < 0) rc = KVP_EXIT_OK;
 out:
     for (size_t i = 0; evals && i < done; i++) free(evals[i]);
     free(evals);
-    for (int k = 0; k < AX_COUNT; k++) {
-        free(axes[k].num);
-        free(axes[k].text);
-    }
+    kvp_sweep_grid_free(grid);
     fit_cli_free(&c);
     return rc;
 }
