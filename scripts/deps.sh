@@ -3,14 +3,16 @@
 # valgrind: memcheck over a sample of the hostile corpus (tests/cli/hostile_corpus.sh);
 # binutils: readelf for the hardening check (tests/cli/hostile_hardening.sh);
 # python3: the reference-case and CLI checks; python3-jsonschema: every --json document
-# against docs/schema/ (tests/cli/json_schemas.py); chromium: the chart render test;
+# against docs/schema/ (tests/cli/json_schemas.py); chromium: the chart render test and
+# the kvplan serve page test; curl: the README's kvplan serve example;
 # git + npm: the llama.cpp engine test (tests/engine/engine_test.sh installs the pinned
 # node-llama-cpp from the npm registry; npm only when no npm is on PATH already).
 set -euo pipefail
+# libmicrohttpd-dev: the HTTP server of `kvplan serve` (src/serve/).
 # Usage: deps.sh [build|test]  (build: what compiling kvplan needs; test, the default: all)
-pkgs=(build-essential cmake pkg-config libjansson-dev libyaml-dev libcmocka-dev)
+pkgs=(build-essential cmake pkg-config libjansson-dev libyaml-dev libcmocka-dev libmicrohttpd-dev)
 if [ "${1:-test}" != build ]; then
-  pkgs+=(clang libclang-rt-14-dev valgrind binutils python3 python3-jsonschema chromium git)
+  pkgs+=(clang libclang-rt-14-dev valgrind binutils python3 python3-jsonschema chromium git curl)
   command -v npm >/dev/null 2>&1 || pkgs+=(npm)
 fi
 need=()

@@ -10,7 +10,7 @@
  * same library code. Documented fields: README ("JSON") and docs/.
  *
  * Commands and their request keys:
- *   "cost"    model (string, required), tp, pp, pp_rank, tokens_per_block
+ *   "cost"    model (string) or config (a config.json object), tp, pp, pp_rank, tokens_per_block
  *             (alias block_size), beam_width (integers, the CLI's ranges),
  *             kv_dtype (string: auto|fp32|fp16|bf16|fp8|int8|nvfp4),
  *             layers (boolean)
@@ -35,6 +35,8 @@
  *             deployment the engine would refuse to start is KVP_INFEASIBLE
  *             naming the rule and the setting (the CLI prints the start-up
  *             report and exits 1).
+ *   "gpus"    no keys: the embedded GPU catalogue, as
+ *             `kvplan gpus --catalog --json`
  * kvp_json_commands() lists them; any other command is KVP_UNSUPPORTED.
  *
  * Errors: the status, and `err` names the request key as a JSON pointer
@@ -59,8 +61,8 @@ KVP_API KVP_NODISCARD kvp_status kvp_json_call(const char *command, const char *
                                                char **out_json, kvp_error *err);
 /* Free a result of kvp_json_call. NULL is a no-op. */
 KVP_API void kvp_json_free(char *json);
-/* The commands kvp_json_call answers, space-separated ("cost models plan fit
- * compare sweep"); static. */
+/* The commands kvp_json_call answers, space-separated ("cost models gpus
+ * plan fit compare sweep"); static. */
 KVP_API const char *kvp_json_commands(void);
 
 #ifdef __cplusplus

@@ -10,8 +10,10 @@
 #include <jansson.h>
 
 #include "kvplan/cost.h"
+#include "kvplan/gpu.h"
 #include "kvplan/model.h"
 
+#include "json_call_opts.h"
 #include "render_internal.h" /* KVP__JSON_FLAGS, the envelope */
 
 /* Notes a reader of a cost should know (dtype assumed, replicated heads,
@@ -35,6 +37,23 @@ kvp_status kvp__models_json_text(const char *filter, char **out, size_t *matched
  * deploy_call.c): is `command` one, and answer `req` (an object). *out:
  * malloc'd text, freed with free(). */
 bool kvp__deploy_command(const char *command);
-kvp_status kvp__deploy_call(const char *command, const json_t *req, char **out, kvp_error *err);
+kvp_status kvp__deploy_call(const char *command, const json_t *req, const kvp__json_call_opts *o,
+                            char **out, kvp_error *err);
+
+/* The request's model: "model" (a string, see catalog_only) or "config" (a
+ * config.json object read by the model's reader under the name
+ * "config.json"); each NULL when missing. *out: a new model the caller frees
+ * with kvp_model_free. */
+kvp_status kvp__request_model(const json_t *model, const json_t *config,
+                              const kvp__json_call_opts *o, kvp_model **out, kvp_error *err);
+
+/* One GPU as `kvplan gpus --json` writes it (free_bytes only when `live`);
+ * a new reference. */
+json_t *kvp__gpu_json(const kvp_gpu_info *g, bool live);
+
+/* `kvplan gpus --catalog --json`: {"gpus": [...]}, the user's catalogue file
+ * `catalog_path` first (NULL: the embedded one only). *out: malloc'd text,
+ * freed with free(). */
+kvp_status kvp__gpus_catalog_json_text(const char *catalog_path, char **out, kvp_error *err);
 
 #endif

@@ -88,33 +88,15 @@ static kvp_status set_option(kvp_options *o, const char *key, const json_t *v, k
     return KVP_OK;
 }
 
-/* The model: "model" (what `kvplan COMMAND MODEL` takes) or "config" (a
- * config.json object). */
-static kvp_status request_model(const json_t *model, const json_t *config, kvp_model **out,
-                                char *dir, size_t dir_size, const char **model_dir, kvp_error *err) {
+/* The model (request_model.c), and for a folder the exact weights from its
+ * safetensors headers, as the CLI. */
+static kvp_status request_model(const json_t *model, const json_t *config,
+                                const kvp__json_call_opts *o, kvp_model **out, char *dir,
+                                size_t dir_size, const char **model_dir, kvp_error *err) {
     *model_dir = NULL;
-    if (model && config)
-        return bad(err, KVP_INVALID_ARG, "config", "give \"model\" or \"config\", not both");
-    if (config) {
-        if (!json_is_object(config))
-            return bad(err, KVP_INVALID_ARG, "config", "config: expected a config.json object, found %s",
-                       kvp__json_type_name(config));
-        char *text = json_dumps(config, JSON_COMPACT);
-        if (!text) return kvp__fail(err, KVP_NOMEM, NULL, "/config", "out of memory reading config");
-        kvp_status st = kvp_model_from_hf_json(text, strlen(text), "config.json", NULL, out, err);
-        free(text);
-        return st;
-    }
-    if (!model)
-        return bad(err, KVP_INVALID_ARG, "model",
-                   "model: missing (a config.json, a folder, or a catalogue name; or \"config\": "
-                   "{...})");
-    if (!json_is_string(model))
-        return bad(err, KVP_INVALID_ARG, "model", "model: expected a string, found %s",
-                   kvp__json_type_name(model));
-    kvp_status st = kvp_model_open(json_string_value(model), NULL, out, err);
-    /* A checkpoint folder: exact weights from its safetensors headers, as the CLI. */
-    if (st == KVP_OK) *model_dir = kvp__model_dir(json_string_value(model), dir, dir_size);
+    kvp_status st = kvp__request_model(model, config, o, out, err);
+    if (st == KVP_OK && model && !o->catalog_only)
+        *model_dir = kvp__model_dir(json_string_value(model), dir, dir_size);
     return st;
 }
 
@@ -137,8 +119,9 @@ static void call_free(call *c) {
  * `take`), finish the settings, load the model and look up the GPU. */
 typedef kvp_status (*take_fn)(void *ctx, const char *key, const json_t *v, kvp_error *err);
 
-static kvp_status call_begin(call *c, unsigned command, const json_t *req, const char *const *own,
-                             take_fn take, void *ctx, kvp_error *err) {
+static kvp_status call_begin(call *c, unsigned command, const json_t *req,
+                             const kvp__json_call_opts *o, const char *const *own, take_fn take,
+                             void *ctx, kvp_error *err) {
     memset(c, 0, sizeof *c);
     c->opt = kvp_options_new(command);
     if (!c->opt) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
@@ -167,7 +150,8 @@ static kvp_status call_begin(call *c, unsigned command, const json_t *req, const
     }
     kvp_deployment *d = &c->opt->deployment;
     const char *mdir = NULL;
-    if ((st = request_model(model, config, &c->model, c->dir, sizeof c->dir, &mdir, err)) != KVP_OK)
+    if ((st = request_model(model, config, o, &c->model, c->dir, sizeof c->dir, &mdir, err)) !=
+        KVP_OK)
         return st;
     d->model = c->model;
     d->memory.model_dir = mdir;
@@ -226,9 +210,10 @@ static kvp_status startup_gate(call *c, kvp_error *err) {
 
 /* ------------------------------------------------------------------ plan */
 
-static kvp_status call_plan(const json_t *req, char **out, kvp_error *err) {
+static kvp_status call_plan(const json_t *req, const kvp__json_call_opts *o, char **out,
+                            kvp_error *err) {
     call c;
-    kvp_status st = call_begin(&c, KVP_COMMAND_PLAN, req, NULL, NULL, NULL, err);
+    kvp_status st = call_begin(&c, KVP_COMMAND_PLAN, req, o, NULL, NULL, NULL, err);
     if (st == KVP_OK) st = startup_gate(&c, err);
     kvp_deploy_result *r = NULL;
     if (st == KVP_OK && !(r = kvp_deploy_result_new()))
@@ -307,12 +292,13 @@ static kvp_status fit_take(void *ctx, const char *key, const json_t *v, kvp_erro
     return KVP_OK;
 }
 
-static kvp_status call_fit(const json_t *req, char **out, kvp_error *err) {
+static kvp_status call_fit(const json_t *req, const kvp__json_call_opts *o, char **out,
+                           kvp_error *err) {
     static const char *const own[] = {"solve", "concurrency", "gpus", "allow_pp", "max_seq_len_limit", NULL};
     fit_own f;
     memset(&f, 0, sizeof f);
     call c;
-    kvp_status st = call_begin(&c, KVP_COMMAND_FIT, req, own, fit_take, &f, err);
+    kvp_status st = call_begin(&c, KVP_COMMAND_FIT, req, o, own, fit_take, &f, err);
     const kvp_deployment *d = &c.opt->deployment;
     bool has_len = st == KVP_OK && kvp_options_given(c.opt, "--max-seq-len");
     /* What is left free: the same rule as `kvplan fit`. */
@@ -390,12 +376,13 @@ static kvp_status compare_take(void *ctx, const char *key, const json_t *v, kvp_
     return st;
 }
 
-static kvp_status call_compare(const json_t *req, char **out, kvp_error *err) {
+static kvp_status call_compare(const json_t *req, const kvp__json_call_opts *o, char **out,
+                               kvp_error *err) {
     static const char *const own[] = {"policies", NULL};
     compare_own co;
     memset(&co, 0, sizeof co);
     call c;
-    kvp_status st = call_begin(&c, KVP_COMMAND_COMPARE, req, own, compare_take, &co, err);
+    kvp_status st = call_begin(&c, KVP_COMMAND_COMPARE, req, o, own, compare_take, &co, err);
     if (co.n == 0)
         for (int k = 0; k < KVP_ENGINE_COUNT; k++) co.engines[co.n++] = (kvp_engine)k;
     const kvp_deployment *d = &c.opt->deployment;
@@ -451,12 +438,13 @@ static kvp_status sweep_take(void *ctx, const char *key, const json_t *v, kvp_er
     return KVP_OK;
 }
 
-static kvp_status call_sweep(const json_t *req, char **out, kvp_error *err) {
+static kvp_status call_sweep(const json_t *req, const kvp__json_call_opts *o, char **out,
+                             kvp_error *err) {
     static const char *const own[] = {"over", "max_plans", NULL};
     sweep_own so = {kvp_sweep_grid_new(), KVP_SWEEP_DEFAULT_MAX_PLANS};
     if (!so.grid) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
     call c;
-    kvp_status st = call_begin(&c, KVP_COMMAND_SWEEP, req, own, sweep_take, &so, err);
+    kvp_status st = call_begin(&c, KVP_COMMAND_SWEEP, req, o, own, sweep_take, &so, err);
     uint64_t count = 0;
     if (st == KVP_OK) {
         st = kvp_sweep_grid_count(so.grid, so.max_plans, &count, err);
@@ -495,9 +483,10 @@ bool kvp__deploy_command(const char *command) {
            !strcmp(command, "sweep");
 }
 
-kvp_status kvp__deploy_call(const char *command, const json_t *req, char **out, kvp_error *err) {
-    if (!strcmp(command, "plan")) return call_plan(req, out, err);
-    if (!strcmp(command, "fit")) return call_fit(req, out, err);
-    if (!strcmp(command, "sweep")) return call_sweep(req, out, err);
-    return call_compare(req, out, err);
+kvp_status kvp__deploy_call(const char *command, const json_t *req, const kvp__json_call_opts *o,
+                            char **out, kvp_error *err) {
+    if (!strcmp(command, "plan")) return call_plan(req, o, out, err);
+    if (!strcmp(command, "fit")) return call_fit(req, o, out, err);
+    if (!strcmp(command, "sweep")) return call_sweep(req, o, out, err);
+    return call_compare(req, o, out, err);
 }

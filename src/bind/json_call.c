@@ -14,7 +14,7 @@
 #include "kvplan/json.h"
 #include "util.h"
 
-const char *kvp_json_commands(void) { return "cost models plan fit compare sweep"; }
+const char *kvp_json_commands(void) { return "cost models gpus plan fit compare sweep"; }
 
 void kvp_json_free(char *json) { free(json); }
 
@@ -60,11 +60,13 @@ static kvp_status unknown_key(const char *key, const char *known, kvp_error *err
 }
 
 /* "cost": the ranges are those of `kvplan cost` (src/cli/cmd_cost.c). */
-static kvp_status call_cost(const json_t *req, char **out, kvp_error *err) {
+static kvp_status call_cost(const json_t *req, const kvp__json_call_opts *o, char **out,
+                            kvp_error *err) {
     static const char known[] =
-        "model, tp, pp, pp_rank, kv_dtype, tokens_per_block, block_size, beam_width, layers";
+        "model, config, tp, pp, pp_rank, kv_dtype, tokens_per_block, block_size, beam_width, "
+        "layers";
     kvp_cost_settings s = kvp_cost_settings_default();
-    const char *model = NULL;
+    const json_t *model = NULL, *config = NULL;
     bool layers = false, seen_block = false;
     const char *key;
     json_t *v;
@@ -72,7 +74,9 @@ static kvp_status call_cost(const json_t *req, char **out, kvp_error *err) {
     json_object_foreach((json_t *)req, key, v) {
         uint32_t u;
         if (!strcmp(key, "model")) {
-            st = req_string(v, key, &model, err);
+            model = v;
+        } else if (!strcmp(key, "config")) {
+            config = v;
         } else if (!strcmp(key, "tp")) {
             st = req_u32(v, key, 1, 65536, &s.tp, err);
         } else if (!strcmp(key, "pp")) {
@@ -106,11 +110,8 @@ static kvp_status call_cost(const json_t *req, char **out, kvp_error *err) {
         }
         if (st) return st;
     }
-    if (!model)
-        return kvp__fail(err, KVP_INVALID_ARG, NULL, "/model",
-                         "model: missing (a config.json, a folder, or a catalogue name)");
     kvp_model *m = NULL;
-    st = kvp_model_open(model, NULL, &m, err);
+    st = kvp__request_model(model, config, o, &m, err);
     if (st) return st;
     kvp_cost c;
     st = kvp_cost_compute(m, &s, &c, err);
@@ -131,8 +132,26 @@ static kvp_status call_models(const json_t *req, char **out, kvp_error *err) {
     return kvp__models_json_text(filter, out, &matched, err);
 }
 
+/* "gpus": the catalogue (`kvplan gpus --catalog --json`); the embedded one
+ * only, a request names no file. */
+static kvp_status call_gpus(const json_t *req, char **out, kvp_error *err) {
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)req, key, v) {
+        (void)v;
+        return unknown_key(key, "none", err);
+    }
+    return kvp__gpus_catalog_json_text(NULL, out, err);
+}
+
 kvp_status kvp_json_call(const char *command, const char *request_json, char **out_json,
                          kvp_error *err) {
+    static const kvp__json_call_opts defaults = {false};
+    return kvp__json_call_with(command, request_json, &defaults, out_json, err);
+}
+
+kvp_status kvp__json_call_with(const char *command, const char *request_json,
+                               const kvp__json_call_opts *o, char **out_json, kvp_error *err) {
     if (!out_json) return kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "out_json is NULL");
     *out_json = NULL;
     if (!command) return kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "command is NULL");
@@ -150,11 +169,13 @@ kvp_status kvp_json_call(const char *command, const char *request_json, char **o
         st = kvp__fail(err, KVP_INVALID_ARG, "request", "", "expected a JSON object, found %s",
                        kvp__json_type_name(req));
     else if (!strcmp(command, "cost"))
-        st = call_cost(req, out_json, err);
+        st = call_cost(req, o, out_json, err);
     else if (!strcmp(command, "models"))
         st = call_models(req, out_json, err);
+    else if (!strcmp(command, "gpus"))
+        st = call_gpus(req, out_json, err);
     else if (kvp__deploy_command(command))
-        st = kvp__deploy_call(command, req, out_json, err);
+        st = kvp__deploy_call(command, req, o, out_json, err);
     else
         st = kvp__fail(err, KVP_UNSUPPORTED, NULL, NULL,
                        "command '%s' is not answered by kvp_json_call (it answers: %s); "

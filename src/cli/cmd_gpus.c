@@ -4,8 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "render_internal.h" /* kvp__json_document: the envelope */
+#include "bind_internal.h" /* the GPU JSON, shared with kvp_json_call */
 #include "cli.h"
+#include "render_internal.h" /* kvp__json_document: the envelope */
 
 static const char *const k_usage =
     "usage: kvplan gpus [--catalog] [--json]\n"
@@ -26,61 +27,37 @@ static void print_json(json_t *v) {
     json_decref(v);
 }
 
-static json_t *gpu_json(const kvp_gpu_info *g, bool live) {
-    json_t *o = json_object();
-    json_object_set_new(o, "name", json_string(g->name));
-    json_object_set_new(o, "vendor", json_string(g->vendor));
-    json_object_set_new(o, "total_bytes", json_integer((json_int_t)g->total_bytes));
-    if (live) json_object_set_new(o, "free_bytes", json_integer((json_int_t)g->free_bytes));
-    json_object_set_new(o, "driver_total_bytes", json_integer((json_int_t)g->driver_total_bytes));
-    json_object_set_new(o, "total_basis", json_string(g->total_basis));
-    json_object_set_new(o, "bandwidth_bytes_per_s",
-                        json_integer((json_int_t)g->bandwidth_bytes_per_s));
-    json_object_set_new(o, "source", json_string(g->source));
-    char cc[16];
-    kvp_gpu_cc_string(g->compute_capability, cc, sizeof cc);
-    json_object_set_new(o, "compute_capability", cc[0] ? json_string(cc) : json_null());
-    json_object_set_new(o, "gfx_target", g->gfx_target[0] ? json_string(g->gfx_target) : json_null());
-    json_object_set_new(o, "arch", g->arch[0] ? json_string(g->arch) : json_null());
-    json_object_set_new(o, "arch_source", json_string(g->arch_source));
-    return o;
-}
-
 static int list_catalog(bool json) {
+    kvp_error err;
+    if (json) {
+        char *text = NULL;
+        if (kvp__gpus_catalog_json_text(kvp_cli_gpu_catalog(), &text, &err) != KVP_OK)
+            return kvp_cli_report_error(&err, true);
+        puts(text);
+        free(text);
+        return KVP_EXIT_OK;
+    }
     /* One read of the catalogue (and of the user's file) for the whole list. */
     size_t n = 0;
-    kvp_error err;
     static kvp_gpu_info list[1024 + 64]; /* a user file's 1024 entries + the embedded ones */
     if (kvp_gpu_catalog_list_in(kvp_cli_gpu_catalog(), list, sizeof list / sizeof list[0], &n,
                                 &err) != KVP_OK)
-        return kvp_cli_report_error(&err, json);
+        return kvp_cli_report_error(&err, false);
     if (n > sizeof list / sizeof list[0]) n = sizeof list / sizeof list[0];
-    json_t *arr = json ? json_array() : NULL;
-    if (!json)
-        printf("%-27s %-7s %12s %-8s %6s  %-7s %s\n", "name", "vendor", "total GiB", "basis",
-               "GB/s", "cc", "arch");
+    printf("%-27s %-7s %12s %-8s %6s  %-7s %s\n", "name", "vendor", "total GiB", "basis", "GB/s",
+           "cc", "arch");
     for (size_t i = 0; i < n; i++) {
         const kvp_gpu_info *g = &list[i];
-        if (json) {
-            json_array_append_new(arr, gpu_json(g, false));
-            continue;
-        }
         char cc[16];
         kvp_gpu_cc_string(g->compute_capability, cc, sizeof cc);
         printf("%-27s %-7s %12.2f %-8s %6.0f  %-7s %s\n", g->name, g->vendor, gib(g->total_bytes),
                g->total_basis, (double)g->bandwidth_bytes_per_s / 1e9,
                g->gfx_target[0] ? g->gfx_target : cc[0] ? cc : "-", g->arch[0] ? g->arch : "-");
     }
-    if (json) {
-        json_t *root = kvp__json_document();
-        json_object_set_new(root, "gpus", arr);
-        print_json(root);
-    } else {
-        puts("\ntotal: CUDA/HIP-visible bytes when the catalogue knows them (basis cuda/hip), else the\n"
-             "nvidia-smi total (nvml) or a figure derived from the marketing size (derived);\n"
-             "cc: compute capability (AMD: the LLVM gfx target);\n"
-             "'kvplan gpus --catalog --json' gives the source of every figure.");
-    }
+    puts("\ntotal: CUDA/HIP-visible bytes when the catalogue knows them (basis cuda/hip), else the\n"
+         "nvidia-smi total (nvml) or a figure derived from the marketing size (derived);\n"
+         "cc: compute capability (AMD: the LLVM gfx target);\n"
+         "'kvplan gpus --catalog --json' gives the source of every figure.");
     return KVP_EXIT_OK;
 }
 
@@ -93,7 +70,7 @@ static int list_live(bool json) {
         json_t *root = kvp__json_document(), *arr = json_array();
         for (uint32_t i = 0; i < r->device_count; i++) {
             const kvp_probed_gpu *d = &r->devices[i];
-            json_t *o = gpu_json(&d->info, true);
+            json_t *o = kvp__gpu_json(&d->info, true);
             json_object_set_new(o, "device", json_integer(i));
             json_object_set_new(o, "backend", json_string(d->backend));
             json_object_set_new(o, "backend_index", json_integer(d->index));

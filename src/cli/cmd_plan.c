@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "accuracy.h"
 #include "cli.h"
 #include "cli_options.h"
 #include "startup_cli.h"
@@ -663,6 +664,7 @@ static void print_text(plan_ctx *p, FILE *f) {
         fputs("\nwarnings\n", f);
         for (size_t i = 0; i < p->warn_count; i++) fprintf(f, "  - %s\n", p->warnings[i]);
     }
+    fprintf(f, "\naccuracy: %s (docs/accuracy.md)\n", kvp__engine_accuracy_line(KVP_ENGINE_TRTLLM));
 }
 
 /* `plan --json`, rendered by the library (kvplan/render.h): the same document

@@ -15,6 +15,7 @@
     X(models, "list the embedded model catalogue")                             \
     X(sim, "replay a workload through the planned block pool: real concurrency") \
     X(plan, "the KV cache plan of one GPU: budget, pools, tokens, sequences") \
+    X(serve, "the web page and JSON API on this machine (127.0.0.1 by default)") \
     X(sweep, "plan a grid (max-seq-len x kv-dtype x tp x policy): table, CSV, JSON, SVG")
 
 #define KVP__DECLARE_CMD(name, help) int kvp_cmd_##name(int argc, char **argv);

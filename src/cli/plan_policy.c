@@ -16,6 +16,7 @@
 
 #include <jansson.h>
 
+#include "accuracy.h"
 #include "cli.h"
 #include "render_internal.h" /* kvp__estimated_note */
 #include "kvplan/render.h"
@@ -529,6 +530,7 @@ static void print_text(const kvp_model *model, const kvp_policy_result *r, const
     kvp_cli_admission_text(stdout, adm, "");
     for (unsigned i = 0; i < cn->count; i++) printf("note: %s\n", cn->text[i]);
     for (uint32_t i = 0; i < r->note_count; i++) printf("note: %s\n", r->notes[i]);
+    printf("accuracy: %s (docs/accuracy.md)\n", kvp__engine_accuracy_line(r->engine));
 }
 
 /* --explain, --svg FILE and --html FILE: what to show besides the plan, taken out

@@ -12,6 +12,9 @@ typedef struct kvp__embedded_file {
 extern const kvp__embedded_file kvp__embedded_files[]; /* NULL-path terminated */
 extern const size_t kvp__embedded_count;
 
-/* The embedded file at `path`, or NULL. */
+/* The file at `path` of a NULL-path terminated table, or NULL. */
+const kvp__embedded_file *kvp__embedded_find_in(const kvp__embedded_file *table,
+                                                const char *path);
+/* The embedded file at `path` (data/), or NULL. */
 const kvp__embedded_file *kvp__embedded_find(const char *path);
 #endif

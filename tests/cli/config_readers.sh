@@ -15,6 +15,7 @@ src/sim/workload.c        workload files of kvplan sim
 src/local/decl_parse.c    model-local cache declarations
 src/local/collect.c       model-local cache declarations (names and aliases)
 src/bind/json_call.c      the request object of kvp_json_call (options, not a model)
+src/policy/accuracy.c     the engines' records, data/accuracy.json (scripts/accuracy.py)
 "
 calls=$(grep -rnE 'json_load(s|b|f|fd|_file|_callback)?[[:space:]]*\(' src include | grep -v '^src/model/')
 while IFS= read -r hit; do
