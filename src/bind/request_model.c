@@ -18,7 +18,7 @@
 static kvp_status from_config(const json_t *config, kvp_model **out, kvp_error *err) {
     if (!json_is_object(config))
         return kvp__fail(err, KVP_INVALID_ARG, NULL, "/config",
-                         "config: expected a config.json object, found %s",
+                         "expected a config.json object, found %s",
                          kvp__json_type_name(config));
     /* The object's text goes through the model's one reader, as a file's would. */
     char *text = json_dumps(config, JSON_COMPACT);
@@ -45,7 +45,7 @@ static kvp_status from_catalog(const char *name, kvp_model **out, kvp_error *err
         closest[n] = '\0';
     }
     return kvp__fail(err, KVP_NOT_FOUND, NULL, "/model",
-                     "model: '%.200s' is not a catalogue name or alias (closest: %s); "
+                     "'%.200s' is not a catalogue name or alias (closest: %s); "
                      "GET /api/v1/models?q= searches the catalogue; a model of your own: send its "
                      "config.json as \"config\"",
                      name, closest);
@@ -59,13 +59,13 @@ kvp_status kvp__request_model(const json_t *model, const json_t *config,
                          "give \"model\" or \"config\", not both");
     if (config) return from_config(config, out, err);
     if (!model)
-        return kvp__fail(err, KVP_INVALID_ARG, NULL, "/model", "model: missing (%s; or \"config\": {...})",
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "/model", "missing (%s; or \"config\": {...})",
                          o->catalog_only ? "a catalogue name or alias"
                                          : "a config.json, a folder, or a catalogue name");
     if (!json_is_string(model))
-        return kvp__fail(err, KVP_INVALID_ARG, NULL, "/model", "model: expected a string, found %s",
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "/model", "expected a string, found %s",
                          kvp__json_type_name(model));
     const char *name = json_string_value(model);
-    if (!*name) return kvp__fail(err, KVP_INVALID_ARG, NULL, "/model", "model: empty name");
+    if (!*name) return kvp__fail(err, KVP_INVALID_ARG, NULL, "/model", "empty name");
     return o->catalog_only ? from_catalog(name, out, err) : kvp_model_open(name, NULL, out, err);
 }

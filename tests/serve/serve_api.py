@@ -82,24 +82,50 @@ try:
         st, h, body = srv.request("POST", "/api/v1/cost", req)
         same("POST /api/v1/cost %s = kvplan cost %s --json" % (json.dumps(req), " ".join(args)),
              body, cli_json(KVPLAN, ["cost"] + args + ["--json"]))
-    # A config.json sent as the model object = the CLI on that file, run in its folder.
+    # A config.json sent as "config" = the CLI on that file, run in its folder.
     with tempfile.TemporaryDirectory() as tmp:
         cfg = os.path.join(SRC, "data", "models", "Qwen__Qwen3-30B-A3B.json")
         shutil.copy(cfg, os.path.join(tmp, "config.json"))
         with open(cfg) as f:
             obj = json.load(f)
-        st, h, body = srv.request("POST", "/api/v1/cost", {"model": obj, "tp": 4})
-        same("POST /api/v1/cost with a config.json object = kvplan cost config.json --tp 4",
-             body, cli_json(KVPLAN, ["cost", "config.json", "--tp", "4", "--json"], cwd=tmp))
+        st, h, body = srv.request("POST", "/api/v1/cost", {"config": obj, "tp": 4})
+        same("POST /api/v1/cost with \"config\" = kvplan cost config.json --tp 4", body,
+             cli_json(KVPLAN, ["cost", "config.json", "--tp", "4", "--json"], cwd=tmp))
+        st, h, body = srv.request("POST", "/api/v1/plan",
+                                  {"config": obj, "gpu": "H100 SXM 80GB", "policy": "sglang"})
+        same("POST /api/v1/plan with \"config\" = kvplan plan config.json --gpu ... --policy sglang",
+             body, cli_json(KVPLAN, ["plan", "config.json", "--gpu", "H100 SXM 80GB", "--policy",
+                                     "sglang", "--json"], cwd=tmp))
 
-    # plan / compare / fit / sweep: through kvp_json_call when the library answers them.
-    for cmd in ("plan", "compare", "fit", "sweep"):
-        if cmd in commands:
-            continue
-        st, h, body = srv.request("POST", "/api/v1/" + cmd, {"model": "llama-3.1-8b"})
-        e = json.loads(body).get("error", {})
-        check("POST /api/v1/%s not answered by this library: 404 saying so" % cmd,
-              st == 404 and "not answered by this build" in e.get("message", ""), body)
+    # plan / compare / fit / sweep: request keys are the option table's names (docs/options.md).
+    H100 = "H100 SXM 80GB"
+    deploy_cases = [
+        ("plan", {"model": "llama-3.1-8b", "gpu": H100, "policy": "vllm", "max_seq_len": 32768},
+         ["plan", "llama-3.1-8b", "--gpu", H100, "--policy", "vllm", "--max-seq-len", "32768"]),
+        ("plan", {"model": "llama-3.1-70b", "gpu": H100, "tp": 2, "kv_dtype": "fp8"},
+         ["plan", "llama-3.1-70b", "--gpu", H100, "--tp", "2", "--kv-dtype", "fp8"]),
+        ("plan", {"model": "qwen3-8b", "policy": "llamacpp", "ctx_size": 8192, "parallel": 4},
+         ["plan", "qwen3-8b", "--policy", "llamacpp", "--ctx-size", "8192", "--parallel", "4"]),
+        ("plan", {"model": "llama-3.1-8b", "gpu": H100, "policy": "sglang",
+                  "mem_fraction_static": 0.85},
+         ["plan", "llama-3.1-8b", "--gpu", H100, "--policy", "sglang", "--mem-fraction-static",
+          "0.85"]),
+        ("compare", {"model": "llama-3.1-8b", "gpu": H100, "max_seq_len": 32768},
+         ["compare", "llama-3.1-8b", "--gpu", H100, "--max-seq-len", "32768"]),
+        ("compare", {"model": "llama-3.1-8b", "gpu": H100, "policies": "vllm", "kv_dtype": "fp8"},
+         ["compare", "llama-3.1-8b", "--gpu", H100, "--policies", "vllm", "--kv-dtype", "fp8"]),
+        ("fit", {"model": "llama-3.1-8b", "gpu": H100, "concurrency": 64},
+         ["fit", "llama-3.1-8b", "--gpu", H100, "--concurrency", "64"]),
+        ("sweep", {"model": "llama-3.1-8b", "gpu": H100,
+                   "over": ["max_seq_len=4k..32k", "kv_dtype=bf16,fp8"]},
+         ["sweep", "llama-3.1-8b", "--gpu", H100, "--over", "max-seq-len=4k..32k", "--over",
+          "kv-dtype=bf16,fp8"]),
+    ]
+    for cmd, req, args in deploy_cases:
+        check("%s answered by this build's library" % cmd, cmd in commands, health["commands"])
+        st, h, body = srv.request("POST", "/api/v1/" + cmd, req)
+        same("POST /api/v1/%s %s = kvplan %s --json" % (cmd, json.dumps(req), " ".join(args)),
+             body, cli_json(KVPLAN, args + ["--json"]))
 
     # ------------------------------------------------------------ bad requests
     def bad(name, method, path, body, status, key=None, contains=None, headers=None,
@@ -131,8 +157,29 @@ try:
         key="/tp")
     bad("wrong type", "POST", "/api/v1/cost", {"model": "llama-3.1-8b", "tp": "two"}, 422,
         key="/tp")
-    bad("a config that is not a model", "POST", "/api/v1/cost", {"model": {"hello": "world"}},
+    bad("a config that is not a model", "POST", "/api/v1/cost", {"config": {"hello": "world"}},
         422)
+    bad("a config that is not a model (plan)", "POST", "/api/v1/plan",
+        {"config": {"model_type": "llama", "num_hidden_layers": -3}, "gpu": "H100 SXM 80GB"}, 422)
+    bad("model and config both", "POST", "/api/v1/cost", {"model": "llama-3.1-8b", "config": {}},
+        422, key="/config")
+    bad("contradictory options (gpu and kv_budget)", "POST", "/api/v1/plan",
+        {"model": "llama-3.1-8b", "gpu": "H100 SXM 80GB", "kv_budget": "10GiB"}, 422)
+    bad("unknown option (plan)", "POST", "/api/v1/plan",
+        {"model": "llama-3.1-8b", "gpu": "H100 SXM 80GB", "bogus_flag": 1}, 422, key="/bogus_flag")
+    bad("absurd size (plan gpu_mem)", "POST", "/api/v1/plan",
+        {"model": "llama-3.1-8b", "gpu_mem": "99999999999PiB"}, 422, key="/gpu_mem")
+    bad("absurd context (plan)", "POST", "/api/v1/plan",
+        {"model": "llama-3.1-8b", "gpu": "H100 SXM 80GB", "max_seq_len": 10 ** 15}, 422)
+    bad("a sweep larger than its bound (max_plans 4, 12 points)", "POST", "/api/v1/sweep",
+        {"model": "llama-3.1-8b", "gpu": "H100 SXM 80GB",
+         "over": ["max_seq_len=4k..128k", "kv_dtype=bf16,fp8"], "max_plans": 4}, 422)
+    bad("a sweep bound over the library's (1,000,000)", "POST", "/api/v1/sweep",
+        {"model": "llama-3.1-8b", "gpu": "H100 SXM 80GB", "over": ["tp=1,2"],
+         "max_plans": 10 ** 7}, 422, key="/max_plans")
+    bad("model path refused (plan)", "POST", "/api/v1/plan",
+        {"model": "data/models/meta-llama__Llama-3.1-8B.json", "gpu": "H100 SXM 80GB"}, 422,
+        key="/model", contains="not a catalogue name")
     bad("model missing", "POST", "/api/v1/cost", {}, 422, key="/model")
     bad("model a number", "POST", "/api/v1/cost", {"model": 7}, 422, key="/model")
     # Paths that exist relative to the server's folder and absolute ones: never opened.

@@ -76,9 +76,8 @@ def browse(url, *extra):
     return p
 
 
-# The question: Llama-3.1-8B on an H100 SXM 80GB, fp8 KV, 32k context, vLLM selected.
-Q = {"model": "llama-3.1-8b", "gpu": "H100 SXM 80GB", "kv_dtype": "fp8", "max_seq_len": 32768,
-     "policy": "vllm"}
+# The question: Llama-3.1-8B on an H100 SXM 80GB, 32k context, vLLM selected.
+Q = {"model": "llama-3.1-8b", "gpu": "H100 SXM 80GB", "max_seq_len": 32768, "policy": "vllm"}
 srv = Server(KVPLAN)
 try:
     from urllib.parse import urlencode
@@ -90,20 +89,22 @@ try:
           "exit %d, %s" % (p.returncode, p.stderr[-400:]))
     commands = json.loads(srv.request("GET", "/api/v1/health")[2])["commands"].split()
 
-    cost = json.loads(cli_json(KVPLAN, ["cost", "llama-3.1-8b", "--kv-dtype", "fp8", "--json"]))
+    cost = json.loads(cli_json(KVPLAN, ["cost", "llama-3.1-8b", "--json"]))
     for i, pool in enumerate(cost["pools"]):
         for f in ("layers", "bytes_per_token", "bytes_per_sequence"):
             k = "cost.pools.%d.%s" % (i, f)
             v, text = dom.fig.get(k, (None, ""))
             check("page %s = CLI %s (shown '%s')" % (k, pool[f], text),
                   v == str(pool[f]) and text.replace(",", "") == str(pool[f]), "data-v %s" % v)
-    # By hand: 32 layers x 8 KV heads x 128 dims x 2 (K and V) x 1 byte (fp8) = 65536.
-    check("the page shows 65536 bytes per token for llama-3.1-8b, fp8 KV, TP 1",
-          dom.fig.get("cost.pools.0.bytes_per_token", (None,))[0] == "65536")
+    # By hand: 32 layers x 8 KV heads x 128 dims x 2 (K and V) x 2 bytes (bf16) = 131072.
+    check("the page shows 131072 bytes per token for llama-3.1-8b, bf16 KV, TP 1",
+          dom.fig.get("cost.pools.0.bytes_per_token", (None,))[0] == "131072")
 
+    check("this build answers compare, plan and sweep",
+          all(c in commands for c in ("compare", "plan", "sweep")), " ".join(commands))
     if "compare" in commands:
-        args = ["compare", "llama-3.1-8b", "--gpu", "H100 SXM 80GB", "--kv-dtype", "fp8",
-                "--max-seq-len", "32768", "--json"]
+        args = ["compare", "llama-3.1-8b", "--gpu", "H100 SXM 80GB", "--max-seq-len", "32768",
+                "--json"]
         cmp = json.loads(cli_json(KVPLAN, args))
         for e in cmp["engines"]:
             for f in ("tokens", "max_sequences", "budget_bytes"):
@@ -114,9 +115,21 @@ try:
         check("the bar's KV = vLLM's kv_bytes", dom.fig.get("bar.KV cache", (None,))[0] == str(vllm["kv_bytes"]))
         check("the chart's 32k point = vLLM's max_sequences",
               dom.fig.get("chart.vllm.32768", (None,))[0] == str(vllm["max_sequences"]))
-    else:
-        check("a build without compare says so on the page",
-              "answers the cost only" in p.stdout, p.stdout[-500:])
+        sw = json.loads(cli_json(KVPLAN, ["sweep", "llama-3.1-8b", "--gpu", "H100 SXM 80GB",
+                                          "--over", "max-seq-len=1024,2048,4096,8192,16384,32768",
+                                          "--over", "policy=trtllm,vllm,sglang,llamacpp", "--json"]))
+        for r in sw["rows"]:
+            k = "chart.%s.%d" % (r["policy"], r["max_seq_len"])
+            check("page %s = CLI sweep max_sequences %s" % (k, r.get("max_sequences")),
+                  dom.fig.get(k, (None,))[0] == str(r.get("max_sequences")))
+        plan = json.loads(cli_json(KVPLAN, ["plan", "llama-3.1-8b", "--gpu", "H100 SXM 80GB",
+                                            "--max-seq-len", "32768", "--policy", "vllm", "--json"]))
+        why = dom.fig.get("plan.bound_by", (None, ""))[1]
+        check("the why line is the plan's bound_by", why == "bound by " + plan["capacity"]["bound_by"], why)
+        with open(os.path.join(SRC, "data", "accuracy.json")) as f:
+            line = json.load(f)["engines"]["vllm"]["line"]
+        acc = dom.fig.get("accuracy.vllm", (None, ""))[1]
+        check("the page states vLLM's record: %s" % line, acc == line, acc)
     if SHOT:
         s = browse(url, "--screenshot=" + os.path.abspath(SHOT))
         check("screenshot written to %s" % SHOT, os.path.getsize(SHOT) > 10000, s.stderr[-300:])

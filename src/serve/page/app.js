@@ -77,14 +77,15 @@
     return v;
   }
 
-  function model() {
+  /* {"model": NAME} or {"config": {...}} (a pasted config.json). */
+  function modelKeys() {
     const text = $("config").value.trim();
-    if (!text) return value("model");
-    try { return JSON.parse(text); } catch (e) { throw { key: "/config", message: "config.json: " + e.message }; }
+    if (!text) { const m = value("model"); return m === undefined ? {} : { model: m }; }
+    try { return { config: JSON.parse(text) }; } catch (e) { throw { key: "/config", message: "config.json: " + e.message }; }
   }
 
   function request(kind, extra) {
-    const r = { model: model() };
+    const r = modelKeys();
     const keys = kind === "cost" ? ["tp", "pp", "kv_dtype"]
       : ["gpu", "tp", "pp", "dtype", "kv_dtype", "max_seq_len"];
     if (kind === "plan") keys.push("gpus", "policy");
@@ -96,8 +97,11 @@
 
   function cliLine(req, cmd) {
     const q = (s) => (/^[A-Za-z0-9._\/:-]+$/.test(String(s)) ? String(s) : "'" + String(s).replace(/'/g, "'\\''") + "'");
-    const parts = ["kvplan", cmd, typeof req.model === "object" ? "config.json" : q(req.model)];
-    for (const k in req) if (k !== "model") parts.push("--" + k.replace(/_/g, "-"), q(req[k]));
+    const parts = ["kvplan", cmd, req.config ? "config.json" : q(req.model)];
+    for (const k in req) {
+      if (k === "model" || k === "config") continue;
+      for (const v of Array.isArray(req[k]) ? req[k] : [req[k]]) parts.push("--" + k.replace(/_/g, "-"), q(v));
+    }
     return parts.join(" ") + " --json";
   }
 
@@ -235,7 +239,7 @@
     $("status").textContent = "Planning...";
     let req;
     try { req = request("cost"); } catch (e) { showError(e); $("status").textContent = ""; return; }
-    if (req.model === undefined) { showError({ key: "/model", message: "a catalogue name, or paste a config.json" }); $("status").textContent = ""; return; }
+    if (req.model === undefined && req.config === undefined) { showError({ key: "/model", message: "a catalogue name, or paste a config.json" }); $("status").textContent = ""; return; }
     const cost = await api("POST", "/api/v1/cost", req);
     if (cost.status !== 200) { showError(cost.doc.error); $("status").textContent = "The library refused the question."; return; }
     renderPools(cost.doc);
@@ -245,15 +249,29 @@
       return;
     }
     if (value("gpu") === undefined) { showError({ key: "/gpu", message: "pick a GPU" }); return; }
+    /* One compare; with a KV dtype one per engine (compare keeps each engine's
+     * own dtype spelling, so the CLI takes --kv-dtype with one engine only). */
     const creq = request("compare");
-    const cmp = await api("POST", "/api/v1/compare", creq);
-    if (cmp.status !== 200) { showError(cmp.doc.error); $("status").textContent = "The library refused the question."; return; }
     const selected = value("policy") || "trtllm";
+    let cmp;
+    if (creq.kv_dtype === undefined) {
+      cmp = await api("POST", "/api/v1/compare", creq);
+    } else {
+      const rows = [];
+      for (const e of Object.keys(ENGINE_OPTS)) {
+        const r = await api("POST", "/api/v1/compare", Object.assign({}, creq, { policies: e }));
+        if (r.status === 200) rows.push(...r.doc.engines);
+        else if (e === selected) { cmp = r; break; }
+        else rows.push({ policy: e, ok: false, refusal: r.doc.error.message, budget_bytes: null, tokens: null, max_sequences: null });
+      }
+      if (!cmp) cmp = { status: 200, doc: { engines: rows } };
+    }
+    if (cmp.status !== 200) { showError(cmp.doc.error); $("status").textContent = "The library refused the question."; return; }
     renderEngines(cmp.doc, selected);
     const row = cmp.doc.engines.find((e) => e.policy === selected) || cmp.doc.engines[0];
     $("bar-engine").textContent = ENGINE_NAMES[row.policy] || row.policy;
     renderBar(row);
-    $("cli").textContent = cliLine(creq, "compare");
+    $("cli").textContent = cliLine(creq.kv_dtype === undefined ? creq : Object.assign({}, creq, { policies: selected }), "compare");
     $("accuracy").textContent = accuracy[selected] || "";
     $("accuracy").setAttribute("data-k", "accuracy." + selected);
     if (answered.includes("plan")) {
@@ -263,15 +281,24 @@
     }
     $("results").hidden = false;
     $("status").textContent = "";
+    /* The chart: one sweep over context length x the engines that answered. */
     const max = creq.max_seq_len || row.max_seq_len;
-    if (max) {
-      const points = [];
-      for (const c of contexts(max)) {
-        const r = await api("POST", "/api/v1/compare", Object.assign({}, creq, { max_seq_len: c }));
-        if (r.status !== 200) break;
-        points.push({ ctx: c, engines: r.doc.engines });
+    const engines = cmp.doc.engines.filter((e) => e.ok !== false || e.tokens !== null).map((e) => e.policy);
+    if (max && engines.length) {
+      const ctxs = contexts(max);
+      const sreq = Object.assign({}, creq, { over: ["max_seq_len=" + ctxs.join(","), "policy=" + engines.join(",")] });
+      delete sreq.max_seq_len;
+      delete sreq.policies;
+      const r = await api("POST", "/api/v1/sweep", sreq);
+      if (r.status === 200) {
+        const points = ctxs.map((c) => ({ ctx: c, engines: engines.map((e) => {
+          const hit = r.doc.rows.find((x) => x.policy === e && x.max_seq_len === c) || {};
+          return { policy: e, max_sequences: hit.max_sequences === undefined ? 0 : hit.max_sequences };
+        }) }));
+        renderChart(points);
+      } else {
+        $("chart").textContent = r.doc.error.message;
       }
-      if (points.length) renderChart(points);
     }
   }
 
