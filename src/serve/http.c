@@ -4,6 +4,7 @@
  * (a DNS-rebinding page cannot reach the API), a Content-Security-Policy on
  * every answer and no cross-origin access. Answers come from api.c. */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "serve.h"
 #include "util.h"
@@ -241,24 +243,28 @@ kvp_status kvp__serve_start(const kvp__serve_config *cfg, kvp__server **out, kvp
         if (inet_pton(AF_INET, cfg->host, &a->sin_addr) != 1)
             return kvp__fail(err, KVP_INVALID_ARG, NULL, "--host", "--host: bad address");
     }
-    kvp__server *s = calloc(1, sizeof *s);
-    if (!s) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
-    unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | (v6 ? MHD_USE_IPv6 : 0);
-    s->daemon = MHD_start_daemon(
-        flags, cfg->port, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-        MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)cfg->threads, MHD_OPTION_CONNECTION_LIMIT,
-        (unsigned int)cfg->max_connections, MHD_OPTION_CONNECTION_TIMEOUT,
-        (unsigned int)cfg->timeout_s, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
-        MHD_OPTION_END);
-    if (!s->daemon) {
-        free(s);
-        return kvp__fail(err, KVP_IO, NULL, "--port",
-                         "cannot listen on %.200s port %u (in use, or not an address of this "
-                         "machine)",
-                         cfg->host, cfg->port);
+    /* The socket is bound here, before the threads start, so that the port
+     * (chosen by the kernel under --port 0) and the Host names built from it
+     * are set before any request can read them. */
+    int fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int one = 1;
+    socklen_t len = v6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
+        (v6 && setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one) != 0) ||
+        bind(fd, (struct sockaddr *)&ss, len) != 0 || listen(fd, SOMAXCONN) != 0 ||
+        getsockname(fd, (struct sockaddr *)&ss, &len) != 0) {
+        int e = errno;
+        if (fd >= 0) close(fd);
+        return kvp__fail(err, KVP_IO, NULL, "--port", "cannot listen on %.200s port %u: %s",
+                         cfg->host, cfg->port, strerror(e));
     }
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
-    s->port = info ? info->port : cfg->port;
+    kvp__server *s = calloc(1, sizeof *s);
+    if (!s) {
+        close(fd);
+        return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
+    }
+    s->port = ntohs(v6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+                       : ((struct sockaddr_in *)&ss)->sin_port);
     add_host(s, cfg->host, v6, s->port);
     if (loopback) {
         add_host(s, "localhost", false, s->port);
@@ -266,6 +272,20 @@ kvp_status kvp__serve_start(const kvp__serve_config *cfg, kvp__server **out, kvp
     }
     for (size_t i = 0; i < cfg->allow_host_count; i++)
         add_host(s, cfg->allow_hosts[i], strchr(cfg->allow_hosts[i], ':') != NULL, s->port);
+    unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | (v6 ? MHD_USE_IPv6 : 0);
+    s->daemon = MHD_start_daemon(
+        flags, 0, NULL, NULL, on_request, s, MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
+        MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)cfg->threads, MHD_OPTION_CONNECTION_LIMIT,
+        (unsigned int)cfg->max_connections, MHD_OPTION_CONNECTION_TIMEOUT,
+        (unsigned int)cfg->timeout_s, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+        MHD_OPTION_END);
+    if (!s->daemon) {
+        unsigned port = s->port;
+        close(fd);
+        free(s);
+        return kvp__fail(err, KVP_IO, NULL, "--port", "cannot start the server on %.200s port %u",
+                         cfg->host, port);
+    }
     *out = s;
     return KVP_OK;
 }

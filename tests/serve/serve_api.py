@@ -353,6 +353,14 @@ p = subprocess.run([KVPLAN, "serve", "--host", "localhost", "--port", "0"], capt
                    text=True, timeout=20)
 check("--host localhost (a name) refused: exit 2 naming --host",
       p.returncode == 2 and "--host" in p.stderr, "%d %s" % (p.returncode, p.stderr))
+taken = socket.socket()
+taken.bind(("127.0.0.1", 0))
+taken.listen()
+p = subprocess.run([KVPLAN, "serve", "--port", str(taken.getsockname()[1])], capture_output=True,
+                   text=True, timeout=20)
+taken.close()
+check("a port in use: exit 2 naming --port", p.returncode == 2 and "--port" in p.stderr and
+      "in use" in p.stderr, "%d %s" % (p.returncode, p.stderr))
 wide = Server(KVPLAN, "--host", "0.0.0.0")
 code, err = wide.stop()
 check("--host 0.0.0.0 warns on stderr", code == 0 and "not a loopback address" in err, err)
