@@ -126,3 +126,40 @@ int kvp_cli_contradiction(const char *a, const char *b, const char *why, bool js
     snprintf(err.message, sizeof err.message, "%s contradicts %s: %s", b, a, why);
     return kvp_cli_report_error(&err, json);
 }
+
+int kvp_cli_implied_engine(int argc, char **argv, unsigned command, int *engine, char *by,
+                           size_t by_size, bool json) {
+    *engine = -1;
+    const char *first = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (a[0] != '-' || a[1] == '\0') continue;
+        char name[KVP_OPTIONS_TYPED_MAX];
+        size_t n = a[1] == '-' ? strcspn(a, "=") : strlen(a);
+        if (n >= sizeof name) continue;
+        memcpy(name, a, n);
+        name[n] = '\0';
+        size_t sp = 0;
+        const kvp_option *r = kvp_option_lookup(name, &sp);
+        if (!r || !(r->commands & command)) continue;
+        /* The rule of kvp_options_finish: an engine's own spelling, or a row only
+         * one engine reads. */
+        unsigned eng = sp ? r->spellings[sp - 1].engines : 0;
+        if (!eng && r->engines != KVP_OPTION_ENGINES_ALL) eng = r->engines;
+        if (!eng || (eng & (eng - 1)) != 0) continue;
+        int e = 0;
+        while (e < KVP_ENGINE_COUNT && eng != KVP_OPTION_ENGINE(e)) e++;
+        if (*engine < 0) {
+            *engine = e;
+            first = a;
+            snprintf(by, by_size, "%s", name);
+        } else if (e != *engine) {
+            char why[200];
+            snprintf(why, sizeof why, "%s is %s's flag and %s is %s's: give --policy to say which engine",
+                     by, kvp_engine_name((kvp_engine)*engine), name, kvp_engine_name((kvp_engine)e));
+            (void)first;
+            return kvp_cli_contradiction(by, name, why, json);
+        }
+    }
+    return -1;
+}

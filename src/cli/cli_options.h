@@ -28,6 +28,11 @@ void kvp_cli_table_usage(FILE *out, unsigned command, unsigned engines);
 /* The spelling the user typed for the row that sets `field`, the table's name when
  * not given, NULL when no row sets it. */
 const char *kvp_cli_typed_flag(const char *field);
+/* Without --policy: the one engine whose own flags argv uses (*engine, -1 when
+ * none; `by` gets the first such flag). Flags of two engines: one line naming
+ * both, and the exit status. -1 to go on. */
+int kvp_cli_implied_engine(int argc, char **argv, unsigned command, int *engine, char *by,
+                           size_t by_size, bool json);
 /* Two options that contradict: one line naming both; exit status 2. */
 int kvp_cli_contradiction(const char *a, const char *b, const char *why, bool json);
 

@@ -873,6 +873,32 @@ int kvp_cmd_plan(int argc, char **argv) {
     /* Every spelling of TensorRT-LLM is the creator (there is no second model of it). */
     if (policy && kvp_engine_parse(policy, &engine) == KVP_OK && engine == KVP_ENGINE_TRTLLM)
         policy = "trtllm";
+#ifdef KVP_HAVE_PLAN_POLICY
+    /* No --policy: an engine's own flags (--max-model-len, -c, --context-length)
+     * choose that engine, and the output says so. */
+    if (!policy) {
+        bool json = false;
+        for (int i = 1; i < argc; i++) json = json || !strcmp(argv[i], "--json");
+        int implied = -1;
+        char by[KVP_OPTIONS_TYPED_MAX] = "";
+        int irc = kvp_cli_implied_engine(argc, argv, KVP_COMMAND_PLAN, &implied, by, sizeof by, json);
+        if (irc >= 0) return irc;
+        if (implied > 0) { /* not TensorRT-LLM, the default */
+            char **nv = calloc((size_t)argc + 3, sizeof *nv);
+            if (!nv) return kvp_cli_fail("out of memory");
+            const char *name = kvp_engine_name((kvp_engine)implied);
+            nv[0] = argv[0];
+            nv[1] = "--policy";
+            nv[2] = (char *)name;
+            for (int i = 1; i < argc; i++) nv[i + 2] = argv[i];
+            fprintf(stderr, "kvplan: note: planning with policy %s: %s is its flag; give --policy "
+                            "to choose another\n", name, by);
+            int prc = kvp_cli_plan_policy(argc + 2, nv);
+            free(nv);
+            return prc;
+        }
+    }
+#endif
     if (policy && strcmp(policy, "trtllm") != 0) {
 #ifdef KVP_HAVE_PLAN_POLICY
         return kvp_cli_plan_policy(argc, argv);

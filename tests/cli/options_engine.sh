@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The option table on the command line (docs/options.md): an engine's own flag
+# without --policy plans that engine and says so; flags of two engines, and
+# every contradictory pair of issue 17, are exit 2 naming both sides.
+# $1 = kvplan binary.
+set -uo pipefail
+kvplan=$1
+fail=0
+expect() { # NAME STATUS PATTERN -- ARGS... : exit status and a pattern in stdout+stderr
+  local name=$1 want=$2 pat=$3; shift 4
+  out=$("$kvplan" "$@" 2>&1); rc=$?
+  if [ "$rc" != "$want" ] || ! grep -qF -- "$pat" <<<"$out"; then
+    echo "FAIL $name: exit $rc (expected $want), want '$pat' in: $out"; fail=1
+  fi
+}
+M="llama-3.1-8b --gpu h100"
+# shellcheck disable=SC2086
+{
+expect plan-vllm-flag 0 "kvplan: note: planning with policy vllm: --max-model-len is its flag" -- plan $M --max-model-len 8192
+expect plan-vllm-flag-planned 0 "policy: vllm" -- plan $M --max-model-len 8192
+expect plan-llamacpp-flag 0 "planning with policy llamacpp: -c is its flag" -- plan $M -c 8192
+expect plan-two-engines 2 "--context-length contradicts -c" -- plan $M -c 8192 --context-length 4096
+expect fit-sglang-flag 0 "planning for SGLang (policy sglang): --context-length is SGLang's flag" -- fit $M --context-length 8192
+expect fit-two-engines 2 "-c is llama.cpp's" -- fit $M --max-model-len 8192 -c 8192
+expect policy-policies 2 "--policy contradicts --policies" -- compare $M --policy vllm --policies vllm,sglang
+expect over-tp 2 "--tp contradicts --over tp" -- sweep $M --over tp=1,2 --tp 2
+expect over-policy 2 "--policy contradicts --over policy" -- sweep $M --over policy=vllm,sglang --policy vllm
+expect csv-json 2 "--json contradicts --csv" -- sweep $M --over tp=1,2 --csv --json
+expect from-tp 2 "--tp contradicts --from's --tp 2" -- plan $M --from "vllm serve m -tp 2" --tp 4
+expect gpu-gpumem 2 "--gpu contradicts --gpu-mem" -- fit llama-3.1-8b --gpu h100 --gpu-mem 80GiB
+expect peak-pair 2 "--peak contradicts --activation-peak" -- fit $M --policy vllm --peak 20GiB --activation-peak 4GiB
+expect engine-version 2 "'banana' is not a vllm version kvplan knows; expected a release (0.9.1)" -- fit $M --policy vllm --engine-version banana
+expect ignored-warned 0 "warning: --gpu-memory-utilization is not a TensorRT-LLM setting" -- fit $M --policy trtllm --gpu-memory-utilization 0.8
+expect same-spelling-twice 2 "--tp is given twice" -- fit $M --tp 2 --tp 4
+expect two-spellings 2 "--tensor-parallel-size contradicts --tp" -- fit $M --tp 2 --tensor-parallel-size 4
+expect check-vllm-flag 0 "planning for vLLM (policy vllm)" -- check $M --max-model-len 8192
+}
+[ $fail = 0 ] && echo "ok: engine flags choose the engine; contradictions name both sides"
+exit $fail
