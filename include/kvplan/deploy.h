@@ -38,6 +38,7 @@
 #include "kvplan/model.h"
 #include "kvplan/plan.h"
 #include "kvplan/policy.h"
+#include "kvplan/startup.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -139,10 +140,17 @@ typedef struct kvp_deployment {
      * the memory figures from `memory`). */
     kvp_policy_settings policy;
     kvp_admission_settings admission; /* the requests admitted (all engines) */
+    /* What only the engine's start-up checks read (startup.h): the GPU's identity
+     * (compute capability; gpu_known false = not named, those rules `unknown`),
+     * the visible GPU count, --dtype, --quantization, the feature flags, the
+     * environment and the rules switched off. startup.policy is not read: the
+     * pipeline fills it with the settings the point plans. */
+    kvp_startup_settings startup;
 } kvp_deployment;
 
 /* Defaults: trtllm, CUDA graphs up to batch 128 (as `kvplan plan`), the
- * policies' defaults (kvp_policy_settings_default). */
+ * policies' defaults (kvp_policy_settings_default), the start-up defaults
+ * (kvp_startup_settings_default: no GPU named). */
 KVP_API kvp_deployment kvp_deployment_default(void);
 
 /* The engine's admission rule applied to the plan (docs/admission.md). */
@@ -173,6 +181,28 @@ typedef struct kvp_admission {
                                         request's life), before the scheduler cap */
     char binding[KVP_DEPLOY_REASON_MAX];     /* what bounds admitted */
 } kvp_admission;
+
+/* The start-up rules' verdict on a planned deployment (startup.h), kept small
+ * (a sweep holds one per point): the counts per status, and the checks that
+ * did not pass. kvp_deploy_startup_check gives every row, passes included. */
+#define KVP_DEPLOY_MAX_CHECKS 8
+typedef struct kvp_deploy_startup {
+    bool evaluated;                  /* false: a setting was refused before the rules ran */
+    bool starts;                     /* evaluated and no rule refuses */
+    int first_refusal;               /* index into checks of the first refusal, -1 */
+    uint32_t counts[KVP_CHECK_STATUS_COUNT]; /* every rule evaluated, by status */
+    uint32_t undecided_count;        /* rules not decidable offline */
+    uint32_t disabled_count;         /* rules switched off */
+    uint32_t count;                  /* checks[]: the rules that did not pass, in the
+                                        engine's order */
+    uint32_t dropped;                /* more did not pass than checks[] holds: these are not
+                                        listed (refusals are always kept) */
+    kvp_check_row checks[KVP_DEPLOY_MAX_CHECKS];
+    kvp_dtype run_dtype;             /* the weights / activations dtype the engine runs in */
+    bool run_dtype_adjusted;         /* the fp16 fallback, float32 for the models fp16 breaks */
+    uint64_t max_model_len;          /* the context the engine runs with */
+    bool max_model_len_adjusted;
+} kvp_deploy_startup;
 
 /* The planned deployment: a plain value (no pointers), copy freely. */
 typedef struct kvp_deploy_result {
@@ -209,8 +239,16 @@ typedef struct kvp_deploy_result {
 
     /* Start-up: does the engine start and serve one point.max_seq_len request? */
     bool starts;
-    char refusal[KVP_DEPLOY_REASON_MAX]; /* why not, naming the settings field; "" when it starts */
+    char refusal[KVP_DEPLOY_REASON_MAX]; /* why not, naming the settings field; "" when it starts.
+                                        A start-up rule's refusal reads "V-PAR-1: <the
+                                        engine's message>" */
     uint64_t largest_max_seq_len;    /* when !starts for the length: the largest that fits */
+    /* The engine's start-up rules (startup.h) on the deployment as planned, the
+     * memory rules on this plan. A rule that refuses makes status KVP_INFEASIBLE
+     * (message and refusal name the rule, key its setting) and starts false; what
+     * the engine adjusts (the fp16 fallback, a clamped or derived length) is what
+     * the plan above was computed with. */
+    kvp_deploy_startup startup;
 
     /* The engine's plan. TensorRT-LLM: the creator's settings with defaults applied,
      * its estimation pass, capacity and managers; `report` max_tokens and
@@ -239,9 +277,19 @@ KVP_API void kvp_deploy_result_free(kvp_deploy_result *result);
  * setting invalid for the engine (out->status, out->message and out->key say
  * so); returns an error only for a missing model or result (KVP_INVALID_ARG)
  * and KVP_NOMEM. out->starts is false when the engine would refuse to start
- * (out->refusal says why). */
+ * (out->refusal says why: a start-up rule of out->startup, or a length one
+ * request cannot hold). */
 KVP_API KVP_NODISCARD kvp_status kvp_deploy_plan(const kvp_deployment *deployment, kvp_deploy_result *out,
                                          kvp_error *err);
+
+/* Every start-up rule of the engine on `deployment` as kvp_deploy_plan
+ * evaluates it (the memory rules on its plan), passes and the rules not
+ * decidable offline included: the report `kvplan check` prints. Plans the
+ * deployment again (scratch result on the heap). Errors: KVP_INVALID_ARG for a
+ * missing argument or a deployment whose settings were refused before the
+ * rules ran (its message says which), KVP_NOMEM. */
+KVP_API KVP_NODISCARD kvp_status kvp_deploy_startup_check(const kvp_deployment *deployment,
+                                                  kvp_startup_report *out, kvp_error *err);
 
 #ifdef __cplusplus
 }

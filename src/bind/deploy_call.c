@@ -163,6 +163,8 @@ static kvp_status call_begin(call *c, unsigned command, const json_t *req,
         c->opt->startup.gpu = c->gpu;
         c->opt->startup.gpu_known = true;
     }
+    /* The start-up flags and the GPU's identity: the pipeline's rules read them. */
+    d->startup = c->opt->startup;
     c->total_source = gpu_mem ? "--gpu-mem" : c->opt->gpu ? "catalogue" : NULL;
     if (d->memory.kv_budget_bytes && d->memory.total_bytes)
         return bad(err, KVP_INVALID_ARG, "kv_budget",
@@ -174,38 +176,18 @@ static kvp_status call_begin(call *c, unsigned command, const json_t *req,
     return KVP_OK;
 }
 
-/* The engine's start-up rules before planning (docs/startup.md): a refusal is
- * an error naming the rule; what the engine adjusts is what the plan uses. */
-static kvp_status startup_gate(call *c, kvp_error *err) {
-    kvp_deployment *d = &c->opt->deployment;
-    kvp_startup_settings *ss = &c->opt->startup; /* kvp_options_finish copied the settings */
-    kvp_startup_report *rep = malloc(sizeof *rep);
-    if (!rep) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
-    kvp_status st = kvp_startup_check(c->model, ss, NULL, rep, err);
-    if (st == KVP_OK && !rep->starts && rep->first_refusal >= 0) {
-        const kvp_check_row *row = &rep->checks[rep->first_refusal];
-        st = bad(err, KVP_INFEASIBLE, row->setting, "%s would not start: %s: %s%s%s",
-                 kvp_engine_name(d->point.engine), row->rule, row->message,
-                 row->fix[0] ? "; fix: " : "", row->fix);
-    }
-    if (st == KVP_OK) {
-        kvp_startup_apply(c->model, rep, &ss->policy);
-        if (d->point.engine == KVP_ENGINE_TRTLLM) {
-            /* A max_seq_len above the model's is clamped as trtllm-serve does. */
-            if (d->point.max_seq_len && ss->policy.max_model_len < d->point.max_seq_len)
-                d->point.max_seq_len = ss->policy.max_model_len;
-        } else {
-            /* The point's fields win over the policy's: carry the adjusted ones over. */
-            d->policy = ss->policy;
-            if (ss->policy.max_model_len && ss->policy.max_model_len != d->point.max_seq_len)
-                d->point.max_seq_len = ss->policy.max_model_len;
-            if (d->point.kv_dtype[0] && strcmp(d->point.kv_dtype, ss->policy.kv_dtype) != 0)
-                kvp__strlcpy(d->point.kv_dtype, ss->policy.kv_dtype, sizeof d->point.kv_dtype);
-            d->memory.weights_dtype = rep->run_dtype;
-        }
-    }
-    free(rep);
-    return st;
+/* A deployment the pipeline did not plan: its message, and for a start-up
+ * rule's refusal (docs/startup.md; the pipeline runs the rules) the engine and
+ * the rule's fix. */
+static kvp_status not_planned(const kvp_deploy_result *r, kvp_error *err) {
+    const kvp_deploy_startup *su = &r->startup;
+    const kvp_check_row *row = su->first_refusal >= 0 ? &su->checks[su->first_refusal] : NULL;
+    size_t n = row ? strlen(row->rule) : 0;
+    if (row && !strncmp(r->message, row->rule, n) && r->message[n] == ':')
+        return bad(err, r->status, row->setting, "%s would not start: %s%s%s",
+                   kvp_engine_name(r->point.engine), r->message, row->fix[0] ? "; fix: " : "",
+                   row->fix);
+    return kvp__fail(err, r->status, NULL, r->key[0] ? r->key : NULL, "%s", r->message);
 }
 
 /* ------------------------------------------------------------------ plan */
@@ -214,7 +196,6 @@ static kvp_status call_plan(const json_t *req, const kvp__json_call_opts *o, cha
                             kvp_error *err) {
     call c;
     kvp_status st = call_begin(&c, KVP_COMMAND_PLAN, req, o, NULL, NULL, NULL, err);
-    if (st == KVP_OK) st = startup_gate(&c, err);
     kvp_deploy_result *r = NULL;
     if (st == KVP_OK && !(r = kvp_deploy_result_new()))
         st = kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
@@ -223,8 +204,7 @@ static kvp_status call_plan(const json_t *req, const kvp__json_call_opts *o, cha
      * not start (as `kvplan plan`). */
     bool figures = st == KVP_OK && r->point.engine == KVP_ENGINE_LLAMACPP &&
                    r->policy.pool_count > 0 && r->status == KVP_INFEASIBLE;
-    if (st == KVP_OK && r->status != KVP_OK && !figures)
-        st = kvp__fail(err, r->status, NULL, r->key[0] ? r->key : NULL, "%s", r->message);
+    if (st == KVP_OK && r->status != KVP_OK && !figures) st = not_planned(r, err);
     if (st == KVP_OK) {
         const char *notes[KVP_NOTES_MAX];
         size_t n = 0;

@@ -148,13 +148,11 @@ int kvp_cmd_check(int argc, char **argv) {
         free(ss);
         return kvp_cli_report_error(&err, json);
     }
-    /* Rules that need no memory plan first: they fix the length and dtype the
-     * engine runs with, which the memory plan then uses. */
+    /* Without memory, the rules that need none (the memory rules `unknown`). */
     kvp_startup_report *rep = calloc(1, sizeof *rep);
-    kvp_policy_result *r = calloc(1, sizeof *r);
     kvp_deploy_result *res = kvp_deploy_result_new();
     int rc = KVP_EXIT_BAD_INPUT;
-    if (!rep || !r || !res) {
+    if (!rep || !res) {
         rc = kvp_cli_fail("out of memory");
         goto done;
     }
@@ -164,8 +162,6 @@ int kvp_cmd_check(int argc, char **argv) {
     }
     kvp_startup_plan_input in;
     memset(&in, 0, sizeof in);
-    kvp_policy_settings planned = *s;
-    kvp_startup_apply(model, rep, &planned);
     bool have_plan = s->total_memory_bytes > 0 || s->kv_budget_bytes > 0;
     if (have_plan && s->engine == KVP_ENGINE_TRTLLM && !s->kv_budget_bytes) {
         /* TensorRT-LLM's memory is the creator's (kvplan plan --policy trtllm); the
@@ -178,46 +174,53 @@ int kvp_cmd_check(int argc, char **argv) {
             goto done;
         }
     } else if (have_plan) {
-        /* The memory plan is the deployment pipeline's (deploy.h), as `kvplan plan`. */
+        /* The deployment pipeline (deploy.h) runs the rules, as for `kvplan plan`:
+         * the ones that need no memory first (what the engine adjusts is planned
+         * with), then the memory rules on its plan. */
         kvp_error perr;
         kvp_error_clear(&perr);
         kvp_deployment d = kvp_deployment_default();
         d.model = model;
-        d.point.engine = planned.engine;
-        d.policy = planned;
-        d.memory.total_bytes = planned.kv_budget_bytes ? 0 : planned.total_memory_bytes;
-        d.memory.kv_budget_bytes = planned.kv_budget_bytes;
-        d.memory.free_bytes = planned.free_memory_bytes;
-        d.memory.has_weights = planned.weights_bytes > 0;
-        d.memory.weights_bytes = planned.weights_bytes;
-        d.memory.has_activation_peak = planned.peak_activation_bytes > 0;
-        d.memory.activation_peak_bytes = planned.peak_activation_bytes;
-        d.memory.has_non_torch = planned.non_torch_bytes > 0;
-        d.memory.non_torch_bytes = planned.non_torch_bytes;
-        d.memory.has_cuda_graph = planned.cudagraph_bytes > 0;
-        d.memory.cuda_graph_bytes = planned.cudagraph_bytes;
-        d.memory.weights_dtype = rep->run_dtype;
-        kvp_status st = kvp_deploy_plan(&d, res, &perr);
-        if (st == KVP_OK) {
-            st = res->status;
-            kvp__strlcpy(perr.message, res->message, sizeof perr.message);
-        }
-        *r = res->policy;
-        in.status = st;
-        in.result = st == KVP_OK ? r : NULL;
-        in.message = perr.message;
-        in.weights_bytes = res->weights_bytes;
-        in.weights_estimated = res->memory.estimated & KVP_MEM_EST_WEIGHTS;
-        if (kvp_startup_check(model, ss, &in, rep, &err) != KVP_OK) {
-            rc = kvp_cli_report_error(&err, json);
+        d.point.engine = s->engine;
+        d.point.tp = s->tp;
+        d.point.pp = s->pp;
+        d.policy = *s;
+        d.startup = *ss;
+        d.memory.total_bytes = s->kv_budget_bytes ? 0 : s->total_memory_bytes;
+        d.memory.kv_budget_bytes = s->kv_budget_bytes;
+        d.memory.free_bytes = s->free_memory_bytes;
+        d.memory.has_weights = s->weights_bytes > 0;
+        d.memory.weights_bytes = s->weights_bytes;
+        d.memory.has_activation_peak = s->peak_activation_bytes > 0;
+        d.memory.activation_peak_bytes = s->peak_activation_bytes;
+        d.memory.has_non_torch = s->non_torch_bytes > 0;
+        d.memory.non_torch_bytes = s->non_torch_bytes;
+        d.memory.has_cuda_graph = s->cudagraph_bytes > 0;
+        d.memory.cuda_graph_bytes = s->cudagraph_bytes;
+        if (kvp_deploy_plan(&d, res, &perr) != KVP_OK) {
+            rc = kvp_cli_report_error(&perr, json);
             goto done;
+        }
+        if (res->startup.evaluated) {
+            if (kvp_deploy_startup_check(&d, rep, &perr) != KVP_OK) {
+                rc = kvp_cli_report_error(&perr, json);
+                goto done;
+            }
+        } else {
+            /* A setting the pipeline refused before the rules ran: every rule on it,
+             * the memory rules with that refusal. */
+            in.status = res->status;
+            in.message = res->message;
+            if (kvp_startup_check(model, ss, &in, rep, &err) != KVP_OK) {
+                rc = kvp_cli_report_error(&err, json);
+                goto done;
+            }
         }
     }
     kvp_cli_startup_print(rep, ss, kvp_model_name(model), json);
     rc = rep->starts ? KVP_EXIT_OK : KVP_EXIT_NO;
 done:
     free(rep);
-    free(r);
     kvp_deploy_result_free(res);
     kvp_model_free(model);
     free(ss);

@@ -153,7 +153,9 @@ int kvp_cmd_compare(int argc, char **argv) {
         for (size_t k = 0; k < n_engines; k++) {
             const kvp_fit_eval *e = &ev[k];
             if (e->status != KVP_OK) {
-                printf("%-9s %s\n", kvp_engine_name(e->point.engine), e->message);
+                char buf[KVP_ERROR_MESSAGE_MAX + 32];
+                printf("%-9s %s\n", kvp_engine_name(e->point.engine),
+                       fit_eval_reason(e, buf, sizeof buf));
                 continue;
             }
             char page[24], why[96];
@@ -192,7 +194,11 @@ int kvp_cmd_compare(int argc, char **argv) {
                 printf("note (%s): %s\n", kvp_engine_name(ev[k].point.engine), ev[k].policy.notes[i]);
     }
 
-    rc = KVP_EXIT_OK;
+    /* No engine would start the deployment (a start-up rule, or one request does
+     * not fit): exit 1, as `plan` does. */
+    bool any_starts = false;
+    for (size_t k = 0; k < n_engines; k++) any_starts = any_starts || ev[k].starts;
+    rc = any_starts ? KVP_EXIT_OK : KVP_EXIT_NO;
     if (html) {
         kvp_report_text page;
         kvp_report_text_init(&page, NULL);
@@ -205,6 +211,7 @@ int kvp_cmd_compare(int argc, char **argv) {
                                                  "max seqs", "limited by", "budget formula"};
         const char *cells[KVP_ENGINE_COUNT * COLS];
         char text[KVP_ENGINE_COUNT][3][32];
+        char reason[KVP_ENGINE_COUNT][KVP_ERROR_MESSAGE_MAX + 32];
         for (size_t k = 0; k < n_engines; k++) {
             const kvp_fit_eval *e = &ev[k];
             const char **r = &cells[k * COLS];
@@ -216,7 +223,7 @@ int kvp_cmd_compare(int argc, char **argv) {
             r[2] = text[k][0];
             r[3] = text[k][1];
             r[4] = text[k][2];
-            r[5] = e->status == KVP_OK ? e->binding : e->message;
+            r[5] = fit_eval_reason(e, reason[k], sizeof reason[k]);
             r[6] = e->budget_formula;
         }
         kvp_html_table(&page, "every engine, same model, GPU and memory terms", COLS, header,

@@ -773,17 +773,12 @@ static int run(plan_ctx *p) {
     rc = deployment(p, &dep);
     if (rc >= 0) return rc;
     bool have_mem = dep.memory.kv_budget_bytes == 0;
-    /* TensorRT-LLM's start-up rules (docs/startup.md): a refusal is exit 1 with its
-     * rule; a max_seq_len above the model's is clamped as trtllm-serve does. */
-    o->startup.policy.engine = KVP_ENGINE_TRTLLM;
-    o->startup.policy.tp = o->d.tp;
-    o->startup.policy.pp = o->d.pp;
-    o->startup.policy.enable_dp_attention = o->d.attention_dp;
-    o->startup.policy.max_model_len = o->d.max_seq_len;
+    /* TensorRT-LLM's start-up rules run in the pipeline (docs/startup.md): a
+     * refusal is exit 1 with its rule; a max_seq_len above the model's is clamped
+     * as trtllm-serve does, and planned with. */
     o->startup.gpu_known = o->gpu && kvp_gpu_lookup_in(kvp_cli_gpu_catalog(), o->gpu, &o->startup.gpu, NULL) == KVP_OK;
-    if ((rc = kvp_cli_startup_gate(p->model, &o->startup, NULL, o->json)) != 0) return rc;
-    if (o->d.max_seq_len && o->startup.policy.max_model_len < o->d.max_seq_len)
-        dep.trtllm.max_seq_len = o->d.max_seq_len = o->startup.policy.max_model_len;
+    dep.startup = o->startup;
+    if ((rc = kvp_cli_startup_inputs(p->model, &o->startup, o->json)) >= 0) return rc;
     if (o->local) {
         /* Model-local caches: reported, never subtracted when memory was measured; with
          * estimated memory the graph-resident part joins the predicted peak
@@ -812,6 +807,9 @@ static int run(plan_ctx *p) {
     if (!p->r) return bad_input(KVP_NOMEM, NULL, "plan: out of memory");
     if (kvp_deploy_plan(&dep, p->r, &err) != KVP_OK) return fail_err(p, &err);
     const kvp_deploy_result *r = p->r;
+    if ((rc = kvp_cli_startup_result(&dep, r, kvp_model_name(p->model), o->json,
+                                     KVP_CLI_STARTUP_VERDICT)) != 0)
+        return rc;
     if (r->status != KVP_OK) return bad_input(r->status, r->key, "%s", r->message);
     o->seed.enable_block_reuse = o->kv.enable_block_reuse;
     if ((rc = kvp_cli_plan_seed_after_build(p->model, &r->trtllm, &r->plan, &o->seed, o->json)) >= 0)

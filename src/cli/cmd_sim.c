@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "cli_options.h"
 #include "progress.h"
+#include "startup_cli.h"
 #include "kvplan/deploy.h"
 #include "kvplan/report.h"
 #include "kvplan/sim.h"
@@ -302,6 +303,9 @@ static int pool_from_plan(const options *o, const kvp_model *m, kvp_pool_config 
             if (kvp_gpu_lookup_in(kvp_cli_gpu_catalog(), o->gpu, &g, err) != KVP_OK)
                 return kvp_cli_report_error(err, o->json);
             dep.memory.total_bytes = g.total_bytes;
+            /* Its compute capability for the start-up rules the pipeline runs. */
+            dep.startup.gpu = g;
+            dep.startup.gpu_known = true;
         }
         /* Exact weights from safetensors headers when MODEL is a checkpoint
          * folder (or a config.json inside one), as `kvplan plan` does. */
@@ -311,6 +315,8 @@ static int pool_from_plan(const options *o, const kvp_model *m, kvp_pool_config 
     kvp_deploy_result *res = kvp_deploy_result_new();
     if (!res) return fail_input(o->json, KVP_NOMEM, NULL, "out of memory");
     if (kvp_deploy_plan(&dep, res, err) != KVP_OK) goto fail;
+    if ((rc = kvp_cli_startup_result(&dep, res, kvp_model_name(m), o->json,
+                                     KVP_CLI_STARTUP_VERDICT)) != 0) goto done;
     if (res->status != KVP_OK) {
         err->code = res->status;
         kvp__strlcpy(err->message, res->message, sizeof err->message);
@@ -542,8 +548,7 @@ int kvp_cmd_sim(int argc, char **argv) {
     int exit_code = KVP_EXIT_OK;
     if (kvp_model_open(o.model, NULL, &m, &err) != KVP_OK) return kvp_cli_report_error(&err, o.json);
     kvp_cost c;
-    if (kvp_cost_require_affine(m, "the simulator", &err) != KVP_OK ||
-        kvp_cost_compute(m, &o.cost, &c, &err) != KVP_OK) {
+    if (kvp_cost_require_affine(m, "the simulator", &err) != KVP_OK) {
         exit_code = kvp_cli_report_error(&err, o.json);
         goto out;
     }
@@ -559,9 +564,15 @@ int kvp_cmd_sim(int argc, char **argv) {
     }
     kvp_pool_config pc;
     uint64_t promised = 0;
-    exit_code = o.have_blocks ? pool_uniform(&o, &c, &pc, &err)
-                              : pool_from_plan(&o, m, &pc, &promised, &err);
-    if (exit_code) goto out;
+    /* The pool as `kvplan plan` sizes it first: the pipeline's start-up rules
+     * refuse a deployment the engine would not start (exit 1, the rule named). */
+    if (!o.have_blocks && (exit_code = pool_from_plan(&o, m, &pc, &promised, &err)) != 0)
+        goto out;
+    if (kvp_cost_compute(m, &o.cost, &c, &err) != KVP_OK) {
+        exit_code = kvp_cli_report_error(&err, o.json);
+        goto out;
+    }
+    if (o.have_blocks && (exit_code = pool_uniform(&o, &c, &pc, &err)) != 0) goto out;
 
     kvp_status st;
     if (o.workload) {

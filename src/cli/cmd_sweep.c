@@ -414,14 +414,21 @@ int kvp_cmd_sweep(int argc, char **argv) {
                        kvp_cli_fmt_count(e->blocks, n3, sizeof n3),
                        kvp_cli_fmt_count(e->max_sequences, n4, sizeof n4), why);
             } else {
-                short_reason(e->message, why, sizeof why);
+                char buf[KVP_ERROR_MESSAGE_MAX + 32];
+                short_reason(fit_eval_reason(e, buf, sizeof buf), why, sizeof why);
                 printf("%10s %12s %9s %9s  %s\n", "-", "-", "-", "-", why);
             }
         }
     }
     rc = -1;
     if (svg || html) rc = write_outputs(&c, grid, evals, count, svg, html);
-    if (rc < 0) rc = KVP_EXIT_OK;
+    if (rc < 0) {
+        /* No point of the grid would start (a start-up rule, or one request does not
+         * fit): exit 1, as `plan` does. */
+        bool any_starts = false;
+        for (size_t i = 0; i < count; i++) any_starts = any_starts || evals[i]->starts;
+        rc = any_starts ? KVP_EXIT_OK : KVP_EXIT_NO;
+    }
 out:
     for (size_t i = 0; evals && i < done; i++) free(evals[i]);
     free(evals);

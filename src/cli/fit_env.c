@@ -7,6 +7,7 @@
 
 #include "cli_options.h"
 #include "fit_env.h"
+#include "startup_cli.h"
 #include "util.h"
 
 
@@ -71,6 +72,7 @@ static void sync(fit_cli *c) {
     c->env = c->opt->deployment;
     c->env.model = model;
     c->env.memory.model_dir = dir;
+    c->env.startup = c->opt->startup; /* the start-up flags: the pipeline's rules read them */
     c->base = c->opt->deployment.point;
     c->gpu = c->opt->gpu;
     c->has_gpu_mem = c->opt->given[kvp_option_lookup("--gpu-mem", NULL)->id] != 0;
@@ -110,6 +112,9 @@ int fit_cli_finish(fit_cli *c, const char *command) {
             return kvp_cli_report_error(&err, c->json);
         c->has_gpu_info = true;
         c->env.memory.total_bytes = c->gpu_info.total_bytes;
+        /* Its compute capability for the start-up rules (V-DT-1, S-DT-1, ...). */
+        c->env.startup.gpu = c->gpu_info;
+        c->env.startup.gpu_known = true;
     } else if (c->has_gpu_mem) {
         c->env.memory.total_bytes = c->gpu_mem;
     }
@@ -126,13 +131,20 @@ int fit_cli_finish(fit_cli *c, const char *command) {
      * safetensors headers, as `kvplan plan` does. */
     c->env.memory.model_dir = kvp_cli_model_dir(c->model_arg, c->model_dir, sizeof c->model_dir);
     c->env.model = c->model;
-    return -1;
+    return kvp_cli_startup_inputs(c->model, &c->env.startup, c->json);
 }
 
 void fit_cli_free(fit_cli *c) {
     kvp_model_free(c->model);
     c->model = NULL;
     kvp_cli_table_use(NULL);
+}
+
+const char *fit_eval_reason(const kvp_fit_eval *e, char *buf, size_t n) {
+    if (e->status == KVP_OK) return e->binding;
+    if (e->startup.first_refusal < 0) return e->message;
+    snprintf(buf, n, "refused at start-up: %s", e->message);
+    return buf;
 }
 
 const char *fit_gib(uint64_t bytes, char *buf, size_t n) {

@@ -49,6 +49,9 @@ int fit_cli_unknown_option(const fit_cli *c, const char *arg, const char *const 
 /* Usage lines of the shared options (the option table's rows for `command`). */
 void fit_cli_usage(FILE *out, unsigned command);
 
+/* What a row shows as its limit: the binding when planned, else the message,
+ * "refused at start-up: V-PAR-1: ..." when a start-up rule refused (buf). */
+const char *fit_eval_reason(const kvp_fit_eval *e, char *buf, size_t n);
 /* "1.50 GiB" */
 const char *fit_gib(uint64_t bytes, char *buf, size_t n);
 

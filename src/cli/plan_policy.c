@@ -669,28 +669,23 @@ static int plan_policy_main(int argc, char **argv, const char *resolved_dtype, c
         free(ss);
         return kvp_cli_report_error(&err, json);
     }
-    /* Start-up rules (docs/startup.md): a refusal is exit 1 with its rule; what
-     * the engine adjusts (length, dtype) is what the plan uses. */
-    kvp_dtype weights_dtype = KVP_DTYPE_AUTO;
-    ss->policy = s;
-    int gate = kvp_cli_startup_gate(model, ss, &weights_dtype, json);
-    s = ss->policy;
-    if (gate) {
+    int bad_rc = kvp_cli_startup_inputs(model, ss, json);
+    if (bad_rc >= 0) {
         kvp_model_free(model);
         free(ss);
-        return gate;
+        return bad_rc;
     }
-
     /* One deployment through the pipeline (deploy.h): memory terms not measured
-     * are estimated from the config there, the same way for every command. */
+     * are estimated from the config there, the same way for every command, and
+     * the engine's start-up rules run on it (docs/startup.md). */
     d.model = model;
+    d.startup = *ss;
     d.point.engine = s.engine;
     d.policy = s;
     d.memory = mem;
     d.memory.total_bytes = gpu_mem;
     d.memory.kv_budget_bytes = s.kv_budget_bytes;
     d.memory.free_bytes = s.free_memory_bytes;
-    d.memory.weights_dtype = weights_dtype; /* as the start-up rules resolved it */
     d.memory.quantization = ss->quantization;
     d.memory.enable_expert_parallel = ss->enable_expert_parallel;
     kvp_deploy_result *res = kvp_deploy_result_new();
@@ -710,11 +705,9 @@ static int plan_policy_main(int argc, char **argv, const char *resolved_dtype, c
         kvp__strlcpy(err.message, res->message, sizeof err.message);
         kvp__strlcpy(err.key, res->key, sizeof err.key);
     }
-    /* The start-up rules that read the plan (docs/startup.md): a refusal is exit 1
-     * with its rule. */
-    ss->policy = s;
-    if (res->have_memory) ss->policy.weights_bytes = res->memory.weights_bytes;
-    gate = kvp_cli_startup_gate_plan(model, ss, st, &res->policy, &err, json);
+    /* A start-up rule that refuses is exit 1 with its rule; what the engine
+     * adjusts (length, dtype) was planned with and is said on stderr. */
+    int gate = kvp_cli_startup_result(&d, res, kvp_model_name(model), json, 0);
     free(ss);
     if (gate) {
         kvp_deploy_result_free(res);

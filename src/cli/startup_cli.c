@@ -121,12 +121,7 @@ static json_t *report_json(const kvp_startup_report *rep, const kvp_startup_sett
     json_t *arr = json_array();
     for (uint32_t i = 0; i < rep->count; i++) {
         const kvp_check_row *c = &rep->checks[i];
-        json_t *r = json_object();
-        json_object_set_new(r, "rule", json_string(c->rule));
-        json_object_set_new(r, "status", json_string(kvp_check_status_name(c->status)));
-        json_object_set_new(r, "setting", json_string(c->setting));
-        json_object_set_new(r, "message", json_string(c->message));
-        json_object_set_new(r, "fix", c->fix[0] ? json_string(c->fix) : json_null());
+        json_t *r = kvp__check_json(c);
         json_object_set_new(r, "basis", json_string(c->basis));
         json_object_set_new(r, "versions", json_string(c->versions));
         json_object_set_new(r, "default", json_boolean(c->is_default));
@@ -200,16 +195,12 @@ void kvp_cli_startup_print(const kvp_startup_report *rep, const kvp_startup_sett
 
 /* ------------------------------------------------------------------- gates */
 
-static void print_refusal(const kvp_startup_report *rep, const kvp_startup_settings *ss,
-                          const char *model_name, bool json) {
-    if (json) {
-        kvp_cli_startup_print(rep, ss, model_name, true);
-        return;
-    }
-    for (uint32_t i = 0; i < rep->count; i++) {
-        const kvp_check_row *c = &rep->checks[i];
+/* The refusals of a deployment's start-up summary on stderr, with their fixes. */
+static void print_refusal(kvp_engine engine, const kvp_deploy_startup *st) {
+    for (uint32_t i = 0; i < st->count; i++) {
+        const kvp_check_row *c = &st->checks[i];
         if (c->status != KVP_CHECK_REFUSE) continue;
-        fprintf(stderr, "kvplan: %s would not start: %s: %s\n", engine_title(rep->engine), c->rule,
+        fprintf(stderr, "kvplan: %s would not start: %s: %s\n", engine_title(engine), c->rule,
                 c->message);
         if (c->fix[0]) fprintf(stderr, "kvplan:   fix: %s\n", c->fix);
     }
@@ -218,64 +209,77 @@ static void print_refusal(const kvp_startup_report *rep, const kvp_startup_setti
 
 /* What the engine changes itself, and its warnings, said on stderr so the plan
  * on stdout stays the contract. */
-static void print_adjustments(const kvp_startup_report *rep) {
-    for (uint32_t i = 0; i < rep->count; i++) {
-        const kvp_check_row *c = &rep->checks[i];
+static void print_adjustments(kvp_engine engine, const kvp_deploy_startup *st, bool skip_memory) {
+    for (uint32_t i = 0; i < st->count; i++) {
+        const kvp_check_row *c = &st->checks[i];
+        if (skip_memory && strstr(c->rule, "-MEM-")) continue;
         if (c->status == KVP_CHECK_ADJUST)
             fprintf(stderr, "kvplan: %s adjusts at start-up: %s: %s (the plan uses the adjusted "
-                            "value)\n", engine_title(rep->engine), c->rule, c->message);
+                            "value)\n", engine_title(engine), c->rule, c->message);
         else if (c->status == KVP_CHECK_WARN)
-            fprintf(stderr, "kvplan: %s warns at start-up: %s: %s\n", engine_title(rep->engine),
+            fprintf(stderr, "kvplan: %s warns at start-up: %s: %s\n", engine_title(engine),
                     c->rule, c->message);
     }
 }
 
-int kvp_cli_startup_gate(const kvp_model *model, kvp_startup_settings *ss,
-                         kvp_dtype *out_weights_dtype, bool json) {
-    kvp_startup_report *rep = malloc(sizeof *rep);
-    if (!rep) return kvp_cli_fail("out of memory");
-    kvp_error err;
-    /* A format kvplan cannot cost is bad input, before the engine's own rule. */
-    kvp_weight_format fmt;
-    if ((ss->quantization[0] &&
-         kvp_weight_format_for_model(model, ss->quantization, &fmt, &err) != KVP_OK) ||
-        kvp_startup_check(model, ss, NULL, rep, &err) != KVP_OK) {
-        free(rep);
-        return kvp_cli_report_error(&err, json);
-    }
-    if (!rep->starts) {
-        print_refusal(rep, ss, kvp_model_name(model), json);
-        free(rep);
-        return KVP_EXIT_NO;
-    }
-    print_adjustments(rep);
-    kvp_startup_apply(model, rep, &ss->policy);
-    if (out_weights_dtype) *out_weights_dtype = rep->run_dtype;
-    free(rep);
-    return KVP_EXIT_OK;
+/* deploy.c writes "RULE: message" into the result's message when the rule is
+ * the verdict (it refused before the plan, or the plan itself succeeded). */
+static bool rule_is_verdict(const kvp_deploy_result *res) {
+    const kvp_deploy_startup *st = &res->startup;
+    if (res->status == KVP_OK || st->first_refusal < 0) return false;
+    const char *id = st->checks[st->first_refusal].rule;
+    size_t n = strlen(id);
+    return strncmp(res->message, id, n) == 0 && res->message[n] == ':';
 }
 
-int kvp_cli_startup_gate_plan(const kvp_model *model, const kvp_startup_settings *ss,
-                              kvp_status st, const kvp_policy_result *r, const kvp_error *perr,
-                              bool json) {
+/* With --json a refusal is the whole check report on stdout, as `kvplan check
+ * --json` prints it. */
+static int print_refusal_json(const kvp_deployment *dep, const kvp_deploy_result *res,
+                              const char *model_name) {
     kvp_startup_report *rep = malloc(sizeof *rep);
-    if (!rep) return kvp_cli_fail("out of memory");
-    kvp_startup_plan_input in;
-    memset(&in, 0, sizeof in);
-    in.status = st;
-    in.result = st == KVP_OK ? r : NULL;
-    in.message = perr ? perr->message : "";
-    in.weights_bytes = ss->policy.weights_bytes;
+    kvp_startup_settings *ss = malloc(sizeof *ss);
+    int rc = KVP_EXIT_NO;
     kvp_error err;
-    if (kvp_startup_check(model, ss, &in, rep, &err) != KVP_OK) {
-        free(rep);
-        return kvp_cli_report_error(&err, json);
-    }
-    int rc = KVP_EXIT_OK;
-    if (!rep->starts) {
-        print_refusal(rep, ss, kvp_model_name(model), json);
-        rc = KVP_EXIT_NO;
+    kvp_error_clear(&err);
+    if (!rep || !ss) {
+        rc = kvp_cli_fail("out of memory");
+    } else if (kvp_deploy_startup_check(dep, rep, &err) != KVP_OK) {
+        rc = kvp_cli_report_error(&err, true);
+    } else {
+        *ss = dep->startup;
+        ss->policy = dep->policy;
+        ss->policy.engine = res->point.engine;
+        ss->policy.tp = res->point.tp;
+        ss->policy.pp = res->point.pp;
+        ss->policy.total_memory_bytes = res->total_bytes;
+        kvp_cli_startup_print(rep, ss, model_name, true);
     }
     free(rep);
+    free(ss);
     return rc;
+}
+
+int kvp_cli_startup_inputs(const kvp_model *model, const kvp_startup_settings *ss, bool json) {
+    /* A format kvplan cannot cost is bad input, before the engine's own rule. */
+    kvp_weight_format fmt;
+    kvp_error err;
+    kvp_error_clear(&err);
+    if (ss->quantization[0] &&
+        kvp_weight_format_for_model(model, ss->quantization, &fmt, &err) != KVP_OK)
+        return kvp_cli_report_error(&err, json);
+    return -1;
+}
+
+int kvp_cli_startup_result(const kvp_deployment *dep, const kvp_deploy_result *res,
+                           const char *model_name, bool json, unsigned flags) {
+    const kvp_deploy_startup *st = &res->startup;
+    if (!st->evaluated) return KVP_EXIT_OK; /* the settings were refused before the rules ran */
+    if (!st->starts && (!(flags & KVP_CLI_STARTUP_VERDICT) || rule_is_verdict(res))) {
+        if (json) return print_refusal_json(dep, res, model_name);
+        print_refusal(res->point.engine, st);
+        return KVP_EXIT_NO;
+    }
+    if (!st->starts) return KVP_EXIT_OK; /* the plan's own failure is the message */
+    print_adjustments(res->point.engine, st, (flags & KVP_CLI_STARTUP_VERDICT) != 0);
+    return KVP_EXIT_OK;
 }

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 
+#include "kvplan/deploy.h"
 #include "kvplan/kvplan.h"
 #include "kvplan/startup.h"
 
@@ -20,20 +21,23 @@ bool kvp_cli_startup_opt(int argc, char **argv, int *i, kvp_startup_settings *ss
 /* The option names above, NULL-terminated (for "did you mean"). */
 extern const char *const kvp_cli_startup_names[];
 
-/* Before a plan: evaluate the rules that need no memory plan on ss (ss->policy
- * is the deployment as planned), apply what the engine adjusts to ss->policy
- * (the context length it derives or clamps, the KV dtype after a dtype
- * fallback) and report: a refusal is printed with its rule ("kvplan: the
- * engine would not start: V-PAR-1 ...") and returns 1; adjustments are printed
- * as notes on stderr. *out_weights_dtype gets the dtype the engine runs the
- * weights in. Returns 0 when the engine starts. */
-int kvp_cli_startup_gate(const kvp_model *model, kvp_startup_settings *ss,
-                         kvp_dtype *out_weights_dtype, bool json);
-/* After the plan: the memory rules on the engine policy's result (or its
- * failure `st` / `err`). Returns 1 after printing a refusal, else 0. */
-int kvp_cli_startup_gate_plan(const kvp_model *model, const kvp_startup_settings *ss,
-                              kvp_status st, const kvp_policy_result *r, const kvp_error *err,
-                              bool json);
+/* Before kvp_deploy_plan: the start-up flags kvplan must understand to plan at
+ * all (--quantization names a weight format it costs, estimate.h). -1 when
+ * they do, else the exit status after printing the error. */
+int kvp_cli_startup_inputs(const kvp_model *model, const kvp_startup_settings *ss, bool json);
+
+/* After kvp_deploy_plan (which runs the engine's start-up rules, deploy.h):
+ * a refusal is printed with its rule ("kvplan: vLLM would not start: V-PAR-1:
+ * ...", and the fix) on stderr, or as the check report on stdout with `json`,
+ * and returns 1; what the engine adjusts or warns about is said on stderr
+ * (the plan was computed with the adjusted values) and returns 0.
+ * KVP_CLI_STARTUP_VERDICT: print a refusal only when the rule is the result's
+ * verdict (a memory rule echoing a plan that failed leaves the plan's one-line
+ * error to the caller), and leave the memory rules' adjustments to the
+ * pipeline's warnings (TensorRT-LLM's adopted max_seq_len). */
+#define KVP_CLI_STARTUP_VERDICT 1u
+int kvp_cli_startup_result(const kvp_deployment *dep, const kvp_deploy_result *res,
+                           const char *model_name, bool json, unsigned flags);
 
 /* Print a report as text or JSON on stdout (kvplan check). */
 void kvp_cli_startup_print(const kvp_startup_report *rep, const kvp_startup_settings *ss,

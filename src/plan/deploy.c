@@ -15,6 +15,7 @@
 #include "kvplan/deploy.h"
 #include "kvplan/estimate.h"
 #include "admission.h"
+#include "deploy_internal.h"
 #include "util.h"
 
 #define DEFAULT_CUDA_GRAPH_BS 128u /* `kvplan plan`'s default */
@@ -25,6 +26,7 @@ kvp_deployment kvp_deployment_default(void) {
     d.point.engine = KVP_ENGINE_TRTLLM;
     d.trtllm.max_cuda_graph_batch_size = DEFAULT_CUDA_GRAPH_BS;
     d.policy = kvp_policy_settings_default();
+    d.startup = kvp_startup_settings_default();
     return d;
 }
 
@@ -126,7 +128,8 @@ static mem_knobs knobs_for(const kvp_deployment *d, const kvp_deploy_settings *t
          * (FusedMoEParallelConfig); mxfp4 experts padded (Mxfp4MoEMethod). */
         uint32_t tp = s->tp ? s->tp : 1, dp = s->dp ? s->dp : 1;
         k.expert_ranks = tp * dp;
-        k.ep = d->memory.enable_expert_parallel ? tp * dp : 1;
+        bool ep = d->memory.enable_expert_parallel || d->startup.enable_expert_parallel;
+        k.ep = ep ? tp * dp : 1;
         k.expert_inter_align = 64;
         break;
     }
@@ -143,7 +146,8 @@ static mem_knobs knobs_for(const kvp_deployment *d, const kvp_deploy_settings *t
 }
 
 static kvp_status memory_terms(const kvp_deployment *d, uint32_t tp, uint32_t pp,
-                               const mem_knobs *k, kvp_memory_facts *m, kvp_error *err) {
+                               const mem_knobs *k, kvp_dtype weights_dtype, kvp_memory_facts *m,
+                               kvp_error *err) {
     const kvp_deploy_memory *in = &d->memory;
     kvp_memory_measured meas;
     memset(&meas, 0, sizeof meas);
@@ -173,8 +177,11 @@ static kvp_status memory_terms(const kvp_deployment *d, uint32_t tp, uint32_t pp
     es.sampler_rows = k->sampler_rows;
     es.sampler_bytes_per_logit = k->sampler_bytes_per_logit;
     es.model_dir = in->model_dir;
-    es.weights_dtype = in->weights_dtype;
-    es.quantization = in->quantization;
+    es.weights_dtype = weights_dtype;
+    /* --quantization is one flag: the start-up rules' and the weights' (V-DT-4). */
+    es.quantization = in->quantization                ? in->quantization
+                      : d->startup.quantization[0] ? d->startup.quantization
+                                                   : NULL;
     es.expert_ranks = k->expert_ranks;
     es.ep = k->ep;
     es.expert_inter_align = k->expert_inter_align;
@@ -309,11 +316,19 @@ static kvp_status trtllm_settings(const kvp_deployment *dep, kvp_deploy_settings
     return KVP_OK;
 }
 
-static kvp_status plan_trtllm(const kvp_deployment *dep, kvp_deploy_result *out, kvp_error *err) {
+static kvp_status plan_trtllm(const kvp_deployment *dep, kvp_deploy_result *out,
+                              kvp__deploy_gate *g, kvp_error *err) {
     kvp_deploy_point *pt = &out->point;
     kvp_deploy_settings d;
     kvp_status st = trtllm_settings(dep, &d, out);
     if (st != KVP_OK || out->status != KVP_OK) return st;
+    /* Start-up rules first (deploy_startup.c): trtllm-serve clamps a max_seq_len
+     * above the one it infers from the config (T-LEN-1) and plans with that. */
+    kvp_policy_settings ps = kvp__deploy_gate_trtllm_settings(&d, dep->policy.engine_version);
+    st = kvp__deploy_gate_before(g, dep, &ps, NULL, err);
+    if (st != KVP_OK) return st;
+    if (d.max_seq_len && ps.max_model_len && ps.max_model_len < d.max_seq_len)
+        d.max_seq_len = ps.max_model_len;
     kvp_error e;
     kvp_error_clear(&e);
     kvp_memory_facts m;
@@ -325,7 +340,8 @@ static kvp_status plan_trtllm(const kvp_deployment *dep, kvp_deploy_result *out,
                                "budget (kv_budget_bytes)");
     if (have_mem) {
         mem_knobs k = knobs_for(dep, &d, &dep->policy);
-        st = memory_terms(dep, d.tp ? d.tp : 1, d.pp ? d.pp : 1, &k, &m, &e);
+        st = memory_terms(dep, d.tp ? d.tp : 1, d.pp ? d.pp : 1, &k, dep->memory.weights_dtype,
+                          &m, &e);
         if (st != KVP_OK) return step_failed(out, st, &e, err);
     }
     /* Heads that do not divide by the attention TP are refused by every engine
@@ -488,7 +504,8 @@ static kvp_status plan_trtllm(const kvp_deployment *dep, kvp_deploy_result *out,
 
 /* -------------------------------------------------------------- policies */
 
-static kvp_status plan_policy(const kvp_deployment *dep, kvp_deploy_result *out, kvp_error *err) {
+static kvp_status plan_policy(const kvp_deployment *dep, kvp_deploy_result *out,
+                              kvp__deploy_gate *g, kvp_error *err) {
     kvp_policy_settings s = dep->policy;
     kvp_deploy_point *pt = &out->point;
     s.engine = pt->engine;
@@ -517,6 +534,11 @@ static kvp_status plan_policy(const kvp_deployment *dep, kvp_deploy_result *out,
     } else if (len) {
         s.max_model_len = len;
     }
+    /* Start-up rules first (deploy_startup.c): what the engine adjusts (the length
+     * it derives or clamps, the dtype after the fp16 fallback) is what is planned. */
+    kvp_dtype weights_dtype = dep->memory.weights_dtype;
+    kvp_status gst = kvp__deploy_gate_before(g, dep, &s, &weights_dtype, err);
+    if (gst != KVP_OK) return gst;
     kvp_error e;
     kvp_error_clear(&e);
     kvp_memory_facts m;
@@ -527,7 +549,7 @@ static kvp_status plan_policy(const kvp_deployment *dep, kvp_deploy_result *out,
         /* The same memory terms for every engine, so the comparison is fair:
          * what differs is how each engine turns them into a budget. */
         mem_knobs k = knobs_for(dep, &dep->trtllm, &s);
-        kvp_status st = memory_terms(dep, tp, pp, &k, &m, &e);
+        kvp_status st = memory_terms(dep, tp, pp, &k, weights_dtype, &m, &e);
         if (st != KVP_OK) return step_failed(out, st, &e, err);
         s.total_memory_bytes = m.total_bytes;
         s.weights_bytes = m.weights_bytes;
@@ -673,21 +695,30 @@ static void startup_verdict(kvp_deploy_result *out) {
 }
 
 kvp_status kvp_deploy_plan(const kvp_deployment *dep, kvp_deploy_result *out, kvp_error *err) {
+    kvp__deploy_gate *g = kvp__deploy_gate_new();
+    if (!g) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory (start-up checks)");
+    kvp_status st = kvp__deploy_plan_gated(dep, out, g, err);
+    kvp__free(NULL, g);
+    return st;
+}
+
+kvp_status kvp__deploy_plan_gated(const kvp_deployment *dep, kvp_deploy_result *out,
+                                  kvp__deploy_gate *g, kvp_error *err) {
     if (!dep || !dep->model || !out)
         return kvp__fail(err, KVP_INVALID_ARG, NULL, "model",
                          "a deployment needs a model and a result");
     memset(out, 0, sizeof *out);
     out->point = dep->point;
-    kvp_status st;
-    if (dep->point.engine == KVP_ENGINE_TRTLLM)
-        st = plan_trtllm(dep, out, err);
-    else if ((unsigned)dep->point.engine < KVP_ENGINE_COUNT)
-        st = plan_policy(dep, out, err);
-    else
+    out->startup.first_refusal = -1;
+    if ((unsigned)dep->point.engine >= KVP_ENGINE_COUNT)
         return kvp__fail(err, KVP_INVALID_ARG, NULL, "engine", "unknown engine %d",
                          (int)dep->point.engine);
+    g->ready = false;
+    kvp_status st = dep->point.engine == KVP_ENGINE_TRTLLM ? plan_trtllm(dep, out, g, err)
+                                                            : plan_policy(dep, out, g, err);
     if (st != KVP_OK) return st;
     kvp__admission(dep, out); /* the engine's admission rule (admission.c) */
     startup_verdict(out);
-    return KVP_OK;
+    /* The engine's start-up rules on the same settings (deploy_startup.c). */
+    return kvp__deploy_gate_after(g, dep, out, err);
 }

@@ -34,6 +34,30 @@ kvp_status kvp__json_finish(json_t *doc, size_t flags, char **out, kvp_error *er
 /* UINT64_MAX means "no limit" in a result: null. */
 static json_t *ju_or_null(uint64_t v) { return v == UINT64_MAX ? json_null() : ju(v); }
 
+json_t *kvp__check_json(const kvp_check_row *c) {
+    json_t *r = json_object();
+    json_object_set_new(r, "rule", json_string(c->rule));
+    json_object_set_new(r, "status", json_string(kvp_check_status_name(c->status)));
+    json_object_set_new(r, "setting", json_string(c->setting));
+    json_object_set_new(r, "message", json_string(c->message));
+    json_object_set_new(r, "fix", c->fix[0] ? json_string(c->fix) : json_null());
+    return r;
+}
+
+json_t *kvp__startup_json(const kvp_deploy_startup *st) {
+    json_t *o = json_object();
+    json_object_set_new(o, "starts", json_boolean(st->starts));
+    json_object_set_new(o, "first_refusal",
+                        st->first_refusal >= 0 ? json_string(st->checks[st->first_refusal].rule)
+                                               : json_null());
+    json_t *arr = json_array();
+    for (uint32_t i = 0; i < st->count; i++)
+        json_array_append_new(arr, kvp__check_json(&st->checks[i]));
+    json_object_set_new(o, "checks", arr);
+    if (st->dropped) json_object_set_new(o, "checks_not_listed", ju(st->dropped));
+    return o;
+}
+
 json_t *kvp__point_json(const kvp_deploy_result *e, bool sequences) {
     json_t *o = json_object();
     json_object_set_new(o, "policy", json_string(kvp_engine_name(e->point.engine)));
@@ -48,6 +72,7 @@ json_t *kvp__point_json(const kvp_deploy_result *e, bool sequences) {
         json_object_set_new(o, "error", json_string(kvp_status_name(e->status)));
         json_object_set_new(o, "message", json_string(e->message));
     }
+    json_object_set_new(o, "startup", kvp__startup_json(&e->startup));
     return o;
 }
 

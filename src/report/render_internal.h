@@ -31,9 +31,17 @@ json_t *kvp__json_u64(uint64_t v);
  * kvp_json_free). KVP_NOMEM when any piece could not be built. */
 kvp_status kvp__json_finish(json_t *doc, size_t flags, char **out, kvp_error *err);
 
+/* One start-up check (kvplan/startup.h) with the fields every document shares:
+ * rule, status, setting, message, fix (null when none). New reference. */
+json_t *kvp__check_json(const kvp_check_row *c);
+/* A deployment's start-up verdict (deploy.h): "starts", "first_refusal" (rule
+ * id or null), "checks" (the rules that did not pass) and "checks_not_listed"
+ * when some were left out. New reference. */
+json_t *kvp__startup_json(const kvp_deploy_startup *st);
+
 /* The head of a point every row shares: policy, tp, pp, kv_dtype,
- * max_seq_len (llama.cpp: sequences, when `sequences`), ok, and the error
- * when it was not planned. New reference. */
+ * max_seq_len (llama.cpp: sequences, when `sequences`), ok, the error when it
+ * was not planned, and "startup" (kvp__startup_json). New reference. */
 json_t *kvp__point_json(const kvp_deploy_result *e, bool sequences);
 
 /* The engine's admission rule (json_admission.c): "admitted" (null when unknown)

@@ -247,22 +247,12 @@ static void test_commands_agree(void **state) {
         const json_t *cap = json_object_get(plan, "capacity");
         char desc[256];
         describe(&d, desc, sizeof desc);
-        /* TensorRT-LLM's start-up rule T-LEN-1 clamps a max_seq_len above the model's in
-         * plan only (so far): not compared either. */
-        bool clamped = cap && d.len && !strcmp(d.engine, "trtllm") &&
-                       (unsigned long long)json_integer_value(json_object_get(cap, "max_seq_len")) != d.len;
-        if ((!cap && json_object_get(plan, "first_refusal")) || clamped) {
-            /* Refused by a start-up rule (docs/startup.md) that only plan and check apply
-             * so far (S-LEN-1: a context above the model's, ...): not compared. */
-            gated++;
-            json_decref(plan);
-            json_decref(fit);
-            json_decref(sweep);
-            json_decref(cmp);
-            continue;
-        }
-        if (!cap && !json_object_get(plan, "error"))
+        /* A start-up rule's refusal (docs/startup.md: V-PAR-1, S-LEN-1, T-MEM-2, ...)
+         * comes from the pipeline, so fit, sweep and compare refuse the same
+         * deployment (check_row with cap NULL); plan prints the check report. */
+        if (!cap && !json_object_get(plan, "error") && !json_object_get(plan, "first_refusal"))
             fail_msg("plan printed neither a plan nor an error: %s", desc);
+        if (!cap && json_object_get(plan, "first_refusal")) gated++;
         /* A plan the engine refuses to start is still a plan of the same numbers. */
         /* fit --solve concurrency on llama.cpp answers with --parallel slots: the same
          * deployment with that many slots is what plan must match. */
@@ -297,8 +287,9 @@ static void test_commands_agree(void **state) {
     /* The draw must exercise every engine and both outcomes. */
     for (unsigned e = 0; e < 4; e++) assert_true(per_engine[e] > n / 16);
     assert_true(planned > n / 2);
-    assert_true(gated < n / 4);
-    assert_true(refused > 0);
+    fprintf(stderr, "%u planned, %u refused (%u by a start-up rule)\n", planned, refused, gated);
+    assert_true(gated > 0 && gated < n / 4);
+    assert_true(refused >= gated);
 }
 
 /* ------------------------------------------------------ library level */

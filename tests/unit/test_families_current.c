@@ -107,8 +107,16 @@ static void test_query_heads_divide_tp(void **state) {
     static const kvp_engine engines[] = {KVP_ENGINE_VLLM, KVP_ENGINE_SGLANG, KVP_ENGINE_TRTLLM};
     for (size_t i = 0; i < 3; i++) {
         memset(&err, 0x5a, sizeof err);
-        assert_int_equal(policy_at(m, engines[i], 8, &err), KVP_CONFIG);
-        assert_string_equal(err.key, "num_attention_heads");
+        if (engines[i] == KVP_ENGINE_TRTLLM) {
+            /* Through the pipeline, the engine's start-up rule refuses first: 28 % 8 = 4. */
+            assert_int_equal(policy_at(m, engines[i], 8, &err), KVP_INFEASIBLE);
+            assert_string_equal(err.key, "tp");
+            assert_non_null(strstr(err.message, "T-PAR-1: "));
+            assert_non_null(strstr(err.message, "num_heads 28 % tp_size 8"));
+        } else {
+            assert_int_equal(policy_at(m, engines[i], 8, &err), KVP_CONFIG);
+            assert_string_equal(err.key, "num_attention_heads");
+        }
         /* TP 4: 7 query heads and 1 KV head per rank, accepted. */
         assert_int_equal(policy_at(m, engines[i], 4, &err), KVP_OK);
     }
