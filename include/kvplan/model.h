@@ -72,6 +72,14 @@ typedef struct kvp_layer_cache {
  * one rule the config, GGUF and engine-policy readers share. */
 KVP_API kvp_layer_cache kvp_indexer_cache(uint32_t layer, uint32_t index_head_dim);
 
+/* Whether two recurrent geometries are equal, field by field. */
+KVP_API bool kvp_recurrent_geometry_equal(const kvp_recurrent_geometry *a,
+                                          const kvp_recurrent_geometry *b);
+/* Whether two cache records keep the same bytes per token and per sequence
+ * under any settings: every field equal except `layer`. Lets a planner cost a
+ * run of identical layers once. */
+KVP_API bool kvp_layer_cache_same_shape(const kvp_layer_cache *a, const kvp_layer_cache *b);
+
 /* Architecture facts kept for weight estimates and reports. 0 = not stated. */
 typedef struct kvp_model_info {
     char model_type[64];         /* HF model_type of the language model ("llama") */

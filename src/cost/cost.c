@@ -242,39 +242,49 @@ static kvp_status cost_stage(const kvp_model *model, const kvp_cost_settings *s,
     kvp_pp_stage_layers(info->num_layers, s->pp, stage, &out->layer_begin, &out->layer_end);
 
     size_t n = kvp_model_cache_count(model);
+    /* A record shaped like the last one costed has the same cost and pool (its
+     * bytes do not depend on the layer index): a run of identical layers is
+     * costed once and added layer by layer. */
+    const kvp_layer_cache *last = NULL;
+    kvp_pool_cost *pool = NULL;
+    kvp_layer_cost lc;
     for (size_t i = 0; i < n; i++) {
         const kvp_layer_cache *c = kvp_model_cache(model, i);
         if (c->layer < out->layer_begin || c->layer >= out->layer_end) continue;
-        kvp_layer_cost lc;
-        kvp_status st = cost_record(model, c, s, out->kv_dtype, &lc, err);
-        if (st) return st;
-        kvp_pool_cost *p = NULL;
-        for (uint32_t k = 0; k < out->pool_count; k++)
-            if (same_pool(&out->pools[k], &lc)) p = &out->pools[k];
-        if (!p) {
-            if (out->pool_count == KVP_MAX_POOLS)
-                return kvp__fail(err, KVP_UNSUPPORTED, kvp_model_name(model), NULL,
-                                 "more than %d distinct layer geometries", KVP_MAX_POOLS);
-            p = &out->pools[out->pool_count++];
-            p->kind = lc.kind;
-            p->window_tokens = lc.window_tokens;
-            p->kv_heads_per_rank = lc.kv_heads_per_rank;
-            p->k_head_dim = lc.k_head_dim;
-            p->v_head_dim = lc.v_head_dim;
-            p->dtype = lc.dtype;
-            p->bytes_per_token_per_layer = lc.bytes_per_token;
-            p->tokens_per_block = lc.kind == KVP_CACHE_RECURRENT ? 0 : s->tokens_per_block;
-            p->tokens_per_entry = lc.tokens_per_entry ? lc.tokens_per_entry : 1;
+        if (!last || !kvp_layer_cache_same_shape(last, c)) {
+            kvp_status st = cost_record(model, c, s, out->kv_dtype, &lc, err);
+            if (st) return st;
+            last = c;
+            pool = NULL;
+            for (uint32_t k = 0; k < out->pool_count; k++)
+                if (same_pool(&out->pools[k], &lc)) pool = &out->pools[k];
+            if (!pool) {
+                if (out->pool_count == KVP_MAX_POOLS)
+                    return kvp__fail(err, KVP_UNSUPPORTED, kvp_model_name(model), NULL,
+                                     "more than %d distinct layer geometries", KVP_MAX_POOLS);
+                pool = &out->pools[out->pool_count++];
+                pool->kind = lc.kind;
+                pool->window_tokens = lc.window_tokens;
+                pool->kv_heads_per_rank = lc.kv_heads_per_rank;
+                pool->k_head_dim = lc.k_head_dim;
+                pool->v_head_dim = lc.v_head_dim;
+                pool->dtype = lc.dtype;
+                pool->bytes_per_token_per_layer = lc.bytes_per_token;
+                pool->tokens_per_block =
+                    lc.kind == KVP_CACHE_RECURRENT ? 0 : s->tokens_per_block;
+                pool->tokens_per_entry = lc.tokens_per_entry ? lc.tokens_per_entry : 1;
+            }
         }
-        p->layers++;
-        if (!kvp__add_u64(p->bytes_per_token, lc.bytes_per_token, &p->bytes_per_token) ||
-            !kvp__add_u64(p->bytes_per_sequence, lc.bytes_per_sequence, &p->bytes_per_sequence))
+        pool->layers++;
+        if (!kvp__add_u64(pool->bytes_per_token, lc.bytes_per_token, &pool->bytes_per_token) ||
+            !kvp__add_u64(pool->bytes_per_sequence, lc.bytes_per_sequence,
+                          &pool->bytes_per_sequence))
             return overflow(model, c->layer, err);
         /* The state split for reports (conv in its own dtype), summed checked. */
-        if (!kvp__add_u64(p->conv_bytes_per_sequence, lc.conv_bytes_per_sequence,
-                          &p->conv_bytes_per_sequence) ||
-            !kvp__add_u64(p->ssm_bytes_per_sequence, lc.ssm_bytes_per_sequence,
-                          &p->ssm_bytes_per_sequence))
+        if (!kvp__add_u64(pool->conv_bytes_per_sequence, lc.conv_bytes_per_sequence,
+                          &pool->conv_bytes_per_sequence) ||
+            !kvp__add_u64(pool->ssm_bytes_per_sequence, lc.ssm_bytes_per_sequence,
+                          &pool->ssm_bytes_per_sequence))
             return overflow(model, c->layer, err);
     }
     for (uint32_t k = 0; k < out->pool_count; k++) {

@@ -164,6 +164,8 @@ static act_result activation(const kvp__arch *a, uint64_t T, uint64_t t, uint32_
     act_result r = {0, 0, 0, "none"};
     uint64_t resid = m(c, 4, T, a->hidden, ACT_BYTES, 2); /* residual + normed input */
     for (uint32_t l = begin; l < end && l < a->layers; l++) {
+        /* The peak is a maximum: a layer like the one before adds nothing. */
+        if (l > begin && kvp__layer_arch_same(&a->layer[l - 1], &a->layer[l])) continue;
         const char *ph = "none";
         uint64_t v = layer_peak(a, &a->layer[l], T, t, c, &ph);
         if (v > r.layer_bytes) {

@@ -141,6 +141,10 @@ typedef struct kvp__arch {
 kvp_status kvp__arch_read(const kvp_model *model, const kvp__arch_opts *opts, kvp__arch *out,
                           kvp_error *err);
 void kvp__arch_free(kvp__arch *arch);
+/* Whether two layers have the same weights and activations: every field of
+ * kvp__layer_arch equal (a field added there is compared there). Runs of
+ * identical layers are counted once per plan (memory_weights.c, activation). */
+bool kvp__layer_arch_same(const kvp__layer_arch *x, const kvp__layer_arch *y);
 
 /* Parameters of one rank of `tp`, for decoder layers [begin, end) plus the
  * embedding (with_first) and the LM head and final norm (with_last).

@@ -40,7 +40,7 @@ typedef struct acc {
 static void add3(acc *s, kvp__wcat k, uint64_t a, uint64_t b, uint64_t c, uint64_t div,
                  bool replicated) {
     uint64_t v;
-    if (!kvp__mul_many_u64(&v, 3, a, b, c)) {
+    if (!kvp__mul3_u64(a, b, c, &v)) {
         s->overflow = true;
         return;
     }
@@ -146,6 +146,26 @@ static void layer_params(const kvp__arch *a, const kvp__layer_arch *L, uint64_t 
     add3(s, KVP__W_NORM, 2 * h, 1, 1, 1, true);
 }
 
+bool kvp__layer_arch_same(const kvp__layer_arch *x, const kvp__layer_arch *y) {
+    return x->ffn == y->ffn && x->mixer == y->mixer && x->attention == y->attention &&
+           x->mla == y->mla && x->cross == y->cross && x->q_heads == y->q_heads &&
+           x->kv_heads == y->kv_heads && x->k_head_dim == y->k_head_dim &&
+           x->v_head_dim == y->v_head_dim && x->cross_kv_heads == y->cross_kv_heads &&
+           x->cross_head_dim == y->cross_head_dim && x->dense_inter == y->dense_inter &&
+           x->linear_replacement == y->linear_replacement &&
+           kvp_recurrent_geometry_equal(&x->rec, &y->rec);
+}
+
+/* s += n x one, checked. */
+static void acc_add_times(acc *s, const acc *one, uint64_t n) {
+    uint64_t v;
+    for (int k = 0; k < KVP__W_COUNT; k++)
+        if (!kvp__mul_u64(one->p[k], n, &v) || !kvp__add_u64(s->p[k], v, &s->p[k]))
+            s->overflow = true;
+    if (!kvp__mul_u64(one->repl, n, &v) || !kvp__add_u64(s->repl, v, &s->repl)) s->overflow = true;
+    if (one->overflow) s->overflow = true;
+}
+
 kvp_status kvp__arch_params(const kvp__arch *a, uint32_t tp, uint32_t begin, uint32_t end,
                             bool with_first, bool with_last, uint64_t params[KVP__W_COUNT],
                             uint64_t *replicated_params, kvp_error *err) {
@@ -153,7 +173,17 @@ kvp_status kvp__arch_params(const kvp__arch *a, uint32_t tp, uint32_t begin, uin
     memset(&s, 0, sizeof s);
     uint64_t t = tp ? tp : 1;
     if (end > a->layers) end = a->layers;
-    for (uint32_t l = begin; l < end; l++) layer_params(a, &a->layer[l], t, &s);
+    /* A run of identical layers holds run x one layer's parameters exactly
+     * (every matrix is rounded per layer), so each run is counted once. */
+    for (uint32_t l = begin; l < end;) {
+        uint32_t run = 1;
+        while (l + run < end && kvp__layer_arch_same(&a->layer[l], &a->layer[l + run])) run++;
+        acc one;
+        memset(&one, 0, sizeof one);
+        layer_params(a, &a->layer[l], t, &one);
+        acc_add_times(&s, &one, run);
+        l += run;
+    }
     /* The rotary cos/sin cache (vLLM: max_position_embeddings x rotary dim in
      * the model dtype) is loaded with the weights on every stage. */
     if (end > begin) add3(&s, KVP__W_BUFFER, a->rope_cache_elems, 1, 1, 1, true);

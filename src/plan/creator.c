@@ -516,13 +516,20 @@ static kvp_status model_pools(kvp_creator *c, const kvp_model *m, kvp_dtype dt, 
         return KVP_OK;
     }
     size_t n = kvp_model_cache_count(m);
+    /* A record shaped like the last one costed costs the same (its bytes do
+     * not depend on the layer index): the usual 32..126 identical layers are
+     * costed once. */
+    const kvp_layer_cache *last = NULL;
+    kvp_layer_cost lc;
     for (size_t i = 0; i < n; i++) {
         const kvp_layer_cache *rec = kvp_model_cache(m, i);
         if (rec->layer < cost.layer_begin || rec->layer >= cost.layer_end) continue;
         if (rec->kind == KVP_CACHE_CROSS || rec->kind == KVP_CACHE_INDEXER) continue;
-        kvp_layer_cost lc;
-        st = kvp_cost_layer(m, &cs, i, &lc, err);
-        if (st) return st;
+        if (!last || !kvp_layer_cache_same_shape(last, rec)) {
+            st = kvp_cost_layer(m, &cs, i, &lc, err);
+            if (st) return st;
+            last = rec;
+        }
         uint64_t eff = 0;
         if (rec->kind != KVP_CACHE_RECURRENT && wn > 0) {
             uint64_t w = windows[rec->layer % wn];
