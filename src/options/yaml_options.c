@@ -125,6 +125,13 @@ static kvp_status mapping(reader *r, const char *prefix, int depth) {
             yaml_event_delete(&ev);
             return syntax(r, &at, "a key under '%s' is not a plain word", *prefix ? prefix : "(top)");
         }
+        if (ev.data.scalar.length == 0) {
+            /* `: v` or an anchored empty scalar: no option is named "", and
+             * "section." would name none either. */
+            yaml_mark_t at = ev.start_mark;
+            yaml_event_delete(&ev);
+            return syntax(r, &at, "an empty key under '%s'", *prefix ? prefix : "(top)");
+        }
         char key[256];
         int kl = snprintf(key, sizeof key, "%s%s%s", prefix, *prefix ? "." : "",
                           (const char *)ev.data.scalar.value);

@@ -86,6 +86,15 @@ static void test_refusals(void **state) {
     assert_int_equal(parse("just text\n", &e), KVP_SYNTAX);
     assert_int_equal(parse("? [a, b]\n: 1\n", &e), KVP_SYNTAX);
     assert_non_null(strstr(e.message, "is not a plain word"));
+    /* An empty key names no option: "" at the top, "a." below (the fuzzer's
+     * find: an anchored empty scalar as a key). */
+    assert_int_equal(parse("'': 1\n", &e), KVP_SYNTAX);
+    assert_non_null(strstr(e.message, "an empty key under '(top)'"));
+    assert_int_equal(parse("a:\n  '': 1\n", &e), KVP_SYNTAX);
+    assert_non_null(strstr(e.message, "an empty key under 'a'"));
+    assert_int_equal(parse("&x : 1\n", &e), KVP_SYNTAX);
+    assert_string_equal(e.message, "x.yaml: an empty key under '(top)'");
+    assert_int_equal(e.line, 1);
     assert_int_equal(parse("kv_cache_config:\n  dtype: fp8\x01\n", &e), KVP_SYNTAX);
     assert_string_equal(e.message, "x.yaml: not a YAML text file (binary byte at offset 29)");
     /* 8 nested mappings under the top level are refused; 7 are read. */
