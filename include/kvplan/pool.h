@@ -44,10 +44,14 @@
  * text, which is how a preempted request finds its own blocks again when it
  * is recomputed. Hashes do not depend on how the text was split into appends.
  *
- * Memory: everything is allocated by kvp_pool_new(); no operation allocates
- * afterwards (kvp_pool_validate() excepted). Bookkeeping per block is a hash,
- * a reference count, two list links and a share of the hash index: under 32
- * bytes (kvp_pool_bookkeeping_bytes()). Block tables are flat arrays of
+ * Memory: kvp_pool_new() allocates the block tables and per-sequence state;
+ * the per-block records are made as blocks are first taken (doubling, through
+ * the pool's allocator), so memory follows the blocks held at once, not the
+ * pool's size. An operation that takes blocks reserves their records before it
+ * takes any, so KVP_NOMEM (or KVP_INVALID_ARG "blocks" past
+ * KVP_POOL_MAX_RECORD_BYTES) fails it as cleanly as KVP_INFEASIBLE does. Bookkeeping per block
+ * is a hash, a reference count, two list links and a share of the hash index:
+ * under 32 bytes (kvp_pool_bookkeeping_bytes()). Block tables are flat arrays of
  * max_sequences x ceil(max_seq_tokens / tokens_per_block) block indices, like
  * an engine's block-table tensor.
  *
@@ -74,9 +78,10 @@ extern "C" {
 /* Largest block or slot count of one pool (indices are uint32, one value reserved). */
 #define KVP_POOL_MAX_BLOCKS (UINT32_MAX - 1u)
 /* Most bytes of block records (per block: refs, hash, list links, and with prefix
- * reuse 1.4 index slots: 31.2 bytes) one pool part may allocate up front: 1 GiB, so
- * `kvplan sim --blocks 1e9` is refused by name (KVP_INVALID_ARG, key "blocks") before
- * it allocates and touches gigabytes; about 34 million reusable blocks. */
+ * reuse 1.4 index slots: 31.2 bytes) one pool part may hold: 1 GiB, about 34 million
+ * reusable blocks handed out at once. Records are made as blocks are first taken,
+ * so a pool of 10^9 blocks costs what its busiest moment holds; an operation that
+ * would pass the limit fails by name (KVP_INVALID_ARG, key "blocks"). */
 #define KVP_POOL_MAX_RECORD_BYTES (UINT64_C(1) << 30)
 /* Largest number of open sequences. */
 #define KVP_POOL_MAX_SEQUENCES (1u << 24)
@@ -219,7 +224,7 @@ KVP_API const kvp_pool_spec *kvp_pool_get_spec(const kvp_pool *pool, uint32_t po
 /* Tokens per block shared by the block pools: the granularity of prefix
  * names and snapshots (16 for a pool of recurrent pools only). */
 KVP_API uint32_t kvp_pool_tokens_per_block(const kvp_pool *pool);
-/* Bytes of per-block bookkeeping of pool `pool_index`, all blocks together
+/* Bytes of per-block bookkeeping of pool `pool_index` with every block held
  * (block records and hash index; block tables, which scale with sequences,
  * not included). Divided by the blocks: 31.2 bytes with prefix reuse, 20
  * without. */

@@ -3,7 +3,9 @@
  * The structure follows what vLLM's BlockPool / KVCacheManager do in Python,
  * in a form a C engine would link: index-linked lists instead of objects,
  * one flat block-table array, an open-addressing index keyed by the chained
- * block hash, nothing allocated after kvp_pool_new(). */
+ * block hash. Block records grow lazily with the blocks held (pool_internal.h);
+ * an operation that needs more blocks reserves their records first, so a
+ * failed growth is an error of that operation, never a half-made change. */
 #include <string.h>
 
 #include "pool_internal.h"
@@ -135,13 +137,18 @@ static void idx_remove(kvp__part *p, uint32_t blk) {
 /* ------------------------------------------------------------------ blocks */
 static inline uint32_t available(const kvp__part *p) { return p->free_count + p->cached; }
 
-/* Take a fresh block: the free list first, else evict the LRU cached block.
- * The caller has checked available() > 0. */
+/* Take a fresh block: the free list first, then an untouched block, else
+ * evict the LRU cached block. The caller has checked available() and
+ * reserved the records (reserve()). */
 static inline uint32_t block_alloc(kvp__part *p) {
     uint32_t b = p->free_head;
     if (b != KVP__NIL) {
         p->free_head = p->blk[b].next;
         p->blk[b].next = KVP__NIL;
+        p->free_count--;
+    } else if (p->fresh < p->blocks) {
+        b = p->fresh++;
+        p->blk[b] = (kvp__block){0, 0, 0, KVP__NIL, KVP__NIL};
         p->free_count--;
     } else {
         b = p->lru_head;
@@ -167,6 +174,63 @@ static inline void block_release(kvp__part *p, uint32_t b) {
         p->free_head = b;
         p->free_count++;
     }
+}
+
+/* Index slots for `records` block records: 1.4 per record (load at most 0.71). */
+static uint64_t index_slots(uint64_t records) {
+    uint64_t cap = records + 2 * records / 5 + 1;
+    return cap > UINT32_MAX ? UINT32_MAX : cap;
+}
+
+/* Rebuild the index at `cap` slots (the home of a tag depends on the size). */
+static bool index_resize(kvp_pool *pool, kvp__part *p, uint32_t cap) {
+    kvp__slot *old = p->index;
+    uint32_t old_cap = p->index_cap;
+    kvp__slot *n = kvp__malloc(kvp__pool_alc(pool), (size_t)cap * sizeof *n);
+    if (!n) return false;
+    memset(n, 0xff, (size_t)cap * sizeof *n);
+    p->index = n;
+    p->index_cap = cap;
+    p->index_count = 0;
+    for (uint32_t i = 0; old && i < old_cap; i++)
+        if (old[i].block != KVP__NIL) idx_insert(p, old[i].block);
+    kvp__free(kvp__pool_alc(pool), old);
+    return true;
+}
+
+/* Make records for the untouched blocks that taking `need` blocks may use
+ * (those the free list cannot give): the array doubles, up to the pool's
+ * size, bounded by KVP_POOL_MAX_RECORD_BYTES of records held at once. */
+static kvp_status reserve(kvp_pool *pool, uint32_t k, uint32_t need, kvp_error *err) {
+    kvp__part *p = &pool->parts[k];
+    uint32_t listed = p->free_count - (p->blocks - p->fresh);
+    if (need <= listed) return KVP_OK;
+    uint64_t want = (uint64_t)p->fresh + (need - listed);
+    if (want > p->blocks) want = p->blocks;
+    if (want <= p->blk_cap) return KVP_OK;
+    uint64_t cap = p->blk_cap ? (uint64_t)p->blk_cap * 2 : 1024;
+    if (cap < want) cap = want;
+    if (cap > p->blocks) cap = p->blocks;
+    uint64_t bytes = cap * sizeof *p->blk + (p->reusable ? index_slots(cap) * sizeof *p->index : 0);
+    if (bytes > KVP_POOL_MAX_RECORD_BYTES && want < cap) { /* the last doubling: only what is needed */
+        cap = want;
+        bytes = cap * sizeof *p->blk + (p->reusable ? index_slots(cap) * sizeof *p->index : 0);
+    }
+    if (bytes > KVP_POOL_MAX_RECORD_BYTES)
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "blocks",
+                         "pool %u (%s): holding %llu blocks at once needs %llu bytes of block "
+                         "records, more than the %llu-byte limit",
+                         k, kvp_cache_kind_name(p->spec.kind), (unsigned long long)want,
+                         (unsigned long long)bytes,
+                         (unsigned long long)KVP_POOL_MAX_RECORD_BYTES);
+    kvp__block *nb = kvp__realloc(kvp__pool_alc(pool), p->blk, (size_t)cap * sizeof *nb);
+    if (!nb) return kvp__fail(err, KVP_NOMEM, NULL, "blocks", "out of memory for %llu block records",
+                              (unsigned long long)cap);
+    p->blk = nb;
+    p->blk_cap = (uint32_t)cap;
+    if (p->reusable && !index_resize(pool, p, (uint32_t)index_slots(cap)))
+        return kvp__fail(err, KVP_NOMEM, NULL, "blocks", "out of memory for the block index");
+    return KVP_OK;
 }
 
 /* Take one more reference on a block found in the index (a hit). */
@@ -303,18 +367,6 @@ static kvp_status part_init(kvp_pool *pool, uint32_t k, uint32_t max_table, kvp_
     kvp__part *p = &pool->parts[k];
     const kvp_allocator *alc = kvp__pool_alc(pool);
     uint32_t n = p->blocks;
-    /* Every block's record is written below (the free list): bound the total first. */
-    uint64_t per_block_x5 = 5 * sizeof *p->blk + (p->reusable ? 7 * sizeof *p->index : 0);
-    uint64_t records_x5;
-    if (!kvp__mul_u64(n, per_block_x5, &records_x5) || records_x5 / 5 > KVP_POOL_MAX_RECORD_BYTES)
-        return kvp__fail(err, KVP_INVALID_ARG, NULL, "blocks",
-                         "pool %u (%s): %u blocks need %llu bytes of block records, more than "
-                         "the %llu-byte limit (at most %llu blocks)",
-                         k, kvp_cache_kind_name(p->spec.kind), n,
-                         (unsigned long long)(records_x5 / 5),
-                         (unsigned long long)KVP_POOL_MAX_RECORD_BYTES,
-                         (unsigned long long)(KVP_POOL_MAX_RECORD_BYTES * 5 / per_block_x5));
-    p->blk = alloc_array(alc, n, sizeof *p->blk);
     if (p->role == KVP__ROLE_RECURRENT) p->table_cap = 1;
     else if (p->role == KVP__ROLE_CROSS)
         p->table_cap = (uint32_t)kvp__ceil_div_u64(p->spec.window_tokens, pool->tokens_per_block);
@@ -330,24 +382,14 @@ static kvp_status part_init(kvp_pool *pool, uint32_t k, uint32_t max_table, kvp_
     p->tables = alloc_array(alc, entries ? entries : 1, sizeof *p->tables);
     p->first = alloc_array(alc, pool->max_sequences, sizeof *p->first);
     p->count = alloc_array(alc, pool->max_sequences, sizeof *p->count);
-    if (p->reusable) {
-        /* 1.4 slots per block: load at most 0.71, and 31.2 bytes per block. */
-        uint64_t cap = (uint64_t)n + 2ull * n / 5 + 1;
-        if (cap > UINT32_MAX) cap = UINT32_MAX;
-        p->index = alloc_array(alc, cap, sizeof *p->index);
-        p->index_cap = (uint32_t)cap;
-        if (p->index) memset(p->index, 0xff, (size_t)cap * sizeof *p->index);
-    }
-    if (!p->blk || !p->tables || !p->first || !p->count ||
-        (p->reusable && !p->index))
+    if (!p->tables || !p->first || !p->count)
         return kvp__fail(err, KVP_NOMEM, NULL, "blocks", "out of memory for %u blocks", n);
-    /* Free list in index order, so a fresh pool hands out 0, 1, 2, ... */
-    for (uint32_t b = 0; b < n; b++) {
-        p->blk[b].next = b + 1 < n ? b + 1 : KVP__NIL;
-        p->blk[b].prev = KVP__NIL;
-    }
+    /* No block record yet (reserve() makes them); an index of one slot, so
+     * that a probe of the empty index ends. */
+    if (p->reusable && !index_resize(pool, p, 1))
+        return kvp__fail(err, KVP_NOMEM, NULL, "blocks", "out of memory for the block index");
     memset(p->tables, 0xff, (size_t)(entries ? entries : 1) * sizeof *p->tables);
-    p->free_head = n ? 0 : KVP__NIL;
+    p->free_head = KVP__NIL;
     p->lru_head = p->lru_tail = KVP__NIL;
     p->free_count = n;
     p->stats.total_blocks = n;
@@ -473,6 +515,8 @@ kvp_status kvp_pool_seq_open(kvp_pool *pool, uint64_t salt, uint32_t *out_seq, k
             return kvp__fail(err, KVP_INFEASIBLE, NULL, "blocks",
                              "pool %u (%s) has %u blocks available, a new sequence needs %u", k,
                              kvp_cache_kind_name(p->spec.kind), available(p), need);
+        kvp_status rs = reserve(pool, k, need, err);
+        if (rs) return rs;
     }
     uint32_t s = pool->seq_free[--pool->seq_free_count];
     pool->seq_open[s] = 1;
@@ -629,6 +673,8 @@ kvp_status kvp_pool_seq_append(kvp_pool *pool, uint32_t seq, const uint32_t *tok
             return kvp__fail(err, KVP_INFEASIBLE, NULL, "blocks",
                              "pool 0 (%s) has %u blocks available, sequence %u needs %u",
                              kvp_cache_kind_name(p->spec.kind), available(p), seq, need);
+        kvp_status rs = reserve(pool, 0, need, err);
+        if (rs) return rs;
         uint32_t *t = seq_table(p, seq);
         for (uint32_t i = c; i < new_count; i++) t[i] = block_alloc(p);
         p->count[seq] = new_count;
@@ -653,6 +699,8 @@ kvp_status kvp_pool_seq_append(kvp_pool *pool, uint32_t seq, const uint32_t *tok
             return kvp__fail(err, KVP_INFEASIBLE, NULL, "blocks",
                              "pool %u (%s) has %u blocks available, sequence %u needs %u", k,
                              kvp_cache_kind_name(p->spec.kind), available(p), seq, need);
+        kvp_status rs = reserve(pool, k, need, err);
+        if (rs) return rs;
     }
     /* 3: copy a shared partial block, take the new ones. */
     for (uint32_t k = 0; k < pool->part_count; k++) {
@@ -809,6 +857,8 @@ kvp_status kvp_pool_seq_fork(kvp_pool *pool, uint32_t parent, uint64_t child_sal
         if (p->role == KVP__ROLE_RECURRENT && available(p) == 0)
             return kvp__fail(err, KVP_INFEASIBLE, NULL, "blocks",
                              "pool %u (recurrent) has no free state slot for the fork", k);
+        kvp_status rs = p->role == KVP__ROLE_RECURRENT ? reserve(pool, k, 1, err) : KVP_OK;
+        if (rs) return rs;
     }
     uint32_t c = pool->seq_free[--pool->seq_free_count];
     uint32_t tpb = pool->tokens_per_block;
@@ -863,9 +913,12 @@ kvp_status kvp_pool_seq_snapshot(kvp_pool *pool, uint32_t seq, kvp_error *err) {
     uint64_t h = pool->seq_last_hash[seq];
     for (uint32_t k = 0; k < pool->part_count; k++) {
         const kvp__part *p = &pool->parts[k];
-        if (p->role == KVP__ROLE_RECURRENT && idx_find(p, h) == KVP__NIL && available(p) == 0)
+        if (p->role != KVP__ROLE_RECURRENT || idx_find(p, h) != KVP__NIL) continue;
+        if (available(p) == 0)
             return kvp__fail(err, KVP_INFEASIBLE, NULL, "blocks",
                              "pool %u (recurrent) has no slot for a snapshot", k);
+        kvp_status rs = reserve(pool, k, 1, err);
+        if (rs) return rs;
     }
     for (uint32_t k = 0; k < pool->part_count; k++) {
         kvp__part *p = &pool->parts[k];
@@ -897,13 +950,13 @@ kvp_status kvp_pool_seq_blocks(const kvp_pool *pool, uint32_t seq, uint32_t pool
 
 /* ------------------------------------------------------------------ queries */
 uint32_t kvp_pool_block_refs(const kvp_pool *pool, uint32_t pool_index, uint32_t block) {
-    if (!pool || pool_index >= pool->part_count || block >= pool->parts[pool_index].blocks)
-        return 0;
+    if (!pool || pool_index >= pool->part_count || block >= pool->parts[pool_index].fresh)
+        return 0; /* untouched: no record, no holder */
     return pool->parts[pool_index].blk[block].refs;
 }
 
 bool kvp_pool_block_is_cached(const kvp_pool *pool, uint32_t pool_index, uint32_t block) {
-    if (!pool || pool_index >= pool->part_count || block >= pool->parts[pool_index].blocks)
+    if (!pool || pool_index >= pool->part_count || block >= pool->parts[pool_index].fresh)
         return false;
     const kvp__part *p = &pool->parts[pool_index];
     return p->blk[block].refs == 0 && kvp__hash(p, block) != 0;
@@ -940,7 +993,8 @@ uint32_t kvp_pool_tokens_per_block(const kvp_pool *pool) {
 uint64_t kvp_pool_bookkeeping_bytes(const kvp_pool *pool, uint32_t pool_index) {
     if (!pool || pool_index >= pool->part_count) return 0;
     const kvp__part *p = &pool->parts[pool_index];
+    /* With every block held: the records and the index at 1.4 slots per record. */
     uint64_t bytes = (uint64_t)sizeof *p->blk * p->blocks;
-    if (p->index) bytes += (uint64_t)p->index_cap * sizeof *p->index;
+    if (p->reusable) bytes += index_slots(p->blocks) * sizeof *p->index;
     return bytes;
 }

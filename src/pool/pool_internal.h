@@ -15,7 +15,15 @@
  * the home slot); a block record is read once the tag matches.
  *
  * A block is exactly one of: used (refs > 0), cached-free (refs == 0, hash
- * != 0, on the LRU list), free (refs == 0, hash == 0, on the free list).
+ * != 0, on the LRU list), free (refs == 0, hash == 0, on the free list), or
+ * untouched (id >= fresh: never handed out, no record yet).
+ *
+ * Records are made lazily: blocks [0, fresh) have one, the array (and the
+ * index, kept at 1.4 slots per record) grows by doubling as `fresh` rises, so
+ * memory follows the blocks a run has held at once, not the pool's size
+ * (`kvplan sim --blocks 1e9` allocated 7 GB up front). A fresh block is taken
+ * only when the free list is empty, which hands out 0, 1, 2, ... exactly as a
+ * list built over every block would.
  */
 #ifndef KVP_POOL_INTERNAL_H
 #define KVP_POOL_INTERNAL_H
@@ -50,10 +58,11 @@ typedef struct kvp__part {
     kvp__part_role role;
     bool reusable;       /* registers full blocks (or snapshots) in the index */
     uint32_t blocks;
-    kvp__block *blk;
-    uint32_t free_head;
+    kvp__block *blk;     /* blk_cap records, [0, fresh) in use */
+    uint32_t blk_cap, fresh;
+    uint32_t free_head;  /* released blocks; untouched ones are not listed */
     uint32_t lru_head, lru_tail; /* head = least recently used */
-    uint32_t used, free_count, cached;
+    uint32_t used, free_count, cached; /* free_count: listed + untouched */
     kvp__slot *index;    /* NULL when not reusable */
     uint32_t index_cap;  /* slots: > blocks, so a probe always ends */
     uint32_t index_count;

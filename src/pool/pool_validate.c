@@ -17,7 +17,16 @@ static bool is_block(const kvp__part *p) {
 static kvp_status check_part(const kvp_pool *pool, uint32_t k, uint32_t *refs, uint8_t *seen,
                              kvp_error *err) {
     const kvp__part *p = &pool->parts[k];
-    uint32_t n = p->blocks;
+    /* Records exist for [0, fresh); the blocks past it are untouched and free. */
+    uint32_t n = p->fresh, untouched = p->blocks - p->fresh;
+    if (p->fresh > p->blocks || p->fresh > p->blk_cap)
+        return BAD("pool %u: %u blocks handed out of %u, %u records", k, p->fresh, p->blocks,
+                   p->blk_cap);
+    if (p->free_count < untouched)
+        return BAD("pool %u: free counter %u below the %u untouched blocks", k, p->free_count,
+                   untouched);
+    if (p->reusable && p->index_cap <= p->blk_cap)
+        return BAD("pool %u: index of %u slots for %u records", k, p->index_cap, p->blk_cap);
     memset(refs, 0, (size_t)n * sizeof *refs);
     memset(seen, 0, n);
     /* Free list: singly linked through next[], ends in NIL, no cycle. */
@@ -31,9 +40,9 @@ static kvp_status check_part(const kvp_pool *pool, uint32_t k, uint32_t *refs, u
                        (unsigned long long)kvp__hash(p, b));
         if (++free_n > n) return BAD("pool %u: free list longer than the pool", k);
     }
-    if (free_n != p->free_count)
-        return BAD("pool %u: free list holds %u blocks, counter says %u", k, free_n,
-                   p->free_count);
+    if (free_n + untouched != p->free_count)
+        return BAD("pool %u: free list holds %u blocks and %u are untouched, counter says %u", k,
+                   free_n, untouched, p->free_count);
     /* LRU list: doubly linked, head has no prev, tail no next. */
     uint32_t cached_n = 0, prev = KVP__NIL;
     for (uint32_t b = p->lru_head; b != KVP__NIL; b = p->blk[b].next) {
@@ -113,7 +122,7 @@ static kvp_status check_part(const kvp_pool *pool, uint32_t k, uint32_t *refs, u
     if (used_n != p->used)
         return BAD("pool %u: %u blocks held, counter says %u", k, used_n, p->used);
     if ((uint64_t)used_n + free_n + cached_n != n)
-        return BAD("pool %u: used %u + free %u + cached %u != total %u", k, used_n, free_n,
+        return BAD("pool %u: used %u + free %u + cached %u != %u handed out", k, used_n, free_n,
                    cached_n, n);
     if (p->stats.peak_used_blocks < used_n)
         return BAD("pool %u: peak %u below current use %u", k, p->stats.peak_used_blocks, used_n);
@@ -176,7 +185,7 @@ kvp_status kvp_pool_validate(const kvp_pool *pool, kvp_error *err) {
     }
     uint32_t max_blocks = 1;
     for (uint32_t k = 0; k < pool->part_count; k++)
-        if (pool->parts[k].blocks > max_blocks) max_blocks = pool->parts[k].blocks;
+        if (pool->parts[k].fresh > max_blocks) max_blocks = pool->parts[k].fresh;
     const kvp_allocator *alc = kvp__pool_alc(pool);
     uint32_t *refs = kvp__calloc(alc, max_blocks, sizeof *refs);
     uint8_t *seen = kvp__calloc(alc, max_blocks, 1);

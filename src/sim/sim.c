@@ -202,7 +202,9 @@ static inline uint64_t chunk_for(const sim *s, const run_slot *r, uint64_t budge
     return n;
 }
 
-static inline kvp_status append(sim *s, run_slot *r, uint64_t n) {
+/* KVP_INFEASIBLE (no block free: preempt or wait) fills err too; only another
+ * status ends the run (the pool could not grow its block records). */
+static inline kvp_status append(sim *s, run_slot *r, uint64_t n, kvp_error *err) {
     uint64_t c = r->computed;
     uint64_t ex = 0;
     const uint32_t *tok = NULL;
@@ -211,14 +213,14 @@ static inline kvp_status append(sim *s, run_slot *r, uint64_t n) {
         if (ex > n) ex = n;
         tok = r->ids + c;
     }
-    kvp_status st = kvp_pool_seq_append(s->pool, r->seq, tok, ex, n, NULL);
+    kvp_status st = kvp_pool_seq_append(s->pool, r->seq, tok, ex, n, err);
     if (st != KVP_OK) return st;
     r->computed += (uint32_t)n;
     s->res->computed_tokens += n;
     if (r->snap_at && r->computed == r->snap_at) {
         /* Best effort: without a free slot the prefix is simply not reusable. */
-        kvp_status snap = kvp_pool_seq_snapshot(s->pool, r->seq, NULL);
-        (void)snap;
+        kvp_status snap = kvp_pool_seq_snapshot(s->pool, r->seq, err);
+        if (snap != KVP_OK && snap != KVP_INFEASIBLE) return snap; /* records could not grow */
     }
     return KVP_OK;
 }
@@ -289,7 +291,7 @@ static kvp_status serve_running(sim *s, uint64_t *budget, bool *preempted, kvp_e
             i++;
             continue;
         }
-        kvp_status st = append(s, r, n);
+        kvp_status st = append(s, r, n, err);
         if (st == KVP_INFEASIBLE) {
             if (s->nrunning == 1) { /* alone in the pool and still short */
                 reject_never_fit(s, r->seq, r->q);
@@ -312,7 +314,7 @@ static kvp_status serve_running(sim *s, uint64_t *budget, bool *preempted, kvp_e
             if (vi < i) i--;
             continue; /* retry running[i] (r itself, unless it was the victim) */
         }
-        if (st != KVP_OK) return kvp__fail(err, st, NULL, "sim", "pool append failed");
+        if (st != KVP_OK) return st;
         r->sched = 1;
         *budget -= n;
         i++;
@@ -343,7 +345,7 @@ static kvp_status admit(sim *s, uint64_t *budget, kvp_error *err) {
         }
         /* GUARANTEED_NO_EVICT: first come first served, stop at the first misfit. */
         if (s->cfg->policy == KVP_SIM_TRTLLM && !reserve(s, q)) break;
-        kvp_status st = kvp_pool_seq_open(s->pool, (uint64_t)q + 1, &r->seq, NULL);
+        kvp_status st = kvp_pool_seq_open(s->pool, (uint64_t)q + 1, &r->seq, err);
         if (st == KVP_INFEASIBLE) {
             unreserve(s, q);
             if (s->nrunning > 0) break;
@@ -352,7 +354,7 @@ static kvp_status admit(sim *s, uint64_t *budget, kvp_error *err) {
             s->done++;
             continue;
         }
-        if (st != KVP_OK) return kvp__fail(err, st, NULL, "sim", "pool open failed");
+        if (st != KVP_OK) return st;
         r->q = q;
         r->generated = s->st[q].generated;
         r->output = s->st[q].output;
@@ -371,7 +373,7 @@ static kvp_status admit(sim *s, uint64_t *budget, kvp_error *err) {
         }
         r->computed = (uint32_t)hit;
         uint64_t n = chunk_for(s, r, *budget);
-        st = n ? append(s, r, n) : KVP_INFEASIBLE;
+        st = n ? append(s, r, n, err) : KVP_INFEASIBLE;
         if (st == KVP_INFEASIBLE) {
             if (s->nrunning > 0 || n == 0) {
                 kvp_pool_seq_close(s->pool, r->seq);
@@ -382,7 +384,7 @@ static kvp_status admit(sim *s, uint64_t *budget, kvp_error *err) {
             reject_never_fit(s, r->seq, q);
             continue;
         }
-        if (st != KVP_OK) return kvp__fail(err, st, NULL, "sim", "pool append failed");
+        if (st != KVP_OK) return st;
         queue_pop(s);
         s->res->prefix_hit_tokens += hit;
         s->res->prefix_query_tokens += known;

@@ -454,6 +454,80 @@ static void test_bookkeeping_under_32_bytes(void **state) {
     }
 }
 
+/* Block records are made as blocks are first taken: a pool of 10^9 blocks
+ * holds records for what it has handed out (1024 at first, doubling), hands
+ * out 0, 1, 2, ... and reuses a released block before an untouched one, as a
+ * free list over every block would. */
+static void test_lazy_records(void **state) {
+    (void)state;
+    kvp_pool_spec s = spec(KVP_CACHE_FULL, 0, 4, 1000000000u);
+    kvp_pool *p = make(&s, 1, 2, 64, false, NULL, NULL);
+    const kvp__part *part = &p->parts[0];
+    assert_int_equal(part->blk_cap, 0);
+    uint32_t a = open_seq(p, 1);
+    /* 9 tokens of 4 per block: blocks 0, 1, 2 */
+    assert_int_equal(kvp_pool_seq_append(p, a, NULL, 0, 9, NULL), KVP_OK);
+    assert_int_equal(block_at(p, a, 0, 0), 0);
+    assert_int_equal(block_at(p, a, 0, 2), 2);
+    assert_int_equal(part->fresh, 3);
+    assert_int_equal(part->blk_cap, 1024);
+    kvp_pool_stats st;
+    kvp_pool_get_stats(p, 0, &st);
+    assert_int_equal(st.total_blocks, 1000000000u);
+    assert_int_equal(st.used_blocks, 3);
+    assert_int_equal(kvp_pool_block_refs(p, 0, 999999999u), 0); /* untouched */
+    valid(p);
+    kvp_pool_seq_close(p, a);
+    /* Released 0, 1, 2 go first (last released on top), then 3. */
+    uint32_t b = open_seq(p, 2);
+    assert_int_equal(kvp_pool_seq_append(p, b, NULL, 0, 16, NULL), KVP_OK);
+    assert_int_equal(part->fresh, 4);
+    assert_int_equal(block_at(p, b, 0, 3), 3);
+    valid(p);
+    /* Past max_seq_tokens (64): refused before any record is made. */
+    assert_int_equal(kvp_pool_seq_append(p, b, NULL, 0, 4 * 4996, NULL), KVP_INVALID_ARG);
+    assert_int_equal(part->blk_cap, 1024);
+    kvp_pool_free(p);
+    /* One append of 5000 blocks into nothing: more than the first 1024, so
+     * exactly the 5000 records it needs; then 1000 more double them. */
+    p = make(&s, 1, 2, 4 * 5000, false, NULL, NULL);
+    part = &p->parts[0];
+    b = open_seq(p, 3);
+    assert_int_equal(kvp_pool_seq_append(p, b, NULL, 0, 4 * 5000, NULL), KVP_OK);
+    assert_int_equal(part->fresh, 5000);
+    assert_int_equal(part->blk_cap, 5000);
+    uint32_t c = open_seq(p, 4);
+    assert_int_equal(kvp_pool_seq_append(p, c, NULL, 0, 4 * 1000, NULL), KVP_OK);
+    assert_int_equal(part->fresh, 6000);
+    assert_int_equal(part->blk_cap, 10000);
+    valid(p);
+    kvp_pool_free(p);
+}
+
+/* With prefix reuse the index grows with the records (1.4 slots each, rehashed):
+ * 3000 named blocks of one prompt are all found again after the growth. */
+static void test_lazy_index_rehash(void **state) {
+    (void)state;
+    kvp_pool_spec s = spec(KVP_CACHE_FULL, 0, 4, 100000000u);
+    kvp_pool *p = make(&s, 1, 2, 4 * 3001, true, NULL, NULL);
+    static uint32_t ids[4 * 3000];
+    for (uint32_t i = 0; i < 4 * 3000; i++) ids[i] = i * 2654435761u;
+    uint32_t a = open_seq(p, 1);
+    assert_int_equal(kvp_pool_seq_append(p, a, ids, 4 * 3000, 4 * 3000, NULL), KVP_OK);
+    const kvp__part *part = &p->parts[0];
+    assert_int_equal(part->blk_cap, 3000);
+    assert_int_equal(part->index_cap, 3000 + 1200 + 1); /* 1.4 slots per record, + 1 */
+    assert_int_equal(part->index_count, 3000);
+    valid(p);
+    kvp_pool_seq_close(p, a); /* all 3000 cached-free, still named */
+    uint32_t b = open_seq(p, 2);
+    uint64_t hit = 0;
+    assert_int_equal(kvp_pool_seq_match(p, b, ids, 4 * 3000, 4 * 3000 + 1, &hit, NULL), KVP_OK);
+    assert_int_equal(hit, 4 * 3000);
+    valid(p);
+    kvp_pool_free(p);
+}
+
 static void test_validator_catches_corruption(void **state) {
     (void)state;
     kvp_pool_spec s = spec(KVP_CACHE_FULL, 0, 4, 8);
@@ -521,6 +595,8 @@ int main(void) {
         cmocka_unit_test(test_recurrent_snapshot),
         cmocka_unit_test(test_cross_blocks),
         cmocka_unit_test(test_bookkeeping_under_32_bytes),
+        cmocka_unit_test(test_lazy_records),
+        cmocka_unit_test(test_lazy_index_rehash),
         cmocka_unit_test(test_validator_catches_corruption),
         cmocka_unit_test(test_bad_config),
     };
