@@ -156,11 +156,16 @@ KVP_API kvp_deployment kvp_deployment_default(void);
 /* The engine's admission rule applied to the plan (docs/admission.md). */
 typedef struct kvp_admission {
     bool present;                    /* computed (false: admitted unknown, `refused` says why) */
+    kvp_status status;               /* KVP_OK, or the request refused: KVP_INVALID_ARG (a prompt
+                                        or max_new_tokens past max_seq_len; `key` names the
+                                        field), KVP_INFEASIBLE (a reservation no pool can ever
+                                        hold; `refused` gives the largest length that fits) */
+    char key[KVP_ERROR_KEY_MAX];     /* the settings field a refusal is about */
     kvp_capacity_policy policy;      /* TRT-LLM: the resolved policy; others: DEFAULT */
     bool reserves;                   /* a request reserves its blocks to completion at admission */
     char rule[KVP_DEPLOY_REASON_MAX];        /* the rule, with its source */
     char reservation[KVP_DEPLOY_REASON_MAX]; /* what one request was assumed to hold */
-    char refused[KVP_DEPLOY_REASON_MAX];     /* why admitted is unknown ("" when present) */
+    char refused[KVP_ERROR_MESSAGE_MAX];     /* why admitted is unknown ("" when present) */
     uint64_t prompt_tokens;          /* P assumed (0 = not given and not needed) */
     uint64_t max_new_tokens;         /* N assumed */
     bool max_new_tokens_default;     /* N is the server's default, max_seq_len - P */

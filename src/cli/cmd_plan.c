@@ -69,6 +69,10 @@ static void usage(FILE *out) {
         "  --max-batch-size N (2048)  --max-num-tokens N (8192)  --max-beam-width N (1)\n"
         "  --max-seq-len N (model)  --seq-len N (default --max-seq-len)\n"
         "  --cuda-graph-batch-size N    largest CUDA graph batch (128; 0 = no graphs)\n"
+        "requests admitted (docs/admission.md):\n"
+        "  --isl N  --osl N             prompt and output tokens of each request\n"
+        "  --max-new-tokens N           each request's max_new_tokens (default max_seq_len - prompt)\n"
+        "  --capacity-scheduler-policy GUARANTEED_NO_EVICT|MAX_UTILIZATION\n"
         "  --draft MODEL  --spec-mode eagle3|mtp|two-model|draft-target|dflash|dspark\n"
         "  --max-draft-len N  --num-draft-layers N  --separate-draft-kv\n"
         "  --policy trtllm              engine policy (others: see --policy help)\n"
@@ -106,6 +110,7 @@ typedef struct opts {
     uint64_t windows[256];
     size_t window_count;
     kvp_startup_settings startup; /* start-up flags (issue 21, startup_cli.h) */
+    kvp_admission_settings admission; /* --isl, --osl, --max-new-tokens, policy */
     kvp_cli_seed_opts seed; /* engine settings and rules around the creator */
 } opts;
 
@@ -208,6 +213,7 @@ static bool p_windows(const char *v, opts *o) {
 }
 
 static const char *const k_known[] = {
+    "--isl", "--osl", "--max-new-tokens", "--capacity-scheduler-policy",
     "--gpu", "--gpu-mem", "--weights", "--peak", "--activation-peak", "--non-torch",
     "--cuda-graph", "--free-mem", "--estimation-kv", "--kv-budget",
     "--free-gpu-memory-fraction", "--max-tokens", "--max-gpu-total-bytes", "--host-cache-size",
@@ -232,6 +238,7 @@ static const char *const k_known[] = {
 /* Returns -1 to continue, else an exit status. */
 static int parse(int argc, char **argv, opts *o) {
     bool bad = false;
+    int arc;
     o->cuda_graph_bs = DEFAULT_CUDA_GRAPH_BS;
     for (int i = 1; i < argc; i++) {
         int sr = kvp_cli_plan_seed_option(argc, argv, &i, &o->d, &o->kv, &o->seed);
@@ -389,6 +396,8 @@ static int parse(int argc, char **argv, opts *o) {
             if (bad) return KVP_EXIT_BAD_INPUT; /* trtllm: handled before parsing */
         } else if (kvp_cli_startup_opt(argc, argv, &i, &o->startup, &bad)) {
             if (bad) return KVP_EXIT_BAD_INPUT;
+        } else if ((arc = kvp_cli_admission_option(argc, argv, &i, &o->admission, g_json)) != 0) {
+            if (arc > 0) return arc;
         } else if (a[0] == '-' && a[1] != '\0') {
             if (g_json) {
                 char bare[128];
@@ -702,6 +711,7 @@ static int deployment(plan_ctx *p, kvp_deployment *dep) {
     dep->draft = p->draft;
     dep->point.engine = KVP_ENGINE_TRTLLM;
     dep->point.seq_len = o->seq_len;
+    dep->admission = o->admission;
     dep->trtllm = o->d;
     dep->trtllm.max_cuda_graph_batch_size = o->cuda_graph_bs;
     dep->kv = o->kv;
@@ -811,6 +821,10 @@ static int run(plan_ctx *p) {
                                      KVP_CLI_STARTUP_VERDICT)) != 0)
         return rc;
     if (r->status != KVP_OK) return bad_input(r->status, r->key, "%s", r->message);
+    /* The requests asked for (--isl, --max-new-tokens): refused by name (2), or never
+     * admitted (1, with the largest length that fits). */
+    if (r->admission.status != KVP_OK)
+        return bad_input(r->admission.status, r->admission.key, "%s", r->admission.refused);
     o->seed.enable_block_reuse = o->kv.enable_block_reuse;
     if ((rc = kvp_cli_plan_seed_after_build(p->model, &r->trtllm, &r->plan, &o->seed, o->json)) >= 0)
         return rc;

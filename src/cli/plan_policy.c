@@ -554,6 +554,14 @@ static int print_json(const kvp_model *model, const char *gpu, const char *total
     return kvp_cli_print_rendered(st, text, &err, true);
 }
 
+/* The admission refusal as the error to report. */
+static kvp_status admission_error(const kvp_deploy_result *res, kvp_error *err) {
+    err->code = res->admission.status;
+    kvp__strlcpy(err->message, res->admission.refused, sizeof err->message);
+    kvp__strlcpy(err->key, res->admission.key, sizeof err->key);
+    return res->admission.status;
+}
+
 static int plan_policy_main(int argc, char **argv, const char *resolved_dtype, cli_notes *notes) {
     kvp_policy_settings s = kvp_policy_settings_default();
     kvp_startup_settings *ss = calloc(1, sizeof *ss); /* start-up flags (issue 21) */
@@ -622,6 +630,7 @@ static int plan_policy_main(int argc, char **argv, const char *resolved_dtype, c
     /* The table's settings as this path reads them. */
     s = o->deployment.policy;
     mem = o->deployment.memory;
+    kvp_admission_settings adm = o->deployment.admission; /* --isl, --osl, --max-new-tokens */
     gpu = o->gpu;
     gpu_mem = o->given[kvp_option_lookup("--gpu-mem", NULL)->id] ? mem.total_bytes : 0;
     *ss = o->startup;
@@ -688,6 +697,7 @@ static int plan_policy_main(int argc, char **argv, const char *resolved_dtype, c
     d.memory.free_bytes = s.free_memory_bytes;
     d.memory.quantization = ss->quantization;
     d.memory.enable_expert_parallel = ss->enable_expert_parallel;
+    d.admission = adm;
     kvp_deploy_result *res = kvp_deploy_result_new();
     if (!res) {
         kvp_model_free(model);
@@ -705,6 +715,15 @@ static int plan_policy_main(int argc, char **argv, const char *resolved_dtype, c
         kvp__strlcpy(err.message, res->message, sizeof err.message);
         kvp__strlcpy(err.key, res->key, sizeof err.key);
     }
+    /* A request the engine's server rejects (--isl, --max-new-tokens past the length)
+     * is bad input, before the start-up rules; one never admitted is exit 1 below. */
+    if (st == KVP_OK && res->status == KVP_OK && res->admission.status == KVP_INVALID_ARG) {
+        st = admission_error(res, &err);
+        free(ss);
+        kvp_deploy_result_free(res);
+        kvp_model_free(model);
+        return kvp_cli_report_error(&err, json);
+    }
     /* A start-up rule that refuses is exit 1 with its rule; what the engine
      * adjusts (length, dtype) was planned with and is said on stderr. */
     int gate = kvp_cli_startup_result(&d, res, kvp_model_name(model), json, 0);
@@ -714,6 +733,7 @@ static int plan_policy_main(int argc, char **argv, const char *resolved_dtype, c
         kvp_model_free(model);
         return gate;
     }
+    if (st == KVP_OK && res->admission.status != KVP_OK) st = admission_error(res, &err);
     if (st) {
         kvp_deploy_result_free(res);
         kvp_model_free(model);

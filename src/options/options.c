@@ -297,6 +297,15 @@ static kvp_status apply(kvp_options *o, const kvp_option *r, const char *typed, 
         return KVP_OK;
     }
     case O_CUDA_GRAPH_BATCH_SIZE: return get_count(r, typed, v, &d->trtllm.max_cuda_graph_batch_size, err);
+    case O_ISL: return get_count(r, typed, v, &d->admission.isl, err);
+    case O_OSL: return get_count(r, typed, v, &d->admission.osl, err);
+    case O_MAX_NEW_TOKENS: return get_count(r, typed, v, &d->admission.max_new_tokens, err);
+    case O_CAPACITY_SCHEDULER_POLICY: {
+        /* TRT-LLM's enum names, as its YAML and LLM API spell them (case-insensitive). */
+        if (kvp_capacity_policy_parse(v, &d->admission.policy, err) != KVP_OK)
+            return bad_choice(r, typed, v, err);
+        return KVP_OK;
+    }
     case O_CTX_SIZE: return get_count(r, typed, v, &p->n_ctx, err);
     case O_PARALLEL:
         st = get_count(r, typed, v, &n, err);

@@ -19,6 +19,9 @@
 /* The commands that plan a deployment; `check` evaluates start-up on the same settings. */
 #define DEP (KVP_COMMAND_PLAN | KVP_COMMAND_FIT | KVP_COMMAND_SWEEP | KVP_COMMAND_COMPARE | \
              KVP_COMMAND_SIM | KVP_COMMAND_CHECK)
+/* The request shape: every command that plans, not `check` (start-up only). */
+#define REQ (KVP_COMMAND_PLAN | KVP_COMMAND_FIT | KVP_COMMAND_SWEEP | KVP_COMMAND_COMPARE | \
+             KVP_COMMAND_SIM)
 #define U32 4294967295ull
 #define TOKENS (1ull << 32) /* 4G tokens: longer than any context window */
 
@@ -179,6 +182,30 @@ const kvp_option kvp__options[O_COUNT] = {
                                  .value_name = "N", .unit = "sequences", .min = 0,
                                  .max = 1u << 20, .commands = DEP, .engines = T,
                                  .help = "TRT-LLM: largest CUDA graph batch (128; 0 = none)"},
+
+    /* ---- the requests admitted (docs/admission.md) */
+    [O_ISL] = {.id = O_ISL, .name = "--isl", .field = "isl", .type = KVP_OPTION_COUNT,
+               .value_name = "N", .unit = "tokens", .min = 1, .max = TOKENS, .commands = REQ,
+               .engines = ALL, .help = "prompt tokens of each request (admission, steady state)"},
+    [O_OSL] = {.id = O_OSL, .name = "--osl", .field = "osl", .type = KVP_OPTION_COUNT,
+               .value_name = "N", .unit = "tokens", .min = 1, .max = TOKENS, .commands = REQ,
+               .engines = ALL,
+               .help = "output tokens each request generates (default --max-new-tokens)"},
+    [O_MAX_NEW_TOKENS] = {.id = O_MAX_NEW_TOKENS, .name = "--max-new-tokens",
+                          .field = "max_new_tokens", .type = KVP_OPTION_COUNT, .value_name = "N",
+                          .unit = "tokens", .min = 1, .max = TOKENS, .commands = REQ,
+                          .engines = ALL,
+                          .help = "each request's max_new_tokens (default: max_seq_len - prompt, "
+                                  "the OpenAI servers' default)"},
+    [O_CAPACITY_SCHEDULER_POLICY] = {.id = O_CAPACITY_SCHEDULER_POLICY,
+                                     .name = "--capacity-scheduler-policy",
+                                     .field = "capacity_scheduler_policy",
+                                     .type = KVP_OPTION_CHOICE, .value_name = "P",
+                                     .choices = "GUARANTEED_NO_EVICT|MAX_UTILIZATION",
+                                     .commands = REQ, .engines = T,
+                                     .help = "TRT-LLM scheduler_config.capacity_scheduler_policy "
+                                             "(GUARANTEED_NO_EVICT)",
+                                     .spellings = {{"--capacity_scheduler_policy", T, false}}},
 
     /* ---- llama.cpp context */
     [O_CTX_SIZE] = {.id = O_CTX_SIZE, .name = "--ctx-size", .field = "n_ctx",

@@ -118,12 +118,15 @@ static void set_text(char *dst, size_t n, const char *fmt, ...) {
 static void refuse(kvp_deploy_result *out, kvp_status st, const char *key, const char *fmt, ...)
     KVP_PRINTF(4, 5);
 static void refuse(kvp_deploy_result *out, kvp_status st, const char *key, const char *fmt, ...) {
-    out->status = st;
+    /* The deployment is planned; it is the request that is refused. */
+    kvp_admission *ad = &out->admission;
+    ad->status = st;
+    ad->present = false;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(out->message, sizeof out->message, fmt, ap);
+    vsnprintf(ad->refused, sizeof ad->refused, fmt, ap);
     va_end(ap);
-    kvp__strlcpy(out->key, key, sizeof out->key);
+    kvp__strlcpy(ad->key, key, sizeof ad->key);
 }
 
 #define ULL(x) ((unsigned long long)(x))

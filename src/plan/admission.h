@@ -6,8 +6,9 @@
 
 /* Fill out->admission from a planned deployment (out->status == KVP_OK). A bad
  * request shape (isl, osl or max_new_tokens against max_seq_len) sets
- * out->status KVP_INVALID_ARG naming the settings field; a reservation no pool
- * can ever hold sets KVP_INFEASIBLE with the largest length that fits. */
+ * admission.status KVP_INVALID_ARG naming the settings field; a reservation no
+ * pool can ever hold sets KVP_INFEASIBLE with the largest length that fits. The
+ * deployment itself stays planned (a search over max_seq_len meets both). */
 void kvp__admission(const kvp_deployment *dep, kvp_deploy_result *out);
 
 /* Blocks one request that holds nothing yet reserves in one pool until it

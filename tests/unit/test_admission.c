@@ -50,13 +50,16 @@ static kvp_deploy_result *plan(const kvp_deployment *d) {
     return r;
 }
 
-/* The deployment is refused with `status`, naming `key`; `text` in the message. */
+/* The deployment is planned and starts, but its requests are refused with `status`,
+ * naming `key`; `text` in the message. */
 static void refused(const kvp_deployment *d, kvp_status status, const char *key, const char *text) {
     kvp_deploy_result *r = plan(d);
-    assert_int_equal(r->status, status);
-    assert_string_equal(r->key, key);
-    if (text) assert_non_null(strstr(r->message, text));
-    assert_false(r->starts);
+    assert_int_equal(r->status, KVP_OK);
+    assert_true(r->starts);
+    assert_int_equal(r->admission.status, status);
+    assert_false(r->admission.present);
+    assert_string_equal(r->admission.key, key);
+    if (text) assert_non_null(strstr(r->admission.refused, text));
     kvp_deploy_result_free(r);
 }
 
