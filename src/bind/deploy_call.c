@@ -205,6 +205,10 @@ static kvp_status call_plan(const json_t *req, const kvp__json_call_opts *o, cha
     bool figures = st == KVP_OK && r->point.engine == KVP_ENGINE_LLAMACPP &&
                    r->policy.pool_count > 0 && r->status == KVP_INFEASIBLE;
     if (st == KVP_OK && r->status != KVP_OK && !figures) st = not_planned(r, err);
+    /* The requests asked for (isl, max_new_tokens) refused, as `kvplan plan` does. */
+    if (st == KVP_OK && r->status == KVP_OK && r->admission.status != KVP_OK)
+        st = kvp__fail(err, r->admission.status, NULL, r->admission.key, "%s",
+                       r->admission.refused);
     if (st == KVP_OK) {
         const char *notes[KVP_NOTES_MAX];
         size_t n = 0;
