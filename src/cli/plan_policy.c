@@ -58,6 +58,7 @@ void kvp_cli_plan_policy_usage(FILE *out) {
          "  --gpu-memory-utilization F, --mem-fraction-static F\n"
          "  --max-num-batched-tokens N, --max-num-seqs N, --mamba-cache-mode none|align|all,\n"
          "  --num-draft-layers N\n"
+         "  --isl N, --osl N, --max-new-tokens N: the requests admitted (docs/admission.md)\n"
          "  llama.cpp: --ctx-size/-c N, --parallel/-np N, --kv-unified, --cache-type-k/-ctk T,\n"
          "             --cache-type-v/-ctv T, --swa-full, --ubatch-size/-ub N, --batch-size/-b N,\n"
          "             --flash-attn/-fa on|off|auto\n"
