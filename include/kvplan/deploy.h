@@ -287,10 +287,20 @@ KVP_API void kvp_deploy_result_free(kvp_deploy_result *result);
 KVP_API KVP_NODISCARD kvp_status kvp_deploy_plan(const kvp_deployment *deployment, kvp_deploy_result *out,
                                          kvp_error *err);
 
+/* kvp_deploy_plan that also gives every start-up rule it evaluated, passes and
+ * the rules not decidable offline included (the report `kvplan check` prints),
+ * from the same plan. `report` is filled when out->startup.evaluated (false:
+ * a setting was refused before the rules ran; out says which). Errors as
+ * kvp_deploy_plan, and KVP_INVALID_ARG for a NULL report. */
+KVP_API KVP_NODISCARD kvp_status kvp_deploy_plan_report(const kvp_deployment *deployment,
+                                                kvp_deploy_result *out,
+                                                kvp_startup_report *report, kvp_error *err);
+
 /* Every start-up rule of the engine on `deployment` as kvp_deploy_plan
  * evaluates it (the memory rules on its plan), passes and the rules not
  * decidable offline included: the report `kvplan check` prints. Plans the
- * deployment again (scratch result on the heap). Errors: KVP_INVALID_ARG for a
+ * deployment (scratch result on the heap); kvp_deploy_plan_report gives the
+ * report of a plan the caller keeps. Errors: KVP_INVALID_ARG for a
  * missing argument or a deployment whose settings were refused before the
  * rules ran (its message says which), KVP_NOMEM. */
 KVP_API KVP_NODISCARD kvp_status kvp_deploy_startup_check(const kvp_deployment *deployment,

@@ -197,16 +197,12 @@ int kvp_cmd_check(int argc, char **argv) {
         d.memory.non_torch_bytes = s->non_torch_bytes;
         d.memory.has_cuda_graph = s->cudagraph_bytes > 0;
         d.memory.cuda_graph_bytes = s->cudagraph_bytes;
-        if (kvp_deploy_plan(&d, res, &perr) != KVP_OK) {
+        /* One plan gives the result and every rule's row. */
+        if (kvp_deploy_plan_report(&d, res, rep, &perr) != KVP_OK) {
             rc = kvp_cli_report_error(&perr, json);
             goto done;
         }
-        if (res->startup.evaluated) {
-            if (kvp_deploy_startup_check(&d, rep, &perr) != KVP_OK) {
-                rc = kvp_cli_report_error(&perr, json);
-                goto done;
-            }
-        } else {
+        if (!res->startup.evaluated) {
             /* A setting the pipeline refused before the rules ran: every rule on it,
              * the memory rules with that refusal. */
             in.status = res->status;

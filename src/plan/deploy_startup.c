@@ -127,19 +127,27 @@ kvp_status kvp__deploy_gate_after(kvp__deploy_gate *g, const kvp_deployment *dep
     return KVP_OK;
 }
 
+kvp_status kvp_deploy_plan_report(const kvp_deployment *dep, kvp_deploy_result *out,
+                                  kvp_startup_report *rep, kvp_error *err) {
+    if (!rep) return kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "NULL report");
+    kvp__deploy_gate *g = kvp__deploy_gate_new();
+    if (!g) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory (start-up checks)");
+    kvp_status st = kvp__deploy_plan_gated(dep, out, g, err);
+    /* summarize() marks the result evaluated exactly when g->post was filled. */
+    if (st == KVP_OK && out->startup.evaluated) *rep = g->post;
+    kvp__free(NULL, g);
+    return st;
+}
+
 kvp_status kvp_deploy_startup_check(const kvp_deployment *dep, kvp_startup_report *rep,
                                     kvp_error *err) {
     if (!dep || !rep)
         return kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "NULL deployment or report");
-    kvp__deploy_gate *g = kvp__deploy_gate_new();
     kvp_deploy_result *res = kvp_deploy_result_new();
-    kvp_status st = g && res ? KVP_OK : KVP_NOMEM;
-    if (st != KVP_OK) kvp__fail(err, st, NULL, NULL, "out of memory (start-up checks)");
-    if (st == KVP_OK) st = kvp__deploy_plan_gated(dep, res, g, err);
-    if (st == KVP_OK && !g->ready)
+    if (!res) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory (start-up checks)");
+    kvp_status st = kvp_deploy_plan_report(dep, res, rep, err);
+    if (st == KVP_OK && !res->startup.evaluated)
         st = kvp__fail(err, KVP_INVALID_ARG, NULL, res->key, "%s", res->message);
-    if (st == KVP_OK) *rep = g->post;
     kvp_deploy_result_free(res);
-    kvp__free(NULL, g);
     return st;
 }

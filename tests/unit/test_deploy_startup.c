@@ -315,6 +315,23 @@ static void test_full_report(void **state) {
     for (int k = 0; k < KVP_CHECK_STATUS_COUNT; k++)
         assert_int_equal(rep->counts[k], r->startup.counts[k]);
     assert_true(rep->counts[KVP_CHECK_PASS] > 0);
+    /* kvp_deploy_plan_report: the same report and the same result from one plan
+     * (as `kvplan check` uses it). */
+    kvp_deploy_result *r2 = kvp_deploy_result_new();
+    kvp_startup_report *rep2 = malloc(sizeof *rep2);
+    assert_non_null(r2);
+    assert_non_null(rep2);
+    assert_int_equal(kvp_deploy_plan_report(&d, r2, rep2, &err), KVP_OK);
+    assert_true(r2->startup.evaluated);
+    assert_int_equal(r2->status, r->status);
+    assert_string_equal(r2->message, r->message);
+    assert_int_equal(rep2->count, rep->count);
+    for (int k = 0; k < KVP_CHECK_STATUS_COUNT; k++)
+        assert_int_equal(rep2->counts[k], rep->counts[k]);
+    assert_string_equal(rep2->checks[rep2->first_refusal].rule, "V-PAR-1");
+    assert_int_equal(kvp_deploy_plan_report(&d, r2, NULL, &err), KVP_INVALID_ARG);
+    free(rep2);
+    kvp_deploy_result_free(r2);
     free(rep);
     kvp_deploy_result_free(r);
     kvp_model_free(m);
