@@ -291,20 +291,28 @@ const char *kvp_cli_fmt_count(uint64_t n, char *buf, size_t size) {
 }
 
 const char *kvp_cli_field_flag(const char *field) {
-    /* Library errors name the settings field (deploy.h, the option table's
-     * `field`); the user typed a flag: the spelling typed, else the table's name.
-     * Fields no row sets map to the option that feeds them. */
+    /* Library errors name the settings field (deploy.h, policy.h, the option
+     * table's `field`); the user typed a flag: the spelling typed, else the table's
+     * name. Fields no row sets map to the row that feeds them (the policy's
+     * max_model_len is the table's max_seq_len, its n_seq_max the slots of
+     * --parallel), or to the option of a command (--local). */
     static const struct {
-        const char *field, *flag;
+        const char *field, *row, *flag;
     } k_map[] = {
-        {"total_bytes", "--gpu"}, {"local_graph_bytes", "--local"}, {"max_model_len", "--max-seq-len"},
+        {"total_bytes", "gpu", NULL},
+        {"max_model_len", "max_seq_len", NULL},
+        {"n_seq_max", "sequences", NULL},
+        {"ep", "enable_expert_parallel", NULL},
+        {"local_graph_bytes", NULL, "--local"},
+        {"synthetic", NULL, "--synthetic"},
+        {"device", NULL, "--device"},
     };
     if (!field) return NULL;
     const kvp_option *r = kvp_option_for_field(field);
     if (r && kvp_cli_typed_flag(field) != r->name) return kvp_cli_typed_flag(field);
     for (size_t i = 0; i < sizeof k_map / sizeof k_map[0]; i++)
         if (!strcmp(field, k_map[i].field)) {
-            const char *typed = !strcmp(field, "max_model_len") ? kvp_cli_typed_flag("max_seq_len") : NULL;
+            const char *typed = k_map[i].row ? kvp_cli_typed_flag(k_map[i].row) : NULL;
             return typed ? typed : k_map[i].flag;
         }
     return r ? r->name : field;

@@ -160,14 +160,14 @@ static kvp_status expert_sharding(const kvp_model *model, const kvp__arch_opts *
     a->ep = o->ep > 1 ? o->ep : 1;
     a->expert_inter_align = a->experts_mxfp4 ? o->expert_inter_align : 0;
     if (a->ep > 1 && a->experts == 0)
-        return kvp__fail(err, KVP_INVALID_ARG, file, "--ep",
+        return kvp__fail(err, KVP_INVALID_ARG, file, "ep",
                          "expert parallelism (EP %u) on a model without routed experts", a->ep);
     if (a->ep > 1 && a->experts % a->ep)
-        return kvp__fail(err, KVP_INVALID_ARG, file, "--ep",
+        return kvp__fail(err, KVP_INVALID_ARG, file, "ep",
                          "EP %u does not divide the %u routed experts (/num_experts)", a->ep,
                          a->experts);
     if (a->ep > 1 && a->expert_ranks && a->expert_ranks % a->ep)
-        return kvp__fail(err, KVP_INVALID_ARG, file, "--ep",
+        return kvp__fail(err, KVP_INVALID_ARG, file, "ep",
                          "EP %u does not divide the %u GPUs the experts are spread over (TP x "
                          "DP)",
                          a->ep, a->expert_ranks);

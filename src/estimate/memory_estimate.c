@@ -299,19 +299,19 @@ kvp_status kvp_memory_estimate_detail(const kvp_model *model, const kvp_estimate
     if (!model || !s || !out)
         return kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "model, settings and out are required");
     if (s->total_bytes == 0)
-        return kvp__fail(err, KVP_INVALID_ARG, NULL, "--gpu",
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "total_bytes",
                          "the estimate needs the GPU's total memory (--gpu NAME, --gpu-mem BYTES "
                          "or --probe)");
     uint32_t tp = s->tp ? s->tp : 1, pp = s->pp ? s->pp : 1;
     const kvp_model_info *info = kvp_model_get_info(model);
-    if (tp > 4096) return kvp__fail(err, KVP_INVALID_ARG, NULL, "--tp", "tp %u is absurd", tp);
+    if (tp > 4096) return kvp__fail(err, KVP_INVALID_ARG, NULL, "tp", "tp %u is absurd", tp);
     if (pp > info->num_layers && info->num_layers)
-        return kvp__fail(err, KVP_CONFIG, NULL, "--pp", "pp %u exceeds the %u layers", pp,
+        return kvp__fail(err, KVP_CONFIG, NULL, "pp", "pp %u exceeds the %u layers", pp,
                          info->num_layers);
     uint64_t T = s->max_num_tokens ? s->max_num_tokens : EST_DEFAULT_TOKENS;
     uint64_t batch = s->max_batch_size ? s->max_batch_size : EST_DEFAULT_BATCH;
     if (T > (1ull << 32))
-        return kvp__fail(err, KVP_INVALID_ARG, NULL, "--max-num-tokens",
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "max_num_tokens",
                          "%llu tokens is absurd for one forward pass", (unsigned long long)T);
     kvp_estimate_detail local;
     kvp_estimate_detail *d = detail ? detail : &local;

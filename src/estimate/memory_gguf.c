@@ -160,7 +160,7 @@ static const char *unmodelled(const kvp__arch *a, uint32_t begin, uint32_t end) 
 kvp_status kvp__gguf_bytes(const kvp__arch *a, uint32_t tp, uint32_t begin, uint32_t end,
                            bool with_first, bool with_last, uint64_t *out_bytes, kvp_error *err) {
     if (a->gguf_ftype < 0 || (size_t)a->gguf_ftype >= kvp__gguf_ftype_count)
-        return kvp__fail(err, KVP_INVALID_ARG, NULL, "--quantization", "not a llama.cpp type");
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "quantization", "not a llama.cpp type");
     if (end > a->layers) end = a->layers;
     gctx g;
     memset(&g, 0, sizeof g);
@@ -170,7 +170,7 @@ kvp_status kvp__gguf_bytes(const kvp__arch *a, uint32_t tp, uint32_t begin, uint
     g.n_layer = a->layers;
     const char *why = unmodelled(a, 0, a->layers);
     if (why)
-        return kvp__fail(err, KVP_UNSUPPORTED, NULL, "--quantization",
+        return kvp__fail(err, KVP_UNSUPPORTED, NULL, "quantization",
                          "%s: kvplan carries llama.cpp's type rules for attention + MLP / MoE "
                          "decoders only, not for %s",
                          g.ft->name, why);

@@ -85,7 +85,7 @@ static void upper_copy(char *dst, size_t n, const char *src) {
 
 kvp_status kvp_weight_format_parse(const char *text, kvp_weight_format *out, kvp_error *err) {
     if (!text || !out)
-        return kvp__fail(err, KVP_INVALID_ARG, NULL, "--quantization", "a name is required");
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "quantization", "a name is required");
     memset(out, 0, sizeof *out);
     const char *name = !kvp__strcasecmp(text, "bitsandbytes") ? "bnb-4bit" : text;
     for (size_t i = 0; i < sizeof k_methods / sizeof k_methods[0]; i++) {
@@ -111,7 +111,7 @@ kvp_status kvp_weight_format_parse(const char *text, kvp_weight_format *out, kvp
             out->gguf_ftype = (uint32_t)i;
             return KVP_OK;
         }
-    return kvp__fail(err, KVP_INVALID_ARG, NULL, "--quantization",
+    return kvp__fail(err, KVP_INVALID_ARG, NULL, "quantization",
                      "unknown quantization '%.40s' (expected fp8, awq, gptq, mxfp4, nvfp4, "
                      "bnb-4bit, or a llama.cpp type: F16, BF16, Q8_0, Q6_K, Q5_K_M, Q5_K_S, "
                      "Q5_1, Q5_0, Q4_K_M, Q4_K_S, Q4_1, Q4_0, IQ4_XS, IQ4_NL)",
@@ -148,6 +148,6 @@ kvp_status kvp_ggml_type_bits(const char *name, double *out_bits, kvp_error *err
                             (double)kvp__ggml_types[t].block;
             return KVP_OK;
         }
-    return kvp__fail(err, KVP_INVALID_ARG, NULL, "--quantization",
+    return kvp__fail(err, KVP_INVALID_ARG, NULL, "quantization",
                      "'%.40s' is not a ggml tensor type", name ? name : "");
 }

@@ -100,7 +100,7 @@ static kvp_status solve_len(const kvp_fit_env *env, const kvp_fit_request *req,
                                   : info->max_position_embeddings ? info->max_position_embeddings
                                                                   : SEQ_LEN_FALLBACK_HI;
     if (lo > hi)
-        return kvp__fail(err, KVP_INVALID_ARG, NULL, "--max-seq-len",
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "max_seq_len",
                          "the length range is empty: %llu > %llu", (unsigned long long)lo,
                          (unsigned long long)hi);
     search_ctx *c = kvp__calloc(NULL, 1, sizeof *c);

@@ -34,12 +34,12 @@ kvp_status kvp_llamacpp_row_bytes(const char *type_name, uint64_t n, uint64_t *o
                                   kvp_error *err) {
     const ggml_kv_type *t = find_type(type_name);
     if (!t)
-        return kvp__fail(err, KVP_INVALID_ARG, NULL, "--cache-type-k",
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "type_k",
                          "llama.cpp has no cache type '%s' (expected f32, f16, bf16, q8_0, q4_0, "
                          "q4_1, q5_0, q5_1, iq4_nl)",
                          type_name);
     if (n % t->block != 0)
-        return kvp__fail(err, KVP_INVALID_ARG, NULL, "--cache-type-k",
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "type_k",
                          "a row of %llu elements is not a multiple of the %s block (%u)",
                          (unsigned long long)n, t->name, t->block);
     if (!kvp__mul_u64(n / t->block, t->block_bytes, out_bytes))
@@ -118,16 +118,16 @@ kvp_status kvp__policy_llamacpp(const kvp_model *model, const kvp_policy_setting
                                 kvp_policy_result *out, kvp_error *err) {
     const kvp_model_info *info = kvp_model_get_info(model);
     if (s->tp > 1)
-        return kvp__fail(err, KVP_INVALID_ARG, NULL, "--tp",
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "tp",
                          "llama.cpp has no tensor parallelism (tp %u); its split modes place "
                          "whole layers and the cache size does not change",
                          s->tp);
     if (s->pp > 1)
-        return kvp__fail(err, KVP_INVALID_ARG, NULL, "--pp",
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "pp",
                          "llama.cpp has no pipeline parallelism option (pp %u)", s->pp);
     const ggml_kv_type *tk = find_type(s->type_k), *tv = find_type(s->type_v);
     if (!tk || !tv)
-        return kvp__fail(err, KVP_INVALID_ARG, NULL, tk ? "--cache-type-v" : "--cache-type-k",
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, tk ? "type_v" : "type_k",
                          "llama.cpp has no cache type '%s' (expected f32, f16, bf16, q8_0, q4_0, "
                          "q4_1, q5_0, q5_1, iq4_nl)",
                          tk ? s->type_v : s->type_k);
@@ -139,7 +139,7 @@ kvp_status kvp__policy_llamacpp(const kvp_model *model, const kvp_policy_setting
                 tk = dt == KVP_DTYPE_FP32 ? &k_types[0] : dt == KVP_DTYPE_BF16 ? &k_types[2]
                      : dt == KVP_DTYPE_FP16 ? &k_types[1] : NULL;
             if (!tk)
-                return kvp__fail(err, KVP_INVALID_ARG, NULL, "--kv-dtype",
+                return kvp__fail(err, KVP_INVALID_ARG, NULL, "kv_dtype",
                                  "llama.cpp has no cache type '%s'", s->kv_dtype);
         }
         if (!s->type_v[0]) tv = tk;
@@ -185,7 +185,7 @@ kvp_status kvp__policy_llamacpp(const kvp_model *model, const kvp_policy_setting
     /* Checked first, as llama_init_from_model does: "model does not support different
      * K (%s) and V (%s) cache types" for MLA models (one latent, in the K type). */
     if (info->is_mla && tk != tv)
-        return kvp__fail(err, KVP_INVALID_ARG, kvp_model_name(model), "--cache-type-v",
+        return kvp__fail(err, KVP_INVALID_ARG, kvp_model_name(model), "type_v",
                          "model does not support different K (%s) and V (%s) cache types",
                          tk->name, tv->name);
 
@@ -202,24 +202,24 @@ kvp_status kvp__policy_llamacpp(const kvp_model *model, const kvp_policy_setting
     bool v_quant = tv->block > 1;
     if (v_quant && (s->flash_attn == 0 || grok))
         /* llama_init_from_model's own reason (the engine test compares it). */
-        return kvp__fail(err, KVP_INVALID_ARG, NULL, "--cache-type-v",
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "type_v",
                          "quantized V cache requires flash_attn to be enabled (type %s with "
                          "-fa off)",
                          tv->name);
 
     uint32_t n_seq = s->n_seq_max ? s->n_seq_max : 1;
     if (n_seq > 256)
-        return kvp__fail(err, KVP_INVALID_ARG, NULL, "--parallel",
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "n_seq_max",
                          "n_seq_max %u is above llama.cpp's limit of 256", n_seq);
     /* Builds before per-sequence streams (≈b6000, mid-2025) keep one cache for all
      * sequences ("non-unified KV cache requires ggml_set_rows() - forcing unified"). */
     bool unified = s->kv_unified == 1 || (build && build < 6000) || (date && date < 202508);
     uint64_t n_ctx = s->n_ctx ? s->n_ctx : info->max_position_embeddings;
     if (n_ctx == 0)
-        return kvp__fail(err, KVP_INVALID_ARG, kvp_model_name(model), "--ctx-size",
+        return kvp__fail(err, KVP_INVALID_ARG, kvp_model_name(model), "n_ctx",
                          "--ctx-size 0 needs the train context length, which the model lacks");
     if (n_ctx > (1ull << 32))
-        return kvp__fail(err, KVP_INVALID_ARG, NULL, "--ctx-size", "context %llu is too large",
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "n_ctx", "context %llu is too large",
                          (unsigned long long)n_ctx);
     uint64_t n_batch = s->n_batch ? s->n_batch : 2048, n_ubatch = s->n_ubatch ? s->n_ubatch : 512;
     if (n_batch > n_ctx) n_batch = n_ctx;
@@ -404,6 +404,6 @@ kvp_status kvp__policy_llamacpp(const kvp_model *model, const kvp_policy_setting
     if (s->kv_budget_bytes) kvp__policy_note(out, "--kv-budget is ignored: llama.cpp has no KV budget");
     return KVP_OK;
 overflow:
-    return kvp__fail(err, KVP_OVERFLOW, kvp_model_name(model), "--ctx-size",
+    return kvp__fail(err, KVP_OVERFLOW, kvp_model_name(model), "n_ctx",
                      "cache bytes overflow 64 bits (%llu cells)", (unsigned long long)n_ctx);
 }

@@ -211,7 +211,7 @@ kvp_status kvp__policy_layers_load(const kvp_model *model, uint32_t draft_layers
                        index_head_dim > 0 && index_head_dim <= 65536u;
     size_t extra = draft_layers + (add_indexer ? n : 0);
     if (draft_layers > 1024)
-        return kvp__fail(err, KVP_INVALID_ARG, NULL, "--num-draft-layers",
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "num_draft_layers",
                          "%u drafter layers, expected at most 1024", draft_layers);
     size_t cap = n + extra;
     out->items = kvp__calloc(NULL, cap ? cap : 1, sizeof *out->items);
@@ -228,7 +228,7 @@ kvp_status kvp__policy_layers_load(const kvp_model *model, uint32_t draft_layers
         }
     }
     if (draft_layers && !last_attn)
-        return kvp__fail(err, KVP_INVALID_ARG, kvp_model_name(model), "--num-draft-layers",
+        return kvp__fail(err, KVP_INVALID_ARG, kvp_model_name(model), "num_draft_layers",
                          "the model has no attention layer a drafter could copy");
     for (uint32_t d = 0; d < draft_layers; d++) {
         kvp_layer_cache c = *last_attn;
@@ -249,15 +249,15 @@ kvp_status kvp_policy_plan(const kvp_model *model, const kvp_policy_settings *se
     if (s.pp == 0) s.pp = 1;
     if (s.dp == 0) s.dp = 1;
     if (s.tp > 65536 || s.pp > 65536 || s.dp > 65536)
-        return kvp__fail(err, KVP_INVALID_ARG, NULL, "--tp",
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "tp",
                          "parallel sizes above 65536 are not supported");
     /* No device holds 64 PiB: a larger figure is a unit slip or a hostile caller,
      * and refusing it keeps every pool product below 2^64. */
     const struct { uint64_t v; const char *key; } mem[] = {
-        {s.kv_budget_bytes, "--kv-budget"},       {s.total_memory_bytes, "--gpu-mem"},
-        {s.free_memory_bytes, "--free-mem"},      {s.weights_bytes, "--weights"},
-        {s.peak_activation_bytes, "--peak"},     {s.non_torch_bytes, "--non-torch"},
-        {s.cudagraph_bytes, "--cuda-graph"},
+        {s.kv_budget_bytes, "kv_budget_bytes"}, {s.total_memory_bytes, "total_bytes"},
+        {s.free_memory_bytes, "free_bytes"},    {s.weights_bytes, "weights_bytes"},
+        {s.peak_activation_bytes, "peak_bytes"}, {s.non_torch_bytes, "non_torch_bytes"},
+        {s.cudagraph_bytes, "cuda_graph_bytes"},
     };
     for (size_t i = 0; i < sizeof mem / sizeof mem[0]; i++)
         if (mem[i].v > KVP__POLICY_MAX_MEMORY_BYTES)
@@ -297,7 +297,7 @@ kvp_status kvp_policy_plan(const kvp_model *model, const kvp_policy_settings *se
                          "TensorRT-LLM is planned by the creator: use kvp_deploy_plan "
                          "(kvplan/deploy.h)");
     default:
-        return kvp__fail(err, KVP_INVALID_ARG, NULL, "--policy", "unknown engine %d",
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "engine", "unknown engine %d",
                          (int)s.engine);
     }
 }

@@ -38,7 +38,7 @@ static kvp_status parse_dtype(const kvp_model *model, const char *text, sdtype *
     }
     if (kvp_dtype_parse(text, &d->dtype) != KVP_OK || d->dtype == KVP_DTYPE_AUTO ||
         kvp__strcasecmp(text, "fp8_ds_mla") == 0 || d->dtype == KVP_DTYPE_NVFP4)
-        return kvp__fail(err, KVP_INVALID_ARG, NULL, "--kv-cache-dtype",
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "kv_dtype",
                          "SGLang has no KV cache dtype '%s' (expected auto, bf16, fp16, fp8_e4m3, "
                          "fp8_e5m2, fp4_e2m1, mxfp8)",
                          text);
@@ -105,7 +105,7 @@ kvp_status kvp__policy_sglang(const kvp_model *model, const kvp_policy_settings 
     uint32_t attn_tp = s->tp;
     if (s->enable_dp_attention) {
         if (s->dp == 0 || s->tp % s->dp != 0)
-            return kvp__fail(err, KVP_INVALID_ARG, NULL, "--dp",
+            return kvp__fail(err, KVP_INVALID_ARG, NULL, "dp",
                              "--enable-dp-attention needs dp (%u) to divide tp (%u)", s->dp, s->tp);
         attn_tp = s->tp / s->dp;
     }
@@ -118,7 +118,7 @@ kvp_status kvp__policy_sglang(const kvp_model *model, const kvp_policy_settings 
     uint32_t total_layers = L.num_layers + s->num_draft_layers;
     if (s->pp > total_layers) {
         kvp__policy_layers_free(&L);
-        return kvp__fail(err, KVP_INVALID_ARG, NULL, "--pp",
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "pp",
                          "pipeline parallelism %u is larger than the %u layers", s->pp, total_layers);
     }
     /* The busiest PP stage decides (each stage prints its own pool). */
@@ -274,11 +274,11 @@ kvp_status kvp__policy_sglang(const kvp_model *model, const kvp_policy_settings 
         snprintf(out->budget_formula, sizeof out->budget_formula,
                  "avail_after_load - avail_before_load * (1 - %.3f)", mfs);
         if (rest_d <= 0)
-            return kvp__fail(err, KVP_INFEASIBLE, NULL, "--mem-fraction-static",
+            return kvp__fail(err, KVP_INFEASIBLE, NULL, "mem_fraction_static",
                              "Not enough memory. Please try to increase --mem-fraction-static "
                              "(%.3f).", mfs);
     } else {
-        return kvp__fail(err, KVP_INFEASIBLE, NULL, "--kv-budget",
+        return kvp__fail(err, KVP_INFEASIBLE, NULL, "kv_budget_bytes",
                          "SGLang's pool needs --kv-budget (rest memory), or --gpu/--gpu-mem with "
                          "--weights");
     }

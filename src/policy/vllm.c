@@ -133,7 +133,7 @@ static kvp_status parse_dtype(const kvp_model *model, const char *text, vdtype *
         return KVP_OK;
     }
     if (kvp_dtype_parse(text, &d->dtype) != KVP_OK || d->dtype == KVP_DTYPE_AUTO)
-        return kvp__fail(err, KVP_INVALID_ARG, NULL, "--kv-cache-dtype",
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "kv_dtype",
                          "vLLM has no KV cache dtype '%s' (expected auto, bfloat16, float16, fp8, "
                          "fp8_e4m3, fp8_e5m2, fp8_ds_mla, nvfp4, int8_per_token_head, "
                          "fp8_per_token_head)",
@@ -169,7 +169,7 @@ static kvp_status attn_unit(const kvp_model *model, const kvp_layer_cache *c, co
         return KVP_OK;
     }
     if (d->ds_mla)
-        return kvp__fail(err, KVP_INVALID_ARG, kvp_model_name(model), "--kv-cache-dtype",
+        return kvp__fail(err, KVP_INVALID_ARG, kvp_model_name(model), "kv_dtype",
                          "fp8_ds_mla is for MLA models only; layer %u is %s attention", c->layer,
                          kvp_cache_kind_name(c->kind));
     if (!c->replicated) h = h / tp ? h / tp : 1; /* max(1, H // tp) */
@@ -315,12 +315,12 @@ kvp_status kvp__policy_vllm(const kvp_model *model, const kvp_policy_settings *s
     const char *mamba_mode = s->mamba_cache_mode[0] ? s->mamba_cache_mode : NULL;
     if (mamba_mode && strcmp(mamba_mode, "none") && strcmp(mamba_mode, "align") &&
         strcmp(mamba_mode, "all"))
-        return kvp__fail(err, KVP_INVALID_ARG, NULL, "--mamba-cache-mode",
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "mamba_cache_mode",
                          "'%s', expected none, align or all", mamba_mode);
     uint64_t mnbt = s->max_num_batched_tokens ? s->max_num_batched_tokens : 8192;
     uint64_t len = s->max_model_len ? s->max_model_len : info->max_position_embeddings;
     if (len == 0)
-        return kvp__fail(err, KVP_INVALID_ARG, kvp_model_name(model), "--max-model-len",
+        return kvp__fail(err, KVP_INVALID_ARG, kvp_model_name(model), "max_model_len",
                          "the config states no max_position_embeddings; give --max-model-len");
     out->max_model_len = len;
 
@@ -330,7 +330,7 @@ kvp_status kvp__policy_vllm(const kvp_model *model, const kvp_policy_settings *s
     uint32_t total_layers = L.num_layers + s->num_draft_layers;
     if (s->pp > total_layers) {
         kvp__policy_layers_free(&L);
-        return kvp__fail(err, KVP_INVALID_ARG, kvp_model_name(model), "--pp",
+        return kvp__fail(err, KVP_INVALID_ARG, kvp_model_name(model), "pp",
                          "pipeline parallelism %u is larger than the %u layers", s->pp,
                          total_layers);
     }
@@ -440,7 +440,7 @@ kvp_status kvp__policy_vllm(const kvp_model *model, const kvp_policy_settings *s
             v->page = mamba_page ? mamba_page : v->unit;
         else if (!kvp__mul_u64(v->unit, bs, &v->page)) {
             vplan_free(&P);
-            return kvp__fail(err, KVP_OVERFLOW, kvp_model_name(model), "--block-size",
+            return kvp__fail(err, KVP_OVERFLOW, kvp_model_name(model), "block_size",
                              "page bytes overflow");
         }
     }
@@ -453,7 +453,7 @@ kvp_status kvp__policy_vllm(const kvp_model *model, const kvp_policy_settings *s
     } else {
         if (!s->total_memory_bytes) {
             vplan_free(&P);
-            return kvp__fail(err, KVP_INFEASIBLE, NULL, "--kv-budget",
+            return kvp__fail(err, KVP_INFEASIBLE, NULL, "kv_budget_bytes",
                              "vLLM's available KV memory needs --kv-budget, or --gpu/--gpu-mem "
                              "with --weights, --peak, --non-torch (and --cuda-graph)");
         }
@@ -465,7 +465,7 @@ kvp_status kvp__policy_vllm(const kvp_model *model, const kvp_policy_settings *s
                         (with_graphs ? s->cudagraph_bytes : 0);
         if (used >= requested) {
             vplan_free(&P);
-            return kvp__fail(err, KVP_INFEASIBLE, NULL, "--gpu-memory-utilization",
+            return kvp__fail(err, KVP_INFEASIBLE, NULL, "gpu_memory_utilization",
                              "No available memory for the cache blocks: %.2f GiB requested, "
                              "%.2f GiB used by weights, activations, non-torch%s",
                              (double)requested / 1073741824.0, (double)used / 1073741824.0,
@@ -533,7 +533,7 @@ kvp_status kvp__policy_vllm(const kvp_model *model, const kvp_policy_settings *s
             if (ratio > 1) {
                 if ((uint64_t)v->bs * ratio > 1u << 24) {
                     vplan_free(&P);
-                    return kvp__fail(err, KVP_OVERFLOW, NULL, "--block-size", "block size overflow");
+                    return kvp__fail(err, KVP_OVERFLOW, NULL, "block_size", "block size overflow");
                 }
                 v->bs = (uint32_t)(v->bs * ratio);
                 v->page = maxp;

@@ -629,8 +629,8 @@ kvp_status kvp_gpu_lookup(const char *name, kvp_gpu_info *out, kvp_error *err) {
 
 kvp_status kvp_gpu_lookup_in(const char *catalog_path, const char *name, kvp_gpu_info *out,
                              kvp_error *err) {
-    if (!name || !*name) return kvp__fail(err, KVP_INVALID_ARG, NULL, "--gpu", "empty GPU name");
-    if (!out) return kvp__fail(err, KVP_INVALID_ARG, NULL, "--gpu", "NULL output");
+    if (!name || !*name) return kvp__fail(err, KVP_INVALID_ARG, NULL, "gpu", "empty GPU name");
+    if (!out) return kvp__fail(err, KVP_INVALID_ARG, NULL, "gpu", "NULL output");
     char q[NORM_MAX];
     kvp__gpu_normalize(name, q, sizeof q);
     catalog cat;

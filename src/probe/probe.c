@@ -434,12 +434,12 @@ kvp_status kvp_probe_gpus(const kvp_probe_seam *in, kvp_probe_result *out, kvp_e
 
 kvp_status kvp_probe_device_seam(const kvp_probe_seam *seam_in, uint32_t index, kvp_gpu_info *out,
                                  kvp_error *err) {
-    if (!out) return kvp__fail(err, KVP_INVALID_ARG, NULL, "--device", "NULL output");
+    if (!out) return kvp__fail(err, KVP_INVALID_ARG, NULL, "device", "NULL output");
     kvp_probe_result *r = kvp__malloc(NULL, sizeof *r);
     if (!r) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
     kvp_status st = kvp_probe_gpus(seam_in, r, err);
     if (st == KVP_OK && index >= r->device_count)
-        st = kvp__fail(err, KVP_NOT_FOUND, NULL, "--device",
+        st = kvp__fail(err, KVP_NOT_FOUND, NULL, "device",
                        "device %u not found: %u GPU%s found", index, r->device_count,
                        r->device_count == 1 ? "" : "s");
     if (st == KVP_OK) *out = r->devices[index].info;

@@ -504,11 +504,11 @@ kvp_status kvp_sim_run(const kvp_sim_config *config, const kvp_workload *workloa
     s.max_tokens = cfg.max_num_tokens ? cfg.max_num_tokens : 8192;
     s.max_model_len = cfg.max_model_len ? cfg.max_model_len : cfg.pool.max_seq_tokens;
     if (s.max_model_len == 0 || s.max_model_len > KVP_WORKLOAD_MAX_TOKENS * 2ull)
-        return kvp__fail(err, KVP_INVALID_ARG, NULL, "--max-model-len",
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "max_model_len",
                          "expected 1 to %u tokens, found %llu", KVP_WORKLOAD_MAX_TOKENS * 2u,
                          (unsigned long long)s.max_model_len);
     if (s.max_batch > KVP_POOL_MAX_SEQUENCES)
-        return kvp__fail(err, KVP_INVALID_ARG, NULL, "--max-batch-size",
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "max_batch_size",
                          "expected 1 to %u sequences, found %u", KVP_POOL_MAX_SEQUENCES,
                          s.max_batch);
     cfg.pool.max_sequences = s.max_batch;

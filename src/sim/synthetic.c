@@ -133,7 +133,7 @@ fail:
 }
 
 kvp_status kvp_synthetic_parse(const char *text, kvp_synthetic_spec *out, kvp_error *err) {
-    if (!text || !out) return kvp__fail(err, KVP_INVALID_ARG, NULL, "--synthetic", "NULL argument");
+    if (!text || !out) return kvp__fail(err, KVP_INVALID_ARG, NULL, "synthetic", "NULL argument");
     memset(out, 0, sizeof *out);
     out->requests = 1000;
     out->prefixes = 1;
@@ -141,13 +141,13 @@ kvp_status kvp_synthetic_parse(const char *text, kvp_synthetic_spec *out, kvp_er
     unsigned seen = 0;
     char buf[1024];
     if (strlen(text) >= sizeof buf)
-        return kvp__fail(err, KVP_INVALID_ARG, NULL, "--synthetic", "spec longer than %zu bytes",
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "synthetic", "spec longer than %zu bytes",
                          sizeof buf - 1);
     kvp__strlcpy(buf, text, sizeof buf);
     char *save = NULL;
     for (char *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
         char *eq = strchr(item, '=');
-        if (!eq) return bad(err, "--synthetic", "'%s' is not key=value", item);
+        if (!eq) return bad(err, "synthetic", "'%s' is not key=value", item);
         *eq = '\0';
         char *key = item, *val = eq + 1;
         kvp_status st = KVP_OK;
@@ -214,13 +214,13 @@ kvp_status kvp_synthetic_parse(const char *text, kvp_synthetic_spec *out, kvp_er
 
 kvp_status kvp_workload_synthetic(const kvp_synthetic_spec *spec, const kvp_allocator *alc,
                                   kvp_workload **out, kvp_error *err) {
-    if (!spec || !out) return kvp__fail(err, KVP_INVALID_ARG, NULL, "--synthetic", "NULL argument");
+    if (!spec || !out) return kvp__fail(err, KVP_INVALID_ARG, NULL, "synthetic", "NULL argument");
     *out = NULL;
     if (spec->requests == 0 || spec->requests > KVP_WORKLOAD_MAX_REQUESTS)
         return kvp__fail(err, KVP_INVALID_ARG, NULL, "requests", "expected 1 to %u requests",
                          KVP_WORKLOAD_MAX_REQUESTS);
     kvp_workload *w = kvp__workload_new(alc);
-    if (!w) return kvp__fail(err, KVP_NOMEM, NULL, "--synthetic", "out of memory");
+    if (!w) return kvp__fail(err, KVP_NOMEM, NULL, "synthetic", "out of memory");
     kvp_status st = KVP_OK;
     w->cap = (size_t)spec->requests;
     w->requests = kvp__malloc(alc, w->cap * sizeof *w->requests);

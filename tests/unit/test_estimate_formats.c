@@ -74,7 +74,7 @@ static void test_format_names(void **state) {
     assert_true(f.gguf);
     assert_string_equal(f.name, "Q4_K_M");
     assert_int_equal(kvp_weight_format_parse("int3", &f, &err), KVP_INVALID_ARG);
-    assert_string_equal(err.key, "--quantization");
+    assert_string_equal(err.key, "quantization");
     assert_non_null(strstr(err.message, "unknown quantization 'int3'"));
 }
 
@@ -182,7 +182,7 @@ static void test_gguf_refuses_mla(void **state) {
     kvp_memory_facts f;
     kvp_error err;
     assert_int_equal(kvp_memory_estimate(m, &s, &f, &err), KVP_UNSUPPORTED);
-    assert_string_equal(err.key, "--quantization");
+    assert_string_equal(err.key, "quantization");
     assert_non_null(strstr(err.message, "MLA"));
     kvp_model_free(m);
 }
@@ -205,7 +205,7 @@ static void test_expert_parallel(void **state) {
     kvp_memory_facts f;
     kvp_error err;
     assert_int_equal(kvp_memory_estimate(m, &s, &f, &err), KVP_INVALID_ARG);
-    assert_string_equal(err.key, "--ep");
+    assert_string_equal(err.key, "ep");
     assert_non_null(strstr(err.message, "does not divide the 8 routed experts"));
     kvp_estimate_settings one = settings(1, NULL), dp2 = settings(1, NULL);
     dp2.expert_ranks = 2;
@@ -219,7 +219,7 @@ static void test_expert_parallel(void **state) {
     s = settings(2, NULL);
     s.ep = 2;
     assert_int_equal(kvp_memory_estimate(m, &s, &f, &err), KVP_INVALID_ARG);
-    assert_string_equal(err.key, "--ep");
+    assert_string_equal(err.key, "ep");
     kvp_model_free(m);
 }
 

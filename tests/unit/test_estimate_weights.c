@@ -441,7 +441,7 @@ static void test_errors(void **state) {
     assert_non_null(strstr(err.message, "total memory"));
     s = settings(1, 33);
     assert_int_equal(kvp_memory_estimate(m, &s, &f, &err), KVP_CONFIG);
-    assert_string_equal(err.key, "--pp");
+    assert_string_equal(err.key, "pp");
     assert_int_equal(kvp_memory_estimate(NULL, &s, &f, &err), KVP_INVALID_ARG);
     kvp_model_free(m);
 }

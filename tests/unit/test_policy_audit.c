@@ -307,14 +307,14 @@ static void test_absurd_memory_refused(void **state) {
         kvp_policy_result r;
         kvp_error err;
         assert_int_equal(kvp_policy_plan(m, &s, &r, &err), KVP_INVALID_ARG);
-        assert_string_equal(err.key, "--kv-budget");
+        assert_string_equal(err.key, "kv_budget_bytes");
         s.kv_budget_bytes = (1ull << 56) + 1;
         assert_int_equal(kvp_policy_plan(m, &s, &r, &err), KVP_INVALID_ARG);
         /* 64 PiB itself plans. */
         s.kv_budget_bytes = 1ull << 56;
         s.weights_bytes = UINT64_MAX;
         assert_int_equal(kvp_policy_plan(m, &s, &r, &err), KVP_INVALID_ARG);
-        assert_string_equal(err.key, "--weights");
+        assert_string_equal(err.key, "weights_bytes");
         s.weights_bytes = 0;
         assert_int_equal(kvp_policy_plan(m, &s, &r, &err), KVP_OK);
     }

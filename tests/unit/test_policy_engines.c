@@ -170,7 +170,7 @@ static void test_vllm_budget_formula(void **state) {
     /* No budget and no memory facts: an error naming --kv-budget. */
     s = vllm("", 0);
     assert_int_equal(kvp_policy_plan(m, &s, &r, &err), KVP_INFEASIBLE);
-    assert_string_equal(err.key, "--kv-budget");
+    assert_string_equal(err.key, "kv_budget_bytes");
     kvp_model_free(m);
 }
 
@@ -221,7 +221,7 @@ static void test_sglang_nsa(void **state) {
     /* SGLang has no q4_0 cache. */
     strcpy(s.kv_dtype, "q4_0");
     assert_int_equal(kvp_policy_plan(m, &s, &r, &err), KVP_INVALID_ARG);
-    assert_string_equal(err.key, "--kv-cache-dtype");
+    assert_string_equal(err.key, "kv_dtype");
     kvp_model_free(m);
 }
 
@@ -263,7 +263,7 @@ static void test_llamacpp_rows_and_context(void **state) {
     s.engine = KVP_ENGINE_LLAMACPP;
     s.tp = 2;
     assert_int_equal(kvp_policy_plan(m, &s, &r, &err), KVP_INVALID_ARG);
-    assert_string_equal(err.key, "--tp");
+    assert_string_equal(err.key, "tp");
     kvp_model_free(m);
 }
 

@@ -279,7 +279,7 @@ static void test_nvml_v2_two_devices(void **state) {
     assert_int_equal(g.free_bytes, 143771 * MIB);
     memset(&err, 0x5A, sizeof err);
     assert_int_equal(kvp_probe_device_seam(&s, 2, &g, &err), KVP_NOT_FOUND);
-    assert_string_equal(err.key, "--device");
+    assert_string_equal(err.key, "device");
     assert_non_null(strstr(err.message, "device 2 not found: 2 GPUs found"));
 }
 

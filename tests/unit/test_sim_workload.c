@@ -161,7 +161,7 @@ static void test_synthetic_spec(void **state) {
         {"prompt=fixed:5,output=fixed:1,shared_prefix=512", "shared_prefix", "LEN:FRACTION"},
         {"prompt=fixed:5,output=fixed:1,shared_prefix=512:1.5", "shared_prefix", "[0, 1]"},
         {"prompt=fixed:5,output=fixed:1,colour=blue", "colour", "unknown key"},
-        {"prompt=fixed:5,output=fixed:1,seed", "--synthetic", "key=value"},
+        {"prompt=fixed:5,output=fixed:1,seed", "synthetic", "key=value"},
         {"prompt=fixed:5,output=fixed:1,rate=-1", "rate", ">= 0"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# error_keys.sh — library errors name settings fields, never flags (issue 12 item 8).
+#  1. Static: in every library room (src/ except src/cli and src/serve), the key of an
+#     error (kvp__fail / kvp__vfail's 4th argument, deploy.c's not_planned_fmt and
+#     admission.c's refuse 3rd argument, a key table entry `"--...", ` feeding them)
+#     is never a string literal starting with '-'. The option room is the one exception:
+#     its errors are about the option as the caller spelled it (options.h).
+#  2. At run time: the CLI maps the field back to the flag the user typed, in the
+#     message and in the JSON error's key (kvp_cli_field_flag).
+set -uo pipefail
+kvplan=$1
+src=$2
+fail=0
+check() { if ! eval "$2"; then echo "FAIL: $1"; fail=1; fi; }
+
+bad=$(python3 "$src/tests/cli/lib/error_keys_scan.py" "$src")
+check "no library error key is a flag${bad:+: $bad}" '[ -z "$bad" ]'
+
+# The scanner itself finds a flag key (a test that cannot fail is a defect).
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/src/policy"
+printf 'int f(void) {\n    return kvp__fail(err, KVP_INVALID_ARG, kvp_model_name(m),\n                     "--tp", "tp %%u", 3);\n}\n' \
+  >"$tmp/src/policy/x.c"
+seeded=$(python3 "$src/tests/cli/lib/error_keys_scan.py" "$tmp")
+check "the scan finds a flag key" 'grep -q "src/policy/x.c:2: kvp__fail key \"--tp\"" <<<"$seeded"'
+
+# Run time: the policy refuses kv_dtype, named as the user typed it.
+rc=0
+out=$("$kvplan" plan llama-3.1-8b --policy vllm --kv-budget 20GiB --kv-dtype fp9 --json 2>/dev/null) || rc=$?
+check "kvplan's name when typed so" 'grep -q "\"key\": \"--kv-dtype\"" <<<"$out"'
+# llama.cpp refuses type_k; the user typed -ctk.
+rc=0
+out=$("$kvplan" plan llama-3.1-8b --policy llamacpp -c 8192 -ctk q9_0 --json 2>"$tmp/err") || rc=$?
+check "-ctk q9_0 exits 2" '[ $rc = 2 ]'
+check "-ctk as typed" 'grep -q "\"key\": \"-ctk\"" <<<"$out"'
+check "-ctk message" 'grep -q "llama.cpp has no cache type .q9_0." "$tmp/err"'
+
+[ $fail = 0 ] && echo "error keys: ok"
+exit $fail
