@@ -91,6 +91,20 @@ KVP_API KVP_NODISCARD kvp_status kvp_render_sweep_json(const kvp_render_input *i
                                                        const kvp_fit_eval *const *rows,
                                                        size_t count, char **out, kvp_error *err);
 
+/* The same document written as the grid is planned (kvplan sweep streams its
+ * rows: memory does not grow with the grid): the head (envelope, model, gpu,
+ * axes, "plans": `count`, the opening of "rows"), then row `index` = 0, 1, ...
+ * count - 1 (its separator included), then the tail. head + rows + tail are
+ * byte for byte kvp_render_sweep_json's text. *out as above; the tail is a
+ * static string (not freed). */
+KVP_API KVP_NODISCARD kvp_status kvp_render_sweep_json_head(const kvp_render_input *in,
+                                                            const char *const *axes,
+                                                            size_t axis_count, uint64_t count,
+                                                            char **out, kvp_error *err);
+KVP_API KVP_NODISCARD kvp_status kvp_render_sweep_json_row(const kvp_fit_eval *row, uint64_t index,
+                                                           char **out, kvp_error *err);
+KVP_API const char *kvp_render_sweep_json_tail(uint64_t count);
+
 /* Pictures of a planned deployment under any policy, written atomically
  * (kvp_report_write_file: only a regular file is written). The memory bar of
  * one rank (weights, activation peak, runtime, reserves, each KV pool,

@@ -62,6 +62,23 @@ KVP_API KVP_NODISCARD kvp_status kvp_sweep_grid_count(const kvp_sweep_grid *grid
 KVP_API void kvp_sweep_grid_point(const kvp_sweep_grid *grid, uint64_t index, const kvp_fit_point *base,
                                   kvp_fit_point *out);
 
+/* Called with each planned point in odometer order: its index, the grid's
+ * count, and its result (valid during the call only: the next point is
+ * planned into the same result). A non-OK return stops the sweep and is
+ * kvp_sweep_run's status (fill `err`). */
+typedef kvp_status (*kvp_sweep_row_fn)(uint64_t index, uint64_t count, const kvp_fit_eval *row,
+                                       void *ctx, kvp_error *err);
+
+/* Plan every point of `grid` over `env` (kvp_fit_evaluate, `base` with the
+ * swept settings set) and call `row` after each, streaming: the memory held
+ * does not grow with the number of points. The count is checked first
+ * (kvp_sweep_grid_count with `max_plans`), before anything is planned.
+ * KVP_INVALID_ARG for a NULL argument; the errors of kvp_fit_evaluate, and
+ * whatever `row` returns. */
+KVP_API KVP_NODISCARD kvp_status kvp_sweep_run(const kvp_sweep_grid *grid, const kvp_fit_env *env,
+                                               const kvp_fit_point *base, uint64_t max_plans,
+                                               kvp_sweep_row_fn row, void *ctx, kvp_error *err);
+
 #ifdef __cplusplus
 }
 #endif

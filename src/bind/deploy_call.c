@@ -422,6 +422,17 @@ static kvp_status sweep_take(void *ctx, const char *key, const json_t *v, kvp_er
     return KVP_OK;
 }
 
+/* One row of the document, appended as it is planned (kvp_sweep_run). */
+static kvp_status sweep_row(uint64_t index, uint64_t count, const kvp_fit_eval *e, void *ctx,
+                            kvp_error *err) {
+    (void)count;
+    char *text = NULL;
+    kvp_status st = kvp_render_sweep_json_row(e, index, &text, err);
+    if (st == KVP_OK) kvp_report_append(ctx, text);
+    kvp_render_free(text);
+    return st == KVP_OK ? kvp_report_text_check(ctx, err) : st;
+}
+
 static kvp_status call_sweep(const json_t *req, const kvp__json_call_opts *o, char **out,
                              kvp_error *err) {
     static const char *const own[] = {"over", "max_plans", NULL};
@@ -435,28 +446,32 @@ static kvp_status call_sweep(const json_t *req, const kvp__json_call_opts *o, ch
         if (st && err) /* "over" or "max_plans" */
             kvp__strlcpy(err->key, strcmp(err->key, "over") ? "/max_plans" : "/over", sizeof err->key);
     }
-    /* One result reused for every row: memory does not grow with the grid. */
-    kvp_fit_eval *e = NULL;
-    json_t *rows = NULL;
-    if (st == KVP_OK && (!(e = kvp_deploy_result_new()) || !(rows = json_array())))
-        st = kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
-    const kvp_deployment *d = &c.opt->deployment;
-    for (uint64_t i = 0; st == KVP_OK && i < count; i++) {
-        kvp_fit_point p;
-        kvp_sweep_grid_point(so.grid, i, &d->point, &p);
-        st = kvp_fit_evaluate(d, &p, e, err);
-        if (st == KVP_OK && json_array_append_new(rows, kvp__sweep_row_json(e)) != 0)
-            st = kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
-    }
+    /* Rows are planned into one result and rendered one at a time into the
+     * document's text: no tree of every row (the text is what is returned). */
+    kvp_report_text doc;
+    kvp_report_text_init(&doc, NULL);
     if (st == KVP_OK) {
         const char *axes[8];
         size_t n = kvp_sweep_grid_axes(so.grid, axes, 8);
         kvp_render_input in = {c.model, c.gpu_known ? c.gpu.name : NULL, NULL, NULL, 0, NULL, NULL};
-        st = kvp__sweep_json(&in, axes, n, rows, out, err);
-        rows = NULL; /* consumed */
+        char *head = NULL;
+        st = kvp_render_sweep_json_head(&in, axes, n, count, &head, err);
+        if (st == KVP_OK) kvp_report_append(&doc, head);
+        kvp_render_free(head);
     }
-    json_decref(rows);
-    kvp_deploy_result_free(e);
+    if (st == KVP_OK) {
+        const kvp_deployment *d = &c.opt->deployment;
+        st = kvp_sweep_run(so.grid, d, &d->point, so.max_plans, sweep_row, &doc, err);
+    }
+    if (st == KVP_OK) {
+        kvp_report_append(&doc, kvp_render_sweep_json_tail(count));
+        st = kvp_report_text_check(&doc, err);
+    }
+    if (st == KVP_OK) {
+        *out = doc.data; /* malloc'd (no allocator given): freed with kvp_json_free */
+        doc.data = NULL;
+    }
+    kvp_report_text_free(&doc);
     kvp_sweep_grid_free(so.grid);
     call_free(&c);
     return st;

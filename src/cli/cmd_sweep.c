@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli_options.h"
 #include "fit_env.h"
@@ -28,9 +29,14 @@ static const char *const k_axis_names[AX_COUNT] = {"policy", "kv-dtype", "tp", "
  * kvp_json_call and kvplan serve. Values of axis k (0 when not swept). */
 static size_t axis_n(const kvp_sweep_grid *g, int k) { return kvp_sweep_grid_axis_size(g, k_axis_names[k]); }
 
-typedef struct row {
-    kvp_fit_eval *e;
-} row;
+/* What --svg and --html keep of a row (the rest is written and dropped as the
+ * grid is planned): the point, its figures and the reason shown. */
+typedef struct chart_row {
+    kvp_fit_point point;
+    bool ok;
+    uint64_t budget_bytes, tokens, blocks, max_sequences;
+    char *why;                   /* binding, or the error (owned) */
+} chart_row;
 
 static void usage(FILE *out) {
     fputs("usage: kvplan sweep MODEL (--gpu NAME | --gpu-mem BYTES | --kv-budget BYTES) "
@@ -83,7 +89,7 @@ static void short_reason(const char *s, char *buf, size_t n) {
 }
 
 /* Name of a series: the values of the varying axes other than length. */
-static void series_name(const kvp_sweep_grid *grid, const kvp_fit_eval *e, char *buf, size_t n) {
+static void series_name(const kvp_sweep_grid *grid, const chart_row *e, char *buf, size_t n) {
     buf[0] = '\0';
     char part[48];
     for (int k = 0; k < AX_SEQ_LEN; k++) {
@@ -100,7 +106,7 @@ static void series_name(const kvp_sweep_grid *grid, const kvp_fit_eval *e, char 
     if (!buf[0]) snprintf(buf, n, "%s", kvp_engine_name(e->point.engine));
 }
 
-static kvp_status build_chart(const fit_cli *c, const kvp_sweep_grid *grid, kvp_fit_eval **evals,
+static kvp_status build_chart(const fit_cli *c, const kvp_sweep_grid *grid, const chart_row *evals,
                               size_t count, kvp_report_text *svg, kvp_error *err) {
     size_t per = axis_n(grid, AX_SEQ_LEN), nseries = count / per;
     if (nseries > KVP_REPORT_MAX_SERIES)
@@ -118,15 +124,15 @@ static kvp_status build_chart(const fit_cli *c, const kvp_sweep_grid *grid, kvp_
     }
     uint64_t lo = UINT64_MAX, hi = 0;
     for (size_t i = 0; i < count; i++) {
-        const kvp_fit_eval *e = evals[i];
+        const chart_row *e = &evals[i];
         uint64_t L = e->point.max_seq_len;
         xs[i] = (double)L;
-        ys[i] = e->status == KVP_OK ? (double)e->max_sequences : NAN;
+        ys[i] = e->ok ? (double)e->max_sequences : NAN;
         if (L < lo) lo = L;
         if (L > hi) hi = L;
     }
     for (size_t s = 0; s < nseries; s++) {
-        series_name(grid, evals[s * per], names[s], sizeof names[s]);
+        series_name(grid, &evals[s * per], names[s], sizeof names[s]);
         series[s].name = names[s];
         series[s].count = per;
         series[s].x = xs + s * per;
@@ -151,7 +157,7 @@ static kvp_status build_chart(const fit_cli *c, const kvp_sweep_grid *grid, kvp_
     return st;
 }
 
-static int write_outputs(const fit_cli *c, const kvp_sweep_grid *grid, kvp_fit_eval **evals, size_t count,
+static int write_outputs(const fit_cli *c, const kvp_sweep_grid *grid, const chart_row *evals, size_t count,
                          const char *svg_path, const char *html_path) {
     kvp_error err;
     kvp_error_clear(&err);
@@ -185,7 +191,7 @@ static int write_outputs(const fit_cli *c, const kvp_sweep_grid *grid, kvp_fit_e
             return kvp_cli_fail("out of memory");
         }
         for (size_t i = 0; i < count; i++) {
-            const kvp_fit_eval *e = evals[i];
+            const chart_row *e = &evals[i];
             const char **r = &cells[i * COLS];
             r[0] = kvp_engine_name(e->point.engine);
             snprintf(text[i][0], 64, "%u", e->point.tp);
@@ -195,19 +201,18 @@ static int write_outputs(const fit_cli *c, const kvp_sweep_grid *grid, kvp_fit_e
             r[3] = e->point.kv_dtype;
             kvp_cli_fmt_count(e->point.max_seq_len, text[i][2], 64);
             r[4] = text[i][2];
-            if (e->status == KVP_OK) {
+            if (e->ok) {
                 snprintf(text[i][3], 64, "%.2f", (double)e->budget_bytes / 1073741824.0);
                 kvp_cli_fmt_count(e->tokens, text[i][4], 64);
                 kvp_cli_fmt_count(e->blocks, text[i][5], 64);
                 kvp_cli_fmt_count(e->max_sequences, text[i][6], 64);
-                r[9] = e->binding;
             } else {
                 snprintf(text[i][3], 64, "-");
                 snprintf(text[i][4], 64, "-");
                 snprintf(text[i][5], 64, "-");
                 snprintf(text[i][6], 64, "-");
-                r[9] = e->message;
             }
+            r[9] = e->why;
             for (int k = 0; k < 4; k++) r[5 + k] = text[i][3 + k];
         }
         kvp_html_table(&page, "every plan of the grid", COLS, header, count, cells);
@@ -228,6 +233,120 @@ static double now_s(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* ------------------------------------------------------------ the rows */
+
+typedef enum sweep_format { FORMAT_TEXT = 0, FORMAT_CSV, FORMAT_JSON } sweep_format;
+
+/* What the row callback writes with, and what it keeps. */
+typedef struct sweep_out {
+    const fit_cli *c;
+    uint64_t count;
+    sweep_format format;
+    const char *const *axes;     /* the JSON head's "axes" */
+    size_t n_axes;
+    kvp_cli_progress prog;
+    bool stdout_tty;             /* rows and the progress line share the terminal */
+    bool any_starts;
+    chart_row *keep;             /* --svg / --html: every row's figures; NULL otherwise */
+    size_t kept;
+    int rc;                      /* an exit status the callback already reported, -1 */
+} sweep_out;
+
+/* The lines before the first row. */
+static kvp_status write_head(sweep_out *so, kvp_error *err) {
+    const fit_cli *c = so->c;
+    if (so->format == FORMAT_JSON) {
+        kvp_render_input in = {c->model, c->has_gpu_info ? c->gpu_info.name : NULL, NULL, NULL, 0, NULL, NULL};
+        char *text = NULL;
+        kvp_status st = kvp_render_sweep_json_head(&in, so->axes, so->n_axes, so->count, &text, err);
+        if (st != KVP_OK) return st;
+        fputs(text, stdout);
+        kvp_render_free(text);
+    } else if (so->format == FORMAT_CSV) {
+        puts("policy,tp,pp,kv_dtype,max_seq_len,ok,budget_bytes,kv_bytes,tokens,blocks,"
+             "max_sequences,longest_sequence_tokens,bound_by");
+    } else {
+        printf("model: %s", kvp_model_name(c->model));
+        if (c->has_gpu_info) printf("   gpu: %s", c->gpu_info.name);
+        printf("   plans: %llu\n\n", (unsigned long long)so->count);
+        printf("%-8s %4s %3s %-9s %11s %10s %12s %9s %9s  %s\n", "policy", "tp", "pp", "kv dtype",
+               "max_seq_len", "budget GiB", "KV tokens", "blocks", "max seqs", "limited by");
+    }
+    return KVP_OK;
+}
+
+static void write_csv_row(const kvp_fit_eval *e) {
+    printf("%s,%u,%u,", kvp_engine_name(e->point.engine), e->point.tp, e->point.pp);
+    csv_field(e->point.kv_dtype);
+    printf(",%llu,%s,", (unsigned long long)e->point.max_seq_len,
+           e->status == KVP_OK ? "true" : "false");
+    if (e->status == KVP_OK) {
+        printf("%llu,%llu,%llu,%llu,%llu,", (unsigned long long)e->budget_bytes,
+               (unsigned long long)e->kv_bytes, (unsigned long long)e->tokens,
+               (unsigned long long)e->blocks, (unsigned long long)e->max_sequences);
+        if (e->longest_tokens != UINT64_MAX) printf("%llu", (unsigned long long)e->longest_tokens);
+        fputc(',', stdout);
+        csv_field(e->binding);
+    } else {
+        fputs(",,,,,,", stdout);
+        csv_field(e->message);
+    }
+    fputc('\n', stdout);
+}
+
+static void write_text_row(const kvp_fit_eval *e) {
+    char n1[32], n2[32], n3[32], n4[32], why[96];
+    printf("%-8s %4u %3u %-9s %11s ", kvp_engine_name(e->point.engine), e->point.tp, e->point.pp,
+           e->point.kv_dtype, kvp_cli_fmt_count(e->point.max_seq_len, n1, sizeof n1));
+    if (e->status == KVP_OK) {
+        short_reason(e->binding, why, sizeof why);
+        printf("%10.2f %12s %9s %9s  %s\n", (double)e->budget_bytes / 1073741824.0,
+               kvp_cli_fmt_count(e->tokens, n2, sizeof n2), kvp_cli_fmt_count(e->blocks, n3, sizeof n3),
+               kvp_cli_fmt_count(e->max_sequences, n4, sizeof n4), why);
+    } else {
+        char buf[KVP_ERROR_MESSAGE_MAX + 32];
+        short_reason(fit_eval_reason(e, buf, sizeof buf), why, sizeof why);
+        printf("%10s %12s %9s %9s  %s\n", "-", "-", "-", "-", why);
+    }
+}
+
+/* kvp_sweep_run's row callback: write the row as it is planned; keep what the
+ * chart needs. */
+static kvp_status sweep_row(uint64_t index, uint64_t count, const kvp_fit_eval *e, void *ctx,
+                            kvp_error *err) {
+    sweep_out *so = ctx;
+    /* On a terminal the progress line is erased before a row is written under it. */
+    if (so->stdout_tty) kvp_cli_progress_end(&so->prog);
+    kvp_status st = index == 0 ? write_head(so, err) : KVP_OK;
+    if (st != KVP_OK) return st;
+    if (so->format == FORMAT_JSON) {
+        char *text = NULL;
+        if ((st = kvp_render_sweep_json_row(e, index, &text, err)) != KVP_OK) return st;
+        fputs(text, stdout);
+        kvp_render_free(text);
+    } else if (so->format == FORMAT_CSV) {
+        write_csv_row(e);
+    } else {
+        write_text_row(e);
+    }
+    so->any_starts = so->any_starts || e->starts;
+    if (so->keep) {
+        chart_row *k = &so->keep[so->kept];
+        const char *why = e->status == KVP_OK ? e->binding : e->message;
+        k->point = e->point;
+        k->ok = e->status == KVP_OK;
+        k->budget_bytes = e->budget_bytes;
+        k->tokens = e->tokens;
+        k->blocks = e->blocks;
+        k->max_sequences = e->max_sequences;
+        k->why = strdup(why);
+        if (!k->why) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
+        so->kept++;
+    }
+    kvp_cli_progress_update(&so->prog, index + 1, count);
+    return KVP_OK;
+}
+
 int kvp_cmd_sweep(int argc, char **argv) {
     int frc;
     if (kvp_cli_run_from(argc, argv, kvp_cmd_sweep, &frc)) return frc;
@@ -238,8 +357,9 @@ int kvp_cmd_sweep(int argc, char **argv) {
     bool csv = false, timing = false, quiet = false;
     const char *svg = NULL, *html = NULL;
     int rc = grid ? -1 : kvp_cli_fail("out of memory");
-    kvp_fit_eval **evals = NULL;
-    size_t count = 1, done = 0;
+    size_t count = 1;
+    sweep_out so;
+    memset(&so, 0, sizeof so);
     static const char *const extra[] = {"--over", "--max-plans", "--csv", "--svg", "--html",
                                         "--timing", "--quiet", NULL};
     for (int i = 1; i < argc && rc < 0; i++) {
@@ -326,112 +446,50 @@ int kvp_cmd_sweep(int argc, char **argv) {
     rc = fit_cli_finish(&c, "sweep");
     if (rc >= 0) goto out;
 
-    evals = calloc(count, sizeof *evals);
-    if (!evals) {
-        rc = kvp_cli_fail("out of memory");
-        goto out;
-    }
-    double t0 = now_s();
-    kvp_cli_progress prog;
-    kvp_cli_progress_begin(&prog, "sweep", "plans", quiet);
-    /* The grid's odometer order: policy outermost, length innermost (a chart line
-     * is contiguous). */
-    for (done = 0; done < count; done++) {
-        kvp_cli_progress_update(&prog, done, count);
-        kvp_fit_point p;
-        kvp_sweep_grid_point(grid, done, &c.base, &p);
-        evals[done] = malloc(sizeof *evals[done]);
-        kvp_error err;
-        kvp_error_clear(&err);
-        if (!evals[done]) {
-            kvp_cli_progress_end(&prog);
+    so.c = &c;
+    so.rc = -1;
+    so.count = count;
+    so.format = c.json ? FORMAT_JSON : csv ? FORMAT_CSV : FORMAT_TEXT;
+    so.stdout_tty = isatty(STDOUT_FILENO);
+    const char *names[AX_COUNT];
+    so.axes = names;
+    so.n_axes = kvp_sweep_grid_axes(grid, names, AX_COUNT);
+    if (svg || html) {
+        so.keep = calloc(count, sizeof *so.keep);
+        if (!so.keep) {
             rc = kvp_cli_fail("out of memory");
             goto out;
         }
-        if (kvp_fit_evaluate(&c.env, &p, evals[done], &err) != KVP_OK) {
-            done++;
-            kvp_cli_progress_end(&prog);
-            rc = kvp_cli_report_error(&err, c.json);
-            goto out;
-        }
     }
-    kvp_cli_progress_end(&prog);
+    double t0 = now_s();
+    kvp_cli_progress_begin(&so.prog, "sweep", "plans", quiet);
+    /* Rows are planned and written one at a time (kvp_sweep_run): memory does not
+     * grow with the grid. The grid's odometer order: policy outermost, length
+     * innermost (a chart line is contiguous). */
+    kvp_error err;
+    kvp_error_clear(&err);
+    kvp_status st = kvp_sweep_run(grid, &c.env, &c.base, count, sweep_row, &so, &err);
+    kvp_cli_progress_end(&so.prog);
+    if (st != KVP_OK) {
+        rc = so.rc >= 0 ? so.rc : kvp_cli_report_error(&err, c.json);
+        goto out;
+    }
+    if (so.format == FORMAT_JSON) {
+        fputs(kvp_render_sweep_json_tail(count), stdout);
+        fputc('\n', stdout);
+    }
     double dt = now_s() - t0;
     if (timing)
         fprintf(stderr, "kvplan: %zu plans in %.1f ms (%.0f plans/s)\n", count, dt * 1e3,
                 dt > 0 ? (double)count / dt : 0.0);
-
-    if (c.json) {
-        kvp_render_input in = {c.model, c.has_gpu_info ? c.gpu_info.name : NULL, NULL, NULL, 0, NULL, NULL};
-        const char *names[AX_COUNT];
-        size_t n_names = kvp_sweep_grid_axes(grid, names, AX_COUNT);
-        char *text = NULL;
-        kvp_error jerr;
-        kvp_error_clear(&jerr);
-        kvp_status rst = kvp_render_sweep_json(&in, names, n_names,
-                                               (const kvp_fit_eval *const *)evals, count, &text, &jerr);
-        int prc = kvp_cli_print_rendered(rst, text, &jerr, true);
-        if (prc >= 0) rc = prc;
-    } else if (csv) {
-        puts("policy,tp,pp,kv_dtype,max_seq_len,ok,budget_bytes,kv_bytes,tokens,blocks,"
-             "max_sequences,longest_sequence_tokens,bound_by");
-        for (size_t i = 0; i < count; i++) {
-            const kvp_fit_eval *e = evals[i];
-            printf("%s,%u,%u,", kvp_engine_name(e->point.engine), e->point.tp, e->point.pp);
-            csv_field(e->point.kv_dtype);
-            printf(",%llu,%s,", (unsigned long long)e->point.max_seq_len,
-                   e->status == KVP_OK ? "true" : "false");
-            if (e->status == KVP_OK) {
-                printf("%llu,%llu,%llu,%llu,%llu,", (unsigned long long)e->budget_bytes,
-                       (unsigned long long)e->kv_bytes, (unsigned long long)e->tokens,
-                       (unsigned long long)e->blocks, (unsigned long long)e->max_sequences);
-                if (e->longest_tokens != UINT64_MAX)
-                    printf("%llu", (unsigned long long)e->longest_tokens);
-                fputc(',', stdout);
-                csv_field(e->binding);
-            } else {
-                fputs(",,,,,,", stdout);
-                csv_field(e->message);
-            }
-            fputc('\n', stdout);
-        }
-    } else {
-        printf("model: %s", kvp_model_name(c.model));
-        if (c.has_gpu_info) printf("   gpu: %s", c.gpu_info.name);
-        printf("   plans: %zu\n\n", count);
-        printf("%-8s %4s %3s %-9s %11s %10s %12s %9s %9s  %s\n", "policy", "tp", "pp", "kv dtype",
-               "max_seq_len", "budget GiB", "KV tokens", "blocks", "max seqs", "limited by");
-        for (size_t i = 0; i < count; i++) {
-            const kvp_fit_eval *e = evals[i];
-            char n1[32], n2[32], n3[32], n4[32], why[96];
-            printf("%-8s %4u %3u %-9s %11s ", kvp_engine_name(e->point.engine), e->point.tp,
-                   e->point.pp, e->point.kv_dtype,
-                   kvp_cli_fmt_count(e->point.max_seq_len, n1, sizeof n1));
-            if (e->status == KVP_OK) {
-                short_reason(e->binding, why, sizeof why);
-                printf("%10.2f %12s %9s %9s  %s\n", (double)e->budget_bytes / 1073741824.0,
-                       kvp_cli_fmt_count(e->tokens, n2, sizeof n2),
-                       kvp_cli_fmt_count(e->blocks, n3, sizeof n3),
-                       kvp_cli_fmt_count(e->max_sequences, n4, sizeof n4), why);
-            } else {
-                char buf[KVP_ERROR_MESSAGE_MAX + 32];
-                short_reason(fit_eval_reason(e, buf, sizeof buf), why, sizeof why);
-                printf("%10s %12s %9s %9s  %s\n", "-", "-", "-", "-", why);
-            }
-        }
-    }
     rc = -1;
-    if (svg || html) rc = write_outputs(&c, grid, evals, count, svg, html);
-    if (rc < 0) {
-        /* No point of the grid would start (a start-up rule, or one request does not
-         * fit): exit 1, as `plan` does. */
-        bool any_starts = false;
-        for (size_t i = 0; i < count; i++) any_starts = any_starts || evals[i]->starts;
-        rc = any_starts ? KVP_EXIT_OK : KVP_EXIT_NO;
-    }
+    if (svg || html) rc = write_outputs(&c, grid, so.keep, count, svg, html);
+    /* No point of the grid would start (a start-up rule, or one request does not
+     * fit): exit 1, as `plan` does. */
+    if (rc < 0) rc = so.any_starts ? KVP_EXIT_OK : KVP_EXIT_NO;
 out:
-    for (size_t i = 0; evals && i < done; i++) free(evals[i]);
-    free(evals);
+    for (size_t i = 0; so.keep && i < so.kept; i++) free(so.keep[i].why);
+    free(so.keep);
     kvp_sweep_grid_free(grid);
     fit_cli_free(&c);
     return rc;

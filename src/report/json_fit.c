@@ -3,6 +3,7 @@
  * point rendered by the same kvp__eval_json. */
 #include <jansson.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "kvplan/render.h"
 #include "render_internal.h"
@@ -94,8 +95,32 @@ kvp_status kvp_render_compare_json(const kvp_render_input *in, const kvp_fit_eva
     return kvp__json_finish(o, KVP__JSON_FLAGS, out, err);
 }
 
+/* The sweep document around `rows` (consumed): head, axes, the plan count. */
+static json_t *sweep_tree(const kvp_render_input *in, const char *const *axes, size_t axis_count,
+                          uint64_t count, json_t *rows) {
+    json_t *o = head(in);
+    if (!o || !rows) {
+        json_decref(o);
+        json_decref(rows);
+        return NULL;
+    }
+    json_t *ax = json_array();
+    for (size_t k = 0; k < axis_count; k++) json_array_append_new(ax, json_string(axes[k]));
+    json_object_set_new(o, "axes", ax);
+    json_object_set_new(o, "plans", ju(count));
+    json_object_set_new(o, "rows", rows);
+    return o;
+}
+
+static kvp_status sweep_doc(const kvp_render_input *in, const char *const *axes, size_t axis_count,
+                            json_t *rows, char **out, kvp_error *err) {
+    json_t *o = sweep_tree(in, axes, axis_count, rows ? json_array_size(rows) : 0, rows);
+    if (!o) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory rendering JSON");
+    return kvp__json_finish(o, KVP__JSON_FLAGS, out, err);
+}
+
 /* A sweep row: the point's head and its capacity (a flat record, as the CSV). */
-json_t *kvp__sweep_row_json(const kvp_fit_eval *e) {
+static json_t *sweep_row_json(const kvp_fit_eval *e) {
     json_t *o = kvp__point_json(e, false);
     if (e->status != KVP_OK) return o;
     json_object_set_new(o, "budget_bytes", ju(e->budget_bytes));
@@ -117,22 +142,75 @@ kvp_status kvp_render_sweep_json(const kvp_render_input *in, const char *const *
     if ((count && !rows) || (axis_count && !axes))
         return kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "rows or axes is NULL");
     json_t *arr = json_array();
-    for (size_t i = 0; i < count; i++) json_array_append_new(arr, kvp__sweep_row_json(rows[i]));
-    return kvp__sweep_json(in, axes, axis_count, arr, out, err);
+    for (size_t i = 0; i < count; i++) json_array_append_new(arr, sweep_row_json(rows[i]));
+    return sweep_doc(in, axes, axis_count, arr, out, err);
 }
 
-kvp_status kvp__sweep_json(const kvp_render_input *in, const char *const *axes, size_t axis_count,
-                           json_t *rows, char **out, kvp_error *err) {
-    json_t *o = head(in);
-    if (!o || !rows) {
-        json_decref(o);
-        json_decref(rows);
+/* ---------------------------------------------------- the streamed sweep
+ *
+ * The same bytes as kvp_render_sweep_json, one row at a time, so a caller
+ * holds one row, never the grid (issue 12 item 9). jansson's indented dump
+ * writes a newline and then 2 spaces per depth before every member and
+ * element, and never a raw newline inside a string (it escapes them); so:
+ * the head is the document dumped with an empty "rows" array, cut before the
+ * array's "]"; a row is dumped alone and every newline of it gets the 4
+ * spaces of depth 2; the tail closes the array and the document. */
+
+/* The document with "rows" an empty array, ending in ROWS_TAIL. */
+#define ROWS_TAIL "]\n}"
+
+kvp_status kvp_render_sweep_json_head(const kvp_render_input *in, const char *const *axes,
+                                      size_t axis_count, uint64_t count, char **out,
+                                      kvp_error *err) {
+    kvp_status st = check_args(in, out, err);
+    if (st) return st;
+    if (axis_count && !axes) return kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "axes is NULL");
+    json_t *doc = sweep_tree(in, axes, axis_count, count, json_array());
+    if (!doc) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory rendering JSON");
+    if ((st = kvp__json_finish(doc, KVP__JSON_FLAGS, out, err))) return st;
+    size_t n = strlen(*out), k = strlen(ROWS_TAIL);
+    if (n < k || strcmp(*out + n - k, ROWS_TAIL) != 0) { /* not jansson's layout: never */
+        kvp_render_free(*out);
+        *out = NULL;
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "unexpected JSON layout of the sweep head");
+    }
+    (*out)[n - k] = '\0';
+    return KVP_OK;
+}
+
+kvp_status kvp_render_sweep_json_row(const kvp_fit_eval *row, uint64_t index, char **out,
+                                     kvp_error *err) {
+    if (!out) return kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "out is NULL");
+    *out = NULL;
+    if (!row) return kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "row is NULL");
+    char *text = NULL;
+    kvp_status st = kvp__json_finish(sweep_row_json(row), KVP__JSON_FLAGS, &text, err);
+    if (st) return st;
+    static const char indent[] = "\n    ";
+    size_t len = 0, lines = 0;
+    for (const char *p = text; *p; p++, len++) lines += *p == '\n';
+    /* ",\n    " + the row, 4 more bytes per newline, NUL. */
+    size_t size = 1 + (sizeof indent - 1) + len + 4 * lines + 1;
+    char *buf = kvp__malloc(NULL, size), *w = buf;
+    if (!buf) {
+        kvp_render_free(text);
         return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory rendering JSON");
     }
-    json_t *ax = json_array();
-    for (size_t k = 0; k < axis_count; k++) json_array_append_new(ax, json_string(axes[k]));
-    json_object_set_new(o, "axes", ax);
-    json_object_set_new(o, "plans", ju(json_array_size(rows)));
-    json_object_set_new(o, "rows", rows);
-    return kvp__json_finish(o, KVP__JSON_FLAGS, out, err);
+    if (index) *w++ = ',';
+    memcpy(w, indent, sizeof indent - 1);
+    w += sizeof indent - 1;
+    for (const char *p = text; *p; p++) {
+        if (*p == '\n') {
+            memcpy(w, indent, sizeof indent - 1);
+            w += sizeof indent - 1;
+        } else {
+            *w++ = *p;
+        }
+    }
+    *w = '\0';
+    kvp_render_free(text);
+    *out = buf;
+    return KVP_OK;
 }
+
+const char *kvp_render_sweep_json_tail(uint64_t count) { return count ? "\n  " ROWS_TAIL : ROWS_TAIL; }

@@ -56,13 +56,6 @@ json_t *kvp__eval_json(const kvp_deploy_result *e);
  * the same field names as a fit / sweep / compare row). New reference. */
 json_t *kvp__capacity_json(const kvp_deploy_result *e);
 
-/* A sweep row (new reference), and the sweep document around `rows` (an
- * array of them, consumed): kvp_render_sweep_json in two steps, for a caller
- * that plans the rows one at a time into one result. */
-json_t *kvp__sweep_row_json(const kvp_deploy_result *e);
-kvp_status kvp__sweep_json(const kvp_render_input *in, const char *const *axes, size_t axis_count,
-                           json_t *rows, char **out, kvp_error *err);
-
 /* The note a plan under vLLM, SGLang or llama.cpp carries when memory terms
  * were estimated from the config (which, and how to replace them) into buf;
  * false when every term was measured. */
