@@ -354,6 +354,9 @@ typedef struct kvp_model_facts {
     kvp_fact_u64 index_head_dim;
     /* mamba_ssm_dtype as written (Qwen3.5: "float32"); "" when absent */
     char mamba_ssm_dtype[32];
+    /* The SSM scan's chunk (mamba_chunk_size, else chunk_size): vLLM's
+     * mamba_cache_mode "all" rounds the block size up to it */
+    kvp_fact_u64 mamba_chunk_size;
     /* sub-configs (root first) */
     const kvp_subconfig_facts *subconfigs; /* owned by the model */
     size_t subconfig_count;

@@ -85,6 +85,8 @@ typedef struct kvp_policy_settings {
     uint32_t max_num_seqs;           /* 0 = 256 (only checked against Mamba blocks) */
     char mamba_cache_mode[8];        /* "", "none", "align", "all" */
     uint32_t num_draft_layers;       /* EAGLE/MTP drafter attention layers in the pool */
+    uint32_t num_speculative_tokens; /* vLLM: draft tokens per step (speculative_config); widens
+                                        the KDA conv state and adds Mamba spec blocks; 0 = none */
 
     /* llama.cpp context. */
     uint64_t n_ctx;                 /* --ctx-size; 0 = train length */

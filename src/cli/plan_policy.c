@@ -473,10 +473,17 @@ static void print_text(const kvp_model *model, const kvp_policy_result *r, const
                    kvp_cli_fmt_count(e->gpu_kv_cache_tokens, buf, sizeof buf));
         printf("Maximum concurrency for %s tokens per request: %.2fx\n",
                kvp_cli_fmt_count(r->max_model_len, buf, sizeof buf), e->max_concurrency);
-        printf("(num_gpu_blocks %llu, block size %u, %u group(s) of %u layers, page %llu B, "
-               "%llu blocks per request)\n",
-               (unsigned long long)e->num_gpu_blocks, r->block_size, r->num_groups, r->group_size,
-               (unsigned long long)r->page_bytes, (unsigned long long)r->per_request_blocks);
+        if (r->group_size)
+            printf("(num_gpu_blocks %llu, block size %u, %u group(s) of %u layers, page %llu B, "
+                   "%llu blocks per request)\n",
+                   (unsigned long long)e->num_gpu_blocks, r->block_size, r->num_groups,
+                   r->group_size, (unsigned long long)r->page_bytes,
+                   (unsigned long long)r->per_request_blocks);
+        else /* DeepSeek-V4: groups of different sizes, one packed stride per block */
+            printf("(num_gpu_blocks %llu, block size %u, %u packed group(s), stride %llu B, "
+                   "%llu blocks per request)\n",
+                   (unsigned long long)e->num_gpu_blocks, r->block_size, r->num_groups,
+                   (unsigned long long)r->page_bytes, (unsigned long long)r->per_request_blocks);
         break;
     case KVP_ENGINE_SGLANG:
         if (e->v_size_bytes == 0 && r->pools[0].kind == KVP_CACHE_MLA)

@@ -211,6 +211,8 @@ static void indexer_width(kvp__fx *c, kvp_model_facts *f) {
 static void mamba_ssm_dtype(kvp__fx *c, kvp_model_facts *f) {
     const char *s = json_string_value(kvp__fx_lm(c, "mamba_ssm_dtype"));
     if (s) kvp__strlcpy(f->mamba_ssm_dtype, s, sizeof f->mamba_ssm_dtype);
+    /* vLLM ModelConfig.get_mamba_chunk_size: mamba_chunk_size, else chunk_size. */
+    f->mamba_chunk_size = seed_int(c, NAMES("mamba_chunk_size", "chunk_size"));
 }
 
 /* ------------------------------------------------------------ sub-configs */

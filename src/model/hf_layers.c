@@ -942,14 +942,19 @@ static kvp_status read_deepseek_v4(layers_ctx *c) {
     kvp_status s;
     json_t *ratios;
     if ((s = kvp__hf_array(r, lm, "compress_ratios", &ratios))) return s;
-    uint32_t mtp = 0, head_dim = 0, heads = 0, index_dim = 0;
+    uint32_t mtp = 0, head_dim = 0, heads = 0, index_dim = 0, rope = 0;
     uint64_t window = 0;
-    bool found;
+    bool found, have_rope;
     if ((s = kvp__hf_u32(r, lm, "num_nextn_predict_layers", 0, KVP_MAX_LAYERS, &mtp, &found)) ||
         (s = kvp__hf_u32(r, lm, "head_dim", 1, KVP_MAX_HEAD_DIM, &head_dim, NULL)) ||
+        (s = kvp__hf_u32(r, lm, "qk_rope_head_dim", 0, KVP_MAX_HEAD_DIM, &rope, &have_rope)) ||
         (s = kvp__hf_u32(r, lm, "num_attention_heads", 1, KVP_MAX_HEADS, &heads, NULL)) ||
         (s = read_window(r, lm, "sliding_window", &window, NULL)))
         return s;
+    /* The rope part is inside head_dim (the engines' packed entry splits it off). */
+    if (have_rope && rope >= head_dim)
+        return kvp__hf_fail(r, lm, "qk_rope_head_dim", KVP_CONFIG,
+                            "%u rope dims, expected fewer than head_dim (%u)", rope, head_dim);
     if (!ratios)
         return kvp__hf_fail(r, lm, "compress_ratios", KVP_CONFIG,
                             "expected a list with one compression ratio per layer");
@@ -983,6 +988,7 @@ static kvp_status read_deepseek_v4(layers_ctx *c) {
     c->info->num_attention_heads = heads;
     c->info->num_kv_heads = 1;
     c->info->head_dim = head_dim;
+    c->info->qk_rope_head_dim = rope;
     c->info->sliding_window = (uint32_t)window;
     for (uint32_t i = 0; i < c->layers; i++) {
         uint32_t ratio = (uint32_t)json_integer_value(json_array_get(ratios, i));

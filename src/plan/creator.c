@@ -253,8 +253,13 @@ kvp_status kvp_creator_new(const kvp_model *target, const kvp_model *draft,
     *out = NULL;
     if (!target)
         return kvp__fail(err, KVP_INVALID_ARG, NULL, "target", "a target model is required");
-    kvp_status ast = kvp_cost_require_affine(target, "the TensorRT-LLM creator", err);
-    if (!ast && draft) ast = kvp_cost_require_affine(draft, "the TensorRT-LLM creator", err);
+    /* TensorRT-LLM's split of memory across DeepSeek-V4's windowed, compressed and
+     * indexer pools is not stated in the reference (ENGINES.md §5: [unknown]): refuse
+     * rather than guess it (vLLM plans V4: src/policy/vllm_v4.c). */
+    static const char planner[] = "the TensorRT-LLM creator (how TensorRT-LLM splits memory "
+                                  "across its DeepSeek-V4 pools is [unknown] in ENGINES.md §5)";
+    kvp_status ast = kvp_cost_require_affine(target, planner, err);
+    if (!ast && draft) ast = kvp_cost_require_affine(draft, planner, err);
     if (ast) return ast;
     kvp_creator *c = kvp__calloc(alc, 1, sizeof *c);
     if (!c) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");

@@ -509,6 +509,9 @@ static kvp_status plan_policy(const kvp_deployment *dep, kvp_deploy_result *out,
     kvp_policy_settings s = dep->policy;
     kvp_deploy_point *pt = &out->point;
     s.engine = pt->engine;
+    /* The one --num-speculative-tokens the start-up rules read is what the engine
+     * sizes its state by (vLLM speculative_config.num_speculative_tokens). */
+    if (!s.num_speculative_tokens) s.num_speculative_tokens = dep->startup.num_speculative_tokens;
     if (pt->tp) s.tp = pt->tp;
     if (pt->pp) s.pp = pt->pp;
     uint32_t tp = s.tp ? s.tp : 1, pp = s.pp ? s.pp : 1;
@@ -597,6 +600,14 @@ static kvp_status plan_policy(const kvp_deployment *dep, kvp_deploy_result *out,
         if (out->max_sequences >= out->batch_limit)
             snprintf(out->binding, sizeof out->binding, "max-num-seqs (%llu)",
                      (unsigned long long)out->batch_limit);
+        else if (r->num_groups > 1 && r->group_size == 0)
+            /* DeepSeek-V4 (vllm_v4.c): one pool of blocks at a packed stride that
+             * every group draws on, plus each request's compressor state. */
+            snprintf(out->binding, sizeof out->binding,
+                     "KV budget of pool 'packed' (%llu blocks of %llu B, %u groups, plus "
+                     "compressor state per request)",
+                     (unsigned long long)rep->num_gpu_blocks, (unsigned long long)r->page_bytes,
+                     r->num_groups);
         else
             snprintf(out->binding, sizeof out->binding,
                      "KV budget of pool '%s' (%llu blocks of %u tokens)",

@@ -266,8 +266,20 @@ kvp_status kvp_policy_plan(const kvp_model *model, const kvp_policy_settings *se
                              (unsigned long long)mem[i].v);
     /* Heads that do not divide by the attention TP are refused by every engine
      * (llama.cpp has no TP: its policy refuses tp > 1 by itself). */
-    kvp_status ast = kvp_cost_require_affine(model, "this engine policy", err);
-    if (ast) return ast;
+    /* vLLM plans DeepSeek-V4's caches of one entry per r tokens exactly (vllm_v4.c).
+     * SGLang's split of memory across its V4 pools is not stated in the reference
+     * (ENGINES.md §2.6: "[unknown]"), and llama.cpp has no such cache (deepseek4 is
+     * refused): both refuse rather than guess a split. */
+    if (s.engine == KVP_ENGINE_SGLANG || s.engine == KVP_ENGINE_LLAMACPP) {
+        kvp_status ast = kvp_cost_require_affine(
+            model,
+            s.engine == KVP_ENGINE_SGLANG
+                ? "the SGLang policy (how SGLang splits memory across its DeepSeek-V4 pools is "
+                  "[unknown] in ENGINES.md §2.6)"
+                : "the llama.cpp policy",
+            err);
+        if (ast) return ast;
+    }
     if (s.engine != KVP_ENGINE_LLAMACPP) {
         uint32_t attn_tp = s.tp;
         if (s.enable_dp_attention && s.dp > 1 && s.tp % s.dp == 0) attn_tp = s.tp / s.dp;

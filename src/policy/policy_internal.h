@@ -54,6 +54,40 @@ void kvp__policy_pp_range(uint32_t num_layers, uint32_t pp, uint32_t stage, uint
 
 kvp_status kvp__policy_vllm(const kvp_model *model, const kvp_policy_settings *s,
                             kvp_policy_result *out, kvp_error *err);
+/* vLLM's "To serve at least one request ..." note (vllm.c): records `longest`
+ * and returns the length planned next (`longest` under auto-fit, else `len`). */
+uint64_t kvp__policy_vllm_too_long(const kvp_policy_settings *s, uint64_t len, uint64_t needed,
+                                   uint64_t avail, uint64_t longest, kvp_policy_result *out);
+/* DeepSeek-V4 under vLLM (vllm_v4.c): `avail` is the engine's available KV
+ * memory, `len` max_model_len, `mnbt` max_num_batched_tokens. */
+kvp_status kvp__policy_vllm_v4(const kvp_model *model, const kvp_policy_settings *s,
+                               uint64_t avail, uint64_t len, uint64_t mnbt,
+                               kvp_policy_result *out, kvp_error *err);
+/* Whether the model keeps a cache of one entry per r > 1 tokens (DeepSeek-V4). */
+bool kvp__policy_non_affine(const kvp_model *model);
+
+/* DeepSeek-V4's token caches grouped by kind and ratio (v4_layout.c). */
+#define KVP__V4_MAX_GROUPS 8
+typedef struct kvp__v4_group {
+    kvp_cache_kind kind;  /* SLIDING (every layer), COMPRESSED, INDEXER */
+    uint32_t ratio;       /* tokens per entry: 1 for the window, r for compressed / indexer */
+    uint64_t window;      /* SLIDING: tokens kept (sliding_window) */
+    uint32_t layers;
+    uint64_t entry_bytes; /* one entry of one layer: 584 (packed fp8) or 132 (indexer) */
+} kvp__v4_group;
+typedef struct kvp__v4_layout {
+    kvp__v4_group groups[KVP__V4_MAX_GROUPS];
+    uint32_t count;
+    uint32_t state_layers;
+    uint64_t state_bytes; /* fp32 compressor state of one sequence, every layer */
+} kvp__v4_layout;
+/* Read the layout from the model's records; KVP_UNSUPPORTED naming head_dim or
+ * qk_rope_head_dim for a geometry the 584-byte entry is not stated for. */
+kvp_status kvp__v4_layout_read(const kvp_model *model, kvp__v4_layout *out, kvp_error *err);
+/* Entries one sequence of `len` tokens keeps in a group. */
+uint64_t kvp__v4_entries(const kvp__v4_group *g, uint64_t len);
+const char *kvp__v4_group_name(const kvp__v4_group *g);
+
 kvp_status kvp__policy_sglang(const kvp_model *model, const kvp_policy_settings *s,
                               kvp_policy_result *out, kvp_error *err);
 kvp_status kvp__policy_llamacpp(const kvp_model *model, const kvp_policy_settings *s,

@@ -28,6 +28,7 @@ typedef struct vspec {
     uint32_t count;    /* layers, all stages */
     uint32_t *layers;  /* layer ids in order */
     uint32_t groups;   /* KV cache groups this spec is split into */
+    uint32_t spec_blocks; /* mamba: num_speculative_blocks (= num_speculative_tokens) */
 } vspec;
 
 #define MAX_SPECS 32
@@ -185,10 +186,19 @@ ovf:
                      "layer %u: bytes per token overflow", c->layer);
 }
 
+/* Kimi linear attention (kimi_linear, kimi_k3): the KDA layers' state. */
+static bool is_kda_model(const kvp_model *model) {
+    const char *t = kvp_model_get_info(model)->model_type;
+    return !strcmp(t, "kimi_linear") || !strcmp(t, "kimi_k3");
+}
+
 /* Mamba / GDN state of one layer on one rank: conv in the model dtype, SSM in
- * mamba_ssm_dtype when the config states it (Qwen3.5: float32), §1.3. */
+ * mamba_ssm_dtype when the config states it (Qwen3.5: float32), §1.3. A KDA
+ * layer's conv state keeps kernel - 1 + num_speculative_tokens positions
+ * (FAMILIES.md "Kimi linear attention": vLLM widens the conv state by the
+ * speculative tokens; MambaStateShapeCalculator.kda_state_shape(num_spec)). */
 static kvp_status mamba_state(const kvp_model *model, const kvp_layer_cache *c, uint32_t tp,
-                              uint64_t *out, kvp_error *err) {
+                              uint32_t num_spec, uint64_t *out, kvp_error *err) {
     const kvp_recurrent_geometry *r = &c->recurrent;
     kvp_dtype mdt = kvp__policy_runtime_dtype(model);
     kvp_dtype cd = r->conv_dtype != KVP_DTYPE_AUTO ? r->conv_dtype : mdt;
@@ -208,10 +218,12 @@ static kvp_status mamba_state(const kvp_model *model, const kvp_layer_cache *c, 
     heads /= tp;
     if (groups) groups = groups % tp == 0 ? groups / tp : 1; /* replicated groups */
     uint64_t inner, grp, width, conv_e, ssm_e, cb, sb;
+    uint64_t positions = r->conv_kernel ? r->conv_kernel - 1u : 0u;
+    if (is_kda_model(model)) positions += num_spec;
     if (!kvp__mul_u64(heads, r->head_dim, &inner) ||
         !kvp__mul_many_u64(&grp, 3, (uint64_t)2, groups, (uint64_t)r->group_dim) ||
         !kvp__add_u64(inner, grp, &width) ||
-        !kvp__mul_u64(width, r->conv_kernel ? r->conv_kernel - 1u : 0u, &conv_e) ||
+        !kvp__mul_u64(width, positions, &conv_e) ||
         !kvp__mul_u64(inner, r->state_dim, &ssm_e) ||
         kvp_dtype_bytes(cd, conv_e, &cb) || kvp_dtype_bytes(sd, ssm_e, &sb) ||
         !kvp__add_u64(cb, sb, out))
@@ -237,8 +249,11 @@ static uint64_t spec_blocks(const vspec *v, uint64_t len, uint64_t mnbt, const c
     case VT_CROSS:
         return kvp__ceil_div_u64(v->window, bs);
     case VT_MAMBA:
+        /* MambaSpec.max_memory_usage_bytes (§1.3): all keeps a state per block of
+         * the sequence; none 1 and align 2 blocks, each plus one block per
+         * speculative token (num_speculative_blocks). */
         if (strcmp(mamba_mode, "all") == 0) return kvp__ceil_div_u64(len, bs);
-        return strcmp(mamba_mode, "align") == 0 ? 2 : 1;
+        return (strcmp(mamba_mode, "align") == 0 ? 2u : 1u) + (uint64_t)v->spec_blocks;
     default:
         return kvp__ceil_div_u64(len, bs);
     }
@@ -288,6 +303,64 @@ static uint32_t group_layers_on_stage(const vspec *v, uint32_t g, uint32_t b, ui
     return n;
 }
 
+/* The engine's "Available KV cache memory" (§1.2): --kv-budget, or
+ * ceil(total x utilization) minus what the profile measured. */
+static kvp_status vllm_budget(const kvp_policy_settings *s, bool have_version, uint32_t version,
+                              vllm_era era, kvp_policy_result *out, uint64_t *out_avail,
+                              kvp_error *err) {
+    uint64_t avail = s->kv_budget_bytes;
+    if (avail) {
+        kvp__strlcpy(out->budget_formula, "--kv-budget (Available KV cache memory)",
+                     sizeof out->budget_formula);
+    } else {
+        if (!s->total_memory_bytes) {
+            return kvp__fail(err, KVP_INFEASIBLE, NULL, "kv_budget_bytes",
+                             "vLLM's available KV memory needs --kv-budget, or --gpu/--gpu-mem "
+                             "with --weights, --peak, --non-torch (and --cuda-graph)");
+        }
+        double u = s->gpu_memory_utilization > 0 ? s->gpu_memory_utilization : 0.9;
+        double req_d = ceil((double)s->total_memory_bytes * u);
+        uint64_t requested = (uint64_t)req_d;
+        bool with_graphs = have_version ? version >= 2100 : era == ERA_V1_NEW;
+        uint64_t used = s->weights_bytes + s->peak_activation_bytes + s->non_torch_bytes +
+                        (with_graphs ? s->cudagraph_bytes : 0);
+        if (used >= requested) {
+            return kvp__fail(err, KVP_INFEASIBLE, NULL, "gpu_memory_utilization",
+                             "No available memory for the cache blocks: %.2f GiB requested, "
+                             "%.2f GiB used by weights, activations, non-torch%s",
+                             (double)requested / 1073741824.0, (double)used / 1073741824.0,
+                             with_graphs ? " and CUDA graphs" : "");
+        }
+        avail = requested - used;
+        snprintf(out->budget_formula, sizeof out->budget_formula,
+                 "ceil(total * %.4g) - weights - peak activation - non-torch%s", u,
+                 with_graphs ? " - CUDA graphs (>= 0.21)" : "");
+    }
+    out->budget_bytes = avail;
+    *out_avail = avail;
+    return KVP_OK;
+}
+
+/* One request of max_model_len does not fit (§1.8): the engine's message with the
+ * longest length that does (`longest`), and under --max-model-len -1 (auto-fit)
+ * that length is adopted. Returns the length planned from here on. */
+uint64_t kvp__policy_vllm_too_long(const kvp_policy_settings *s, uint64_t len, uint64_t needed,
+                                   uint64_t avail, uint64_t longest, kvp_policy_result *out) {
+    out->estimated_max_model_len = longest;
+    kvp__policy_note(out,
+                     "To serve at least one request with the models's max seq len (%llu), "
+                     "(%.2f GiB KV cache is needed, which is larger than the available KV "
+                     "cache memory (%.2f GiB). Based on the available memory, the "
+                     "estimated maximum model length is %llu.",
+                     (unsigned long long)len, (double)needed / 1073741824.0,
+                     (double)avail / 1073741824.0, (unsigned long long)longest);
+    if (!s->auto_fit_max_model_len || longest == 0) return len;
+    kvp__policy_note(out, "Auto-fit max_model_len: reduced from %llu to %llu",
+                     (unsigned long long)len, (unsigned long long)longest);
+    out->max_model_len = longest;
+    return longest;
+}
+
 kvp_status kvp__policy_vllm(const kvp_model *model, const kvp_policy_settings *s,
                             kvp_policy_result *out, kvp_error *err) {
     const kvp_model_info *info = kvp_model_get_info(model);
@@ -324,6 +397,14 @@ kvp_status kvp__policy_vllm(const kvp_model *model, const kvp_policy_settings *s
                          "the config states no max_position_embeddings; give --max-model-len");
     out->max_model_len = len;
 
+    if (kvp__policy_non_affine(model)) {
+        /* DeepSeek-V4: compressed caches of one entry per r tokens (vllm_v4.c). */
+        uint64_t avail = 0;
+        st = vllm_budget(s, have_version, version, era, out, &avail, err);
+        if (st) return st;
+        return kvp__policy_vllm_v4(model, s, avail, len, mnbt, out, err);
+    }
+
     kvp__policy_layers L;
     st = kvp__policy_layers_load(model, s->num_draft_layers, &L, err);
     if (st) return st;
@@ -359,8 +440,10 @@ kvp_status kvp__policy_vllm(const kvp_model *model, const kvp_policy_settings *s
         }
         if (key.type == VT_SLIDING || key.type == VT_CHUNKED || key.type == VT_CROSS)
             key.window = c->window_tokens;
-        if (key.type == VT_MAMBA)
-            st = mamba_state(model, c, s->tp, &key.unit, err);
+        if (key.type == VT_MAMBA) {
+            st = mamba_state(model, c, s->tp, s->num_speculative_tokens, &key.unit, err);
+            key.spec_blocks = s->num_speculative_tokens;
+        }
         else
             st = attn_unit(model, c, &d, s->tp, &key.unit, err);
         if (st) break;
@@ -404,6 +487,9 @@ kvp_status kvp__policy_vllm(const kvp_model *model, const kvp_policy_settings *s
                                   "pass --block-size to override");
         }
     }
+    bool mode_by_version = !mamba_mode;
+    if (!mamba_mode) /* [uncertain] none fits v0.19.0, align fits v0.24.0 (ENGINES.md §6 V2). */
+        mamba_mode = (have_version ? version >= 2400 : era == ERA_V1_NEW) ? "align" : "none";
     uint64_t mamba_page = 0;
     for (uint32_t k = 0; k < P.nspec; k++)
         if (P.specs[k].type == VT_MAMBA && P.specs[k].unit > mamba_page) mamba_page = P.specs[k].unit;
@@ -413,6 +499,13 @@ kvp_status kvp__policy_vllm(const kvp_model *model, const kvp_policy_settings *s
          * backends, FlashMLA, as with Kimi-Linear's MLA + KDA) until one attention
          * page holds a state page. */
         uint64_t align = has_mla ? 64 : 16;
+        /* mamba_cache_mode all (newer vLLM): a state is checkpointed every block,
+         * so the block is a multiple of the scan's chunk (FAMILIES.md "vLLM hybrid
+         * page padding": the block size is rounded up to mamba_chunk_size). */
+        kvp_fact_u64 chunk = kvp_model_get_facts(model)->mamba_chunk_size;
+        bool chunked = !strcmp(mamba_mode, "all") && era == ERA_V1_NEW &&
+                       chunk.state == KVP_FACT_STATED && chunk.value > 0 && chunk.value <= 1u << 16;
+        if (chunked) align = chunk.value;
         uint64_t need = align * kvp__ceil_div_u64(mamba_page, align * attn_ppt);
         if (s->block_size == 0 || (uint64_t)s->block_size * attn_ppt < mamba_page) {
             if (need > 1u << 24) {
@@ -424,13 +517,17 @@ kvp_status kvp__policy_vllm(const kvp_model *model, const kvp_policy_settings *s
             kvp__policy_note(out, "Setting attention block size to %u tokens to ensure that "
                                   "attention page size is >= mamba page size.", bs);
         }
+        if (chunked) {
+            /* A user's block already big enough for the state still rounds up. */
+            bs = (uint32_t)(align * kvp__ceil_div_u64(bs, align));
+            kvp__policy_note(out, "mamba_cache_mode all: the block size is a multiple of the "
+                                  "model's %s (%llu): %u tokens",
+                             chunk.key, (unsigned long long)chunk.value, bs);
+        }
         mamba_page = (uint64_t)bs * attn_ppt;
     }
-    if (!mamba_mode) {
-        /* [uncertain] none fits v0.19.0, align fits v0.24.0 (ENGINES.md §6 V2). */
-        mamba_mode = (have_version ? version >= 2400 : era == ERA_V1_NEW) ? "align" : "none";
-        if (has_mamba) kvp__policy_note(out, "[uncertain] mamba_cache_mode %s by version", mamba_mode);
-    }
+    if (mode_by_version && has_mamba)
+        kvp__policy_note(out, "[uncertain] mamba_cache_mode %s by version", mamba_mode);
     out->block_size = bs;
 
     for (uint32_t k = 0; k < P.nspec; k++) {
@@ -446,37 +543,12 @@ kvp_status kvp__policy_vllm(const kvp_model *model, const kvp_policy_settings *s
     }
 
     /* Budget: the engine's "Available KV cache memory" (§1.2). */
-    uint64_t avail = s->kv_budget_bytes;
-    if (avail) {
-        kvp__strlcpy(out->budget_formula, "--kv-budget (Available KV cache memory)",
-                     sizeof out->budget_formula);
-    } else {
-        if (!s->total_memory_bytes) {
-            vplan_free(&P);
-            return kvp__fail(err, KVP_INFEASIBLE, NULL, "kv_budget_bytes",
-                             "vLLM's available KV memory needs --kv-budget, or --gpu/--gpu-mem "
-                             "with --weights, --peak, --non-torch (and --cuda-graph)");
-        }
-        double u = s->gpu_memory_utilization > 0 ? s->gpu_memory_utilization : 0.9;
-        double req_d = ceil((double)s->total_memory_bytes * u);
-        uint64_t requested = (uint64_t)req_d;
-        bool with_graphs = have_version ? version >= 2100 : era == ERA_V1_NEW;
-        uint64_t used = s->weights_bytes + s->peak_activation_bytes + s->non_torch_bytes +
-                        (with_graphs ? s->cudagraph_bytes : 0);
-        if (used >= requested) {
-            vplan_free(&P);
-            return kvp__fail(err, KVP_INFEASIBLE, NULL, "gpu_memory_utilization",
-                             "No available memory for the cache blocks: %.2f GiB requested, "
-                             "%.2f GiB used by weights, activations, non-torch%s",
-                             (double)requested / 1073741824.0, (double)used / 1073741824.0,
-                             with_graphs ? " and CUDA graphs" : "");
-        }
-        avail = requested - used;
-        snprintf(out->budget_formula, sizeof out->budget_formula,
-                 "ceil(total * %.4g) - weights - peak activation - non-torch%s", u,
-                 with_graphs ? " - CUDA graphs (>= 0.21)" : "");
+    uint64_t avail = 0;
+    st = vllm_budget(s, have_version, version, era, out, &avail, err);
+    if (st) {
+        vplan_free(&P);
+        return st;
     }
-    out->budget_bytes = avail;
 
     /* Grouping (§1.5). */
     uint64_t B = 0, per_req = 0, page_sum = 0;
@@ -596,20 +668,7 @@ kvp_status kvp__policy_vllm(const kvp_model *model, const kvp_policy_settings *s
                 if (kvp__mul_u64(unit, r, &nb) && nb <= avail) lo = mid;
                 else hi = mid - 1;
             }
-            out->estimated_max_model_len = lo;
-            kvp__policy_note(out,
-                             "To serve at least one request with the models's max seq len (%llu), "
-                             "(%.2f GiB KV cache is needed, which is larger than the available KV "
-                             "cache memory (%.2f GiB). Based on the available memory, the "
-                             "estimated maximum model length is %llu.",
-                             (unsigned long long)len, (double)needed / 1073741824.0,
-                             (double)avail / 1073741824.0, (unsigned long long)lo);
-            if (s->auto_fit_max_model_len && lo > 0) {
-                kvp__policy_note(out, "Auto-fit max_model_len: reduced from %llu to %llu",
-                                 (unsigned long long)len, (unsigned long long)lo);
-                len = lo;
-                out->max_model_len = len;
-            }
+            len = kvp__policy_vllm_too_long(s, len, needed, avail, lo, out);
         } else {
             out->needed_bytes = needed;
         }

@@ -492,6 +492,11 @@ for name, ratios, frag in [
 number_mutations("deepseek-v4", v4, "index_head_dim", ["zero", "negative", "string", "u32max+1"])
 number_mutations("deepseek-v4", v4, "head_dim", ["zero", "string", "u32max+1"])
 number_mutations("deepseek-v4", v4, "sliding_window", ["zero", "string", "negative"])
+# qk_rope_head_dim: the rope part the engines' packed entry splits off head_dim.
+number_mutations("deepseek-v4", v4, "qk_rope_head_dim", ["string", "negative", "u32max+1"])
+d = copy.deepcopy(v4)
+d["qk_rope_head_dim"] = d["head_dim"]
+write("config/deepseek-v4-rope-not-below-head-dim.json", dump(d), "/qk_rope_head_dim")
 
 # ---- text-level faults (syntax): the error is a position.
 llama_text = dump(llama)
