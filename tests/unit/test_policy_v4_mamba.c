@@ -121,10 +121,17 @@ static void test_v4_vllm_exact(void **state) {
      * 32 entries -> 1 block; indexer 16: 98 blocks x 1,609,920 = 157,772,160 +
      * 12,206,080 = 169,978,240 B (not 1 / 32 of the 131,072-token figure: the window
      * and the state do not grow). 42,949,672,960 / 169,978,240 = 252.677. */
-    kvp_policy_result r = plan_ok(m, (req){KVP_ENGINE_VLLM, 8, NULL, NULL, 0, 0, 4096});
-    assert_int_equal(r.per_request_blocks, 98);
-    assert_int_equal(r.needed_bytes, 169978240);
-    assert_true(r.report.max_concurrency > 252.67 && r.report.max_concurrency < 252.68);
+    for (size_t t = 0; t < 2; t++)
+        for (size_t d = 0; d < 3; d++) {
+            kvp_policy_result r =
+                plan_ok(m, (req){KVP_ENGINE_VLLM, tps[t], dtypes[d], NULL, 0, 0, 4096});
+            assert_int_equal(r.report.num_gpu_blocks, 26678);
+            assert_int_equal(r.per_request_blocks, 98);
+            assert_int_equal(pool_named(&r, "sliding")->per_request_blocks, 65);
+            assert_int_equal(pool_named(&r, "compressed-128")->per_request_blocks, 1);
+            assert_int_equal(r.needed_bytes, 169978240);
+            assert_true(r.report.max_concurrency > 252.67 && r.report.max_concurrency < 252.68);
+        }
     kvp_model_free(m);
 }
 
