@@ -445,6 +445,7 @@ typedef struct plan_ctx {
     kvp_model *model, *draft;
     const char *total_source;
     kvp_deploy_result *r;    /* the pipeline's result (deploy.h) */
+    kvp_startup_report *rep; /* the start-up rules of that plan */
     char model_dir[4096];
     uint64_t count;          /* sequences at once: min(KV limit, max_batch_size) */
     const char *warnings[64];
@@ -814,10 +815,11 @@ static int run(plan_ctx *p) {
     }
 
     p->r = kvp_deploy_result_new();
-    if (!p->r) return bad_input(KVP_NOMEM, NULL, "plan: out of memory");
-    if (kvp_deploy_plan(&dep, p->r, &err) != KVP_OK) return fail_err(p, &err);
+    p->rep = malloc(sizeof *p->rep);
+    if (!p->r || !p->rep) return bad_input(KVP_NOMEM, NULL, "plan: out of memory");
+    if (kvp_deploy_plan_report(&dep, p->r, p->rep, &err) != KVP_OK) return fail_err(p, &err);
     const kvp_deploy_result *r = p->r;
-    if ((rc = kvp_cli_startup_result(&dep, r, kvp_model_name(p->model), o->json,
+    if ((rc = kvp_cli_startup_result(&dep, r, p->rep, kvp_model_name(p->model), o->json,
                                      KVP_CLI_STARTUP_VERDICT)) != 0)
         return rc;
     if (r->status != KVP_OK) return bad_input(r->status, r->key, "%s", r->message);
@@ -918,19 +920,6 @@ int kvp_cmd_plan(int argc, char **argv) {
         return kvp_cli_fail("--policy %s is not available in this build (only trtllm)", policy);
 #endif
     }
-#ifdef KVP_HAVE_PLAN_POLICY
-    /* --policy trtllm with a reference case's inputs (input-key spellings, None values,
-     * --engine-version and other engines' settings): normalised by plan_policy.c. */
-    if (policy) {
-        int nargc = 0;
-        char **nargv = kvp_cli_trtllm_args(argc, argv, &nargc);
-        if (nargv) {
-            int nrc = plan_seed(nargc, nargv);
-            free(nargv);
-            return nrc;
-        }
-    }
-#endif
     return plan_seed(argc, argv);
 }
 
@@ -955,6 +944,7 @@ static int plan_seed(int argc, char **argv) {
     p.o = &o;
     rc = run(&p);
     kvp_deploy_result_free(p.r);
+    free(p.rep);
     kvp_local_report_free(p.local);
     kvp_model_free(p.draft);
     kvp_model_free(p.model);

@@ -313,9 +313,14 @@ static int pool_from_plan(const options *o, const kvp_model *m, kvp_pool_config 
     }
     int rc = 0;
     kvp_deploy_result *res = kvp_deploy_result_new();
-    if (!res) return fail_input(o->json, KVP_NOMEM, NULL, "out of memory");
-    if (kvp_deploy_plan(&dep, res, err) != KVP_OK) goto fail;
-    if ((rc = kvp_cli_startup_result(&dep, res, kvp_model_name(m), o->json,
+    kvp_startup_report *rep = malloc(sizeof *rep); /* the rules of this plan */
+    if (!res || !rep) {
+        kvp_deploy_result_free(res);
+        free(rep);
+        return fail_input(o->json, KVP_NOMEM, NULL, "out of memory");
+    }
+    if (kvp_deploy_plan_report(&dep, res, rep, err) != KVP_OK) goto fail;
+    if ((rc = kvp_cli_startup_result(&dep, res, rep, kvp_model_name(m), o->json,
                                      KVP_CLI_STARTUP_VERDICT)) != 0) goto done;
     if (res->status != KVP_OK) {
         err->code = res->status;
@@ -365,6 +370,7 @@ fail:
     rc = kvp_cli_report_error(err, o->json);
 done:
     kvp_deploy_result_free(res);
+    free(rep);
     return rc;
 }
 

@@ -39,7 +39,7 @@ static int unknown_option(const char *arg) {
     size_t n = 0;
     const char *const *table = kvp_cli_table_names(KVP_COMMAND_PLAN);
     for (size_t k = 0; table[k] && n + 6 < sizeof known / sizeof known[0]; k++) known[n++] = table[k];
-    static const char *const own[] = {"--geometry", "--era", "--indexer-counted", "--json", "--help"};
+    static const char *const own[] = {"--geometry", "--json", "--help"};
     for (size_t k = 0; k < sizeof own / sizeof own[0]; k++) known[n++] = own[k];
     known[n] = NULL;
     return kvp_cli_unknown_option(arg, known);
@@ -135,27 +135,16 @@ static bool ends_with(const char *s, const char *suffix) {
     return n >= m && kvp__strcasecmp(s + n - m, suffix) == 0;
 }
 
-/* MODEL as the reference cases name it: a path, a catalogue name, an inline
- * JSON object, a geometry file, or a shared/models file name ("meta-llama__
- * Llama-3.1-8B.json") found among the embedded configs when no such file exists. */
+/* MODEL: a path (config.json, a folder, a .gguf, a geometry JSON), or a catalogue
+ * name. A .json file is read through the file reader, which refuses a FIFO or a
+ * device by name (an fopen here would block on a FIFO nobody writes), and may hold
+ * a geometry instead of a config. `--geometry FILE` says it must be one. */
 static kvp_status load_model(const char *arg, bool forced_geometry, kvp_model **out,
-                             cli_notes *notes, kvp_error *err) {
+                             kvp_error *err) {
     bool handled = false;
     kvp_status st;
-    if (arg[0] == '{') {
-        /* A case's "config" object ({"file": ..., "location": "shared/models"}): its file. */
-        char name[320];
-        if (kvp__model_json_file_reference(arg, true, name, sizeof name))
-            return load_model(name, false, out, notes, err);
-        st = kvp__model_from_json_input(arg, strlen(arg), "geometry", true, out, &handled, err);
-        if (st || handled) return st;
-        return kvp__fail(err, KVP_CONFIG, "geometry", NULL,
-                         "an inline model must be a JSON object");
-    }
-    /* Anything at that path is read through the file reader, which refuses a FIFO
-     * or a device by name (an fopen here would block on a FIFO nobody writes). */
     struct stat arg_sb;
-    if (ends_with(arg, ".json") && stat(arg, &arg_sb) == 0) {
+    if ((forced_geometry || ends_with(arg, ".json")) && stat(arg, &arg_sb) == 0) {
         char *buf = NULL;
         size_t len = 0;
         st = kvp__read_file(arg, KVP_MAX_CONFIG_BYTES, NULL, &buf, &len, err);
@@ -163,295 +152,13 @@ static kvp_status load_model(const char *arg, bool forced_geometry, kvp_model **
         st = kvp__model_from_json_input(buf, len, arg, forced_geometry, out, &handled, err);
         kvp__free(NULL, buf);
         if (st || handled) return st;
+        if (forced_geometry)
+            return kvp__fail(err, KVP_CONFIG, arg, "geometry", "not a geometry JSON");
         return kvp_model_open(arg, NULL, out, err);
     }
     if (forced_geometry)
-        return kvp__fail(err, KVP_IO, arg, "--geometry", "cannot open the geometry file");
-    st = kvp_model_open(arg, NULL, out, err);
-    if (st == KVP_OK || !ends_with(arg, ".json")) return st;
-    const char *base = strrchr(arg, '/');
-    base = base ? base + 1 : arg;
-    char path[320];
-    snprintf(path, sizeof path, "models/%s", base);
-    const kvp__embedded_file *e = kvp__embedded_find(path);
-    if (!e) return st;
-    kvp_error_clear(err);
-    cli_note(notes, "%s: no such file; using the embedded catalogue config %s", arg, base);
-    return kvp_model_from_hf_json(e->data, e->size, base, NULL, out, err);
-}
-
-/* ---------------------------------------------------------------- argument normalisation */
-
-/* How a long option is read before the main parser sees it. */
-typedef enum akind {
-    A_VALUE,   /* takes a value */
-    A_INT,     /* takes an integer value; "4096.0" is read as 4096 */
-    A_BOOL,    /* optional true/false value */
-    A_FLAG,    /* no value */
-    A_INFO,    /* informational input of a reference case: read and ignored */
-    A_MODEL,   /* --model / --config PATH: the positional MODEL */
-    A_VERSION, /* --engine-version: repeated values are joined ("v1-mid 0.9.1") */
-    A_RESOLVED /* --kv-dtype-resolved: the dtype "auto" stands for */
-} akind;
-
-typedef struct alias_t {
-    const char *name;  /* without dashes, '_' read as '-' */
-    const char *canon; /* the option the main parser knows */
-    akind kind;
-} alias_t;
-
-/* Every `inputs` key of shared/reference/README.md under its own name and the
- * option the README maps it to, plus the engines' spellings. */
-static const alias_t k_alias[] = {
-    {"policy", "--policy", A_VALUE},
-    {"engine-version", "--engine-version", A_VERSION},
-    {"vllm-version", "--engine-version", A_VERSION},
-    {"era", "--era", A_VALUE},
-    {"kv-budget", "--kv-budget", A_VALUE},
-    {"kv-budget-bytes", "--kv-budget", A_VALUE},
-    {"kv-budget-bytes-lo", "--kv-budget", A_VALUE},
-    {"kv-budget-bytes-hi", "--kv-budget", A_VALUE},
-    {"kv-cache-memory", "--kv-budget", A_VALUE},
-    {"kv-cache-memory-bytes", "--kv-budget", A_VALUE},
-    {"tp", "--tp", A_INT},
-    {"tensor-parallel-size", "--tp", A_INT},
-    {"pp", "--pp", A_INT},
-    {"pipeline-parallel-size", "--pp", A_INT},
-    {"dp", "--dp", A_INT},
-    {"data-parallel-size", "--dp", A_INT},
-    {"enable-dp-attention", "--enable-dp-attention", A_BOOL},
-    {"kv-dtype", "--kv-dtype", A_VALUE},
-    {"kv-cache-dtype", "--kv-dtype", A_VALUE},
-    {"kv-dtype-resolved", "--kv-dtype", A_RESOLVED},
-    {"block-size", "--block-size", A_INT},
-    {"page-size", "--block-size", A_INT},
-    {"tokens-per-block", "--block-size", A_INT},
-    {"max-model-len", "--max-model-len", A_INT},
-    {"context-length", "--max-model-len", A_INT},
-    {"context-len", "--max-model-len", A_INT},
-    {"max-seq-len", "--max-model-len", A_INT},
-    {"gpu-memory-utilization", "--gpu-memory-utilization", A_VALUE},
-    {"mem-fraction-static", "--mem-fraction-static", A_VALUE},
-    {"free-gpu-memory-fraction", "--free-gpu-memory-fraction", A_INFO},
-    {"ctx-size", "--ctx-size", A_INT},
-    {"n-ctx", "--ctx-size", A_INT},
-    {"parallel", "--parallel", A_INT},
-    {"n-seq-max", "--parallel", A_INT},
-    {"n-parallel", "--parallel", A_INT},
-    {"kv-unified", "--kv-unified", A_BOOL},
-    {"no-kv-unified", "--no-kv-unified", A_FLAG},
-    {"cache-type-k", "--cache-type-k", A_VALUE},
-    {"type-k", "--cache-type-k", A_VALUE},
-    {"cache-type-v", "--cache-type-v", A_VALUE},
-    {"type-v", "--cache-type-v", A_VALUE},
-    {"swa-full", "--swa-full", A_BOOL},
-    {"flash-attn", "--flash-attn", A_BOOL},
-    {"ubatch-size", "--ubatch-size", A_INT},
-    {"n-ubatch", "--ubatch-size", A_INT},
-    {"batch-size", "--batch-size", A_INT},
-    {"n-batch", "--batch-size", A_INT},
-    {"max-num-batched-tokens", "--max-num-batched-tokens", A_INT},
-    {"max-num-seqs", "--max-num-seqs", A_INT},
-    {"mamba-cache-mode", "--mamba-cache-mode", A_VALUE},
-    {"num-draft-layers", "--num-draft-layers", A_INT},
-    {"num-draft-kv-layers", "--num-draft-layers", A_INT},
-    {"draft-layers", "--num-draft-layers", A_INT},
-    {"indexer-counted", "--indexer-counted", A_BOOL},
-    {"gpu", "--gpu", A_VALUE},
-    {"gpu-mem", "--gpu-mem", A_VALUE},
-    {"total-memory", "--gpu-mem", A_VALUE},
-    {"total-memory-bytes", "--gpu-mem", A_VALUE},
-    {"free-mem", "--free-mem", A_VALUE},
-    {"free-memory-at-start-bytes", "--free-mem", A_VALUE},
-    {"free-memory-bytes", "--free-mem", A_VALUE},
-    {"weights", "--weights", A_VALUE},
-    {"weights-bytes", "--weights", A_VALUE},
-    {"peak", "--peak", A_VALUE},
-    {"activation-peak", "--activation-peak", A_VALUE},
-    {"peak-activation", "--activation-peak", A_VALUE},
-    {"peak-activation-bytes", "--activation-peak", A_VALUE},
-    {"peak-torch-memory", "--peak", A_VALUE},
-    {"peak-torch-memory-bytes", "--peak", A_VALUE},
-    {"non-torch", "--non-torch", A_VALUE},
-    {"non-torch-bytes", "--non-torch", A_VALUE},
-    {"cuda-graph", "--cuda-graph", A_VALUE},
-    {"cuda-graph-bytes", "--cuda-graph", A_VALUE},
-    {"cudagraph", "--cuda-graph", A_VALUE},
-    {"cudagraph-bytes", "--cuda-graph", A_VALUE},
-    {"geometry", "--geometry", A_VALUE},
-    {"model", NULL, A_MODEL},
-    {"config", NULL, A_MODEL},
-    {"budget-source", "--budget-source", A_INFO},
-    {"tp-note", "--tp-note", A_INFO},
-    {"draft-kv-layer-geometry", "--draft-kv-layer-geometry", A_INFO},
-    {"formula", "--formula", A_INFO}, /* budget_inputs.formula: the era decides it */
-    {"note", "--note", A_INFO},
-    {"notes", "--notes", A_INFO},
-    {"requested-memory-bytes", "--requested-memory-bytes", A_INFO},
-    {"json", "--json", A_FLAG},
-    {"help", "--help", A_FLAG},
-};
-
-/* Python's None / JSON null written as a value: the input was not stated. An empty
- * value stays an error ("--tp=" is a typo, not an unstated input). */
-static bool nullish(const char *v, bool none_is_value) {
-    return !strcmp(v, "null") || !strcmp(v, "None") || !strcmp(v, "NULL") ||
-           !strcmp(v, "nil") || (!none_is_value && !strcmp(v, "none"));
-}
-
-static bool boolish(const char *v) {
-    static const char *const k_words[] = {"1", "0", "true", "false", "on", "off", "yes", "no",
-                                          "auto", "enabled", "disabled", NULL};
-    for (const char *const *w = k_words; *w; w++)
-        if (!kvp__strcasecmp(v, *w)) return true;
-    return false;
-}
-
-/* The rewritten command line; strings live in `arena` or in the caller's argv. */
-typedef struct norm_args {
-    int argc;
-    char **argv;
-    char *arena;
-    size_t used, cap;
-    char *resolved_dtype; /* --kv-dtype-resolved */
-} norm_args;
-
-static char *arena_put(norm_args *n, const char *a, const char *sep, const char *b) {
-    size_t la = strlen(a), ls = sep ? strlen(sep) : 0, lb = b ? strlen(b) : 0;
-    if (n->used + la + ls + lb + 1 > n->cap) return NULL;
-    char *p = n->arena + n->used;
-    memcpy(p, a, la);
-    if (sep) memcpy(p + la, sep, ls);
-    if (b) memcpy(p + la + ls, b, lb);
-    p[la + ls + lb] = '\0';
-    n->used += la + ls + lb + 1;
-    return p;
-}
-
-static void norm_free(norm_args *n) {
-    free(n->argv);
-    free(n->arena);
-}
-
-/* Rewrites argv: long option names are matched case-insensitively with '_' read
- * as '-', input-key spellings become the option the README maps them to, a null
- * value drops the option (the engine default applies), whole-number floats are
- * read as integers, and informational inputs are dropped. Each drop is noted. */
-static bool normalize_args(int argc, char **argv, bool trt, norm_args *n, cli_notes *notes) {
-    memset(n, 0, sizeof *n);
-    size_t total = 64;
-    for (int i = 0; i < argc; i++) total += 2 * strlen(argv[i]) + 48;
-    n->argv = calloc((size_t)argc * 2 + 2, sizeof *n->argv);
-    n->arena = malloc(total);
-    n->cap = total;
-    if (!n->argv || !n->arena) return false;
-    int version_at = -1;
-    n->argv[n->argc++] = argv[0];
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (a[0] != '-' || a[1] != '-' || a[2] == '\0') {
-            n->argv[n->argc++] = argv[i]; /* positional, short option or "--" */
-            continue;
-        }
-        char name[64];
-        size_t k = 0;
-        const char *p = a + 2;
-        while (*p && *p != '=' && k + 1 < sizeof name) {
-            char c = (char)tolower((unsigned char)*p++);
-            name[k++] = c == '_' ? '-' : c;
-        }
-        name[k] = '\0';
-        const char *inline_v = strchr(a, '=') ? strchr(a, '=') + 1 : NULL;
-        const alias_t *al = NULL;
-        for (size_t j = 0; j < sizeof k_alias / sizeof k_alias[0]; j++)
-            if (!strcmp(name, k_alias[j].name)) al = &k_alias[j];
-        if (!al) {
-            n->argv[n->argc++] = argv[i]; /* the main parser says it is unknown */
-            continue;
-        }
-        kvp_cli_note_spelling(al->canon, a, inline_v ? (size_t)(inline_v - 1 - a) : strlen(a));
-        /* The seed's plan takes TensorRT-LLM's fraction (used when no --kv-budget). */
-        static const alias_t k_fraction = {"free-gpu-memory-fraction", "--free-gpu-memory-fraction",
-                                           A_VALUE};
-        if (trt && al->kind == A_INFO && !strcmp(al->name, "free-gpu-memory-fraction")) al = &k_fraction;
-        const char *v = inline_v;
-        if (al->kind == A_FLAG) {
-            n->argv[n->argc++] = (char *)al->canon;
-            continue;
-        }
-        if (al->kind == A_BOOL) {
-            if (!v && i + 1 < argc && (boolish(argv[i + 1]) || nullish(argv[i + 1], false)))
-                v = argv[++i];
-            if (v && nullish(v, false)) {
-                cli_note(notes, "%s: not stated; the engine default applies", al->canon);
-                continue;
-            }
-            n->argv[n->argc++] = v ? arena_put(n, al->canon, "=", v) : (char *)al->canon;
-            continue;
-        }
-        if (!v) {
-            if (i + 1 >= argc) {
-                n->argv[n->argc++] = al->canon ? (char *)al->canon : argv[i];
-                continue; /* "needs a value" from the main parser */
-            }
-            v = argv[++i];
-        }
-        bool none_ok = al->canon && !strcmp(al->canon, "--mamba-cache-mode");
-        if (nullish(v, none_ok)) {
-            if (al->kind != A_INFO)
-                cli_note(notes, "--%s: not stated; the engine default applies", name);
-            continue;
-        }
-        switch (al->kind) {
-        case A_INFO:
-            cli_note(notes, "--%s: informational input, not used", name);
-            continue;
-        case A_MODEL:
-            n->argv[n->argc++] = (char *)v;
-            continue;
-        case A_RESOLVED:
-            n->resolved_dtype = (char *)v;
-            continue;
-        case A_VERSION:
-            if (version_at >= 0) {
-                char *joined = arena_put(n, n->argv[version_at], " ", v);
-                if (joined) n->argv[version_at] = joined;
-                continue;
-            }
-            n->argv[n->argc++] = (char *)al->canon;
-            version_at = n->argc;
-            n->argv[n->argc++] = (char *)v;
-            continue;
-        case A_INT: {
-            /* "4096.0" (a float written by a JSON tool) is the integer 4096. */
-            const char *dot = strchr(v, '.');
-            if (dot && dot > v) {
-                const char *q = dot + 1;
-                while (*q == '0') q++;
-                bool digits = true;
-                for (const char *r = v; r < dot; r++)
-                    if (!isdigit((unsigned char)*r) && !(r == v && *r == '-')) digits = false;
-                if (*q == '\0' && digits) {
-                    char tmp[64];
-                    size_t m = (size_t)(dot - v) < sizeof tmp - 1 ? (size_t)(dot - v) : sizeof tmp - 1;
-                    memcpy(tmp, v, m);
-                    tmp[m] = '\0';
-                    v = arena_put(n, tmp, NULL, NULL);
-                    if (!v) return false;
-                }
-            }
-            break;
-        }
-        default:
-            break;
-        }
-        n->argv[n->argc++] = (char *)al->canon;
-        n->argv[n->argc++] = (char *)v;
-    }
-    n->argv[n->argc] = NULL;
-    for (int i = 0; i < n->argc; i++)
-        if (!n->argv[i]) return false;
-    return true;
+        return kvp__fail(err, KVP_IO, arg, "geometry", "cannot open the geometry file");
+    return kvp_model_open(arg, NULL, out, err);
 }
 
 static double mib(uint64_t b) { return (double)b / 1048576.0; }
@@ -570,7 +277,7 @@ static kvp_status admission_error(const kvp_deploy_result *res, kvp_error *err) 
     return res->admission.status;
 }
 
-static int plan_policy_main(int argc, char **argv, const char *resolved_dtype, cli_notes *notes) {
+static int plan_policy_main(int argc, char **argv, cli_notes *notes) {
     kvp_policy_settings s = kvp_policy_settings_default();
     kvp_startup_settings *ss = calloc(1, sizeof *ss); /* start-up flags (issue 21) */
     if (!ss) return kvp_cli_fail("out of memory");
@@ -578,14 +285,11 @@ static int plan_policy_main(int argc, char **argv, const char *resolved_dtype, c
     const char *model_arg = NULL, *geometry = NULL, *gpu = NULL;
     bool json = false, bad = false, policy_set = false;
     (void)policy_set;
-    int flag = 0, indexer_counted = -1;
-    const char *era = NULL;
     uint64_t gpu_mem = 0;
     kvp_deploy_memory mem;
     memset(&mem, 0, sizeof mem);
     /* The deployment settings come through the one option table (options.h);
-     * the reference-case inputs (--geometry, --era, --indexer-counted) are this
-     * command's own. */
+     * --geometry FILE is this command's own. */
     kvp_options *o = kvp_options_new(KVP_COMMAND_PLAN);
     if (!o) {
         free(ss);
@@ -602,10 +306,6 @@ static int plan_policy_main(int argc, char **argv, const char *resolved_dtype, c
             return KVP_EXIT_OK;
         } else if (!strcmp(a, "--json")) {
             json = true;
-        } else if (kvp_cli_bool_flag(argc, argv, &i, "--indexer-counted", &flag, &bad)) {
-            indexer_counted = flag;
-        } else if (kvp_cli_opt(argc, argv, &i, "--era", &v, &bad)) {
-            era = v;
         } else if (kvp_cli_opt(argc, argv, &i, "--geometry", &v, &bad)) {
             geometry = v;
         } else {
@@ -644,20 +344,6 @@ static int plan_policy_main(int argc, char **argv, const char *resolved_dtype, c
     *ss = o->startup;
     kvp_options_free(o);
     policy_set = true;
-    /* --era (a vLLM era tag) and --indexer-counted=false (SGLang before PR #11309)
-     * refine the version string the policies read. */
-    if (era || indexer_counted >= 0) {
-        char v[sizeof s.engine_version];
-        snprintf(v, sizeof v, "%s%s%s%s", era ? era : "", era ? " " : "", s.engine_version,
-                 indexer_counted == 0 ? " pre-11309" : indexer_counted == 1 ? " post-11309" : "");
-        kvp__strlcpy(s.engine_version, v, sizeof s.engine_version);
-    }
-    /* --kv-dtype-resolved names what "auto" stands for; an explicit dtype wins. */
-    if (resolved_dtype && (!s.kv_dtype[0] || !kvp__strcasecmp(s.kv_dtype, "auto")) &&
-        s.engine != KVP_ENGINE_LLAMACPP)
-        kvp__strlcpy(s.kv_dtype, resolved_dtype, sizeof s.kv_dtype);
-    /* torch spellings ("torch.bfloat16", "float8_e4m3fn") name the same dtypes. */
-    if (!strncmp(s.kv_dtype, "torch.", 6)) memmove(s.kv_dtype, s.kv_dtype + 6, strlen(s.kv_dtype + 6) + 1);
     if (!model_arg && !geometry) {
         kvp_cli_plan_policy_usage(stdout);
         return kvp_cli_fail("plan: missing MODEL");
@@ -681,7 +367,7 @@ static int plan_policy_main(int argc, char **argv, const char *resolved_dtype, c
 
     kvp_model *model = NULL;
     kvp_status st;
-    st = load_model(geometry ? geometry : model_arg, geometry != NULL, &model, notes, &err);
+    st = load_model(geometry ? geometry : model_arg, geometry != NULL, &model, &err);
     if (st) {
         free(ss);
         return kvp_cli_report_error(&err, json);
@@ -707,12 +393,15 @@ static int plan_policy_main(int argc, char **argv, const char *resolved_dtype, c
     d.memory.enable_expert_parallel = ss->enable_expert_parallel;
     d.admission = adm;
     kvp_deploy_result *res = kvp_deploy_result_new();
-    if (!res) {
+    kvp_startup_report *rep = malloc(sizeof *rep); /* the start-up rules of this plan */
+    if (!res || !rep) {
+        kvp_deploy_result_free(res);
+        free(rep);
         kvp_model_free(model);
         free(ss);
         return kvp_cli_fail("plan: out of memory");
     }
-    st = kvp_deploy_plan(&d, res, &err);
+    st = kvp_deploy_plan_report(&d, res, rep, &err);
     /* llama.cpp that does not fit the device: its figures are planned, the engine
      * would not start; print them and say why. */
     bool figures = st == KVP_OK && res->policy.pool_count > 0 &&
@@ -729,21 +418,24 @@ static int plan_policy_main(int argc, char **argv, const char *resolved_dtype, c
         st = admission_error(res, &err);
         free(ss);
         kvp_deploy_result_free(res);
+        free(rep);
         kvp_model_free(model);
         return kvp_cli_report_error(&err, json);
     }
     /* A start-up rule that refuses is exit 1 with its rule; what the engine
      * adjusts (length, dtype) was planned with and is said on stderr. */
-    int gate = kvp_cli_startup_result(&d, res, kvp_model_name(model), json, 0);
+    int gate = kvp_cli_startup_result(&d, res, rep, kvp_model_name(model), json, 0);
     free(ss);
     if (gate) {
         kvp_deploy_result_free(res);
+        free(rep);
         kvp_model_free(model);
         return gate;
     }
     if (st == KVP_OK && res->admission.status != KVP_OK) st = admission_error(res, &err);
     if (st) {
         kvp_deploy_result_free(res);
+        free(rep);
         kvp_model_free(model);
         return kvp_cli_report_error(&err, json);
     }
@@ -767,101 +459,9 @@ static int plan_policy_main(int argc, char **argv, const char *resolved_dtype, c
              : res->starts ? KVP_EXIT_OK
                            : kvp_cli_refuse(k_len_flag[s.engine], res->refusal);
     kvp_deploy_result_free(res);
+    free(rep);
     kvp_model_free(model);
     return rc;
-}
-
-/* "dir/org__name[.partial].json" naming an embedded shared/models config that is not a
- * file here: the catalogue id "org/name". */
-static bool catalogue_id_of(const char *arg, char *id, size_t size) {
-    if (!ends_with(arg, ".json")) return false;
-    struct stat sb;
-    if (stat(arg, &sb) == 0) return false; /* a file here (an fopen would block on a FIFO) */
-    const char *base = strrchr(arg, '/');
-    base = base ? base + 1 : arg;
-    char path[320];
-    snprintf(path, sizeof path, "models/%s", base);
-    const char *sep = strstr(base, "__");
-    if (!kvp__embedded_find(path) || !sep || strlen(base) + 1 > size) return false;
-    size_t org = (size_t)(sep - base);
-    snprintf(id, size, "%.*s/%s", (int)org, base, sep + 2);
-    char *dot = strstr(id, ".partial.json");
-    if (!dot) dot = strstr(id, ".json");
-    if (dot) *dot = '\0';
-    return true;
-}
-
-char **kvp_cli_trtllm_args(int argc, char **argv, int *out_argc) {
-    /* Options of the policy command line that the seed's `kvplan plan` does not take:
-     * other engines' settings and informational inputs (the engine version does not
-     * change the seed's rules). */
-    static const char *const k_drop_value[] = {
-        "--engine-version", "--era", "--gpu-memory-utilization", "--mem-fraction-static",
-        "--ctx-size", "--parallel", "--cache-type-k", "--cache-type-v", "--ubatch-size",
-        "--batch-size", "--max-num-batched-tokens", "--max-num-seqs", "--mamba-cache-mode",
-        "--dp", "-c", "-np", "-ctk", "-ctv", "-ub", "-b", NULL};
-    static const char *const k_drop_flag[] = {"--enable-dp-attention", "--kv-unified",
-                                              "--no-kv-unified", "--swa-full", "--flash-attn",
-                                              "--indexer-counted", "-fa", NULL};
-    cli_notes notes;
-    memset(&notes, 0, sizeof notes);
-    norm_args na;
-    if (!normalize_args(argc, argv, true, &na, &notes)) {
-        norm_free(&na);
-        return NULL;
-    }
-    size_t bytes = ((size_t)na.argc + 2) * sizeof(char *);
-    for (int i = 0; i < na.argc; i++) bytes += strlen(na.argv[i]) + 16;
-    char **out = malloc(bytes);
-    if (!out) {
-        norm_free(&na);
-        return NULL;
-    }
-    char *pool = (char *)(out + na.argc + 2);
-    int n = 0;
-    for (int i = 0; i < na.argc; i++) {
-        const char *a = na.argv[i];
-        char name[64];
-        size_t k = strcspn(a, "=");
-        snprintf(name, sizeof name, "%.*s", (int)(k < 63 ? k : 63), a);
-        bool inline_v = a[k] == '=';
-        bool drop = false;
-        for (const char *const *d = k_drop_value; *d && i > 0; d++)
-            if (!strcmp(name, *d)) {
-                drop = true;
-                if (!inline_v && i + 1 < na.argc) i++;
-            }
-        for (const char *const *d = k_drop_flag; *d && i > 0 && !drop; d++)
-            if (!strcmp(name, *d)) {
-                drop = true;
-                if (!inline_v && i + 1 < na.argc &&
-                    (bool_word(na.argv[i + 1]) >= 0 || !kvp__strcasecmp(na.argv[i + 1], "auto")))
-                    i++;
-            }
-        if (drop) continue;
-        if (!strcmp(name, "--num-draft-layers") && !inline_v && i + 1 < na.argc &&
-            !strcmp(na.argv[i + 1], "0")) {
-            i++;
-            continue;
-        }
-        const char *w = !strcmp(name, "--max-model-len") && !inline_v ? "--max-seq-len" : a;
-        if (i > 0 && !strncmp(w, "torch.", 6)) w += 6;
-        /* A shared/models file name with no such file: its catalogue id ("org__name.json"
-         * -> "org/name"), which the seed's model loader resolves. */
-        char id[256], file[256];
-        if (i > 0 && a[0] == '{') { /* a case's "config" object: its file */
-            if (kvp__model_json_file_reference(a, false, file, sizeof file)) w = file;
-        }
-        if (i > 0 && w[0] != '-' && catalogue_id_of(w, id, sizeof id)) w = id;
-        size_t len = strlen(w);
-        memcpy(pool, w, len + 1);
-        out[n++] = pool;
-        pool += len + 1;
-    }
-    out[n] = NULL;
-    *out_argc = n;
-    norm_free(&na);
-    return out;
 }
 
 /* Removes them from argv in place; returns the new argc, -1 on a missing value. */
@@ -900,15 +500,7 @@ int kvp_cli_plan_policy(int argc, char **argv) {
         free(args);
         return kvp_cli_fail("plan: --svg and --html need a FILE");
     }
-    argv = args;
-    norm_args na;
-    if (!normalize_args(argc, argv, false, &na, &notes)) {
-        norm_free(&na);
-        free(args);
-        return kvp_cli_fail("plan: out of memory");
-    }
-    int rc = plan_policy_main(na.argc, na.argv, na.resolved_dtype, &notes);
-    norm_free(&na);
+    int rc = plan_policy_main(argc, args, &notes);
     free(args);
     return rc;
 }

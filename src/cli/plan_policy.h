@@ -19,14 +19,6 @@ void kvp_cli_plan_policy_usage(FILE *out);
 bool kvp_cli_bool_flag(int argc, char **argv, int *i, const char *name, int *out, bool *bad);
 
 
-/* The same command line for `--policy trtllm` (the seed's `kvplan plan`): input-key
- * spellings and null values normalised as above, other engines' settings and
- * informational inputs (--engine-version, --era, --gpu-memory-utilization, llama.cpp
- * options ...) dropped, --max-model-len read as --max-seq-len. Returns a new argv
- * (one malloc block holding the strings too; free() it) with *out_argc entries, or
- * NULL when out of memory. */
-char **kvp_cli_trtllm_args(int argc, char **argv, int *out_argc);
-
 /* --explain under the policies: the memory terms with where each came from, the
  * budget's formula and each pool's arithmetic (plan_explain.c). */
 void kvp_cli_policy_explain(const kvp_deploy_result *res, const char *total_source, FILE *f);

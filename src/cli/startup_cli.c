@@ -234,17 +234,14 @@ static bool rule_is_verdict(const kvp_deploy_result *res) {
 
 /* With --json a refusal is the whole check report on stdout, as `kvplan check
  * --json` prints it. */
+/* The check report of the plan already made (kvp_deploy_plan_report), with the
+ * settings as the engine ran them. */
 static int print_refusal_json(const kvp_deployment *dep, const kvp_deploy_result *res,
-                              const char *model_name) {
-    kvp_startup_report *rep = malloc(sizeof *rep);
+                              const kvp_startup_report *rep, const char *model_name) {
     kvp_startup_settings *ss = malloc(sizeof *ss);
     int rc = KVP_EXIT_NO;
-    kvp_error err;
-    kvp_error_clear(&err);
-    if (!rep || !ss) {
+    if (!ss) {
         rc = kvp_cli_fail("out of memory");
-    } else if (kvp_deploy_startup_check(dep, rep, &err) != KVP_OK) {
-        rc = kvp_cli_report_error(&err, true);
     } else {
         *ss = dep->startup;
         ss->policy = dep->policy;
@@ -254,7 +251,6 @@ static int print_refusal_json(const kvp_deployment *dep, const kvp_deploy_result
         ss->policy.total_memory_bytes = res->total_bytes;
         kvp_cli_startup_print(rep, ss, model_name, true);
     }
-    free(rep);
     free(ss);
     return rc;
 }
@@ -271,11 +267,12 @@ int kvp_cli_startup_inputs(const kvp_model *model, const kvp_startup_settings *s
 }
 
 int kvp_cli_startup_result(const kvp_deployment *dep, const kvp_deploy_result *res,
-                           const char *model_name, bool json, unsigned flags) {
+                           const kvp_startup_report *report, const char *model_name, bool json,
+                           unsigned flags) {
     const kvp_deploy_startup *st = &res->startup;
     if (!st->evaluated) return KVP_EXIT_OK; /* the settings were refused before the rules ran */
     if (!st->starts && (!(flags & KVP_CLI_STARTUP_VERDICT) || rule_is_verdict(res))) {
-        if (json) return print_refusal_json(dep, res, model_name);
+        if (json) return print_refusal_json(dep, res, report, model_name);
         print_refusal(res->point.engine, st);
         return KVP_EXIT_NO;
     }

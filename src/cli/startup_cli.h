@@ -26,7 +26,9 @@ extern const char *const kvp_cli_startup_names[];
  * they do, else the exit status after printing the error. */
 int kvp_cli_startup_inputs(const kvp_model *model, const kvp_startup_settings *ss, bool json);
 
-/* After kvp_deploy_plan (which runs the engine's start-up rules, deploy.h):
+/* After kvp_deploy_plan_report (the pipeline with the engine's start-up rules,
+ * deploy.h; `report` the rules of that same plan, printed for a refusal with
+ * `json`, never planned again):
  * a refusal is printed with its rule ("kvplan: vLLM would not start: V-PAR-1:
  * ...", and the fix) on stderr, or as the check report on stdout with `json`,
  * and returns 1; what the engine adjusts or warns about is said on stderr
@@ -37,7 +39,8 @@ int kvp_cli_startup_inputs(const kvp_model *model, const kvp_startup_settings *s
  * pipeline's warnings (TensorRT-LLM's adopted max_seq_len). */
 #define KVP_CLI_STARTUP_VERDICT 1u
 int kvp_cli_startup_result(const kvp_deployment *dep, const kvp_deploy_result *res,
-                           const char *model_name, bool json, unsigned flags);
+                           const kvp_startup_report *report, const char *model_name, bool json,
+                           unsigned flags);
 
 /* Print a report as text or JSON on stdout (kvplan check). */
 void kvp_cli_startup_print(const kvp_startup_report *rep, const kvp_startup_settings *ss,

@@ -27,6 +27,11 @@ check "the scan finds a flag key" 'grep -q "src/policy/x.c:2: kvp__fail key \"--
 
 # Run time: the policy refuses kv_dtype, named as the user typed it.
 rc=0
+out=$("$kvplan" plan llama-3.1-8b --policy vllm --kv-budget 20GiB --kv-cache-dtype fp9 --json 2>"$tmp/err") || rc=$?
+check "bad KV dtype exits 2" '[ $rc = 2 ]'
+check "JSON key is the flag typed" 'grep -q "\"key\": \"--kv-cache-dtype\"" <<<"$out"'
+check "stderr names the flag and value" 'grep -q "^kvplan: --kv-cache-dtype: vLLM has no KV cache dtype .fp9." "$tmp/err"'
+rc=0
 out=$("$kvplan" plan llama-3.1-8b --policy vllm --kv-budget 20GiB --kv-dtype fp9 --json 2>/dev/null) || rc=$?
 check "kvplan's name when typed so" 'grep -q "\"key\": \"--kv-dtype\"" <<<"$out"'
 # llama.cpp refuses type_k; the user typed -ctk.

@@ -5,11 +5,13 @@
 # budget_bracket run at lo and hi, budget_formula), as shared/reference/README.md
 # defines them. Usage: bash policy_reference.sh KVPLAN SRCDIR [CASE_DIR]
 #
-# Each case runs under three mappings of its `inputs` to options:
+# Each case runs under three mappings of its `inputs` to options, made by the harness
+# (tests/cli/lib/case_args.py: nulls left out, whole floats as integers, era and
+# engine_version as one --engine-version, geometry to a file; the CLI takes options only):
 #   full     every input, under kvplan's option names (--num-draft-layers, --ubatch-size ...);
-#   keys     every input, with the option spelled as the input key (--n_ubatch 512,
-#            --num_draft_kv_layers 1, --kv_unified True, --tp None ...), the model given as
-#            a shared/models file name, the geometry inline; checks the CLI's alias table;
+#   engine   every input, under the engine's own spelling where it has one
+#            (--tensor-parallel-size, --context-length, -c, -np, -ctk, -ub ...): the
+#            option table's engine spellings give the same figures;
 #   contract only the options of README.md's mapping table (a harness without the
 #            engine-specific settings). Cases that need a setting outside the table
 #            (a drafter layer, n_ubatch) are expected to differ here; this mapping must
@@ -26,24 +28,8 @@ import glob, json, os, subprocess, sys, tempfile
 kvplan, src, case_dir = sys.argv[1:4]
 UNIT = {"GiB": 2**30, "MiB": 2**20, "GB": 2**30}
 
-def model_args(case, tmp, mode):
-    cfg = case.get("config")
-    if cfg:
-        if mode == "keys":
-            return [cfg["file"]]  # a shared/models file name: found among the embedded configs
-        path = os.path.join(src, "data", "models", cfg["file"])
-        if not os.path.exists(path):
-            path = os.path.join(src, "..", "shared", "models", cfg["file"])
-        return [path]
-    geo = case.get("geometry")
-    if geo:
-        if mode == "keys":
-            return ["--geometry", json.dumps(geo)]
-        p = os.path.join(tmp, case["id"] + "-geometry.json")
-        with open(p, "w") as f:
-            json.dump(geo, f)
-        return [p]
-    raise RuntimeError("case has neither config nor geometry")
+sys.path.insert(0, os.path.join(src, "tests", "cli", "lib"))
+import case_args
 
 # README.md's table: input key -> option. Booleans as "--opt true|false".
 CONTRACT = [("policy", "--policy"), ("tp", "--tp"), ("pp", "--pp"), ("kv_dtype", "--kv-dtype"),
@@ -63,62 +49,6 @@ def contract_args(inp):
         v = inp.get(key)
         if v is not None:
             a.extend([opt, word(v)])
-    return a
-
-# Input keys that are not options, and how the "keys" mapping skips them.
-NOT_OPTIONS = {"kv_budget_bytes_lo", "kv_budget_bytes_hi"}
-
-def keys_args(inp):
-    a = []
-    for key, v in inp.items():
-        if key in NOT_OPTIONS:
-            continue
-        a.extend(["--" + key, "None" if v is None else (str(v) if not isinstance(v, (dict, list)) else json.dumps(v))])
-    return a
-
-def full_args(inp):
-    a = ["--policy", inp["policy"]]
-    def put(opt, key, conv=str):
-        v = inp.get(key)
-        if v is not None:
-            a.extend([opt, conv(v)])
-    def flag(opt, key):
-        v = inp.get(key)
-        if v is not None:
-            a.append("%s=%s" % (opt, "true" if v else "false"))
-    put("--engine-version", "engine_version")
-    put("--tp", "tp"); put("--pp", "pp"); put("--dp", "dp")
-    flag("--enable-dp-attention", "enable_dp_attention")
-    put("--kv-dtype", "kv_dtype")
-    put("--block-size", "block_size")
-    put("--max-model-len", "max_model_len")
-    put("--gpu-memory-utilization", "gpu_memory_utilization")
-    put("--mem-fraction-static", "mem_fraction_static")
-    put("--ctx-size", "n_ctx"); put("--parallel", "n_seq_max")
-    flag("--kv-unified", "kv_unified")
-    put("--cache-type-k", "type_k"); put("--cache-type-v", "type_v")
-    flag("--swa-full", "swa_full")
-    flag("--flash-attn", "flash_attn")
-    put("--ubatch-size", "n_ubatch"); put("--batch-size", "n_batch")
-    put("--num-draft-layers", "num_draft_kv_layers")
-    put("--mamba-cache-mode", "mamba_cache_mode")
-    put("--max-num-batched-tokens", "max_num_batched_tokens")
-    put("--max-num-seqs", "max_num_seqs")
-    flag("--indexer-counted", "indexer_counted")
-    return a
-
-def budget_args(case, mode):
-    bi = case.get("budget_inputs")
-    if not bi or mode == "contract":
-        return []
-    a = []
-    for opt, key in (("--gpu-mem", "total_memory_bytes"), ("--free-mem", "free_memory_at_start_bytes"),
-                     ("--weights", "weights_bytes"), ("--activation-peak", "peak_activation_bytes"),
-                     ("--non-torch", "non_torch_bytes"), ("--cuda-graph", "cudagraph_bytes")):
-        if bi.get(key) is not None:
-            a.extend([("--" + key) if mode == "keys" else opt, str(bi[key])])
-    if bi.get("gpu_memory_utilization") is not None:
-        a.extend(["--gpu-memory-utilization", str(bi["gpu_memory_utilization"])])
     return a
 
 def run(args):
@@ -150,28 +80,25 @@ def check(case, tmp, mode):
 
 def check_once(case, tmp, mode, repeat_version):
     inp = case["inputs"]
-    opts = {"full": full_args, "keys": keys_args, "contract": contract_args}[mode](inp)
-    if mode == "contract" and not repeat_version:
-        vals = [opts[i + 1] for i in range(len(opts) - 1) if opts[i] == "--engine-version"]
-        while "--engine-version" in opts:
-            i = opts.index("--engine-version"); del opts[i:i + 2]
-        if vals:
-            opts += ["--engine-version", vals[-1]]
-    base = model_args(case, tmp, mode) + opts
-    lo, hi = inp.get("kv_budget_bytes_lo"), inp.get("kv_budget_bytes_hi")
-    bud = budget_args(case, mode)
-    if bud:
-        # budget_inputs carry their own utilisation; drop a duplicate from inputs.
-        while "--gpu-memory-utilization" in base or "--gpu_memory_utilization" in base:
-            k = "--gpu-memory-utilization" if "--gpu-memory-utilization" in base else "--gpu_memory_utilization"
-            i = base.index(k); del base[i:i + 2]
-        runs = {"one": run(base + bud)}
-    elif lo is not None:
-        runs = {"lo": run(base + ["--kv-budget", str(lo)]), "hi": run(base + ["--kv-budget", str(hi)])}
-    elif case.get("budget_inputs"):
-        return ["skipped: budget_inputs have no contract option"]
+    if mode != "contract":
+        argvs = case_args.case_runs(case, src, tmp, "kvplan" if mode == "full" else "engine")
+        runs = {k: run(v) for k, v in argvs.items()}
     else:
-        runs = {"one": run(base)}
+        if case.get("budget_inputs"):
+            return ["skipped: budget_inputs have no contract option"]
+        opts = contract_args(inp)
+        if not repeat_version:
+            vals = [opts[i + 1] for i in range(len(opts) - 1) if opts[i] == "--engine-version"]
+            while "--engine-version" in opts:
+                i = opts.index("--engine-version"); del opts[i:i + 2]
+            if vals:
+                opts += ["--engine-version", vals[-1]]
+        base = case_args.model_argv(case, src, tmp) + opts
+        lo, hi = inp.get("kv_budget_bytes_lo"), inp.get("kv_budget_bytes_hi")
+        if lo is not None:
+            runs = {"lo": run(base + ["--kv-budget", str(lo)]), "hi": run(base + ["--kv-budget", str(hi)])}
+        else:
+            runs = {"one": run(base)}
     first = runs.get("one") or runs["lo"]
     bad = []
     for key, e in case["expect"].items():
@@ -207,7 +134,7 @@ with tempfile.TemporaryDirectory() as tmp:
             if not line:
                 continue
             case = json.loads(line)
-            for mode in ("full", "keys", "contract"):
+            for mode in ("full", "engine", "contract"):
                 try:
                     bad = check(case, tmp, mode)
                     crashed = False
