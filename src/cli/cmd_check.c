@@ -79,6 +79,8 @@ int kvp_cmd_check(int argc, char **argv) {
     const char *model_arg = NULL, *gpu = NULL;
     bool json = false, bad = false;
     uint64_t gpu_mem = 0;
+    kvp_deploy_memory mem; /* the memory terms as the table wrote them */
+    memset(&mem, 0, sizeof mem);
     /* The deployment settings come through the one option table (options.h). */
     kvp_options *o = kvp_options_new(KVP_COMMAND_CHECK);
     if (!o) {
@@ -116,7 +118,8 @@ int kvp_cmd_check(int argc, char **argv) {
         *ss = o->startup;
         gpu = o->gpu;
         gpu_mem = kvp_options_given(o, "--gpu-mem") ? o->deployment.memory.total_bytes : 0;
-        if (o->deployment.memory.has_weights) s->weights_bytes = o->deployment.memory.weights_bytes;
+        mem = o->deployment.memory;
+        if (mem.has_weights) s->weights_bytes = mem.weights_bytes;
     }
     kvp_options_free(o);
     if (rc0 >= 0) {
@@ -186,17 +189,11 @@ int kvp_cmd_check(int argc, char **argv) {
         d.point.pp = s->pp;
         d.policy = *s;
         d.startup = *ss;
+        /* The memory terms as the option table wrote them (--peak, --activation-peak,
+         * --non-torch, --cuda-graph included: a hand copy from the policy settings
+         * dropped them), the device's total from --gpu-mem or the GPU. */
+        d.memory = mem;
         d.memory.total_bytes = s->kv_budget_bytes ? 0 : s->total_memory_bytes;
-        d.memory.kv_budget_bytes = s->kv_budget_bytes;
-        d.memory.free_bytes = s->free_memory_bytes;
-        d.memory.has_weights = s->weights_bytes > 0;
-        d.memory.weights_bytes = s->weights_bytes;
-        d.memory.has_activation_peak = s->peak_activation_bytes > 0;
-        d.memory.activation_peak_bytes = s->peak_activation_bytes;
-        d.memory.has_non_torch = s->non_torch_bytes > 0;
-        d.memory.non_torch_bytes = s->non_torch_bytes;
-        d.memory.has_cuda_graph = s->cudagraph_bytes > 0;
-        d.memory.cuda_graph_bytes = s->cudagraph_bytes;
         /* One plan gives the result and every rule's row. */
         if (kvp_deploy_plan_report(&d, res, rep, &perr) != KVP_OK) {
             rc = kvp_cli_report_error(&perr, json);
