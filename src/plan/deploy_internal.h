@@ -8,12 +8,16 @@
 #define KVP_DEPLOY_INTERNAL_H
 
 #include "kvplan/deploy.h"
+#include "startup_resume.h"
 
 typedef struct kvp__deploy_gate {
     kvp_startup_settings ss;  /* dep->startup with the policy settings the point plans */
     kvp_startup_report pre;   /* the rules evaluated without a memory plan */
     kvp_startup_report post;  /* every rule, the memory rules on the plan */
     bool ready;               /* kvp__deploy_gate_before ran (the point's settings resolved) */
+    kvp__startup_trace trace; /* the first pass, so the second copies what needs no plan */
+    bool full_check;          /* evaluate every rule again after the plan (the reference
+                                 test_startup_once.c compares the copied rows with) */
 } kvp__deploy_gate;
 
 /* The gate's state on the heap (large); NULL when out of memory. Free with

@@ -17,7 +17,10 @@
 kvp__deploy_gate *kvp__deploy_gate_new(void) {
     /* Not cleared: every use fills what it reads (kvp_startup_check clears its report). */
     kvp__deploy_gate *g = kvp__malloc(NULL, sizeof(kvp__deploy_gate));
-    if (g) g->ready = false;
+    if (g) {
+        g->ready = false;
+        g->full_check = false;
+    }
     return g;
 }
 
@@ -38,7 +41,7 @@ kvp_status kvp__deploy_gate_before(kvp__deploy_gate *g, const kvp_deployment *de
                                    kvp_error *err) {
     g->ss = dep->startup;
     g->ss.policy = *s;
-    kvp_status st = kvp_startup_check(dep->model, &g->ss, NULL, &g->pre, err);
+    kvp_status st = kvp__startup_check_traced(dep->model, &g->ss, NULL, &g->pre, &g->trace, err);
     if (st != KVP_OK) return st;
     g->ready = true;
     kvp_startup_apply(dep->model, &g->pre, s);
@@ -112,8 +115,13 @@ kvp_status kvp__deploy_gate_after(kvp__deploy_gate *g, const kvp_deployment *dep
     in.weights_estimated = (out->memory.estimated & KVP_MEM_EST_WEIGHTS) != 0;
     /* With a KV budget given directly there are no memory terms to check. */
     bool planned_memory = out->have_memory || dep->memory.kv_budget_bytes > 0;
-    kvp_status st = kvp_startup_check(dep->model, &g->ss, planned_memory ? &in : NULL, &g->post,
-                                      err);
+    /* The same settings as before the plan (the device memory filled in): the rules
+     * that need no plan give the rows they gave then (startup_resume.h). */
+    const kvp_startup_plan_input *plan = planned_memory ? &in : NULL;
+    kvp_status st = g->full_check
+                        ? kvp_startup_check(dep->model, &g->ss, plan, &g->post, err)
+                        : kvp__startup_check_resumed(dep->model, &g->ss, plan, &g->pre, &g->trace,
+                                                     &g->post, err);
     if (st != KVP_OK) return st;
     summarize(&g->post, &out->startup);
     if (g->pre.first_refusal >= 0) {

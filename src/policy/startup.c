@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "startup_internal.h"
+#include "startup_resume.h"
 
 const char *kvp_check_status_name(kvp_check_status st) {
     switch (st) {
@@ -257,9 +258,35 @@ uint64_t kvp_startup_default_len(const kvp_model *model, const kvp_startup_setti
     }
 }
 
-kvp_status kvp_startup_check(const kvp_model *model, const kvp_startup_settings *s,
-                             const kvp_startup_plan_input *plan, kvp_startup_report *rep,
-                             kvp_error *err) {
+/* The rules that read the memory plan (kvp_startup_plan_input) or the device
+ * memory the pipeline fills in after it (policy.total_memory_bytes,
+ * free_memory_bytes): every memory rule, and the two length rules that read
+ * the pool (V-LEN-5 auto-fit, S-LEN-2). Naming a rule here that does not read
+ * them only costs its second evaluation; leaving one out would copy a stale
+ * row (test_startup_once.c would see it). */
+static bool reads_plan(const char *id) {
+    return (id[0] && strncmp(id + 1, "-MEM-", 5) == 0) || strcmp(id, "V-LEN-5") == 0 ||
+           strcmp(id, "S-LEN-2") == 0;
+}
+
+static kvp__startup_state state_of(const kvp_startup_report *rep) {
+    kvp__startup_state st = {rep->max_model_len, rep->run_dtype, rep->max_model_len_adjusted,
+                             rep->run_dtype_adjusted};
+    return st;
+}
+
+static bool same_state(const kvp__startup_state *a, const kvp__startup_state *b) {
+    return a->max_model_len == b->max_model_len && a->run_dtype == b->run_dtype &&
+           a->max_model_len_adjusted == b->max_model_len_adjusted &&
+           a->run_dtype_adjusted == b->run_dtype_adjusted;
+}
+
+/* The runner: `pre` / `prior` (both or neither) give rows to copy; `trace`
+ * (may be NULL) records this pass. */
+static kvp_status run(const kvp_model *model, const kvp_startup_settings *s,
+                      const kvp_startup_plan_input *plan, kvp_startup_report *rep,
+                      const kvp_startup_report *pre, const kvp__startup_trace *prior,
+                      kvp__startup_trace *trace, kvp_error *err) {
     if (!model || !s || !rep)
         return kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "NULL model, settings or report");
     /* Everything but the rows, which are cleared as they are filled: the pipeline
@@ -272,6 +299,11 @@ kvp_status kvp_startup_check(const kvp_model *model, const kvp_startup_settings 
     size_t n;
     const kvp__startup_rule *t = table_of(s->policy.engine, &n);
     if (!t) return kvp__fail(err, KVP_INVALID_ARG, NULL, "engine", "no start-up rules for this engine");
+    if (trace) {
+        trace->valid = n <= KVP__STARTUP_TRACE_MAX;
+        for (size_t i = 0; i < n && i < KVP__STARTUP_TRACE_MAX; i++) trace->at[i].row = -1;
+    }
+    if (prior && !prior->valid) prior = NULL;
 
     kvp__startup_ctx c;
     memset(&c, 0, sizeof c);
@@ -324,13 +356,29 @@ kvp_status kvp_startup_check(const kvp_model *model, const kvp_startup_settings 
         }
         if (rep->count >= KVP_STARTUP_MAX_CHECKS) break;
         kvp_check_row *row = &rep->checks[rep->count];
-        memset(row, 0, sizeof *row);
-        kvp__strlcpy(row->rule, r->id, sizeof row->rule);
-        kvp__strlcpy(row->setting, r->setting, sizeof row->setting);
-        kvp__strlcpy(row->basis, r->basis, sizeof row->basis);
-        kvp__strlcpy(row->versions, r->versions, sizeof row->versions);
-        row->is_default = r->is_default;
-        r->eval(&c, row);
+        kvp__startup_state before = state_of(rep);
+        if (prior && prior->at[i].row >= 0 && !reads_plan(r->id) &&
+            same_state(&before, &prior->at[i].before)) {
+            /* Same inputs as in the first pass: its row and its adjustments. */
+            *row = pre->checks[prior->at[i].row];
+            rep->max_model_len = prior->at[i].after.max_model_len;
+            rep->run_dtype = prior->at[i].after.run_dtype;
+            rep->max_model_len_adjusted = prior->at[i].after.max_model_len_adjusted;
+            rep->run_dtype_adjusted = prior->at[i].after.run_dtype_adjusted;
+        } else {
+            memset(row, 0, sizeof *row);
+            kvp__strlcpy(row->rule, r->id, sizeof row->rule);
+            kvp__strlcpy(row->setting, r->setting, sizeof row->setting);
+            kvp__strlcpy(row->basis, r->basis, sizeof row->basis);
+            kvp__strlcpy(row->versions, r->versions, sizeof row->versions);
+            row->is_default = r->is_default;
+            r->eval(&c, row);
+        }
+        if (trace && i < KVP__STARTUP_TRACE_MAX) {
+            trace->at[i].row = (int)rep->count;
+            trace->at[i].before = before;
+            trace->at[i].after = state_of(rep);
+        }
         rep->counts[row->status]++;
         if (row->status == KVP_CHECK_REFUSE && rep->first_refusal < 0)
             rep->first_refusal = (int)rep->count;
@@ -338,6 +386,28 @@ kvp_status kvp_startup_check(const kvp_model *model, const kvp_startup_settings 
     }
     rep->starts = rep->counts[KVP_CHECK_REFUSE] == 0;
     return KVP_OK;
+}
+
+kvp_status kvp_startup_check(const kvp_model *model, const kvp_startup_settings *s,
+                             const kvp_startup_plan_input *plan, kvp_startup_report *rep,
+                             kvp_error *err) {
+    return run(model, s, plan, rep, NULL, NULL, NULL, err);
+}
+
+kvp_status kvp__startup_check_traced(const kvp_model *model, const kvp_startup_settings *s,
+                                     const kvp_startup_plan_input *plan, kvp_startup_report *rep,
+                                     kvp__startup_trace *trace, kvp_error *err) {
+    return run(model, s, plan, rep, NULL, NULL, trace, err);
+}
+
+kvp_status kvp__startup_check_resumed(const kvp_model *model, const kvp_startup_settings *s,
+                                      const kvp_startup_plan_input *plan,
+                                      const kvp_startup_report *pre,
+                                      const kvp__startup_trace *trace, kvp_startup_report *rep,
+                                      kvp_error *err) {
+    if (!pre || !trace || pre == rep || pre->engine != s->policy.engine)
+        return run(model, s, plan, rep, NULL, NULL, NULL, err);
+    return run(model, s, plan, rep, pre, trace, NULL, err);
 }
 
 void kvp_startup_apply(const kvp_model *model, const kvp_startup_report *rep,
