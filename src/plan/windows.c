@@ -109,21 +109,27 @@ uint32_t kvp_estimation_pool_groups(const kvp_model *model, uint64_t max_seq_len
             /* Pool types from layer_types: without windowed storage sliding and full
              * attention share a pool type (unless page sizes differ: Gemma4). */
             bool t_full = false, t_sliding = false, t_linear = false, t_other = false;
+            /* The kinds each layer holds, in one pass over the records (tmp: a
+             * bit set per layer; once a loop over the records per layer, which
+             * made this the creator's slowest step for 64-layer hybrids). */
+            enum { K_SLIDING = 1, K_LINEAR = 2, K_FULL = 4, K_OTHER = 8 };
+            memset(tmp, 0, layers * sizeof *tmp);
+            size_t n = kvp_model_cache_count(model);
+            for (size_t i = 0; i < n; i++) {
+                const kvp_layer_cache *c = kvp_model_cache(model, i);
+                if (c->layer >= layers) continue;
+                if (c->kind == KVP_CACHE_SLIDING || c->kind == KVP_CACHE_CHUNKED)
+                    tmp[c->layer] |= K_SLIDING;
+                else if (c->kind == KVP_CACHE_RECURRENT)
+                    tmp[c->layer] |= K_LINEAR;
+                else if (c->kind == KVP_CACHE_FULL || c->kind == KVP_CACHE_MLA)
+                    tmp[c->layer] |= K_FULL;
+                else if (c->kind != KVP_CACHE_INDEXER && c->kind != KVP_CACHE_CROSS)
+                    tmp[c->layer] |= K_OTHER;
+            }
             for (uint32_t l = 0; l < info->num_layers; l++) {
-                bool sliding = false, linear = false, full = false, other = false;
-                size_t n = kvp_model_cache_count(model);
-                for (size_t i = 0; i < n; i++) {
-                    const kvp_layer_cache *c = kvp_model_cache(model, i);
-                    if (c->layer != l) continue;
-                    if (c->kind == KVP_CACHE_SLIDING || c->kind == KVP_CACHE_CHUNKED)
-                        sliding = true;
-                    else if (c->kind == KVP_CACHE_RECURRENT)
-                        linear = true;
-                    else if (c->kind == KVP_CACHE_FULL || c->kind == KVP_CACHE_MLA)
-                        full = true;
-                    else if (c->kind != KVP_CACHE_INDEXER && c->kind != KVP_CACHE_CROSS)
-                        other = true;
-                }
+                bool sliding = tmp[l] & K_SLIDING, linear = tmp[l] & K_LINEAR,
+                     full = tmp[l] & K_FULL, other = tmp[l] & K_OTHER;
                 if (sliding && !uses_windows && !gemma4) {
                     sliding = false;
                     full = true;
