@@ -95,6 +95,11 @@ typedef struct kvp_deploy_memory {
                                         checkpoint's. Borrowed */
     uint32_t ep;                     /* TRT-LLM / SGLang expert-parallel size (--ep); 0 = 1 */
     bool enable_expert_parallel;     /* vLLM --enable-expert-parallel: EP = TP x DP */
+    uint32_t cuda_graph_max_bs;      /* vLLM / SGLang largest captured batch (--cuda-graph-max-bs;
+                                        vLLM --cuda-graph-sizes N); 0 = the engine's default */
+    uint32_t cuda_graph_sizes[64];   /* --cuda-graph-batch-sizes: the capture list, ascending,
+                                        every engine; replaces the engine's default list */
+    uint32_t cuda_graph_size_count;  /* 0 = the engine's default list */
 } kvp_deploy_memory;
 
 /* Admission (docs/admission.md): how many requests the engine runs at once, by
@@ -223,6 +228,13 @@ typedef struct kvp_deploy_result {
     uint64_t total_bytes;            /* GPU total (0 with a KV budget) */
     uint64_t weights_bytes, activation_bytes, runtime_bytes; /* runtime: non-torch + graphs */
     bool memory_estimated;           /* some term came from the config, not a measurement */
+    uint64_t headroom_bytes;         /* what sizing leaves for the terms allocated after it:
+                                        TRT-LLM (total - peak + temp KV) - KV budget; vLLM
+                                        total - ceil(total x u); 0 = not computed */
+    uint64_t headroom_need_bytes;    /* estimated terms that must fit there (memory.terms[]
+                                        charged HEADROOM or UNCHARGED) */
+    bool headroom_short;             /* need > headroom: the engine would fail after sizing
+                                        (a warning says which terms) */
 
     /* Budget and capacity. */
     uint64_t reserve_bytes;          /* MLA workspace + multimodal reserve (trtllm) */

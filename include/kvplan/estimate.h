@@ -57,6 +57,17 @@ KVP_API KVP_NODISCARD kvp_status kvp_weight_format_for_model(const kvp_model *mo
 KVP_API KVP_NODISCARD kvp_status kvp_ggml_type_bits(const char *name, double *out_bits,
                                             kvp_error *err);
 
+/* Whose start-up the estimate models (docs/memory.md, one section each): the
+ * terms differ, and so does where each is charged. */
+typedef enum kvp_estimate_engine {
+    KVP_ESTIMATE_TRTLLM = 0, /* PyTorch backend: peak = torch peak + (used - allocated) */
+    KVP_ESTIMATE_VLLM,       /* V1: increase over the init snapshot; graphs estimated (>= 0.21) */
+    KVP_ESTIMATE_SGLANG,     /* no profile: pre-load terms shrink X, the rest lives in 1 - mfs */
+    KVP_ESTIMATE_LLAMACPP,   /* compute buffer of one ubatch; nothing sized from a fraction */
+} kvp_estimate_engine;
+
+#define KVP_ESTIMATE_GRAPH_SIZES_MAX 64
+
 typedef struct kvp_estimate_settings {
     uint32_t tp;              /* 0 -> 1 */
     uint32_t pp;              /* 0 -> 1 */
@@ -84,6 +95,14 @@ typedef struct kvp_estimate_settings {
                                  experts and expert_ranks (else KVP_INVALID_ARG, "--ep") */
     uint32_t expert_inter_align; /* kernel padding of one rank's expert intermediate size
                                  for mxfp4 experts (vLLM Mxfp4MoEMethod: 64); 0 = none */
+    uint32_t engine;          /* kvp_estimate_engine; 0 = TensorRT-LLM */
+    uint32_t compute_capability; /* 90 = Hopper (cuBLAS 32 MiB workspace, NVLS 16 channels);
+                                 0 = unknown: Hopper figures, said in the terms' sources */
+    uint64_t max_seq_len;     /* TRT-LLM dummy requests of min(max_num_tokens, max_seq_len - 1)
+                                 tokens; 0 = one request */
+    uint32_t cuda_graph_sizes[KVP_ESTIMATE_GRAPH_SIZES_MAX]; /* explicit capture list
+                                 (--cuda-graph-batch-sizes), ascending */
+    uint32_t cuda_graph_size_count; /* 0 = the engine's default list up to cuda_graph_max_batch */
 } kvp_estimate_settings;
 
 /* What the estimate found, term by term, for reports and --explain.
@@ -105,19 +124,11 @@ typedef struct kvp_estimate_detail {
     char weights_format[128];          /* "bf16", "fp8 block-128; bf16: embeddings, lm_head, ..." */
     /* activation peak of the profiling forward, one rank */
     uint64_t activation_tokens;        /* max_num_tokens used */
-    uint64_t activation_layer_bytes;   /* largest live set inside one decoder layer */
-    uint64_t activation_logits_bytes;  /* lm_head output + sampler temporaries */
-    uint64_t activation_workspace_bytes; /* fixed library workspaces (cuBLAS, attention) */
-    char activation_phase[32];         /* which phase set the peak: "mlp", "moe", "attention", ... */
-    /* runtime memory outside the allocator */
-    uint64_t non_torch_context_bytes;  /* CUDA context and loaded kernel images */
-    uint64_t non_torch_comm_bytes;     /* NCCL channels + all-reduce workspace (tp*pp > 1) */
-    uint64_t non_torch_after_init_bytes; /* of memory outside the allocator, what appears only
-                                          after an engine's start-up snapshot (cuBLAS handles
-                                          and workspaces): what vLLM's "non-torch memory"
-                                          term counts, since its budget is a fraction of the
-                                          total taken after the context and NCCL exist */
-    uint32_t cuda_graph_count;         /* captured batch sizes */
+    uint64_t activation_layer_bytes;   /* largest live set inside one decoder layer + residual */
+    uint64_t activation_logits_bytes;  /* sampler / logits of the profile (vLLM's dummy sampler) */
+    char activation_phase[32];         /* which phase set the peak: "mlp", "moe", "logits", ... */
+    uint32_t cuda_graph_count;         /* captured batch sizes (0: no graphs) */
+    uint32_t cuda_graph_max_batch;     /* the largest captured batch */
 } kvp_estimate_detail;
 
 /* Estimate the memory facts of one rank (the busiest pipeline stage of
@@ -128,10 +139,14 @@ typedef struct kvp_estimate_detail {
  *                     exact total from safetensors headers in settings->model_dir
  *                     split per rank in the config's proportions (weights_source
  *                     says which; KVP_MEM_EST_WEIGHTS is cleared then);
- *   activation_bytes  peak of a forward of max_num_tokens tokens + workspaces;
- *   non_torch_bytes   CUDA context + NCCL / all-reduce buffers (tp*pp > 1);
- *   cuda_graph_bytes  when settings->cuda_graphs (0 otherwise, bit not set).
- * docs/gpus.md "How memory is estimated" gives every formula and constant.
+ *   activation_bytes, non_torch_bytes, cuda_graph_bytes: the sums of the
+ *                     engine's start-up terms charged before the KV cache is
+ *                     sized (settings->engine), one term each in out->terms[]
+ *                     with its mark (exact / bounded / estimated), where it is
+ *                     charged and its source; out->headroom_need_bytes sums
+ *                     the terms that must fit after sizing;
+ *   cuda_graph_bytes  0 (bit not set) unless settings->cuda_graphs.
+ * docs/memory.md gives every term per engine; docs/gpus.md the weights.
  * `out` is fully overwritten (zeroed on failure). `detail` (may be NULL)
  * receives every intermediate figure. Errors: KVP_INVALID_ARG (NULL model /
  * settings / out, total_bytes 0, absurd tp or max_num_tokens), KVP_CONFIG

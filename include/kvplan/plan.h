@@ -797,9 +797,8 @@ typedef struct kvp_memory_measured {
                                        term does not hold them, so they are estimated when not
                                        given; false: a measured non-torch term includes them
                                        (TRT-LLM measures after capture) */
-    bool non_torch_after_init;      /* estimated non-torch is only what appears after the
-                                       engine's start-up snapshot (vLLM: its request is taken
-                                       after the CUDA context and NCCL exist) */
+    bool non_torch_after_init;      /* unused: the estimate charges each engine's terms where
+                                       that engine does (kvp_estimate_settings.engine) */
 } kvp_memory_measured;
 
 /* Memory facts of one rank: the measured terms as given, every other term from

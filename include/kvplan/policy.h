@@ -212,6 +212,12 @@ KVP_API KVP_NODISCARD kvp_status kvp_policy_plan(const kvp_model *model, const k
 KVP_API KVP_NODISCARD kvp_status kvp_llamacpp_row_bytes(const char *type_name, uint64_t n,
                                                 uint64_t *out_bytes, kvp_error *err);
 
+/* SGLang's GPU-memory tier (server_args.py _handle_gpu_memory_settings,
+ * ENGINES.md 2.2): the default chunked_prefill_size and cuda_graph_max_bs for
+ * a device of `gpu_bytes` at `tp`. */
+KVP_API void kvp_sglang_memory_tier(uint64_t gpu_bytes, uint32_t tp, uint32_t *chunked_prefill_size,
+                                    uint32_t *cuda_graph_max_bs);
+
 #ifdef __cplusplus
 }
 #endif

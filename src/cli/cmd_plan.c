@@ -69,6 +69,8 @@ static void usage(FILE *out) {
         "  --max-batch-size N (2048)  --max-num-tokens N (8192)  --max-beam-width N (1)\n"
         "  --max-seq-len N (model)  --seq-len N (default --max-seq-len)\n"
         "  --cuda-graph-batch-size N    largest CUDA graph batch (128; 0 = no graphs)\n"
+        "  --cuda-graph-batch-sizes N,N,...  the capture list (start-up memory, docs/memory.md);\n"
+        "                               vLLM / SGLang: --cuda-graph-max-bs N\n"
         "requests admitted (docs/admission.md):\n"
         "  --isl N  --osl N             prompt and output tokens of each request\n"
         "  --max-new-tokens N           each request's max_new_tokens (default max_seq_len - prompt)\n"
@@ -104,6 +106,7 @@ typedef struct opts {
     uint64_t seq_len;
     bool has_max_seq_len;
     uint32_t cuda_graph_bs;
+    uint32_t graph_sizes[64], graph_size_count; /* --cuda-graph-batch-sizes */
     bool explain, json;
     kvp_deploy_settings d;
     kvp_kv_config kv;
@@ -220,7 +223,7 @@ static const char *const k_known[] = {
     "--tokens-per-block", "--enable-block-reuse", "--max-attention-window", "--kv-manager",
     "--cross-kv-cache-fraction", "--tp", "--pp", "--attention-dp", "--kv-dtype",
     "--max-batch-size", "--max-num-tokens", "--max-beam-width", "--max-seq-len", "--seq-len",
-    "--cuda-graph-batch-size", "--draft", "--spec-mode", "--max-draft-len", "--num-draft-layers",
+    "--cuda-graph-batch-size", "--cuda-graph-batch-sizes", "--cuda-graph-max-bs", "--draft", "--spec-mode", "--max-draft-len", "--num-draft-layers",
     "--separate-draft-kv", "--policy", "--explain", "--json", "--help", "--probe", "--device",
     "--gpus", "--from", "--svg", "--html", "--local", "--async-chunk", "--streaming", "--enforce-eager",
     "--cp", "--helix", "--sparse-attention", "--disaggregated", "--transceiver-backend",
@@ -273,6 +276,18 @@ static int parse(int argc, char **argv, opts *o) {
             o->local_dep.streaming = true;
         } else if (kvp_cli_flag(a, "--enforce-eager")) {
             o->local_dep.enforce_eager = true;
+        } else if (!strncmp(a, "--cuda-graph-batch-sizes", 24) && (!a[24] || a[24] == '=')) {
+            /* The table's parser (options.c): sorted, repeats dropped, 64 at most. */
+            kvp_options *t = kvp_options_new(KVP_COMMAND_PLAN);
+            if (!t) return kvp_cli_fail("out of memory");
+            int rc = kvp_cli_table_option(t, argc, argv, &i, g_json);
+            if (rc == -1) {
+                memcpy(o->graph_sizes, t->deployment.memory.cuda_graph_sizes, sizeof o->graph_sizes);
+                o->graph_size_count = t->deployment.memory.cuda_graph_size_count;
+            }
+            kvp_cli_table_use(NULL);
+            kvp_options_free(t);
+            if (rc != -1) return rc;
         } else if (kvp_cli_flag(a, "--probe")) {
             o->probe = true;
         } else if (kvp_cli_opt(argc, argv, &i, "--device", &v, &bad)) {
@@ -497,7 +512,10 @@ static void print_text(plan_ctx *p, FILE *f) {
                 EST(KVP_MEM_EST_NON_TORCH));
         fprintf(f, "  - CUDA graphs           %14s  %s\n",
                 gib(m->cuda_graph_bytes, b1, sizeof b1),
-                p->o->has_non_torch ? "in non-torch" : EST(KVP_MEM_EST_CUDA_GRAPH));
+                p->o->has_non_torch ? "in non-torch"
+                : !p->o->has_cuda_graph && !(m->estimated & KVP_MEM_EST_CUDA_GRAPH)
+                    ? "none captured"
+                    : EST(KVP_MEM_EST_CUDA_GRAPH));
 #undef EST
         if (p->r->cap.mm_reserve_bytes)
             fprintf(f, "  - multimodal reserve    %14s\n",
@@ -518,6 +536,7 @@ static void print_text(plan_ctx *p, FILE *f) {
                 (unsigned long long)p->o->estimation_kv,
                 p->o->kv.free_gpu_memory_fraction > 0.0 ? p->o->kv.free_gpu_memory_fraction : 0.9,
                 (unsigned long long)p->r->cap.budget_bytes);
+        if (p->o->explain) kvp_cli_memory_terms(p->r, f);
     } else {
         fprintf(f, "  KV budget               %14s  (%llu B, --kv-budget)\n",
                 gib(p->r->cap.budget_bytes, b1, sizeof b1), (unsigned long long)p->r->cap.budget_bytes);
@@ -715,6 +734,8 @@ static int deployment(plan_ctx *p, kvp_deployment *dep) {
     dep->admission = o->admission;
     dep->trtllm = o->d;
     dep->trtllm.max_cuda_graph_batch_size = o->cuda_graph_bs;
+    memcpy(dep->memory.cuda_graph_sizes, o->graph_sizes, sizeof o->graph_sizes);
+    dep->memory.cuda_graph_size_count = o->graph_size_count;
     dep->kv = o->kv;
     kvp_deploy_memory *mem = &dep->memory;
     mem->estimation_kv_bytes = o->estimation_kv;
@@ -789,6 +810,7 @@ static int run(plan_ctx *p) {
      * as trtllm-serve does, and planned with. */
     o->startup.gpu_known = o->gpu && kvp_gpu_lookup_in(kvp_cli_gpu_catalog(), o->gpu, &o->startup.gpu, NULL) == KVP_OK;
     dep.startup = o->startup;
+    dep.startup.enforce_eager = o->startup.enforce_eager || o->local_dep.enforce_eager;
     if ((rc = kvp_cli_startup_inputs(p->model, &o->startup, o->json)) >= 0) return rc;
     if (o->local) {
         /* Model-local caches: reported, never subtracted when memory was measured; with

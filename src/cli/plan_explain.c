@@ -30,7 +30,12 @@ void kvp_cli_policy_explain(const kvp_deploy_result *res, const char *total_sour
         term(f, "weights", m->weights_bytes, m->estimated & KVP_MEM_EST_WEIGHTS, m->weights_source);
         term(f, "activation peak", m->activation_bytes, m->estimated & KVP_MEM_EST_ACTIVATION, NULL);
         term(f, "non-torch", m->non_torch_bytes, m->estimated & KVP_MEM_EST_NON_TORCH, NULL);
-        term(f, "CUDA graphs", m->cuda_graph_bytes, m->estimated & KVP_MEM_EST_CUDA_GRAPH, NULL);
+        const char *graphs = NULL;
+        for (uint32_t i = 0; i < m->term_count; i++)
+            if (!strcmp(m->terms[i].name, "cuda_graphs") && m->terms[i].mark == KVP_MEM_MARK_EXACT)
+                graphs = "none captured (--enforce-eager)";
+        term(f, "CUDA graphs", m->cuda_graph_bytes, m->estimated & KVP_MEM_EST_CUDA_GRAPH, graphs);
+        kvp_cli_memory_terms(res, f);
     } else if (r->engine != KVP_ENGINE_LLAMACPP) {
         fputs("  memory: a KV budget given directly\n", f);
     }

@@ -6,8 +6,9 @@
  *   weights (read from the checkpoint) + the peak of a dummy forward of
  *   max_num_tokens tokens + memory outside the allocator (CUDA context, NCCL)
  *   (+ CUDA graphs, captured before or after depending on the engine).
- * Each term is modelled here; docs/gpus.md "How memory is estimated" states
- * the formulas and which figures are estimates.
+ * The weights and one forward's live set are modelled here; the engines'
+ * start-up terms (context, workspaces, NCCL, graphs, samplers) are in
+ * memory_runtime.c. docs/memory.md states every term and its source.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,37 +18,10 @@
 #include "kvplan/safetensors.h"
 #include "memory_internal.h"
 
-#define MIB (1ull << 20)
 #define EST_DEFAULT_TOKENS 8192u
 #define EST_DEFAULT_BATCH 2048u
 /* Activations are bf16/fp16 even for fp8/fp4 weights. */
 #define ACT_BYTES 2u
-/* Rows of logits a profiling run samples: vLLM's dummy sampler runs
- * max_num_seqs rows (256 by default); TRT-LLM's estimation pass has fewer. */
-#define EST_SAMPLER_ROWS 256u
-/* Per vocabulary entry and row: 16-bit lm_head output + fp32 logits + fp32
- * probabilities. */
-#define EST_SAMPLER_BYTES_PER_LOGIT 10u
-/* cuBLAS(Lt) workspaces and attention-backend scratch the allocator holds
- * during the forward (vLLM's FlashInfer workspace is 128-256 MiB alone). */
-#define EST_WORKSPACE_BYTES (256ull * MIB)
-/* CUDA context of a CUDA 12 process with lazy module loading (~0.5 GiB on
- * Hopper) plus the kernel images of cuBLAS, NCCL and the attention/MoE
- * kernels that load on first use. */
-#define EST_CONTEXT_BYTES (768ull * MIB)
-/* NCCL: 16 channels x 2 directions x 2 ring neighbours x 4 MiB buffers. */
-#define EST_NCCL_BASE_BYTES (256ull * MIB)
-#define EST_NCCL_PER_PEER_BYTES (32ull * MIB)
-/* Memory outside the allocator that grows after an engine's start-up
- * snapshot: 0.13 GiB in vLLM's itemised log (shared/reference vllm-33). */
-#define EST_AFTER_INIT_BYTES (128ull * MIB)
-/* CUDA graphs: kernel nodes and their parameters per captured layer; MoE and
- * recurrent layers launch about twice the kernels of a dense layer. Set so
- * that a dense 32-layer model with 67 graphs takes ~0.53 GiB (vLLM's usual
- * "took 0.5x GiB" for 8B models) and vllm-33's 40 GDN+MoE layers 1.3 GiB. */
-#define EST_GRAPH_PER_LAYER_BYTES (256ull * 1024)
-#define EST_GRAPH_PER_HEAVY_LAYER_BYTES (512ull * 1024)
-#define EST_GRAPH_MAX_BATCH 512u
 /* Chunk lengths of the chunked linear-attention scans (fla GDN, Mamba2 SSD). */
 #define GDN_CHUNK 64u
 #define MAMBA2_CHUNK 256u
@@ -154,42 +128,25 @@ static uint64_t layer_peak(const kvp__arch *a, const kvp__layer_arch *L, uint64_
     return best;
 }
 
-typedef struct act_result {
-    uint64_t layer_bytes, logits_bytes, peak_bytes;
-    const char *phase;
-} act_result;
-
-static act_result activation(const kvp__arch *a, uint64_t T, uint64_t t, uint32_t begin,
-                             uint32_t end, uint64_t rows, uint64_t per_logit, mulc *c) {
-    act_result r = {0, 0, 0, "none"};
-    uint64_t resid = m(c, 4, T, a->hidden, ACT_BYTES, 2); /* residual + normed input */
+uint64_t kvp__forward_peak(const kvp__arch *a, uint64_t T, uint32_t tp, uint32_t begin,
+                           uint32_t end, bool *overflow, const char **phase) {
+    mulc c = {false};
+    uint64_t best = 0;
+    *phase = "none";
+    uint64_t resid = m(&c, 4, T, a->hidden, (uint64_t)ACT_BYTES, 2ull); /* residual + normed input */
     for (uint32_t l = begin; l < end && l < a->layers; l++) {
         /* The peak is a maximum: a layer like the one before adds nothing. */
         if (l > begin && kvp__layer_arch_same(&a->layer[l - 1], &a->layer[l])) continue;
         const char *ph = "none";
-        uint64_t v = layer_peak(a, &a->layer[l], T, t, c, &ph);
-        if (v > r.layer_bytes) {
-            r.layer_bytes = v;
-            r.phase = ph;
+        uint64_t v = layer_peak(a, &a->layer[l], T, tp, &c, &ph);
+        if (v > best) {
+            best = v;
+            *phase = ph;
         }
     }
-    r.layer_bytes = add(c, r.layer_bytes, resid);
-    /* Logits are gathered to the full vocabulary on the sampling rank: the
-     * lm_head output (16-bit), fp32 logits and fp32 probabilities. */
-    if (rows > T) rows = T;
-    r.logits_bytes = add(c, m(c, 3, rows, a->vocab, per_logit), resid / 2);
-    r.peak_bytes = max2(r.layer_bytes, r.logits_bytes);
-    if (r.logits_bytes > r.layer_bytes) r.phase = "logits";
-    return r;
-}
-
-static uint32_t graph_count(uint64_t batch) {
-    uint64_t b = batch < EST_GRAPH_MAX_BATCH ? batch : EST_GRAPH_MAX_BATCH;
-    uint32_t n = 0;
-    if (b >= 1) n++;
-    if (b >= 2) n++;
-    if (b >= 4) n++;
-    return n + (uint32_t)(b / 8);
+    best = add(&c, best, resid);
+    if (c.overflow) *overflow = true;
+    return best;
 }
 
 /* Parameters and bytes of one stage on one rank: at the category rates, or
@@ -400,49 +357,7 @@ kvp_status kvp_memory_estimate_detail(const kvp_model *model, const kvp_estimate
         st = KVP_OK;
     }
 
-    mulc c = {false};
-    uint64_t rows = s->sampler_rows ? s->sampler_rows
-                                    : (batch < EST_SAMPLER_ROWS ? batch : EST_SAMPLER_ROWS);
-    uint64_t per_logit = s->sampler_bytes_per_logit ? s->sampler_bytes_per_logit
-                                                    : EST_SAMPLER_BYTES_PER_LOGIT;
-    act_result r = activation(&a, T, tp, busy_b, busy_e, rows, per_logit, &c);
-    d->activation_tokens = T;
-    d->activation_layer_bytes = r.layer_bytes;
-    d->activation_logits_bytes = r.logits_bytes;
-    d->activation_workspace_bytes = EST_WORKSPACE_BYTES;
-    kvp__strlcpy(d->activation_phase, r.phase, sizeof d->activation_phase);
-    out->activation_bytes = add(&c, r.peak_bytes, EST_WORKSPACE_BYTES);
-
-    d->non_torch_context_bytes = EST_CONTEXT_BYTES;
-    d->non_torch_after_init_bytes = EST_AFTER_INIT_BYTES;
-    uint64_t ranks = (uint64_t)tp * pp;
-    if (ranks > 1) {
-        uint64_t comm = add(&c, EST_NCCL_BASE_BYTES, m(&c, 2, ranks - 1, EST_NCCL_PER_PEER_BYTES));
-        /* all-reduce staging (custom / one-shot kernels): in and out of T x h */
-        if (tp > 1) comm = add(&c, comm, m(&c, 4, T, a.hidden, (uint64_t)ACT_BYTES, 2));
-        d->non_torch_comm_bytes = comm;
-    }
-    out->non_torch_bytes = add(&c, d->non_torch_context_bytes, d->non_torch_comm_bytes);
-
-    if (s->cuda_graphs) {
-        uint64_t gb = s->cuda_graph_max_batch ? s->cuda_graph_max_batch : batch;
-        if (gb > EST_GRAPH_MAX_BATCH) gb = EST_GRAPH_MAX_BATCH;
-        d->cuda_graph_count = graph_count(gb);
-        uint64_t tg = gb;
-        act_result g = activation(&a, tg, tp, busy_b, busy_e, rows, per_logit, &c);
-        uint64_t per_graph = 0;
-        for (uint32_t l = busy_b; l < busy_e && l < a.layers; l++) {
-            bool heavy = (a.layer[l].ffn & KVP__FFN_MOE) || a.layer[l].mixer != KVP__MIX_NONE;
-            per_graph = add(&c, per_graph,
-                            heavy ? EST_GRAPH_PER_HEAVY_LAYER_BYTES : EST_GRAPH_PER_LAYER_BYTES);
-        }
-        out->cuda_graph_bytes =
-            add(&c, m(&c, 2, (uint64_t)d->cuda_graph_count, per_graph), g.layer_bytes);
-        out->estimated |= KVP_MEM_EST_CUDA_GRAPH;
-    }
-    if (c.overflow)
-        st = kvp__fail(err, KVP_OVERFLOW, kvp_model_name(model), NULL,
-                       "activation estimate overflows 64 bits");
+    st = kvp__runtime_terms(&a, s, tp, pp, T, batch, busy_b, busy_e, out, d, err);
 done:
     kvp__arch_free(&a);
     if (st != KVP_OK) memset(out, 0, sizeof *out);

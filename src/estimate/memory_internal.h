@@ -162,4 +162,24 @@ kvp_status kvp__gguf_bytes(const kvp__arch *a, uint32_t tp, uint32_t begin, uint
 kvp_status kvp__arch_bytes(const kvp__arch *arch, const uint64_t params[KVP__W_COUNT],
                            uint64_t *out_bytes, kvp_error *err);
 
+/* One forward of `tokens` tokens on one rank of `tp` over layers [begin, end):
+ * the largest live set inside one decoder layer (projections, MLP / fused-MoE
+ * scratch, recurrent scans; no attention scores) plus the residual stream and
+ * the normed input (memory_estimate.c). *phase names the part that set it;
+ * *overflow is set (never cleared) when the arithmetic leaves 64 bits. */
+uint64_t kvp__forward_peak(const kvp__arch *a, uint64_t tokens, uint32_t tp, uint32_t begin,
+                           uint32_t end, bool *overflow, const char **phase);
+
+/* The engine's start-up terms beside the weights (memory_runtime.c): fills
+ * out->terms[], the parts they sum to (activation_bytes, non_torch_bytes,
+ * cuda_graph_bytes), out->headroom_need_bytes and the KVP_MEM_EST_* bits of
+ * the parts it estimated; the detail's activation and graph figures. `T` is
+ * the profiling forward's tokens, `batch` the engine's batch cap, layers
+ * [begin, end) the busiest pipeline stage. KVP_OVERFLOW (key: the settings
+ * field that made the figure absurd) when a term leaves 64 bits. */
+kvp_status kvp__runtime_terms(const kvp__arch *a, const kvp_estimate_settings *s, uint32_t tp,
+                              uint32_t pp, uint64_t T, uint64_t batch, uint32_t begin,
+                              uint32_t end, kvp_memory_facts *out, kvp_estimate_detail *d,
+                              kvp_error *err);
+
 #endif

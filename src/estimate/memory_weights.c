@@ -34,7 +34,22 @@ typedef struct acc {
     uint64_t p[KVP__W_COUNT];
     uint64_t repl;
     bool overflow;
+    const char *key; /* the config key whose value overflowed first (NULL: a product) */
 } acc;
+
+/* x*a + y*b + z*c, checked: an absurd geometry is an error naming `key`,
+ * never a wrapped width (2 * kd of a 2^63-wide key dimension). */
+static uint64_t lin(acc *s, const char *key, uint64_t x, uint64_t a, uint64_t y, uint64_t b,
+                    uint64_t z, uint64_t c) {
+    uint64_t u, v, w;
+    if (!kvp__mul_u64(x, a, &u) || !kvp__mul_u64(y, b, &v) || !kvp__mul_u64(z, c, &w) ||
+        !kvp__add_u64(u, v, &u) || !kvp__add_u64(u, w, &u)) {
+        if (!s->overflow) s->key = key;
+        s->overflow = true;
+        return 0;
+    }
+    return u;
+}
 
 /* Add a*b*c (sharded by `div` when > 1, ceil) to category k. */
 static void add3(acc *s, kvp__wcat k, uint64_t a, uint64_t b, uint64_t c, uint64_t div,
@@ -108,22 +123,30 @@ static void layer_params(const kvp__arch *a, const kvp__layer_arch *L, uint64_t 
     const kvp_recurrent_geometry *r = &L->rec;
     switch (L->mixer) {
     case KVP__MIX_GDN: {
+        /* Qwen3-Next / Qwen3.5: groups x group_dim = linear_num_key_heads x
+         * linear_key_head_dim, heads x head_dim the value side. */
+        static const char k_gdn[] = "linear_num_key_heads";
         uint64_t kd = (uint64_t)r->groups * r->group_dim, vd = (uint64_t)r->heads * r->head_dim;
-        add3(s, KVP__W_MIXER, h, 2 * kd + 2 * vd + 2ull * r->heads, 1, t, false);
-        add3(s, KVP__W_MIXER, 2 * kd + vd, r->conv_kernel, 1, t, false);
+        add3(s, KVP__W_MIXER, h, lin(s, k_gdn, 2, kd, 2, vd, 2, r->heads), 1, t, false);
+        add3(s, KVP__W_MIXER, lin(s, k_gdn, 2, kd, 1, vd, 0, 0), r->conv_kernel, 1, t, false);
         add3(s, KVP__W_MIXER, 2ull * r->heads + r->head_dim, 1, 1, t, false);
         add3(s, KVP__W_MIXER, vd, h, 1, t, false);
         break;
     }
     case KVP__MIX_MAMBA2: {
+        /* d_in = mamba_num_heads x mamba_head_dim, G N = n_groups x ssm_state_size */
+        static const char k_m2[] = "mamba_num_heads";
         uint64_t din = (uint64_t)r->heads * r->head_dim, gn = (uint64_t)r->groups * r->group_dim;
-        add3(s, KVP__W_MIXER, h, 2 * din + 2 * gn + r->heads, 1, t, false);
-        add3(s, KVP__W_MIXER, din + 2 * gn, (uint64_t)r->conv_kernel + 1, 1, t, false);
-        add3(s, KVP__W_MIXER, 3ull * r->heads + din, 1, 1, t, false);
+        add3(s, KVP__W_MIXER, h, lin(s, k_m2, 2, din, 2, gn, 1, r->heads), 1, t, false);
+        add3(s, KVP__W_MIXER, lin(s, k_m2, 1, din, 2, gn, 0, 0), (uint64_t)r->conv_kernel + 1, 1,
+             t, false);
+        add3(s, KVP__W_MIXER, lin(s, k_m2, 3, r->heads, 1, din, 0, 0), 1, 1, t, false);
         add3(s, KVP__W_MIXER, din, h, 1, t, false);
         break;
     }
     case KVP__MIX_MAMBA1: {
+        /* d_inner (intermediate_size), dt rank (time_step_rank), N (state_size);
+         * each fits 32 bits, so only the products can leave 64. */
         uint64_t din = r->heads, n = r->state_dim, rk = a->dt_rank;
         add3(s, KVP__W_MIXER, h, 2 * din, 1, t, false);
         add3(s, KVP__W_MIXER, din, (uint64_t)r->conv_kernel + 1, 1, t, false);
@@ -163,7 +186,10 @@ static void acc_add_times(acc *s, const acc *one, uint64_t n) {
         if (!kvp__mul_u64(one->p[k], n, &v) || !kvp__add_u64(s->p[k], v, &s->p[k]))
             s->overflow = true;
     if (!kvp__mul_u64(one->repl, n, &v) || !kvp__add_u64(s->repl, v, &s->repl)) s->overflow = true;
-    if (one->overflow) s->overflow = true;
+    if (one->overflow) {
+        if (!s->overflow) s->key = one->key;
+        s->overflow = true;
+    }
 }
 
 kvp_status kvp__arch_params(const kvp__arch *a, uint32_t tp, uint32_t begin, uint32_t end,
@@ -209,8 +235,9 @@ kvp_status kvp__arch_params(const kvp__arch *a, uint32_t tp, uint32_t begin, uin
         add3(&s, KVP__W_NORM, a->hidden, 1, 1, 1, true);
     }
     if (s.overflow)
-        return kvp__fail(err, KVP_OVERFLOW, NULL, NULL,
-                         "weights estimate: parameter count overflows 64 bits");
+        return kvp__fail(err, KVP_OVERFLOW, NULL, s.key,
+                         "weights estimate: parameter count overflows 64 bits%s", s.key ?
+                         " (a recurrent mixer's width: heads x head dimension past 2^63)" : "");
     memcpy(params, s.p, sizeof s.p);
     if (replicated_params) *replicated_params = s.repl;
     return KVP_OK;

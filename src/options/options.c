@@ -126,6 +126,40 @@ static kvp_status get_bytes(const kvp_option *r, const char *typed, const char *
     return KVP_OK;
 }
 
+/* "1,2,4,8": the capture list, each size 1 to 2^20, at most 64; kept sorted
+ * and without repeats (the engines capture each size once, largest first). */
+static kvp_status graph_sizes(const char *typed, const char *v, kvp_deploy_memory *m,
+                              kvp_error *err) {
+    uint32_t n = 0;
+    const char *p = v;
+    while (*p) {
+        char word[24];
+        size_t k = 0;
+        while (*p && *p != ',' && k + 1 < sizeof word) word[k++] = *p++;
+        word[k] = '\0';
+        if (*p && *p != ',')
+            return bad(err, typed, "%s: '%s' has a size that is too long", typed, v);
+        if (*p == ',') p++;
+        uint64_t b;
+        kvp_error e;
+        if (kvp_parse_count(word, &b, &e) != KVP_OK || b < 1 || b > (1u << 20))
+            return bad(err, typed, "%s: '%s' is not a batch size from 1 to 1048576", typed, word);
+        bool seen = false;
+        for (uint32_t j = 0; j < n; j++) seen = seen || m->cuda_graph_sizes[j] == b;
+        if (seen) continue;
+        if (n == 64) return bad(err, typed, "%s: more than 64 sizes", typed);
+        uint32_t i = n++;
+        while (i > 0 && m->cuda_graph_sizes[i - 1] > b) {
+            m->cuda_graph_sizes[i] = m->cuda_graph_sizes[i - 1];
+            i--;
+        }
+        m->cuda_graph_sizes[i] = (uint32_t)b;
+    }
+    if (!n) return bad(err, typed, "%s: no sizes given (e.g. 1,2,4,8)", typed);
+    m->cuda_graph_size_count = n;
+    return KVP_OK;
+}
+
 static kvp_status get_fraction(const char *typed, const char *v, double *out, kvp_error *err) {
     kvp_error e;
     if (kvp_parse_fraction(v, out, &e) != KVP_OK)
@@ -297,6 +331,11 @@ static kvp_status apply(kvp_options *o, const kvp_option *r, const char *typed, 
         return KVP_OK;
     }
     case O_CUDA_GRAPH_BATCH_SIZE: return get_count(r, typed, v, &d->trtllm.max_cuda_graph_batch_size, err);
+    case O_CUDA_GRAPH_MAX_BS:
+        st = get_count(r, typed, v, &n, err);
+        m->cuda_graph_max_bs = (uint32_t)n;
+        return st;
+    case O_CUDA_GRAPH_BATCH_SIZES: return graph_sizes(typed, v, m, err);
     case O_ISL: return get_count(r, typed, v, &d->admission.isl, err);
     case O_OSL: return get_count(r, typed, v, &d->admission.osl, err);
     case O_MAX_NEW_TOKENS: return get_count(r, typed, v, &d->admission.max_new_tokens, err);

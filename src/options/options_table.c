@@ -182,6 +182,23 @@ const kvp_option kvp__options[O_COUNT] = {
                                  .value_name = "N", .unit = "sequences", .min = 0,
                                  .max = 1u << 20, .commands = DEP, .engines = T,
                                  .help = "TRT-LLM: largest CUDA graph batch (128; 0 = none)"},
+    /* The capture sizes of the start-up memory model (docs/memory.md). vLLM's
+     * --cuda-graph-sizes with one value N captures up to N (SchedulerConfig). */
+    [O_CUDA_GRAPH_MAX_BS] = {.id = O_CUDA_GRAPH_MAX_BS, .name = "--cuda-graph-max-bs",
+                             .field = "cuda_graph_max_bs", .type = KVP_OPTION_COUNT,
+                             .value_name = "N", .unit = "sequences", .min = 1, .max = 1u << 20,
+                             .commands = DEP, .engines = V | S,
+                             .help = "largest CUDA graph batch (vLLM min(2 x max_num_seqs, "
+                                     "512); SGLang by GPU memory)",
+                             .spellings = {{"--cuda-graph-sizes", V, false}}},
+    [O_CUDA_GRAPH_BATCH_SIZES] = {.id = O_CUDA_GRAPH_BATCH_SIZES,
+                                  .name = "--cuda-graph-batch-sizes",
+                                  .field = "cuda_graph_batch_sizes", .type = KVP_OPTION_TEXT,
+                                  .value_name = "N,N,...", .max = 511, .commands = DEP,
+                                  .engines = T | V | S,
+                                  .help = "the CUDA graph capture list (TRT-LLM "
+                                          "cuda_graph_config.batch_sizes), up to 64 sizes",
+                                  .spellings = {{"--cuda-graph-bs", S, false}}},
 
     /* ---- the requests admitted (docs/admission.md) */
     [O_ISL] = {.id = O_ISL, .name = "--isl", .field = "isl", .type = KVP_OPTION_COUNT,
@@ -262,7 +279,8 @@ const kvp_option kvp__options[O_COUNT] = {
                              .help = "the model's own code may run (configs that need it)"},
     [O_ENFORCE_EAGER] = {.id = O_ENFORCE_EAGER, .name = "--enforce-eager",
                          .field = "enforce_eager", .type = KVP_OPTION_FLAG, .commands = DEP,
-                         .engines = ALL, .help = "no CUDA graphs"},
+                         .engines = ALL, .help = "no CUDA graphs",
+                         .spellings = {{"--disable-cuda-graph", S, false}}},
     [O_ENABLE_PREFIX_CACHING] = {.id = O_ENABLE_PREFIX_CACHING, .name = "--enable-prefix-caching",
                                  .field = "enable_prefix_caching", .type = KVP_OPTION_FLAG,
                                  .commands = DEP, .engines = V | S,
@@ -278,8 +296,10 @@ const kvp_option kvp__options[O_COUNT] = {
     [O_ENABLE_EXPERT_PARALLEL] = {.id = O_ENABLE_EXPERT_PARALLEL,
                                   .name = "--enable-expert-parallel",
                                   .field = "enable_expert_parallel", .type = KVP_OPTION_FLAG,
-                                  .commands = DEP, .engines = V,
-                                  .help = "vLLM: experts split across the TP x DP ranks"},
+                                  .commands = DEP, .engines = V | S,
+                                  .help = "experts split across the ranks (vLLM TP x DP; "
+                                          "SGLang ep_size = tp)",
+                                  .spellings = {{"--enable-ep-moe", S, false}}},
     [O_SPECULATIVE_METHOD] = {.id = O_SPECULATIVE_METHOD, .name = "--speculative-method",
                               .field = "speculative_method", .type = KVP_OPTION_TEXT,
                               .value_name = "M", .max = 31, .commands = DEP, .engines = V | S,

@@ -82,26 +82,40 @@ static kvp_status step_failed(kvp_deploy_result *out, kvp_status st, const kvp_e
 
 /* What the profiling pass and the runtime look like to the estimate, per engine. */
 typedef struct mem_knobs {
-    uint64_t max_num_tokens, max_batch_size;
+    uint64_t max_num_tokens, max_batch_size, max_seq_len;
     bool cuda_graphs;
     uint32_t cuda_graph_max_batch, sampler_rows, sampler_bytes_per_logit;
     uint32_t expert_ranks, ep, expert_inter_align; /* kvp_estimate_settings */
+    uint32_t engine;           /* kvp_estimate_engine */
     bool free_is_held;         /* TRT-LLM: memory already held counts as outside the allocator */
     bool cuda_graph_apart;     /* graphs are their own term, not inside a measured non-torch */
-    bool non_torch_after_init; /* estimated non-torch: only what appears after start-up */
 } mem_knobs;
+
+static uint32_t vllm_default_max_num_seqs(const kvp_deployment *d) {
+    /* vllm/engine/arg_utils.py EngineArgs.get_batch_defaults (MEMORY.md 1.8): 1,024
+     * on a device of at least 70 GiB whose name does not say A100, else 256. A GPU
+     * named only by --gpu-mem is taken by its size. */
+    uint64_t total = d->memory.total_bytes ? d->memory.total_bytes : d->startup.gpu.total_bytes;
+    bool a100 = false;
+    for (const char *p = d->startup.gpu.name; *p && !a100; p++)
+        a100 = (p[0] == 'a' || p[0] == 'A') && p[1] == '1' && p[2] == '0' && p[3] == '0';
+    return total >= (70ull << 30) && !a100 ? 1024u : 256u;
+}
 
 static mem_knobs knobs_for(const kvp_deployment *d, const kvp_deploy_settings *t,
                            const kvp_policy_settings *s) {
     mem_knobs k;
     memset(&k, 0, sizeof k);
+    bool eager = d->startup.enforce_eager;
     switch (d->point.engine) {
     case KVP_ENGINE_TRTLLM:
         /* The seed: free memory after loading feeds the estimation pass; a measured
          * non-torch term (total_used - torch_used) is taken after the graphs exist. */
+        k.engine = KVP_ESTIMATE_TRTLLM;
         k.max_num_tokens = t->max_num_tokens;
         k.max_batch_size = t->max_batch_size;
-        k.cuda_graphs = t->max_cuda_graph_batch_size > 0;
+        k.max_seq_len = t->max_seq_len;
+        k.cuda_graphs = t->max_cuda_graph_batch_size > 0 && !eager;
         k.cuda_graph_max_batch = (uint32_t)(t->max_cuda_graph_batch_size < UINT32_MAX
                                                 ? t->max_cuda_graph_batch_size
                                                 : UINT32_MAX);
@@ -109,20 +123,18 @@ static mem_knobs knobs_for(const kvp_deployment *d, const kvp_deploy_settings *t
         k.ep = d->memory.ep;
         break;
     case KVP_ENGINE_VLLM: {
-        /* vLLM profiles a dummy sampler over max_num_seqs rows that also sorts for
-         * top-k/top-p (estimate.h) and captures graphs up to max_num_seqs. Its
+        /* vLLM profiles a dummy sampler over min(max_num_seqs, max_num_batched_tokens)
+         * rows and estimates graphs up to min(2 x max_num_seqs, 512) (>= 0.21). Its
          * request is a fraction of the total taken after distributed init, and the
-         * non-torch term is the increase over that snapshot (ENGINES.md §1.2): the
-         * CUDA context and NCCL are not subtracted again. CUDA graphs are their own
-         * term (era c), never inside non-torch. */
-        uint32_t seqs = s->max_num_seqs ? s->max_num_seqs : 256;
+         * non-torch term is the increase over that snapshot (MEMORY.md 1.1): the
+         * CUDA context and NCCL init are not charged. CUDA graphs are their own term
+         * (era c), never inside non-torch. */
+        uint32_t seqs = s->max_num_seqs ? s->max_num_seqs : vllm_default_max_num_seqs(d);
+        k.engine = KVP_ESTIMATE_VLLM;
         k.max_num_tokens = s->max_num_batched_tokens;
         k.max_batch_size = seqs;
-        k.cuda_graphs = true;
-        k.cuda_graph_max_batch = seqs;
-        k.sampler_rows = seqs;
-        k.sampler_bytes_per_logit = 22;
-        k.non_torch_after_init = true;
+        k.cuda_graphs = !eager;
+        k.cuda_graph_max_batch = d->memory.cuda_graph_max_bs;
         k.cuda_graph_apart = true;
         /* MoE layers span TP x DP, split by TP or held whole by EP
          * (FusedMoEParallelConfig); mxfp4 experts padded (Mxfp4MoEMethod). */
@@ -134,12 +146,25 @@ static mem_knobs knobs_for(const kvp_deployment *d, const kvp_deploy_settings *t
         break;
     }
     default:
-        /* SGLang reads only the weights (the rest lives in 1 - mem_fraction_static);
-         * llama.cpp allocates what it is asked for and must fit beside the rest. */
-        k.max_num_tokens = s->max_num_batched_tokens;
-        k.max_batch_size = s->max_num_seqs;
-        k.cuda_graphs = true;
-        if (d->point.engine == KVP_ENGINE_SGLANG) k.ep = d->memory.ep;
+        /* SGLang reads only the weights and what shrinks its pre-load free memory (the
+         * rest lives in 1 - mem_fraction_static); llama.cpp allocates what it is asked
+         * for and must fit beside one ubatch's compute buffer. */
+        if (d->point.engine == KVP_ENGINE_SGLANG) {
+            uint32_t chunk = 0, graph_bs = 0;
+            kvp_sglang_memory_tier(d->memory.total_bytes, s->tp ? s->tp : 1, &chunk, &graph_bs);
+            k.engine = KVP_ESTIMATE_SGLANG;
+            k.max_num_tokens = s->max_num_batched_tokens ? s->max_num_batched_tokens : chunk;
+            k.max_batch_size = s->max_num_seqs;
+            k.cuda_graphs = !eager;
+            k.cuda_graph_max_batch = d->memory.cuda_graph_max_bs ? d->memory.cuda_graph_max_bs
+                                                                 : graph_bs;
+            bool ep = d->startup.enable_expert_parallel && !d->memory.ep;
+            k.ep = ep ? (s->tp ? s->tp : 1) : d->memory.ep;
+        } else {
+            k.engine = KVP_ESTIMATE_LLAMACPP;
+            k.max_num_tokens = s->n_ubatch ? s->n_ubatch : 512;
+            k.max_batch_size = s->max_num_seqs;
+        }
         break;
     }
     return k;
@@ -164,7 +189,6 @@ static kvp_status memory_terms(const kvp_deployment *d, uint32_t tp, uint32_t pp
     meas.has_cuda_graph = in->has_cuda_graph;
     meas.cuda_graph_bytes = in->cuda_graph_bytes;
     meas.cuda_graph_apart = k->cuda_graph_apart;
-    meas.non_torch_after_init = k->non_torch_after_init;
     kvp_estimate_settings es;
     memset(&es, 0, sizeof es);
     es.tp = tp;
@@ -185,6 +209,11 @@ static kvp_status memory_terms(const kvp_deployment *d, uint32_t tp, uint32_t pp
     es.expert_ranks = k->expert_ranks;
     es.ep = k->ep;
     es.expert_inter_align = k->expert_inter_align;
+    es.engine = k->engine;
+    es.compute_capability = d->startup.gpu_known ? d->startup.gpu.compute_capability : 0;
+    es.max_seq_len = k->max_seq_len;
+    es.cuda_graph_size_count = in->cuda_graph_size_count;
+    memcpy(es.cuda_graph_sizes, in->cuda_graph_sizes, sizeof es.cuda_graph_sizes);
     kvp_status st = kvp_memory_resolve(d->model, &meas, &es, m, err);
     if (st != KVP_OK) return st;
     if (in->local_graph_bytes && (m->estimated & KVP_MEM_EST_ACTIVATION) &&
@@ -205,6 +234,33 @@ static void report_memory(kvp_deploy_result *out, const kvp_memory_facts *m, boo
                                                          KVP_MEM_EST_ACTIVATION |
                                                          KVP_MEM_EST_NON_TORCH |
                                                          KVP_MEM_EST_CUDA_GRAPH)) != 0;
+}
+
+/* Whether the terms allocated after sizing fit what sizing left (MEMORY.md 1.1,
+ * 2.6): TRT-LLM's second capture and decode sampler in 1 - fraction, vLLM's
+ * context and NCCL init in 1 - u. A shortfall is flagged: the engine would fail
+ * after the KV cache is allocated, and every such term is an estimate. */
+static void headroom_check(kvp_deploy_result *out, const kvp_memory_facts *m, uint64_t headroom) {
+    uint64_t need = 0;
+    for (uint32_t i = 0; i < m->term_count; i++)
+        if (m->terms[i].charge != KVP_MEM_CHARGE_PEAK && !kvp__add_u64(need, m->terms[i].bytes, &need))
+            need = UINT64_MAX;
+    out->headroom_bytes = headroom;
+    out->headroom_need_bytes = need;
+    out->headroom_short = need > headroom;
+    if (!out->headroom_short) return;
+    char names[160] = "";
+    size_t n = 0;
+    for (uint32_t i = 0; i < m->term_count && n + 1 < sizeof names; i++)
+        if (m->terms[i].charge != KVP_MEM_CHARGE_PEAK) {
+            int w = snprintf(names + n, sizeof names - n, "%s%s", n ? ", " : "", m->terms[i].name);
+            if (w > 0) n += (size_t)w;
+        }
+    if (n >= sizeof names) names[sizeof names - 1] = '\0';
+    warn(out, "headroom: %.2f GiB left after sizing cannot hold the %.2f GiB allocated later "
+              "(%s): the engine would run out of memory after the KV cache is allocated; "
+              "lower the fraction or the batch",
+         (double)headroom / 1073741824.0, (double)need / 1073741824.0, names);
 }
 
 /* ------------------------------------------------------ TensorRT-LLM */
@@ -383,6 +439,12 @@ static kvp_status plan_trtllm(const kvp_deployment *dep, kvp_deploy_result *out,
         }
         /* No profiling pass, no activation peak. */
         if (st == KVP_OK && !out->estimation.estimating) m.activation_bytes = 0;
+        uint64_t left = 0;
+        if (st == KVP_OK && kvp__add_u64(m.total_bytes - (out->cap.peak_bytes < m.total_bytes
+                                                              ? out->cap.peak_bytes
+                                                              : m.total_bytes),
+                                         dep->memory.estimation_kv_bytes, &left))
+            headroom_check(out, &m, left > out->cap.budget_bytes ? left - out->cap.budget_bytes : 0);
     } else {
         st = kvp_creator_prepare_estimation(c, 0, &out->estimation, &e);
         out->estimation.estimating = false;
@@ -512,6 +574,9 @@ static kvp_status plan_policy(const kvp_deployment *dep, kvp_deploy_result *out,
     /* The one --num-speculative-tokens the start-up rules read is what the engine
      * sizes its state by (vLLM speculative_config.num_speculative_tokens). */
     if (!s.num_speculative_tokens) s.num_speculative_tokens = dep->startup.num_speculative_tokens;
+    /* vLLM picks max_num_seqs by the GPU (get_batch_defaults): the sampler rows,
+     * the graph list and the batch cap all follow from it. */
+    if (s.engine == KVP_ENGINE_VLLM && !s.max_num_seqs) s.max_num_seqs = vllm_default_max_num_seqs(dep);
     if (pt->tp) s.tp = pt->tp;
     if (pt->pp) s.pp = pt->pp;
     uint32_t tp = s.tp ? s.tp : 1, pp = s.pp ? s.pp : 1;
@@ -567,6 +632,11 @@ static kvp_status plan_policy(const kvp_deployment *dep, kvp_deploy_result *out,
     kvp_policy_result *r = &out->policy;
     kvp_status st = kvp_policy_plan(dep->model, &s, r, &e);
     if (st != KVP_OK) return step_failed(out, st, &e, err);
+    if (have_mem && pt->engine == KVP_ENGINE_VLLM && !dep->memory.kv_budget_bytes) {
+        double u = s.gpu_memory_utilization > 0 ? s.gpu_memory_utilization : 0.9;
+        uint64_t req = (uint64_t)ceil((double)m.total_bytes * u);
+        headroom_check(out, &m, m.total_bytes > req ? m.total_bytes - req : 0);
+    }
     out->report = r->report;
     for (uint32_t i = 0; i < r->note_count; i++) warn_text(out, r->notes[i]);
     const kvp_engine_report *rep = &r->report;

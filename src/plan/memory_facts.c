@@ -9,6 +9,25 @@
 #include "kvplan/plan.h"
 #include "util.h"
 
+/* Drop the estimated terms of `part` and put the user's figure in their place:
+ * a term the user gives is never also estimated. */
+static void give_part(kvp_memory_facts *m, uint32_t part, const char *name, uint64_t bytes,
+                      const char *source) {
+    uint32_t w = 0;
+    for (uint32_t i = 0; i < m->term_count; i++)
+        if (m->terms[i].part != part) m->terms[w++] = m->terms[i];
+    m->term_count = w;
+    if (w >= KVP_MEM_TERMS_MAX) return;
+    kvp_memory_term *t = &m->terms[m->term_count++];
+    memset(t, 0, sizeof *t);
+    kvp__strlcpy(t->name, name, sizeof t->name);
+    t->bytes = bytes;
+    t->part = part;
+    t->mark = KVP_MEM_MARK_GIVEN;
+    t->charge = KVP_MEM_CHARGE_PEAK;
+    kvp__strlcpy(t->source, source, sizeof t->source);
+}
+
 kvp_status kvp_memory_resolve(const kvp_model *model, const kvp_memory_measured *in,
                               const kvp_estimate_settings *estimate, kvp_memory_facts *m,
                               kvp_error *err) {
@@ -20,12 +39,10 @@ kvp_status kvp_memory_resolve(const kvp_model *model, const kvp_memory_measured 
     bool has_activation = in->has_peak || in->has_activation_peak;
     /* A term given is never also estimated: the estimate runs only for what is missing. */
     bool graphs_missing = in->cuda_graph_apart && !in->has_cuda_graph && estimate->cuda_graphs;
-    kvp_estimate_detail det;
-    memset(&det, 0, sizeof det);
     if (!(in->has_weights && has_activation && in->has_non_torch) || graphs_missing) {
         kvp_estimate_settings es = *estimate;
         es.total_bytes = in->total_bytes;
-        kvp_status st = kvp_memory_estimate_detail(model, &es, m, &det, err);
+        kvp_status st = kvp_memory_estimate(model, &es, m, err);
         if (st != KVP_OK) return st;
     }
     m->total_bytes = in->total_bytes;
@@ -45,32 +62,47 @@ kvp_status kvp_memory_resolve(const kvp_model *model, const kvp_memory_measured 
                              (unsigned long long)m->weights_bytes);
         m->activation_bytes = in->peak_bytes - m->weights_bytes;
         m->estimated &= ~(uint32_t)KVP_MEM_EST_ACTIVATION;
+        give_part(m, KVP_MEM_EST_ACTIVATION, "activation_peak", m->activation_bytes,
+                  "given: peak_bytes - weights");
     } else if (in->has_activation_peak) {
         m->activation_bytes = in->activation_peak_bytes;
         m->estimated &= ~(uint32_t)KVP_MEM_EST_ACTIVATION;
+        give_part(m, KVP_MEM_EST_ACTIVATION, "activation_peak", m->activation_bytes,
+                  "given: activation_peak_bytes");
     }
     if (in->has_non_torch) {
         m->non_torch_bytes = in->non_torch_bytes;
         m->estimated &= ~(uint32_t)KVP_MEM_EST_NON_TORCH;
+        give_part(m, KVP_MEM_EST_NON_TORCH, "non_torch", m->non_torch_bytes,
+                  "given: non_torch_bytes");
         if (!in->cuda_graph_apart) {
-            m->cuda_graph_bytes = 0; /* a measurement includes the captured graphs */
+            /* A measurement includes the captured graphs (TRT-LLM: used - allocated). */
+            m->cuda_graph_bytes = 0;
             m->estimated &= ~(uint32_t)KVP_MEM_EST_CUDA_GRAPH;
+            give_part(m, KVP_MEM_EST_CUDA_GRAPH, "cuda_graphs", 0,
+                      "given: inside non_torch_bytes");
         }
-    } else {
-        /* The engine's request is taken after its start-up snapshot: only what appears
-         * later counts (vLLM: the CUDA context and NCCL are already in the snapshot). */
-        if (in->non_torch_after_init) m->non_torch_bytes = det.non_torch_after_init_bytes;
-        if (in->free_bytes && in->total_bytes > in->free_bytes) {
-            /* Memory already held on the device (other processes, a context) counts like
-             * memory outside the allocator: the seed's peak adds total_used - torch_used. */
-            uint64_t held = in->total_bytes - in->free_bytes;
-            if (!kvp__add_u64(m->non_torch_bytes, held, &m->non_torch_bytes))
-                return kvp__fail(err, KVP_OVERFLOW, NULL, "free_bytes", "memory figures overflow");
+    } else if (in->free_bytes && in->total_bytes > in->free_bytes) {
+        /* Memory already held on the device (other processes, a context) counts like
+         * memory outside the allocator: the seed's peak adds total_used - torch_used. */
+        uint64_t held = in->total_bytes - in->free_bytes;
+        if (!kvp__add_u64(m->non_torch_bytes, held, &m->non_torch_bytes))
+            return kvp__fail(err, KVP_OVERFLOW, NULL, "free_bytes", "memory figures overflow");
+        if (m->term_count < KVP_MEM_TERMS_MAX) {
+            kvp_memory_term *t = &m->terms[m->term_count++];
+            memset(t, 0, sizeof *t);
+            kvp__strlcpy(t->name, "held_on_device", sizeof t->name);
+            t->bytes = held;
+            t->part = KVP_MEM_EST_NON_TORCH;
+            t->mark = KVP_MEM_MARK_GIVEN;
+            kvp__strlcpy(t->source, "given: total_bytes - free_bytes", sizeof t->source);
         }
     }
     if (in->has_cuda_graph) {
         m->cuda_graph_bytes = in->cuda_graph_bytes;
         m->estimated &= ~(uint32_t)KVP_MEM_EST_CUDA_GRAPH;
+        give_part(m, KVP_MEM_EST_CUDA_GRAPH, "cuda_graphs", m->cuda_graph_bytes,
+                  "given: cuda_graph_bytes");
     }
     return KVP_OK;
 }

@@ -56,15 +56,25 @@ static uint64_t elem_size(const sdtype *d) {
 
 /* Default mem_fraction_static from the GPU size (server_args._handle_gpu_memory_settings,
  * 2025-2026). [uncertain] older releases used fixed values per TP size. */
+void kvp_sglang_memory_tier(uint64_t gpu_bytes, uint32_t tp, uint32_t *chunked_prefill_size,
+                            uint32_t *cuda_graph_max_bs) {
+    double mb = (double)gpu_bytes / 1048576.0;
+    uint32_t chunk, graph_bs;
+    if (mb < 20 * 1024) { chunk = 2048; graph_bs = 8; }
+    else if (mb < 35 * 1024) { chunk = 2048; graph_bs = tp < 4 ? 24 : 80; }
+    else if (mb < 60 * 1024) { chunk = 4096; graph_bs = tp < 4 ? 32 : 160; }
+    else if (mb < 90 * 1024) { chunk = 8192; graph_bs = tp < 4 ? 256 : 512; }
+    else if (mb < 160 * 1024) { chunk = 8192; graph_bs = tp < 4 ? 256 : 512; }
+    else { chunk = 16384; graph_bs = 512; }
+    *chunked_prefill_size = chunk;
+    *cuda_graph_max_bs = graph_bs;
+}
+
 static double default_mfs(uint64_t gpu_bytes, const kvp_policy_settings *s) {
     double mb = (double)gpu_bytes / 1048576.0;
-    double chunk, graph_bs;
-    if (mb < 20 * 1024) { chunk = 2048; graph_bs = 8; }
-    else if (mb < 35 * 1024) { chunk = 2048; graph_bs = s->tp < 4 ? 24 : 80; }
-    else if (mb < 60 * 1024) { chunk = 4096; graph_bs = s->tp < 4 ? 32 : 160; }
-    else if (mb < 90 * 1024) { chunk = 8192; graph_bs = s->tp < 4 ? 256 : 512; }
-    else if (mb < 160 * 1024) { chunk = 8192; graph_bs = s->tp < 4 ? 256 : 512; }
-    else { chunk = 16384; graph_bs = 512; }
+    uint32_t chunk_u, graph_u;
+    kvp_sglang_memory_tier(gpu_bytes, s->tp, &chunk_u, &graph_u);
+    double chunk = chunk_u, graph_bs = graph_u;
     double reserve = 512 + (chunk > 2048 ? chunk : 2048) * 1.5 + graph_bs * 2 +
                      (double)s->tp * (double)s->pp / 8.0 * 1024;
     if (s->enable_dp_attention) {
@@ -268,7 +278,10 @@ kvp_status kvp__policy_sglang(const kvp_model *model, const kvp_policy_settings 
     } else if (s->total_memory_bytes) {
         double mfs = s->mem_fraction_static > 0 ? s->mem_fraction_static
                                                 : default_mfs(s->total_memory_bytes, s);
-        double X = (double)s->total_memory_bytes / 1073741824.0;
+        /* X is free memory before the weights load: after the CUDA context, NCCL init
+         * and custom all-reduce exist (MEMORY.md 3.2), the non-torch term here. */
+        uint64_t pre = s->non_torch_bytes < s->total_memory_bytes ? s->non_torch_bytes : 0;
+        double X = (double)(s->total_memory_bytes - pre) / 1073741824.0;
         double Y = X - (double)s->weights_bytes / 1073741824.0;
         rest_d = (Y - X * (1.0 - mfs)) * 1073741824.0;
         snprintf(out->budget_formula, sizeof out->budget_formula,

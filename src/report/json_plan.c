@@ -52,6 +52,32 @@ static json_t *memory_json(const kvp_render_input *in, const kvp_deploy_result *
                         have && m->weights_source[0] ? json_string(m->weights_source) : json_null());
     json_object_set_new(mem, "total_source",
                         have && in->total_source ? json_string(in->total_source) : json_null());
+    /* The start-up terms (docs/memory.md): each with how it is known and where
+     * the engine charges it. */
+    static const char *const marks[] = {"exact", "bounded", "estimated", "given"};
+    static const char *const charges[] = {"peak", "headroom", "not_charged"};
+    json_t *terms = json_array();
+    for (uint32_t i = 0; have && i < m->term_count; i++) {
+        const kvp_memory_term *t = &m->terms[i];
+        json_t *j = json_object();
+        json_object_set_new(j, "name", json_string(t->name));
+        json_object_set_new(j, "bytes", ju(t->bytes));
+        const char *part = NULL;
+        for (unsigned b = 0; b < 6; b++)
+            if (t->part == (1u << b)) part = k_est_names[b];
+        json_object_set_new(j, "part", part ? json_string(part) : json_null());
+        json_object_set_new(j, "mark", json_string(marks[t->mark < 4 ? t->mark : 2]));
+        json_object_set_new(j, "charged", json_string(charges[t->charge < 3 ? t->charge : 0]));
+        json_object_set_new(j, "source", json_string(t->source));
+        json_array_append_new(terms, j);
+    }
+    json_object_set_new(mem, "terms", terms);
+    json_t *hr = json_object();
+    json_object_set_new(hr, "available_bytes", have && r->headroom_bytes ? ju(r->headroom_bytes)
+                                                                           : json_null());
+    json_object_set_new(hr, "need_bytes", ju(have ? r->headroom_need_bytes : 0));
+    json_object_set_new(hr, "fits", json_boolean(!r->headroom_short));
+    json_object_set_new(mem, "headroom", hr);
     return mem;
 }
 

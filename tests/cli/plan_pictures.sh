@@ -31,11 +31,12 @@ for p in trtllm vllm sglang llamacpp; do
     [ "$(wc -l <"$T/explain")" -gt "$(wc -l <"$T/plain")" ] || fail "$p: --explain added nothing"
 done
 
-# vLLM, Llama-3.1-8B on an H100: 28136 blocks of 16 tokens = 450176 tokens; the page is
-# one block of one layer: 16 tokens x 8 KV heads x 128 x 2 (K, V) x 2 bytes = 65536;
-# 28136 x 65536 x 32 layers = 59005468672 bytes.
+# vLLM, Llama-3.1-8B on an H100: 27881 blocks of 16 tokens = 446096 tokens (max_num_seqs
+# 1024 on an 80 GB H100, so the dummy sampler holds 1024 rows); the page is one block of
+# one layer: 16 tokens x 8 KV heads x 128 x 2 (K, V) x 2 bytes = 65536;
+# 27881 x 65536 x 32 layers = 58470694912 bytes.
 "$K" plan llama-3.1-8b --gpu h100 --policy vllm --explain >"$T/explain" 2>/dev/null
-grep -qF "pool 'full' (full, 32 layers): 450176 tokens = 28136 blocks x 16 tokens; 28136 x 65536-byte page x 32 layers = 59005468672 bytes" "$T/explain" ||
+grep -qF "pool 'full' (full, 32 layers): 446096 tokens = 27881 blocks x 16 tokens; 27881 x 65536-byte page x 32 layers = 58470694912 bytes" "$T/explain" ||
     fail "vllm --explain pool line: $(grep "pool '" "$T/explain")"
 grep -q '^  budget = ceil(total \* 0.9) - weights' "$T/explain" || fail "vllm --explain has no budget formula"
 grep -q 'weights .* GiB  estimated from config' "$T/explain" || fail "vllm --explain does not mark estimated weights"

@@ -238,24 +238,27 @@ static void test_mxfp4_experts_only(void **state) {
     kvp_model_free(m);
 }
 
-/* Activation peak, runtime memory and CUDA graphs of Llama-3.1-8B for a
- * forward of 8192 tokens (bf16 activations, 2 B):
- *   residual + normed input 2*8192*4096*2            = 134,217,728
- *   attention: qkv 8192*(32*128 + 8*256)*2 = 100,663,296; out 8192*4096*2 =
- *     67,108,864; o_proj out 67,108,864              = 234,881,024
- *   mlp: gate_up 8192*2*14336*2 = 469,762,048 + act 8192*14336*2 =
- *     234,881,024                                    = 704,643,072  <- peak
- *   layer = 704,643,072 + 134,217,728                = 838,860,800
- *   logits: 256 rows * 128256 * (2 + 4 + 4) = 328,335,360 + 67,108,864
- *                                                    = 395,444,224
- *   activation = 838,860,800 + 256 MiB workspace     = 1,107,296,256
- *   non-torch TP1 = 768 MiB context                  = 805,306,368
- *   TP2 adds NCCL 256 MiB + 1 peer x 32 MiB + all-reduce staging
- *     8192*4096*2*2 = 134,217,728                    -> 1,241,513,984
- *   CUDA graphs, batch 2048 capped at 512: sizes 1,2,4 + 64 multiples of 8
- *     = 67 graphs x 32 layers x 256 KiB = 562,036,736, plus the live set of a
- *     512-token layer: residual 8,388,608 + mlp 29,360,128 + 14,680,064
- *                                                    = 614,465,536 */
+/* TensorRT-LLM's start-up terms for Llama-3.1-8B (docs/memory.md), a GPU of
+ * unknown compute capability (Hopper figures), max_num_tokens 8192, bf16
+ * activations (2 B):
+ *   forward_activations: residual + normed input 2*8192*4096*2 = 134,217,728;
+ *     mlp gate_up 8192*2*14336*2 = 469,762,048 + act 8192*14336*2 =
+ *     234,881,024 (the largest layer part)              -> 838,860,800
+ *   attention_workspace: post-RoPE Q 8192*32*128*2         =  67,108,864
+ *   profile_logits: one dummy request (no max_seq_len) x 128256 x 4 = 513,024
+ *   cublas_workspace: 4096 KiB x 8 on SM90, one stream    =  33,554,432
+ *   activation = 940,037,120
+ *   non-torch TP1: cuda_context 768 MiB                   = 805,306,368
+ *   TP2 adds nccl_rings 32 x 9,633,792 = 308,281,344, nccl_nvls 32 MiB x 2 =
+ *     67,108,864, allreduce_fusion_workspace 4*64 MiB*2 + 256*2 = 536,871,424
+ *                                                         -> 1,717,568,000
+ *   CUDA graphs: max batch 128 -> 1..32, 64, 128 = 34 graphs;
+ *     pool: a 128-token forward, residual 2*128*4096*2 = 2,097,152 + mlp
+ *     128*2*14336*2 + 128*14336*2 = 11,010,048       = 13,107,200
+ *     outputs: (528 + 64 + 128) = 720 rows x 128256 x 2 = 184,688,640
+ *     exec: 34 x 1 MiB = 35,651,584                  -> 233,447,424
+ *   headroom: the second capture 233,447,424 + decode sampler
+ *     2048 x 128256 x 8 = 2,101,346,304              -> 2,334,793,728 */
 static void test_activation_llama_8b(void **state) {
     (void)state;
     kvp_model *m = open_model("meta-llama/Llama-3.1-8B");
@@ -266,20 +269,42 @@ static void test_activation_llama_8b(void **state) {
     assert_int_equal(kvp_memory_estimate_detail(m, &s, &f, &d, NULL), KVP_OK);
     assert_int_equal(d.activation_tokens, 8192);
     assert_int_equal(d.activation_layer_bytes, 838860800ull);
-    assert_int_equal(d.activation_logits_bytes, 395444224ull);
+    assert_int_equal(d.activation_logits_bytes, 513024ull);
     assert_string_equal(d.activation_phase, "mlp");
-    assert_int_equal(f.activation_bytes, 1107296256ull);
+    assert_int_equal(f.activation_bytes, 940037120ull);
     assert_int_equal(f.non_torch_bytes, 805306368ull);
-    assert_int_equal(d.cuda_graph_count, 67);
-    assert_int_equal(f.cuda_graph_bytes, 614465536ull);
+    assert_int_equal(d.cuda_graph_count, 34);
+    assert_int_equal(d.cuda_graph_max_batch, 128);
+    assert_int_equal(f.cuda_graph_bytes, 233447424ull);
+    assert_int_equal(f.headroom_need_bytes, 2334793728ull);
     assert_int_equal(f.total_bytes, 80ull << 30);
     assert_int_equal(f.estimated, KVP_MEM_EST_WEIGHTS | KVP_MEM_EST_ACTIVATION |
                                       KVP_MEM_EST_NON_TORCH | KVP_MEM_EST_CUDA_GRAPH);
+    /* every term is named, marked and placed */
+    assert_int_equal(f.term_count, 10); /* no NCCL at TP 1 */
+    assert_string_equal(f.terms[0].name, "forward_activations");
+    assert_int_equal(f.terms[3].bytes, 33554432ull);
+    assert_int_equal(f.terms[3].mark, KVP_MEM_MARK_EXACT);
+    assert_int_equal(f.terms[4].mark, KVP_MEM_MARK_ESTIMATED);
+    assert_int_equal(f.terms[9].charge, KVP_MEM_CHARGE_HEADROOM);
     s = settings(2, 1);
     assert_int_equal(kvp_memory_estimate_detail(m, &s, &f, &d, NULL), KVP_OK);
-    assert_int_equal(f.non_torch_bytes, 1241513984ull);
+    assert_int_equal(f.non_torch_bytes, 1717568000ull);
     assert_int_equal(f.cuda_graph_bytes, 0); /* graphs off */
     assert_false(f.estimated & KVP_MEM_EST_CUDA_GRAPH);
+    /* an explicit capture list: 1, 2, 4, 8 -> 15 rows x 128256 x 2 = 3,847,680 outputs +
+     * 4 MiB exec + an 8-token forward: residual 2*8*4096*2 = 131,072 + mlp
+     * 8*2*14336*2 + 8*14336*2 = 688,128 -> 819,200; total 8,861,184 */
+    s = settings(1, 1);
+    s.cuda_graphs = true;
+    s.cuda_graph_size_count = 4;
+    s.cuda_graph_sizes[0] = 1;
+    s.cuda_graph_sizes[1] = 2;
+    s.cuda_graph_sizes[2] = 4;
+    s.cuda_graph_sizes[3] = 8;
+    assert_int_equal(kvp_memory_estimate_detail(m, &s, &f, &d, NULL), KVP_OK);
+    assert_int_equal(d.cuda_graph_count, 4);
+    assert_int_equal(f.cuda_graph_bytes, 8861184ull);
     kvp_model_free(m);
 }
 
@@ -314,24 +339,38 @@ static void test_builder_model_without_config_text(void **state) {
     kvp_model_free(m);
 }
 
-/* vLLM-style sampler settings on Qwen3.5-35B-A3B at TP 4 (the model of
- * shared/reference case vllm-33): 1024 rows x vocab 248,320 x 22 B =
- * 5,594,152,960, plus half the residual stream 8192*2048*2*2/2 = 33,554,432
- * -> 5,627,707,392 B; with 256 MiB of workspaces 5,896,142,848 B = 5.49 GiB
- * (vLLM logged 5.66 GiB "peak activation" for this model). */
-static void test_vllm_sampler_settings(void **state) {
+/* vLLM's start-up terms on Qwen3.5-35B-A3B at TP 4, an H100 (compute
+ * capability 9.0), max_num_seqs 1024: the model of shared/reference case
+ * vllm-33 (its drafter is not modelled).
+ *   profile_peak: the dummy sampler, R = min(1024, 8192) rows x vocab 248,320 x
+ *     (bf16 2 + fp32 4 + FlashInfer probs/renorm 8 = 14) = 3,559,915,520 +
+ *     hidden states [8192, 2048] x 2 = 33,554,432      -> 3,593,469,952
+ *   cublas_workspace: 32 MiB x 2 streams (shared experts, T > 256) = 67,108,864
+ *   activation = 3,660,578,816 (3.41 GiB; the log's 5.66 GiB also holds the
+ *     DFlash drafter's forward and rejection sampler)
+ *   non-torch increase: custom_allreduce 2 x 8 MiB = 16,777,216 + nccl_nvls
+ *     32 MiB x 4 = 134,217,728 -> 150,994,944 (0.14 GiB; log: 0.13 GiB)
+ *   the CUDA context (768 MiB) and NCCL rings are before the snapshot: in the
+ *     terms, not charged. */
+static void test_vllm_terms(void **state) {
     (void)state;
     kvp_model *m = open_model("Qwen/Qwen3.5-35B-A3B");
     kvp_estimate_settings s = settings(4, 1);
-    s.sampler_rows = 1024;
-    s.sampler_bytes_per_logit = 22;
+    s.engine = KVP_ESTIMATE_VLLM;
+    s.compute_capability = 90;
+    s.max_batch_size = 1024;
     kvp_memory_facts f;
     kvp_estimate_detail d;
     assert_int_equal(kvp_memory_estimate_detail(m, &s, &f, &d, NULL), KVP_OK);
-    assert_int_equal(d.activation_logits_bytes, 5627707392ull);
+    assert_int_equal(d.activation_logits_bytes, 3593469952ull);
     assert_string_equal(d.activation_phase, "logits");
-    assert_int_equal(f.activation_bytes, 5896142848ull);
-    assert_int_equal(d.non_torch_after_init_bytes, 128ull << 20);
+    assert_int_equal(f.activation_bytes, 3660578816ull);
+    assert_int_equal(f.non_torch_bytes, 150994944ull);
+    uint64_t uncharged = 0;
+    for (uint32_t i = 0; i < f.term_count; i++)
+        if (f.terms[i].charge == KVP_MEM_CHARGE_UNCHARGED) uncharged += f.terms[i].bytes;
+    /* 768 MiB + 32 x 9,633,792 = 805,306,368 + 308,281,344 */
+    assert_int_equal(uncharged, 1113587712ull);
     kvp_model_free(m);
 }
 
@@ -458,7 +497,7 @@ int main(void) {
         cmocka_unit_test(test_mxfp4_experts_only),
         cmocka_unit_test(test_activation_llama_8b),
         cmocka_unit_test(test_builder_model_without_config_text),
-        cmocka_unit_test(test_vllm_sampler_settings),
+        cmocka_unit_test(test_vllm_terms),
         cmocka_unit_test(test_families_outside_catalogue),
         cmocka_unit_test(test_per_layer_widths_and_embeddings),
         cmocka_unit_test(test_errors),
