@@ -181,6 +181,7 @@ kvp_status kvp__arch_read(const kvp_model *model, const kvp__arch_opts *opts, kv
     const kvp_model_info *info = kvp_model_get_info(model);
     const kvp_weight_facts *w = &kvp_model_get_facts(model)->weights;
     const char *file = kvp_model_name(model);
+    a->source = file;
     kvp__strlcpy(a->model_type, info->model_type, sizeof a->model_type);
     a->hidden = w->hidden_size;
     a->vocab = w->vocab_size;

@@ -38,6 +38,7 @@ typedef struct gctx {
     uint32_t layer, n_layer;
     uint64_t bytes;
     bool overflow;
+    uint32_t over_layer; /* the layer being costed when the bytes first overflowed */
 } gctx;
 
 static bool use_more_bits(uint32_t i, uint32_t n) {
@@ -98,12 +99,13 @@ static void tensor_at(gctx *g, kvp__ggml type, uint64_t count, uint64_t rows, ui
         type = fallback(type, cols);
     const kvp__ggml_type *ty = &kvp__ggml_types[type];
     uint64_t v;
-    if (!kvp__mul_many_u64(&v, 4, count, rows, cols / ty->block, (uint64_t)ty->type_size)) {
+    if (!kvp__mul_many_u64(&v, 4, count, rows, cols / ty->block, (uint64_t)ty->type_size) ||
+        !kvp__add_u64(g->bytes, sharded && g->tp > 1 ? kvp__ceil_div_u64(v, g->tp) : v,
+                      &g->bytes)) {
+        if (!g->overflow) g->over_layer = g->layer;
         g->overflow = true;
         return;
     }
-    if (sharded && g->tp > 1) v = kvp__ceil_div_u64(v, g->tp);
-    if (!kvp__add_u64(g->bytes, v, &g->bytes)) g->overflow = true;
 }
 
 static void tensor(gctx *g, tkind kind, uint64_t count, uint64_t rows, uint64_t cols) {
@@ -184,7 +186,9 @@ kvp_status kvp__gguf_bytes(const kvp__arch *a, uint32_t tp, uint32_t begin, uint
         f32(&g, 1, a->hidden); /* output_norm */
     }
     if (g.overflow)
-        return kvp__fail(err, KVP_OVERFLOW, NULL, NULL, "weights estimate: bytes overflow");
+        return kvp__fail(err, KVP_OVERFLOW, a->source, "/hidden_size",
+                         "weights estimate (%s): the tensor bytes overflow 64 bits at layer %u",
+                         g.ft->name, g.over_layer);
     *out_bytes = g.bytes;
     return KVP_OK;
 }

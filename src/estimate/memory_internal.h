@@ -107,6 +107,7 @@ typedef struct kvp__arch_opts {
 
 typedef struct kvp__arch {
     char model_type[64];
+    const char *source; /* kvp_model_name(): the file errors name; owned by the model */
     uint64_t hidden, vocab;
     uint32_t layers;
     kvp__layer_arch *layer; /* [layers], owned (kvp__free with the model's allocator) */

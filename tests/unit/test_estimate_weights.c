@@ -485,6 +485,30 @@ static void test_errors(void **state) {
     kvp_model_free(m);
 }
 
+/* An overflow names the file and the term's key (issue 17: it named neither).
+ * Every width at its reader's bound: 65536 experts x 3 matrices x hidden 2^20 x
+ * moe_intermediate 2^24 = 3 x 2^60 parameters a layer (fits), x 100000 layers
+ * = 3.5 x 2^76: past 2^64 at the routed experts. */
+static void test_overflow_named(void **state) {
+    (void)state;
+    const char *cfg = "{\"model_type\": \"qwen3_moe\", \"architectures\": [\"Qwen3MoeForCausalLM\"],"
+                      " \"hidden_size\": 1048576, \"num_hidden_layers\": 100000,"
+                      " \"num_attention_heads\": 8192, \"num_key_value_heads\": 8, \"head_dim\": 128,"
+                      " \"intermediate_size\": 6144, \"moe_intermediate_size\": 16777216,"
+                      " \"num_experts\": 65536, \"num_experts_per_tok\": 8,"
+                      " \"vocab_size\": 151936, \"max_position_embeddings\": 40960,"
+                      " \"torch_dtype\": \"bfloat16\"}";
+    kvp_model *m = from_json(cfg);
+    kvp_estimate_settings s = settings(1, 1);
+    kvp_memory_facts f;
+    kvp_error err;
+    assert_int_equal(kvp_memory_estimate(m, &s, &f, &err), KVP_OVERFLOW);
+    assert_string_equal(err.file, "test.json");
+    assert_string_equal(err.key, "/moe_intermediate_size");
+    assert_non_null(strstr(err.message, "routed experts (layers 0..99999) overflow 64 bits"));
+    kvp_model_free(m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_llama_8b_dense),
@@ -501,6 +525,7 @@ int main(void) {
         cmocka_unit_test(test_families_outside_catalogue),
         cmocka_unit_test(test_per_layer_widths_and_embeddings),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_overflow_named),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
