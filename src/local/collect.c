@@ -191,8 +191,7 @@ static kvp_status size_entry(walker *w, const kvp__local_decl *d, kvp_local_entr
         kvp__strlcpy(msg, w->err ? w->err->message : "overflow", sizeof msg);
         char kp[KVP_ERROR_KEY_MAX];
         snprintf(kp, sizeof kp, "%s/geometry", d->pointer);
-        return kvp__fail(w->err, st, w->ds->source, kp, "declaration '%s': bytes per row: %s",
-                         d->name, msg);
+        return kvp__fail(w->err, st, w->ds->source, kp, "declaration '%s': %s", d->name, msg);
     }
     return KVP_OK;
 }
@@ -230,6 +229,12 @@ static kvp_status run_declarer(walker *w, const kvp__local_module *m, const char
         kvp_status st = size_entry(w, d, &e, formula, sizeof formula, &g);
         w->err = saved;
         if (st == KVP_NOMEM) return kvp__fail(w->err, st, w->ds->source, NULL, "out of memory");
+        /* A size past 64 bits is no declarer raising: the declaration is absurd, and
+         * skipping it would report its cache as 0 B. */
+        if (st == KVP_OVERFLOW) {
+            if (w->err) *w->err = local_err;
+            return st;
+        }
         if (st) {
             /* The declarer raised: drop what it produced so far and move on. */
             r->entry_count = first_entry;
