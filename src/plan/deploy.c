@@ -174,6 +174,15 @@ static kvp_status memory_terms(const kvp_deployment *d, uint32_t tp, uint32_t pp
                                const mem_knobs *k, kvp_dtype weights_dtype, kvp_memory_facts *m,
                                kvp_error *err) {
     const kvp_deploy_memory *in = &d->memory;
+    /* Every policy: free memory is measured on the device (only TRT-LLM's budget reads
+     * it, kvp_memory_resolve checks the other measured terms). */
+    if (in->free_bytes > in->total_bytes)
+        return kvp__fail(err, KVP_CONFIG, NULL, "free_bytes",
+                         "free memory: %llu B (%.2f GiB), more than the device's %llu B (%.2f "
+                         "GiB): a measurement on this device cannot be",
+                         (unsigned long long)in->free_bytes, (double)in->free_bytes / 1073741824.0,
+                         (unsigned long long)in->total_bytes,
+                         (double)in->total_bytes / 1073741824.0);
     kvp_memory_measured meas;
     memset(&meas, 0, sizeof meas);
     meas.total_bytes = in->total_bytes;

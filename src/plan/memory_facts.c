@@ -28,10 +28,69 @@ static void give_part(kvp_memory_facts *m, uint32_t part, const char *name, uint
     kvp__strlcpy(t->source, source, sizeof t->source);
 }
 
+/* GiB figure for a message. */
+static double gib(uint64_t b) { return (double)b / (double)(1ull << 30); }
+
+/* Measured terms that cannot be true together on one device of `total_bytes`: each
+ * was held on that device when it was measured, so none exceeds it, and the
+ * allocator's peak (weights included) was held beside the memory outside the
+ * allocator. A plan from such facts would report a KV budget above the GPU's
+ * memory (issue 17); an estimated term is no measurement and is not checked here
+ * (an estimate above the device is the model not fitting, reported as such). */
+static kvp_status check_measured(const kvp_memory_measured *in, kvp_error *err) {
+    uint64_t total = in->total_bytes;
+    const struct {
+        bool given;
+        uint64_t bytes;
+        const char *key, *what;
+    } one[] = {
+        {in->free_bytes > 0, in->free_bytes, "free_bytes", "free memory"},
+        {in->has_weights, in->weights_bytes, "weights_bytes", "the measured weights"},
+        {in->has_peak, in->peak_bytes, "peak_bytes", "the allocator peak"},
+        {in->has_activation_peak, in->activation_peak_bytes, "activation_peak_bytes",
+         "the activation peak"},
+        {in->has_non_torch, in->non_torch_bytes, "non_torch_bytes",
+         "the memory outside the allocator"},
+        {in->has_cuda_graph, in->cuda_graph_bytes, "cuda_graph_bytes", "the CUDA graphs"},
+    };
+    for (size_t i = 0; i < sizeof one / sizeof one[0]; i++)
+        if (one[i].given && one[i].bytes > total)
+            return kvp__fail(err, KVP_CONFIG, NULL, one[i].key,
+                             "%s: %llu B (%.2f GiB), more than the device's %llu B (%.2f "
+                             "GiB): a measurement on this device cannot be",
+                             one[i].what, (unsigned long long)one[i].bytes, gib(one[i].bytes),
+                             (unsigned long long)total, gib(total));
+    /* The allocator peak, weights included, when both of its parts are measured. */
+    uint64_t peak = 0;
+    const char *peak_key = NULL;
+    if (in->has_peak) {
+        peak = in->peak_bytes;
+        peak_key = "peak_bytes";
+    } else if (in->has_activation_peak && in->has_weights) {
+        if (!kvp__add_u64(in->weights_bytes, in->activation_peak_bytes, &peak) || peak > total)
+            return kvp__fail(err, KVP_CONFIG, NULL, "activation_peak_bytes",
+                             "the measured weights (%.2f GiB) and activation peak (%.2f GiB) "
+                             "together exceed the device's %.2f GiB: the peak held both",
+                             gib(in->weights_bytes), gib(in->activation_peak_bytes), gib(total));
+        peak_key = "activation_peak_bytes";
+    }
+    uint64_t both;
+    if (peak_key && in->has_non_torch &&
+        (!kvp__add_u64(peak, in->non_torch_bytes, &both) || both > total))
+        return kvp__fail(err, KVP_CONFIG, NULL, "non_torch_bytes",
+                         "the allocator peak (%.2f GiB) and the memory outside the "
+                         "allocator (%.2f GiB) together exceed the device's %.2f GiB: both "
+                         "were held during the profiling pass",
+                         gib(peak), gib(in->non_torch_bytes), gib(total));
+    return KVP_OK;
+}
+
 kvp_status kvp_memory_resolve(const kvp_model *model, const kvp_memory_measured *in,
                               const kvp_estimate_settings *estimate, kvp_memory_facts *m,
                               kvp_error *err) {
     memset(m, 0, sizeof *m);
+    kvp_status cst = check_measured(in, err);
+    if (cst != KVP_OK) return cst;
     if (in->has_peak && in->has_activation_peak)
         return kvp__fail(err, KVP_INVALID_ARG, NULL, "activation_peak_bytes",
                          "give the allocator peak (peak_bytes, weights included) or the "
@@ -128,5 +187,28 @@ kvp_status kvp_creator_configure_from_facts(kvp_creator *c, const kvp_memory_fac
     mm.allocated_during_estimation_bytes = estimation_kv_bytes;
     mm.weights_bytes = m->weights_bytes;
     mm.used_bytes = used;
-    return kvp_creator_configure(c, &mm, cap, err);
+    /* The temporary KV cache of the profiling pass was on the device beside the
+     * weights: with both, it cannot exceed the rest. */
+    if (estimation_kv_bytes > 0 && (estimation_kv_bytes > m->total_bytes ||
+                                    m->weights_bytes > m->total_bytes - estimation_kv_bytes))
+        return kvp__fail(err, KVP_CONFIG, NULL, "estimation_kv_bytes",
+                         "the temporary KV cache of the profiling pass (%.2f GiB) and the "
+                         "weights (%.2f GiB, %s) exceed the device's %.2f GiB: the pass held both",
+                         gib(estimation_kv_bytes), gib(m->weights_bytes),
+                         m->estimated & KVP_MEM_EST_WEIGHTS ? "estimated" : "measured",
+                         gib(m->total_bytes));
+    st = kvp_creator_configure(c, &mm, cap, err);
+    if (st != KVP_OK) return st;
+    /* Every policy's budget is a share of the device: a budget above it can only come
+     * from a temporary KV cache the peak did not hold (TensorRT-LLM adds it back
+     * because torch's peak includes it). */
+    if (cap->budget_bytes > m->total_bytes)
+        return kvp__fail(err, KVP_CONFIG, NULL,
+                         estimation_kv_bytes ? "estimation_kv_bytes" : "total_bytes",
+                         "the KV budget (%.2f GiB) would exceed the device's %.2f GiB: the "
+                         "temporary KV cache added back (%.2f GiB) is more than the peak "
+                         "(%.2f GiB) held; give the measured peak that includes it",
+                         gib(cap->budget_bytes), gib(m->total_bytes), gib(estimation_kv_bytes),
+                         gib(cap->peak_bytes));
+    return KVP_OK;
 }

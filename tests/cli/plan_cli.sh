@@ -45,7 +45,10 @@ case "$out" in *"T-PAR-1"*) ;; *) fail "TP 3 refusal does not name T-PAR-1: $out
 check_no plan llama-3.1-8b --kv-budget 1MiB --max-seq-len 8192
 check_bad plan llama-3.1-8b --kv-budget 40GiB --bogus-option
 check_bad plan llama-3.1-8b --gpu-mem 80GiB --weights 70GiB --peak 60GiB --non-torch 1GiB
-check_no plan llama-3.1-8b --gpu-mem 16GiB --weights 15GiB --peak 17GiB --non-torch 1GiB
+# A peak and non-torch memory that fill the device exactly: nothing is left (exit 1) ...
+check_no plan llama-3.1-8b --gpu-mem 16GiB --weights 15GiB --peak 15.5GiB --non-torch 0.5GiB
+# ... a peak the device cannot have held is a contradiction (exit 2, issue 17).
+check_bad plan llama-3.1-8b --gpu-mem 16GiB --weights 15GiB --peak 17GiB --non-torch 1GiB
 check_bad plan llama-3.1-8b --kv-budget 40GiB --spec-mode mtp
 check_bad plan llama-3.1-8b --kv-budget 40GiB --kv-budget-typo 3
 check_bad plan llama-3.1-8b --kv-budget 99999999999999999999999GiB
