@@ -50,26 +50,35 @@ extern "C" {
 /* ------------------------------------------------------------------ workload */
 
 /* One request. Token positions [0, explicit_tokens) have known ids (a shared
- * prefix, or a prompt given as ids); the rest are unique to the request. */
+ * prefix, or a prompt given as ids); the rest are unique to the request. A shared
+ * prefix is a range: its ids are a function of (prefix_index, position), made when
+ * the simulation needs them (kvp_workload_token), never stored. */
 typedef struct kvp_request {
     uint64_t arrival_step;
     uint32_t prompt_tokens;
     uint32_t output_tokens;
     uint32_t prefix_index;    /* 1-based index of a shared prefix, 0 = none */
     uint32_t explicit_tokens; /* ids known for the first explicit_tokens positions */
-    uint64_t token_offset;    /* where those ids start in the workload's token store */
+    uint64_t token_offset;    /* prompt_tokens: where its ids start in the workload's store */
     uint32_t line;            /* workload line (0 for synthetic requests) */
 } kvp_request;
 
 /* Limits on what a workload may declare (bounded before allocating). */
 #define KVP_WORKLOAD_MAX_TOKENS 16777216u    /* per prompt or output */
-/* Requests are held whole (kvp_request, 40 bytes) and the simulator keeps 12 more
- * bytes each (state and queue entry): 10 million requests are 520 MB, under the 1 GiB
- * a simulation may use (1e8 needed 5.2 GB). Past it: KVP_INVALID_ARG / KVP_CONFIG. */
+/* A file's requests are held (kvp_request, 40 bytes each, sorted by arrival):
+ * 10 million are 400 MB, under the 1 GiB a simulation may use. Past it: KVP_CONFIG
+ * naming "requests". */
 #define KVP_WORKLOAD_MAX_REQUESTS 10000000u
+/* A synthetic workload holds none: the simulation draws each request when it
+ * arrives and keeps only the running and preempted ones, so memory does not grow
+ * with the count (requests=1e8 needed 5.2 GB when they were drawn up front). The
+ * bound is time: about 1.5 million short requests a second on one core (1e8: about
+ * 70 s). Past it:
+ * KVP_INVALID_ARG naming "requests". */
+#define KVP_SYNTHETIC_MAX_REQUESTS UINT64_C(100000000)
 #define KVP_WORKLOAD_MAX_FILE_BYTES ((size_t)1 << 31)
-/* Token ids a workload stores (shared prefixes' generated ids and prompt_tokens, 4
- * bytes each): 2^27 ids are 512 MiB, half the 1 GiB a simulation may use. */
+/* Token ids a workload stores (prompt_tokens, 4 bytes each; shared prefixes are
+ * ranges and store none): 2^27 ids are 512 MiB, half the 1 GiB a simulation may use. */
 #define KVP_WORKLOAD_MAX_TOKEN_IDS (UINT64_C(1) << 27)
 /* Longest line of a JSON-lines file: a prompt of KVP_WORKLOAD_MAX_TOKENS ids of up
  * to 10 digits and a comma is 176 MiB; the file is read line by line, so memory
@@ -144,10 +153,26 @@ KVP_API KVP_NODISCARD kvp_status kvp_workload_synthetic(const kvp_synthetic_spec
 
 KVP_API void kvp_workload_free(kvp_workload *workload);
 KVP_API size_t kvp_workload_count(const kvp_workload *workload);
-/* Request i in arrival order (NULL past the end); owned by the workload. */
-KVP_API const kvp_request *kvp_workload_request(const kvp_workload *workload, size_t index);
-/* The ids a request's explicit positions refer to. */
-KVP_API const uint32_t *kvp_workload_tokens(const kvp_workload *workload, const kvp_request *request);
+/* Request i in arrival order into *out; false past the end. A synthetic workload
+ * draws its requests in order, so this costs O(i) there (for inspection; the
+ * simulator reads each request once, as it arrives). */
+KVP_API bool kvp_workload_get(const kvp_workload *workload, size_t index, kvp_request *out);
+/* Reads a workload's requests in arrival order, once each: a file's from its
+ * array, a synthetic one's drawn as read. The reader's own state (fields private),
+ * so a workload stays read-only and two readers may read it at once. */
+typedef struct kvp_workload_cursor {
+    const kvp_workload *w;
+    uint64_t next;     /* requests read so far */
+    uint64_t rng[4];   /* synthetic: the generator after `next` draws */
+    double t;          /* synthetic: arrival of the last request, in steps */
+    uint64_t shared;   /* synthetic: requests given a shared prefix so far */
+} kvp_workload_cursor;
+KVP_API void kvp_workload_cursor_init(kvp_workload_cursor *cursor, const kvp_workload *workload);
+/* The next request into *out; false past the last. */
+KVP_API bool kvp_workload_next(kvp_workload_cursor *cursor, kvp_request *out);
+/* The id at explicit position `position` (< explicit_tokens) of a request; 0 past it. */
+KVP_API uint32_t kvp_workload_token(const kvp_workload *workload, const kvp_request *request,
+                                    uint32_t position);
 /* Warnings gathered while reading (unknown keys, once each). */
 KVP_API size_t kvp_workload_warning_count(const kvp_workload *workload);
 KVP_API const char *kvp_workload_warning(const kvp_workload *workload, size_t index);

@@ -14,24 +14,27 @@
 
 #define PROGRESS_EVERY_STEPS 4096u
 
-/* What a waiting (or preempted) request carries between admissions. */
-typedef struct req_state {
-    uint32_t generated;  /* output tokens sampled so far */
-    uint32_t output;     /* output tokens to sample (cut at max_model_len) */
-} req_state;
+/* A request that arrived and is not running: waiting for its first admission or
+ * preempted. It carries everything the simulation needs of it, so requests are
+ * read from the workload once, as they arrive, and nothing is kept per request
+ * (memory follows the running and preempted requests, not the workload). */
+typedef struct waiting {
+    uint64_t id;              /* arrival order: the pool sequence's salt is id + 1 */
+    uint64_t token_offset;    /* prompt_tokens: where the ids start in the workload */
+    uint32_t prompt;
+    uint32_t output;          /* output tokens to sample (cut at max_model_len) */
+    uint32_t generated;       /* output tokens sampled so far */
+    uint32_t explicit_tokens; /* ids known for the first positions */
+    uint32_t prefix_index;    /* their ids are the prefix's (0: the workload's prompt_tokens) */
+} waiting;
 
 /* A running request: everything a step touches, in one contiguous array so
- * the per-token loop stays in L1 instead of chasing the request table. */
+ * the per-token loop stays in L1. */
 typedef struct run_slot {
-    uint32_t q;          /* request index */
+    waiting q;
     uint32_t seq;        /* pool sequence */
     uint32_t computed;   /* tokens in the pool */
-    uint32_t generated;
-    uint32_t output;
-    uint32_t prompt;
-    uint32_t explicit_tokens; /* ids known for the first positions */
     uint32_t snap_at;    /* recurrent snapshot boundary, 0 = none */
-    const uint32_t *ids; /* those ids */
     uint32_t sched;      /* got tokens this step */
 } run_slot;
 
@@ -40,11 +43,24 @@ typedef struct sim {
     const kvp_workload *w;
     kvp_pool *pool;
     kvp_sim_result *res;
-    req_state *st;
+    const kvp_allocator *alc;
     run_slot *running;    /* admission order */
     uint32_t nrunning;
-    uint32_t *queue;      /* waiting requests: a ring buffer, preempted ones at the front */
+    /* The waiting queue: preempted requests (a ring buffer, newest preempted first),
+     * then those that arrived and were never admitted, first come first served. The
+     * second part is the workload itself up to the current step: `pending` is its
+     * head (read and accepted), the rest is read from `cur` when reached. */
+    waiting *queue;
     size_t qcap, qhead, qlen;
+    waiting pending;
+    bool has_pending;
+    kvp__cursor cur;
+    kvp_request next;     /* the next request not yet arrived (has_next) */
+    bool has_next;
+    uint64_t step;
+    /* Generated prefix ids: the prefix `ids_prefix` holds (0 = none). */
+    uint32_t *ids;
+    uint32_t ids_prefix;
     uint32_t max_batch, max_tokens;
     uint64_t max_model_len;
     uint32_t tpb;
@@ -89,33 +105,35 @@ kvp_status kvp_sim_policy_parse(const char *name, kvp_sim_policy *out, kvp_error
                      name ? name : "");
 }
 
-/* max_new_tokens of request q: the configured one, else max_model_len - prompt. */
-static uint64_t max_new_of(const sim *s, const kvp_request *r) {
-    uint64_t room = s->max_model_len - r->prompt_tokens;
+/* max_new_tokens of a request of `prompt` tokens: the configured one, else
+ * max_model_len - prompt. */
+static uint64_t max_new_of(const sim *s, uint32_t prompt) {
+    uint64_t room = s->max_model_len - prompt;
     uint64_t n = s->cfg->max_new_tokens;
     return n && n < room ? n : room;
 }
 
 static inline uint64_t known_tokens(const run_slot *r) {
-    return (uint64_t)r->prompt + r->generated;
+    return (uint64_t)r->q.prompt + r->q.generated;
 }
 
-static void queue_push_back(sim *s, uint32_t q) {
-    s->queue[(s->qhead + s->qlen) % s->qcap] = q;
-    s->qlen++;
-}
-
-static void queue_push_front(sim *s, uint32_t q) {
+/* A preempted request goes to the front. The ring grows (doubling) when full: it
+ * holds preempted requests only, at most the running ones of some step. */
+static kvp_status queue_push_front(sim *s, const waiting *q, kvp_error *err) {
+    if (s->qlen == s->qcap) {
+        size_t cap = s->qcap ? s->qcap * 2 : 64;
+        waiting *n = kvp__calloc(s->alc, cap, sizeof *n);
+        if (!n) return kvp__fail(err, KVP_NOMEM, NULL, "sim", "out of memory for the queue");
+        for (size_t i = 0; i < s->qlen; i++) n[i] = s->queue[(s->qhead + i) % s->qcap];
+        kvp__free(s->alc, s->queue);
+        s->queue = n;
+        s->qcap = cap;
+        s->qhead = 0;
+    }
     s->qhead = (s->qhead + s->qcap - 1) % s->qcap;
-    s->queue[s->qhead] = q;
+    s->queue[s->qhead] = *q;
     s->qlen++;
-}
-
-static uint32_t queue_pop(sim *s) {
-    uint32_t q = s->queue[s->qhead];
-    s->qhead = (s->qhead + 1) % s->qcap;
-    s->qlen--;
-    return q;
+    return KVP_OK;
 }
 
 /* Blocks pool part `p` needs at least for a request of `len` tokens, however
@@ -138,55 +156,105 @@ static uint64_t need_blocks(const sim *s, const kvp_pool_spec *p, uint64_t len) 
     }
 }
 
-/* Blocks request q reserves in pool k under GUARANTEED_NO_EVICT: every block of
- * prompt + max_new_tokens (a window pool: of one window), as
+/* Blocks a request of `prompt` tokens reserves in pool k under GUARANTEED_NO_EVICT:
+ * every block of prompt + max_new_tokens (a window pool: of one window), as
  * getRemainingBlocksToCompletion counts them for a request holding nothing. */
-static uint64_t reservation(const sim *s, uint32_t q, uint32_t k) {
-    const kvp_request *r = &s->w->requests[q];
-    return need_blocks(s, &s->cfg->pool.pools[k], (uint64_t)r->prompt_tokens + max_new_of(s, r));
+static uint64_t reservation(const sim *s, uint32_t prompt, uint32_t k) {
+    return need_blocks(s, &s->cfg->pool.pools[k], (uint64_t)prompt + max_new_of(s, prompt));
 }
 
-static bool reserve(sim *s, uint32_t q) {
+static bool reserve(sim *s, uint32_t prompt) {
     uint32_t n = s->cfg->pool.pool_count;
     for (uint32_t k = 0; k < n; k++)
-        if (s->reserved[k] + reservation(s, q, k) > s->cfg->pool.pools[k].blocks) return false;
-    for (uint32_t k = 0; k < n; k++) s->reserved[k] += reservation(s, q, k);
+        if (s->reserved[k] + reservation(s, prompt, k) > s->cfg->pool.pools[k].blocks)
+            return false;
+    for (uint32_t k = 0; k < n; k++) s->reserved[k] += reservation(s, prompt, k);
     return true;
 }
 
-static void unreserve(sim *s, uint32_t q) {
+static void unreserve(sim *s, uint32_t prompt) {
     if (s->cfg->policy != KVP_SIM_TRTLLM) return;
-    for (uint32_t k = 0; k < s->cfg->pool.pool_count; k++) s->reserved[k] -= reservation(s, q, k);
+    for (uint32_t k = 0; k < s->cfg->pool.pool_count; k++)
+        s->reserved[k] -= reservation(s, prompt, k);
 }
 
-/* Arrival: reject what the engine would refuse or what can never fit. */
-static void arrive(sim *s, uint32_t q) {
-    const kvp_request *r = &s->w->requests[q];
+/* Arrival of request `id`: reject what the engine would refuse or what can never
+ * fit; else it is the waiting queue's newest entry (*out). */
+static bool arrive(sim *s, const kvp_request *r, uint64_t id, waiting *out) {
     kvp_sim_result *res = s->res;
     if (r->prompt_tokens > s->max_model_len) {
         res->rejected_too_long++;
         s->done++;
-        return;
+        return false;
     }
     /* The output stops at max_model_len; the last sampled token is never written. */
     uint64_t room = s->max_model_len - r->prompt_tokens + 1;
     /* A request's max_new_tokens cuts its output too. */
     if (s->cfg->max_new_tokens && s->cfg->max_new_tokens < room) room = s->cfg->max_new_tokens;
-    req_state *t = &s->st[q];
-    t->output = r->output_tokens < room ? r->output_tokens : (uint32_t)room;
-    t->generated = 0;
-    uint64_t peak_len = (uint64_t)r->prompt_tokens + t->output - 1;
+    waiting t = {.id = id,
+                 .token_offset = r->token_offset,
+                 .prompt = r->prompt_tokens,
+                 .output = r->output_tokens < room ? r->output_tokens : (uint32_t)room,
+                 .explicit_tokens = r->explicit_tokens,
+                 .prefix_index = r->prefix_index};
+    uint64_t peak_len = (uint64_t)r->prompt_tokens + t.output - 1;
     /* TensorRT-LLM holds the whole reservation before the first token. */
-    if (s->cfg->policy == KVP_SIM_TRTLLM) peak_len = (uint64_t)r->prompt_tokens + max_new_of(s, r);
+    if (s->cfg->policy == KVP_SIM_TRTLLM)
+        peak_len = (uint64_t)r->prompt_tokens + max_new_of(s, r->prompt_tokens);
     bool fits = !(s->cfg->no_chunked_prefill && r->prompt_tokens > s->max_tokens);
     for (uint32_t k = 0; k < s->cfg->pool.pool_count && fits; k++)
         fits = need_blocks(s, &s->cfg->pool.pools[k], peak_len) <= s->cfg->pool.pools[k].blocks;
     if (!fits) {
         res->rejected_never_fit++;
         s->done++;
+        return false;
+    }
+    *out = t;
+    return true;
+}
+
+/* Read the workload up to the current step until the queue's tail has a head
+ * (`pending`) or nothing more has arrived. */
+static void refill(sim *s) {
+    while (!s->has_pending && s->has_next && s->next.arrival_step <= s->step) {
+        uint64_t id = s->cur.next - 1;
+        s->has_pending = arrive(s, &s->next, id, &s->pending);
+        s->has_next = kvp__cursor_next(&s->cur, &s->next);
+    }
+}
+
+/* Whether a request waits (preempted, or arrived and not yet admitted). */
+static bool has_waiting(sim *s) {
+    refill(s);
+    return s->qlen > 0 || s->has_pending;
+}
+
+/* The queue's front: the newest preempted request, else the oldest arrival. */
+static waiting *queue_front(sim *s) {
+    return s->qlen > 0 ? &s->queue[s->qhead] : &s->pending;
+}
+
+static void queue_pop(sim *s) {
+    if (s->qlen > 0) {
+        s->qhead = (s->qhead + 1) % s->qcap;
+        s->qlen--;
         return;
     }
-    queue_push_back(s, q);
+    s->has_pending = false;
+    refill(s);
+}
+
+/* Ids of a running request's explicit positions: its prompt_tokens in the
+ * workload, or its prefix's, made into s->ids when another prefix is there. */
+static const uint32_t *ids_of(sim *s, const waiting *q) {
+    if (!q->explicit_tokens) return NULL;
+    if (!q->prefix_index) return s->w->tokens + q->token_offset;
+    if (s->ids_prefix != q->prefix_index) {
+        for (uint32_t i = 0; i < q->explicit_tokens; i++)
+            s->ids[i] = kvp__prefix_token(q->prefix_index, i);
+        s->ids_prefix = q->prefix_index;
+    }
+    return s->ids;
 }
 
 /* Tokens to schedule for r: at most `budget`; without chunked prefill a
@@ -208,10 +276,10 @@ static inline kvp_status append(sim *s, run_slot *r, uint64_t n, kvp_error *err)
     uint64_t c = r->computed;
     uint64_t ex = 0;
     const uint32_t *tok = NULL;
-    if (c < r->explicit_tokens) {
-        ex = r->explicit_tokens - c;
+    if (c < r->q.explicit_tokens) {
+        ex = r->q.explicit_tokens - c;
         if (ex > n) ex = n;
-        tok = r->ids + c;
+        tok = ids_of(s, &r->q) + c;
     }
     kvp_status st = kvp_pool_seq_append(s->pool, r->seq, tok, ex, n, err);
     if (st != KVP_OK) return st;
@@ -231,9 +299,9 @@ static void running_remove(sim *s, uint32_t i) {
     s->nrunning--;
 }
 
-static void reject_never_fit(sim *s, uint32_t seq, uint32_t q) {
+static void reject_never_fit(sim *s, uint32_t seq, uint32_t prompt) {
     kvp_pool_seq_close(s->pool, seq);
-    unreserve(s, q);
+    unreserve(s, prompt);
     s->res->rejected_never_fit++;
     s->done++;
 }
@@ -243,7 +311,8 @@ static uint32_t retract_victim(const sim *s) {
     uint32_t best = 0;
     for (uint32_t i = 1; i < s->nrunning; i++) {
         const run_slot *a = &s->running[i], *b = &s->running[best];
-        if (a->generated < b->generated || (a->generated == b->generated && a->prompt > b->prompt))
+        if (a->q.generated < b->q.generated ||
+            (a->q.generated == b->q.generated && a->q.prompt > b->q.prompt))
             best = i;
     }
     return best;
@@ -255,8 +324,8 @@ static void sglang_reestimate(sim *s) {
     double decoded = 0, max_new = 0;
     for (uint32_t i = 0; i < s->nrunning; i++) {
         const run_slot *r = &s->running[i];
-        decoded += r->generated;
-        max_new += (double)max_new_of(s, &s->w->requests[r->q]);
+        decoded += r->q.generated;
+        max_new += (double)max_new_of(s, r->q.prompt);
     }
     double est = max_new > 0 ? (decoded + (double)SGL_RETRACT_STEPS * s->nrunning) / max_new : 1.0;
     s->ratio = est < 1.0 ? est : 1.0;
@@ -275,7 +344,7 @@ static double sglang_room(const sim *s) {
     }
     for (uint32_t i = 0; i < s->nrunning; i++) {
         const run_slot *r = &s->running[i];
-        uint64_t left = max_new_of(s, &s->w->requests[r->q]) - r->generated;
+        uint64_t left = max_new_of(s, r->q.prompt) - r->q.generated;
         room -= s->ratio * (double)(left < SGL_CLIP_NEW_TOKENS ? left : SGL_CLIP_NEW_TOKENS);
     }
     return room;
@@ -294,7 +363,7 @@ static kvp_status serve_running(sim *s, uint64_t *budget, bool *preempted, kvp_e
         kvp_status st = append(s, r, n, err);
         if (st == KVP_INFEASIBLE) {
             if (s->nrunning == 1) { /* alone in the pool and still short */
-                reject_never_fit(s, r->seq, r->q);
+                reject_never_fit(s, r->seq, r->q.prompt);
                 running_remove(s, 0);
                 break;
             }
@@ -304,9 +373,9 @@ static kvp_status serve_running(sim *s, uint64_t *budget, bool *preempted, kvp_e
             uint32_t vi = s->cfg->policy == KVP_SIM_SGLANG ? retract_victim(s) : s->nrunning - 1;
             run_slot *v = &s->running[vi];
             kvp_pool_seq_close(s->pool, v->seq);
-            unreserve(s, v->q);
-            s->st[v->q].generated = v->generated;
-            queue_push_front(s, v->q);
+            unreserve(s, v->q.prompt);
+            kvp_status qs = queue_push_front(s, &v->q, err);
+            if (qs != KVP_OK) return qs;
             running_remove(s, vi);
             s->res->preemptions++;
             *preempted = true;
@@ -324,14 +393,13 @@ static kvp_status serve_running(sim *s, uint64_t *budget, bool *preempted, kvp_e
 
 static kvp_status admit(sim *s, uint64_t *budget, kvp_error *err) {
     double sgl_room = s->cfg->policy == KVP_SIM_SGLANG ? sglang_room(s) : 0;
-    while (s->qlen > 0 && s->nrunning < s->max_batch && *budget > 0) {
-        uint32_t q = s->queue[s->qhead];
-        const kvp_request *req = &s->w->requests[q];
+    while (s->nrunning < s->max_batch && *budget > 0 && has_waiting(s)) {
+        const waiting *req = queue_front(s);
         run_slot *r = &s->running[s->nrunning];
         if (s->cfg->policy == KVP_SIM_SGLANG) {
             /* The prompt plus its clipped max_new_tokens must fit what is left. */
-            uint64_t mn = max_new_of(s, req);
-            double need = (double)req->prompt_tokens +
+            uint64_t mn = max_new_of(s, req->prompt);
+            double need = (double)req->prompt +
                           (double)(mn < SGL_CLIP_NEW_TOKENS ? mn : SGL_CLIP_NEW_TOKENS);
             if (need > sgl_room) {
                 if (s->nrunning > 0) break;
@@ -344,10 +412,10 @@ static kvp_status admit(sim *s, uint64_t *budget, kvp_error *err) {
             sgl_room -= need;
         }
         /* GUARANTEED_NO_EVICT: first come first served, stop at the first misfit. */
-        if (s->cfg->policy == KVP_SIM_TRTLLM && !reserve(s, q)) break;
-        kvp_status st = kvp_pool_seq_open(s->pool, (uint64_t)q + 1, &r->seq, err);
+        if (s->cfg->policy == KVP_SIM_TRTLLM && !reserve(s, req->prompt)) break;
+        kvp_status st = kvp_pool_seq_open(s->pool, req->id + 1, &r->seq, err);
         if (st == KVP_INFEASIBLE) {
-            unreserve(s, q);
+            unreserve(s, req->prompt);
             if (s->nrunning > 0) break;
             queue_pop(s);
             s->res->rejected_never_fit++;
@@ -355,20 +423,15 @@ static kvp_status admit(sim *s, uint64_t *budget, kvp_error *err) {
             continue;
         }
         if (st != KVP_OK) return st;
-        r->q = q;
-        r->generated = s->st[q].generated;
-        r->output = s->st[q].output;
-        r->prompt = req->prompt_tokens;
-        r->explicit_tokens = req->explicit_tokens;
-        r->ids = req->explicit_tokens ? s->w->tokens + req->token_offset : NULL;
+        r->q = *req;
         r->snap_at = s->reuse && s->has_recurrent && req->prefix_index
                          ? req->explicit_tokens / s->tpb * s->tpb
                          : 0;
         r->sched = 0;
         uint64_t known = known_tokens(r), hit = 0;
         if (s->reuse) {
-            uint64_t ex = r->explicit_tokens < known ? r->explicit_tokens : known;
-            st = kvp_pool_seq_match(s->pool, r->seq, r->ids, ex, known, &hit, err);
+            uint64_t ex = r->q.explicit_tokens < known ? r->q.explicit_tokens : known;
+            st = kvp_pool_seq_match(s->pool, r->seq, ids_of(s, &r->q), ex, known, &hit, err);
             if (st != KVP_OK) return st;
         }
         r->computed = (uint32_t)hit;
@@ -377,11 +440,11 @@ static kvp_status admit(sim *s, uint64_t *budget, kvp_error *err) {
         if (st == KVP_INFEASIBLE) {
             if (s->nrunning > 0 || n == 0) {
                 kvp_pool_seq_close(s->pool, r->seq);
-                unreserve(s, q);
+                unreserve(s, r->q.prompt);
                 break;
             }
             queue_pop(s);
-            reject_never_fit(s, r->seq, q);
+            reject_never_fit(s, r->seq, r->q.prompt);
             continue;
         }
         if (st != KVP_OK) return st;
@@ -402,13 +465,13 @@ static void sample_and_finish(sim *s) {
     for (uint32_t i = 0; i < s->nrunning; i++) {
         run_slot *r = &s->running[i];
         if (r->sched && r->computed == known_tokens(r)) {
-            r->generated++;
-            if (r->generated >= r->output) {
+            r->q.generated++;
+            if (r->q.generated >= r->q.output) {
                 kvp_pool_seq_close(s->pool, r->seq);
-                unreserve(s, r->q);
+                unreserve(s, r->q.prompt);
                 s->res->finished++;
-                s->res->prompt_tokens += r->prompt;
-                s->res->output_tokens += r->generated;
+                s->res->prompt_tokens += r->q.prompt;
+                s->res->output_tokens += r->q.generated;
                 s->done++;
                 continue;
             }
@@ -484,9 +547,9 @@ static double now_seconds(void) {
 
 static void sim_free(sim *s, const kvp_allocator *alc) {
     kvp_pool_free(s->pool);
-    kvp__free(alc, s->st);
     kvp__free(alc, s->running);
     kvp__free(alc, s->queue);
+    kvp__free(alc, s->ids);
 }
 
 kvp_status kvp_sim_run(const kvp_sim_config *config, const kvp_workload *workload,
@@ -519,14 +582,16 @@ kvp_status kvp_sim_run(const kvp_sim_config *config, const kvp_workload *workloa
     s.reuse = cfg.pool.prefix_reuse;
     for (uint32_t k = 0; k < cfg.pool.pool_count; k++)
         s.has_recurrent = s.has_recurrent || cfg.pool.pools[k].kind == KVP_CACHE_RECURRENT;
-    size_t n = workload->count;
-    s.st = kvp__calloc(alc, n ? n : 1, sizeof *s.st);
+    s.alc = alc;
+    size_t n = kvp_workload_count(workload);
+    uint32_t max_prefix = kvp__workload_max_prefix(workload);
     s.running = kvp__calloc(alc, s.max_batch, sizeof *s.running);
-    s.qcap = n + 1;
-    s.queue = kvp__calloc(alc, s.qcap, sizeof *s.queue);
-    if (!s.st || !s.running || !s.queue) {
+    s.ids = max_prefix ? kvp__calloc(alc, max_prefix, sizeof *s.ids) : NULL;
+    if (!s.running || (max_prefix && !s.ids)) {
         sim_free(&s, alc);
-        return kvp__fail(err, KVP_NOMEM, NULL, "sim", "out of memory for %zu requests", n);
+        return kvp__fail(err, KVP_NOMEM, NULL, "sim",
+                         "out of memory for %u running requests and a prefix of %u tokens",
+                         s.max_batch, max_prefix);
     }
     if ((unsigned)cfg.policy > KVP_SIM_SGLANG) {
         sim_free(&s, alc);
@@ -538,14 +603,12 @@ kvp_status kvp_sim_run(const kvp_sim_config *config, const kvp_workload *workloa
     out->promised_max_sequences = kvp_sim_promised_sequences(&cfg.pool, s.max_model_len);
     out->sample_stride_steps = 1;
     double t0 = now_seconds();
-    uint64_t step = 0;
-    size_t next = 0;
+    kvp__cursor_init(&s.cur, workload);
+    s.has_next = kvp__cursor_next(&s.cur, &s.next);
     for (;;) {
-        while (next < n && workload->requests[next].arrival_step <= step)
-            arrive(&s, (uint32_t)next++);
-        if (s.nrunning == 0 && s.qlen == 0) {
-            if (next >= n) break;
-            step = workload->requests[next].arrival_step; /* skip the idle gap */
+        if (s.nrunning == 0 && !has_waiting(&s)) {
+            if (!s.has_next) break;
+            s.step = s.next.arrival_step; /* skip the idle gap */
             continue;
         }
         uint64_t budget = s.max_tokens;
@@ -556,7 +619,7 @@ kvp_status kvp_sim_run(const kvp_sim_config *config, const kvp_workload *workloa
             sim_free(&s, alc);
             return st;
         }
-        if (s.qlen > 0) {
+        if (has_waiting(&s)) {
             /* Requests left waiting: say what kept them out. */
             out->waiting_steps++;
             if (s.nrunning >= s.max_batch) out->cap_bound_steps++;
@@ -570,7 +633,7 @@ kvp_status kvp_sim_run(const kvp_sim_config *config, const kvp_workload *workloa
         out->steps++;
         take_sample(&s);
         sample_and_finish(&s);
-        step++;
+        s.step++;
         if (cfg.progress_fn && out->steps % PROGRESS_EVERY_STEPS == 0)
             cfg.progress_fn(cfg.progress_ctx, s.done, n);
     }

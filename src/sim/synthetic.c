@@ -10,9 +10,7 @@
 
 #include "sim_internal.h"
 
-typedef struct rng {
-    uint64_t s[4];
-} rng;
+typedef kvp__rng rng;
 
 static uint64_t splitmix64(uint64_t *x) {
     uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
@@ -162,11 +160,11 @@ kvp_status kvp_synthetic_parse(const char *text, kvp_synthetic_spec *out, kvp_er
             }
         if (strcmp(key, "requests") == 0) {
             if (!parse_u64(val, &out->requests) || out->requests == 0 ||
-                out->requests > KVP_WORKLOAD_MAX_REQUESTS)
+                out->requests > KVP_SYNTHETIC_MAX_REQUESTS)
                 return kvp__fail(err, KVP_INVALID_ARG, NULL, "requests",
-                                 "'%s': expected 1 to %u requests (the limit of a simulation's "
-                                 "memory)",
-                                 val, KVP_WORKLOAD_MAX_REQUESTS);
+                                 "'%s': expected 1 to %llu requests (the limit of a "
+                                 "simulation's time: they are drawn as it runs)",
+                                 val, (unsigned long long)KVP_SYNTHETIC_MAX_REQUESTS);
         } else if (strcmp(key, "prompt") == 0) {
             st = parse_dist(val, "prompt", &out->prompt, err);
             have_prompt = true;
@@ -212,53 +210,51 @@ kvp_status kvp_synthetic_parse(const char *text, kvp_synthetic_spec *out, kvp_er
     return KVP_OK;
 }
 
+void kvp__synthetic_start(kvp__cursor *c) {
+    rng r;
+    rng_seed(&r, c->w->spec.seed);
+    memcpy(c->rng, r.s, sizeof c->rng);
+}
+
+/* Request c->next: arrival, prompt, output, then whether it shares a prefix (the
+ * draws in this order, so a seed gives the workload it always gave). Prefixes are
+ * used round robin and are ranges (index, length): nothing is stored per prefix. */
+void kvp__synthetic_draw(kvp__cursor *c, kvp_request *q) {
+    const kvp_synthetic_spec *spec = &c->w->spec;
+    rng g;
+    memcpy(g.s, c->rng, sizeof g.s);
+    uint32_t prefixes = spec->prefixes ? spec->prefixes : 1;
+    bool sharing = spec->shared_prefix_tokens > 0 && spec->shared_fraction > 0;
+    memset(q, 0, sizeof *q);
+    if (spec->rate > 0) {
+        /* Poisson arrivals: exponential gaps of mean 1/rate steps. */
+        c->t += -log(1.0 - rng_unit(&g)) / spec->rate;
+        q->arrival_step = c->t < 1e15 ? (uint64_t)c->t : (uint64_t)1e15;
+    }
+    q->prompt_tokens = draw(&g, &spec->prompt);
+    q->output_tokens = draw(&g, &spec->output);
+    if (sharing && rng_unit(&g) < spec->shared_fraction) {
+        uint32_t idx = (uint32_t)(c->shared++ % prefixes);
+        uint32_t len = spec->shared_prefix_tokens;
+        if (q->prompt_tokens <= len) q->prompt_tokens = len + 1;
+        q->prefix_index = idx + 1;
+        q->explicit_tokens = len;
+    }
+    memcpy(c->rng, g.s, sizeof c->rng);
+}
+
 kvp_status kvp_workload_synthetic(const kvp_synthetic_spec *spec, const kvp_allocator *alc,
                                   kvp_workload **out, kvp_error *err) {
     if (!spec || !out) return kvp__fail(err, KVP_INVALID_ARG, NULL, "synthetic", "NULL argument");
     *out = NULL;
-    if (spec->requests == 0 || spec->requests > KVP_WORKLOAD_MAX_REQUESTS)
-        return kvp__fail(err, KVP_INVALID_ARG, NULL, "requests", "expected 1 to %u requests",
-                         KVP_WORKLOAD_MAX_REQUESTS);
+    if (spec->requests == 0 || spec->requests > KVP_SYNTHETIC_MAX_REQUESTS)
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "requests", "expected 1 to %llu requests",
+                         (unsigned long long)KVP_SYNTHETIC_MAX_REQUESTS);
     kvp_workload *w = kvp__workload_new(alc);
     if (!w) return kvp__fail(err, KVP_NOMEM, NULL, "synthetic", "out of memory");
-    kvp_status st = KVP_OK;
-    w->cap = (size_t)spec->requests;
-    w->requests = kvp__malloc(alc, w->cap * sizeof *w->requests);
-    if (!w->requests) st = kvp__fail(err, KVP_NOMEM, NULL, "requests", "out of memory");
-    uint32_t prefixes = spec->prefixes ? spec->prefixes : 1;
-    bool sharing = spec->shared_prefix_tokens > 0 && spec->shared_fraction > 0;
-    for (uint32_t i = 0; sharing && st == KVP_OK && i < prefixes; i++) {
-        uint32_t idx;
-        st = kvp__workload_add_prefix(w, NULL, spec->shared_prefix_tokens, &idx, err);
-    }
-    rng r;
-    rng_seed(&r, spec->seed);
-    double t = 0;
-    uint64_t shared = 0;
-    for (uint64_t i = 0; st == KVP_OK && i < spec->requests; i++) {
-        kvp_request q;
-        memset(&q, 0, sizeof q);
-        if (spec->rate > 0) {
-            /* Poisson arrivals: exponential gaps of mean 1/rate steps. */
-            t += -log(1.0 - rng_unit(&r)) / spec->rate;
-            q.arrival_step = t < 1e15 ? (uint64_t)t : (uint64_t)1e15;
-        }
-        q.prompt_tokens = draw(&r, &spec->prompt);
-        q.output_tokens = draw(&r, &spec->output);
-        if (sharing && rng_unit(&r) < spec->shared_fraction) {
-            uint32_t idx = (uint32_t)(shared++ % prefixes);
-            const kvp__prefix *p = &w->prefixes[idx];
-            if (q.prompt_tokens <= p->tokens) q.prompt_tokens = p->tokens + 1;
-            q.prefix_index = idx + 1;
-            q.explicit_tokens = p->tokens;
-            q.token_offset = p->token_offset;
-        }
-        w->requests[w->count++] = q;
-    }
-    if (st != KVP_OK) {
-        kvp_workload_free(w);
-        return st;
-    }
+    w->synthetic = true;
+    w->spec = *spec;
+    if (!w->spec.prefixes) w->spec.prefixes = 1;
     *out = w;
     return KVP_OK;
 }

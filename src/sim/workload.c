@@ -132,16 +132,13 @@ kvp_status kvp__workload_add_prefix(kvp_workload *w, char *name, uint32_t tokens
         w->prefixes = n;
         w->prefix_cap = cap;
     }
-    uint64_t off;
-    kvp_status st = kvp__workload_tokens(w, tokens, &off, err);
-    if (st) return st;
     uint32_t index = w->prefix_count + 1;
-    for (uint32_t i = 0; i < tokens; i++) w->tokens[off + i] = kvp__prefix_token(index, i);
-    w->prefixes[w->prefix_count] = (kvp__prefix){.name = name, .tokens = tokens, .token_offset = off};
+    w->prefixes[w->prefix_count] = (kvp__prefix){.name = name, .tokens = tokens};
     w->prefix_count++;
+    if (tokens > w->max_prefix_tokens) w->max_prefix_tokens = tokens;
     if (name) {
         if (!w->prefix_map || (uint64_t)w->prefix_count * 2 > (uint64_t)w->prefix_map_mask + 1) {
-            st = map_grow(w, err);
+            kvp_status st = map_grow(w, err);
             if (st) return st;
         } else {
             uint32_t s = (uint32_t)name_hash(name) & w->prefix_map_mask;
@@ -167,15 +164,52 @@ void kvp__workload_sort(kvp_workload *w) {
         }
 }
 
-size_t kvp_workload_count(const kvp_workload *w) { return w ? w->count : 0; }
-
-const kvp_request *kvp_workload_request(const kvp_workload *w, size_t i) {
-    return w && i < w->count ? &w->requests[i] : NULL;
+size_t kvp_workload_count(const kvp_workload *w) {
+    return !w ? 0 : w->synthetic ? (size_t)w->spec.requests : w->count;
 }
 
-const uint32_t *kvp_workload_tokens(const kvp_workload *w, const kvp_request *r) {
-    if (!w || !r || !w->tokens || r->explicit_tokens == 0) return NULL;
-    return w->tokens + r->token_offset;
+void kvp__cursor_init(kvp__cursor *c, const kvp_workload *w) {
+    memset(c, 0, sizeof *c);
+    c->w = w;
+    if (w && w->synthetic) kvp__synthetic_start(c);
+}
+
+bool kvp__cursor_next(kvp__cursor *c, kvp_request *out) {
+    const kvp_workload *w = c->w;
+    if (!w || c->next >= kvp_workload_count(w)) return false;
+    if (w->synthetic) kvp__synthetic_draw(c, out);
+    else *out = w->requests[c->next];
+    c->next++;
+    return true;
+}
+
+bool kvp_workload_get(const kvp_workload *w, size_t i, kvp_request *out) {
+    if (!w || !out || i >= kvp_workload_count(w)) return false;
+    if (!w->synthetic) {
+        *out = w->requests[i];
+        return true;
+    }
+    /* Drawn in order: request i is the generator's i-th draw (O(i), for inspection;
+     * a simulation reads through a cursor). */
+    kvp__cursor c;
+    kvp__cursor_init(&c, w);
+    while (kvp__cursor_next(&c, out) && c.next <= i) {
+    }
+    return true;
+}
+
+uint32_t kvp_workload_token(const kvp_workload *w, const kvp_request *r, uint32_t position) {
+    if (!w || !r || position >= r->explicit_tokens) return 0;
+    if (r->prefix_index) return kvp__prefix_token(r->prefix_index, position);
+    return w->tokens ? w->tokens[r->token_offset + position] : 0;
+}
+
+uint32_t kvp__workload_max_prefix(const kvp_workload *w) {
+    if (w->synthetic)
+        return w->spec.shared_prefix_tokens > 0 && w->spec.shared_fraction > 0
+                   ? w->spec.shared_prefix_tokens
+                   : 0;
+    return w->max_prefix_tokens;
 }
 
 size_t kvp_workload_warning_count(const kvp_workload *w) { return w ? w->warning_count : 0; }
@@ -279,7 +313,7 @@ static kvp_status prefix_line(const line_ctx *c, kvp_request *r, const char *nam
     }
     r->prefix_index = idx + 1;
     r->explicit_tokens = p->tokens;
-    r->token_offset = p->token_offset;
+    r->token_offset = 0; /* a prefix's ids are made from its index */
     return KVP_OK;
 }
 

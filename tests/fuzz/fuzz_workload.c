@@ -22,11 +22,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         return 0;
     }
     size_t n = kvp_workload_count(w);
+    kvp_workload_cursor cur;
+    kvp_workload_cursor_init(&cur, w);
+    kvp_request q;
     for (size_t i = 0; i < n; i++) {
-        const kvp_request *r = kvp_workload_request(w, i);
+        if (!kvp_workload_next(&cur, &q)) abort();
+        const kvp_request *r = &q;
         if (r->prompt_tokens == 0 || r->output_tokens == 0 || r->explicit_tokens > r->prompt_tokens)
             abort();
     }
+    if (kvp_workload_next(&cur, &q)) abort();
     if (n <= 16) {
         kvp_sim_config c;
         memset(&c, 0, sizeof c);

@@ -139,7 +139,9 @@ static void test_workload_and_sim_fail_cleanly(void **state) {
         assert_null(w);
         failures++;
     }
-    assert_true(failures >= 3);
+    /* One allocation, the handle: a synthetic workload stores no requests and no
+     * prefix ids (they are drawn and made as a simulation reads them). */
+    assert_int_equal(failures, 1);
 }
 
 int main(void) {

@@ -99,20 +99,28 @@ static void test_reader_values(void **state) {
     assert_int_equal(parse(text, &w, &err), KVP_OK);
     assert_int_equal(kvp_workload_count(w), 3);
     /* Sorted by arrival, file order among equals: lines 2, 1, 3. */
-    const kvp_request *a = kvp_workload_request(w, 0), *b = kvp_workload_request(w, 1),
-                      *c = kvp_workload_request(w, 2);
+    kvp_request ra, rb, rc;
+    assert_true(kvp_workload_get(w, 0, &ra));
+    assert_true(kvp_workload_get(w, 1, &rb));
+    assert_true(kvp_workload_get(w, 2, &rc));
+    assert_false(kvp_workload_get(w, 3, &rc));
+    const kvp_request *a = &ra, *b = &rb, *c = &rc;
     assert_int_equal(a->line, 2);
     assert_int_equal(a->arrival_step, 3);
     assert_int_equal(a->prompt_tokens, 3);
     assert_int_equal(a->explicit_tokens, 3);
-    assert_int_equal(kvp_workload_tokens(w, a)[2], 7);
+    assert_int_equal(kvp_workload_token(w, a, 2), 7);
+    assert_int_equal(kvp_workload_token(w, a, 3), 0); /* past the explicit ids */
     assert_int_equal(b->line, 1);
     assert_int_equal(b->prefix_index, 1);
     assert_int_equal(b->explicit_tokens, 40);
     assert_int_equal(c->line, 3);
     assert_int_equal(c->prefix_index, 1); /* same prefix, its length remembered */
     assert_int_equal(c->explicit_tokens, 40);
-    assert_ptr_equal(kvp_workload_tokens(w, b), kvp_workload_tokens(w, c));
+    /* One prefix, one range of ids: the same at every position, stored nowhere. */
+    for (uint32_t i = 0; i < 40; i++)
+        assert_int_equal(kvp_workload_token(w, b, i), kvp_workload_token(w, c, i));
+    assert_int_not_equal(kvp_workload_token(w, b, 0), kvp_workload_token(w, b, 1));
     /* Unknown keys: "x" once (lines 1 and 2), "y" once. */
     assert_int_equal(kvp_workload_warning_count(w), 2);
     assert_non_null(strstr(kvp_workload_warning(w, 0), "line 1: unknown key \"x\""));
@@ -122,7 +130,8 @@ static void test_reader_values(void **state) {
     kvp_workload_options opt = {KVP_ARRIVAL_SECONDS, 0.02};
     const char *t2 = "{\"arrival\": 0.5, \"prompt_len\": 3, \"output_len\": 2}";
     assert_int_equal(kvp_workload_parse(t2, strlen(t2), "s", &opt, NULL, &w, NULL), KVP_OK);
-    assert_int_equal(kvp_workload_request(w, 0)->arrival_step, 25);
+    assert_true(kvp_workload_get(w, 0, &ra));
+    assert_int_equal(ra.arrival_step, 25);
     kvp_workload_free(w);
     kvp_workload_free(NULL);
 }
@@ -185,8 +194,15 @@ static void test_synthetic_distributions(void **state) {
     assert_int_equal(kvp_workload_synthetic(&s, NULL, &w2, NULL), KVP_OK);
     double prompt_sum = 0;
     uint64_t shared = 0, out_min = 99, out_max = 0, per_prefix[5] = {0};
+    /* Drawn as read: two cursors over two workloads of one spec read the same. */
+    kvp_workload_cursor cur, cur2;
+    kvp_workload_cursor_init(&cur, w);
+    kvp_workload_cursor_init(&cur2, w2);
+    kvp_request rq, rq2;
     for (size_t i = 0; i < kvp_workload_count(w); i++) {
-        const kvp_request *r = kvp_workload_request(w, i), *r2 = kvp_workload_request(w2, i);
+        assert_true(kvp_workload_next(&cur, &rq));
+        assert_true(kvp_workload_next(&cur2, &rq2));
+        const kvp_request *r = &rq, *r2 = &rq2;
         /* Same seed, same workload. */
         assert_memory_equal(r, r2, sizeof *r);
         prompt_sum += r->prompt_tokens;
@@ -211,21 +227,28 @@ static void test_synthetic_distributions(void **state) {
     /* Uniform 10..20 inclusive reaches both ends in 200000 draws. */
     assert_int_equal(out_min, 10);
     assert_int_equal(out_max, 20);
+    assert_false(kvp_workload_next(&cur, &rq)); /* 200000 and no more */
+    /* kvp_workload_get draws up to i: request 1234 as the cursor read it. */
+    kvp_workload_cursor_init(&cur, w);
+    for (int i = 0; i <= 1234; i++) assert_true(kvp_workload_next(&cur, &rq));
+    assert_true(kvp_workload_get(w, 1234, &rq2));
+    assert_memory_equal(&rq, &rq2, sizeof rq);
     kvp_workload_free(w);
     kvp_workload_free(w2);
     /* A different seed gives a different workload. */
     s.seed = 8;
     assert_int_equal(kvp_workload_synthetic(&s, NULL, &w, NULL), KVP_OK);
-    assert_int_not_equal(kvp_workload_request(w, 0)->prompt_tokens * 100000u +
-                             kvp_workload_request(w, 1)->prompt_tokens,
-                         0);
+    assert_true(kvp_workload_get(w, 0, &rq));
+    assert_true(kvp_workload_get(w, 1, &rq2));
+    assert_int_not_equal(rq.prompt_tokens * 100000u + rq2.prompt_tokens, 0);
     kvp_workload_free(w);
     /* Poisson arrivals at 0.5 per step: 1000 requests over about 2000 steps. */
     assert_int_equal(kvp_synthetic_parse("requests=1000,prompt=fixed:5,output=fixed:1,rate=0.5",
                                          &s, NULL),
                      KVP_OK);
     assert_int_equal(kvp_workload_synthetic(&s, NULL, &w, NULL), KVP_OK);
-    uint64_t last = kvp_workload_request(w, 999)->arrival_step;
+    assert_true(kvp_workload_get(w, 999, &rq));
+    uint64_t last = rq.arrival_step;
     assert_true(last > 1800 && last < 2200);
     kvp_workload_free(w);
 }
