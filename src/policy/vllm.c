@@ -540,6 +540,18 @@ kvp_status kvp__policy_vllm(const kvp_model *model, const kvp_policy_settings *s
             return kvp__fail(err, KVP_OVERFLOW, kvp_model_name(model), "block_size",
                              "page bytes overflow");
         }
+        /* A layer group that caches nothing per page (a recurrent layer whose state
+         * widths are both 0) has no page: vLLM's spec would be 0 bytes, and the page
+         * unification below divides by it (fuzz_geometry). */
+        if (v->page == 0) {
+            vplan_free(&P);
+            return kvp__fail(err, KVP_CONFIG, kvp_model_name(model),
+                             v->type == VT_MAMBA ? "n_embd_s" : "head_count_kv",
+                             "a layer group of %s holds 0 bytes per page (its %s is 0): "
+                             "vLLM has no page size for it",
+                             v->type == VT_MAMBA ? "recurrent layers" : "attention layers",
+                             v->type == VT_MAMBA ? "recurrent state" : "KV width");
+        }
     }
 
     /* Budget: the engine's "Available KV cache memory" (§1.2). */

@@ -360,6 +360,19 @@ static void test_geometry_arrays(void **state) {
     assert_int_equal(kvp_model_from_geometry_json(bad, strlen(bad), "b", NULL, &m, &err),
                      KVP_CONFIG);
     assert_null(m);
+    /* fuzz_geometry find: qwen35 without head_count_kv builds (its recurrent layers
+     * cache state), but its 2 attention layers hold 0 bytes a page; vLLM's page
+     * unification divided by that page (SIGFPE). Now refused by name. */
+    const char *z = "{\"arch\": \"qwen35\", \"block_count\": 8, \"head_dim\": 256, "
+                    "\"n_embd_r\": 24576, \"attention_layers\": 2}";
+    assert_int_equal(kvp_model_from_geometry_json(z, strlen(z), "z", NULL, &m, &err), KVP_OK);
+    kvp_policy_settings v = kvp_policy_settings_default();
+    v.engine = KVP_ENGINE_VLLM;
+    v.kv_budget_bytes = UINT64_C(8) << 30;
+    v.max_model_len = 4096;
+    assert_int_equal(kvp_policy_plan(m, &v, &r, &err), KVP_CONFIG);
+    assert_string_equal(err.key, "head_count_kv");
+    kvp_model_free(m);
 }
 
 int main(void) {
