@@ -54,6 +54,12 @@ def dump(obj, raw=None):
     return text + "\n"
 
 
+def get_path(obj, path):
+    for k in path.split("/"):
+        obj = obj[int(k)] if isinstance(obj, list) else obj[k]
+    return obj
+
+
 def set_path(obj, path, value):
     """path: "text_config/layer_types/3"; creates nothing, the parent must exist."""
     parts = path.split("/")
@@ -1015,6 +1021,90 @@ for tag, entries, frag in [
         ("alias-shadows-builtin", [dict(GOOD_GPU, aliases=["h100"])], "/gpus/0/aliases/0"),
         ("name-shadows-builtin-alias", [dict(GOOD_GPU, name="H100", aliases=[])], "/gpus/0/name")]:
     write("gpus/r3-%s.json" % tag, gpus(*entries), frag)
+
+# ------------------------------------------------------------ round four (issue 17, session 3)
+# A declaration whose bytes per row pass 64 bits: refused naming its geometry (it was a
+# skipped declarer, so the cache read 0 B). Every width at its bound and a 2^31 window.
+d = copy.deepcopy(decl)
+dd = get_path(d, DECL0)
+dd.pop("when", None)
+dd["geometry"].update(layers=100000, kv_heads=65536, head_dim=65536)
+dd["bound"]["sliding_window"] = 1 << 31
+write("local/r4-bytes-per-row-overflow.json", dump(d), "geometry: declaration")
+decl_variant("r4-geometry-head-dim-huge", DECL0 + "/geometry/head_dim", 1 << 40, "head_dim")
+decl_variant("r4-geometry-kv-heads-string", DECL0 + "/geometry/kv_heads", "16", "kv_heads")
+decl_variant("r4-bound-window-fraction", DECL0 + "/bound/sliding_window", 72.5, "sliding_window")
+decl_variant("r4-name-number", DECL0 + "/name", 12, "name")
+
+R4L = lambda **kv: json.dumps(dict({"arrival": 0, "prompt_len": 100, "output_len": 10}, **kv))
+for tag, line, frag in [
+        ("prefix-id-float", R4L(prefix_id=1.5, prefix_len=10), "line 1"),
+        ("prefix-id-null", R4L(prefix_id=None, prefix_len=10), "line 1"),
+        ("prefix-id-bool", R4L(prefix_id=True, prefix_len=10), "line 1"),
+        ("prefix-id-array", R4L(prefix_id=["a"], prefix_len=10), "line 1"),
+        ("prefix-len-without-id", R4L(prefix_len=10), "line 1"),
+        ("prefix-len-zero", R4L(prefix_id="a", prefix_len=0), "line 1"),
+        ("prefix-len-string", R4L(prefix_id="a", prefix_len="10"), "line 1"),
+        ("prefix-first-without-len", R4L(prefix_id="a"), "line 1"),
+        ("output-zero", R4L(output_len=0), "line 1"),
+        ("output-string", R4L(output_len="10"), "line 1"),
+        ("output-over-limit", R4L(output_len=16777217), "line 1"),
+        ("output-fraction", R4L(output_len=10.5), "line 1"),
+        ("arrival-fraction-steps", R4L(arrival=1.5), "line 1"),
+        ("arrival-1e16", R4L(arrival=1e16), "line 1"),
+        ("arrival-bool", R4L(arrival=False), "line 1"),
+        ("prompt-fraction", R4L(prompt_len=100.5), "line 1"),
+        ("prompt-bool", R4L(prompt_len=True), "line 1"),
+        ("prompt-over-limit", R4L(prompt_len=16777217), "line 1"),
+        ("tokens-id-2^32", json.dumps({"arrival": 0, "prompt_tokens": [1, 4294967296], "output_len": 1}), "line 1"),
+        ("tokens-id-float", json.dumps({"arrival": 0, "prompt_tokens": [1, 2.5], "output_len": 1}), "line 1"),
+        ("tokens-nested", json.dumps({"arrival": 0, "prompt_tokens": [[1, 2]], "output_len": 1}), "line 1"),
+        ("tokens-with-prefix-id", json.dumps({"arrival": 0, "prompt_tokens": [1, 2], "output_len": 1, "prefix_id": "a", "prefix_len": 1}), "line 1"),
+        ("line-is-string", '"arrival"', "line 1"),
+        ("line-is-null", "null", "line 1")]:
+    write("workload/r4-%s.jsonl" % tag, wl(line), frag)
+write("workload/r4-line-2-is-number.jsonl", wl(OKL, "42"), "line 2")
+write("workload/r4-prefix-int-len-changes.jsonl",
+      wl(R4L(prefix_id=7, prefix_len=10), R4L(arrival=1, prefix_id=7, prefix_len=20)), "line 2")
+write("workload/r4-crlf-then-bad.jsonl", (OKL + "\r\n") * 2 + '{"arrival": 0, "prompt_len": -1, "output_len": 1}\r\n', "line 3")
+write("workload/r4-bom.jsonl", b"\xef\xbb\xbf" + OKL.encode() + b"\n", "line 1")
+write("workload/r4-bad-after-many.jsonl", wl(*([OKL] * 500 + ['{"arrival": 0, "prompt_len": 1}'])), "line 501")
+
+for tag, key, typ, payload in [
+        ("block-count-zero", "llama.block_count", U32, struct.pack("<I", 0)),
+        ("block-count-2^40", "llama.block_count", U64, struct.pack("<Q", 1 << 40)),
+        ("head-count-zero", "llama.attention.head_count", U32, struct.pack("<I", 0)),
+        ("context-length-string", "llama.context_length", STR, gstr("131072")),
+        ("embedding-f32", "llama.embedding_length", F32, struct.pack("<f", 4096.0))]:
+    idx = {"llama.block_count": 1, "llama.embedding_length": 2, "llama.attention.head_count": 3,
+           "llama.context_length": 5}[key]
+    write("gguf/r4-%s.gguf" % tag, gguf(replace_kv(idx, gkv(key, typ, payload))), key)
+
+for tag, frag, changes in [
+        ("cuda-total-nan", "cuda_total", {"cuda_total": "NaNGiB"}),
+        ("cuda-total-inf", "cuda_total", {"cuda_total": "infGiB"}),
+        ("cuda-total-empty", "cuda_total", {"cuda_total": ""}),
+        ("bandwidth-negative", "bandwidth_gb_s", {"bandwidth_gb_s": -1}),
+        ("bandwidth-string", "bandwidth_gb_s", {"bandwidth_gb_s": "3000"}),
+        ("bandwidth-nan", "line 1", {"bandwidth_gb_s": "__NAN__"}),
+        ("aliases-number", "aliases", {"aliases": 5}),
+        ("aliases-nested", "aliases", {"aliases": [["x"]]}),
+        ("vendor-number", "vendor", {"vendor": 10}),
+        ("name-number", "name", {"name": 80})]:
+    e = dict(GOOD_GPU, **changes)
+    text = gpus(e)
+    if changes.get("bandwidth_gb_s") == "__NAN__":
+        text = text.replace('"bandwidth_gb_s": "__NAN__"', '"bandwidth_gb_s": NaN')
+    write("gpus/r4-%s.json" % tag, text, frag)
+write("gpus/r4-schema-string.json", json.dumps({"schema": "1", "gpus": [GOOD_GPU]}), "schema")
+write("gpus/r4-gpus-object.json", json.dumps({"schema": 1, "gpus": {"a": GOOD_GPU}}), "gpus")
+
+llama_variant("r4-kv-heads-bool", "/num_key_value_heads", num_key_value_heads=True)
+llama_variant("r4-layers-bool", "/num_hidden_layers", num_hidden_layers=True)
+llama_variant("r4-head-dim-negative", "/head_dim", head_dim=-128)
+llama_variant("r4-head-dim-string", "/head_dim", head_dim="128")
+llama_variant("r4-heads-fraction", "/num_attention_heads", num_attention_heads=32.5)
+llama_variant("r4-kv-heads-array", "/num_key_value_heads", num_key_value_heads=[8])
 
 # ------------------------------------------------------------ probes (valid files)
 # Not part of expect.tsv: the test runs each probe first and asserts a kind's
