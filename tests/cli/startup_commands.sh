@@ -81,10 +81,13 @@ expect 1 "refused at start-up: V-DT-1" compare qwen3-8b --policies vllm --gpu v1
 expect 0 "" fit qwen3-8b --policy vllm --gpu v100-32gb --max-seq-len 4096 --dtype bfloat16 \
     --disable-rule V-DT-1
 # check reads the memory terms as plan does (the table's, not a hand copy that
-# dropped --activation-peak): 15 GiB weights + a 70 GiB peak on an H100 leave vLLM
-# no KV memory at 0.9 x 79.33 GiB = 71.40 GiB requested (V-MEM-2), in both.
-expect 1 "V-MEM-2" plan llama-3.1-8b --policy vllm --gpu h100 --weights 15GiB --activation-peak 70GiB
+# dropped --activation-peak): 15 GiB weights + a 60 GiB peak on an H100 leave vLLM
+# no KV memory at 0.9 x 79.33 GiB = 71.40 GiB requested (V-MEM-2), in both. (A 70 GiB
+# peak beside 15 GiB of weights is more than the device holds: exit 2, issue 17.)
+expect 1 "V-MEM-2" plan llama-3.1-8b --policy vllm --gpu h100 --weights 15GiB --activation-peak 60GiB
 expect 1 "V-MEM-2.*refuse" check llama-3.1-8b --policy vllm --gpu h100 --weights 15GiB \
+    --activation-peak 60GiB
+expect 2 "activation_peak_bytes\|--activation-peak" plan llama-3.1-8b --policy vllm --gpu h100 --weights 15GiB \
     --activation-peak 70GiB
 expect 0 "" check llama-3.1-8b --policy vllm --gpu h100 --weights 15GiB --activation-peak 10GiB
 echo "start-up rules in fit, sweep, compare, sim: ok"
