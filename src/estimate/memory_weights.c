@@ -53,6 +53,7 @@ static uint64_t lin(acc *s, const char *key, uint64_t x, uint64_t a, uint64_t y,
         return 0;
     }
     return u;
+}
 
 /* The config key that scales each term most (an overflow names it). */
 static const char *const k_term_key[KVP__W_COUNT] = {
