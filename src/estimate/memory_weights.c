@@ -34,9 +34,37 @@ typedef struct acc {
     uint64_t p[KVP__W_COUNT];
     uint64_t repl;
     bool overflow;
-    const char *key; /* the config key whose value overflowed first (NULL: a product) */
-    int over_cat; /* the first term that overflowed, for the error's key; -1 none */
+    const char *key; /* the config key whose value overflowed first (NULL: the term's own) */
+    int over_cat;    /* the first term that overflowed; meaningful once `overflow` is set */
 } acc;
+
+/* Each term's name and the config key that scales it most (an overflow names both). */
+static const struct {
+    const char *key, *name;
+} k_term[KVP__W_COUNT] = {
+    [KVP__W_EMBEDDING] = {"/vocab_size", "embedding"},
+    [KVP__W_LM_HEAD] = {"/vocab_size", "LM head"},
+    [KVP__W_ATTENTION] = {"/num_attention_heads", "attention"},
+    [KVP__W_MLP] = {"/intermediate_size", "MLP"},
+    [KVP__W_EXPERTS] = {"/moe_intermediate_size", "routed experts"},
+    [KVP__W_SHARED] = {"/shared_expert_intermediate_size", "shared experts"},
+    [KVP__W_ROUTER] = {"/num_experts", "router"},
+    [KVP__W_MIXER] = {"/hidden_size", "mixer"},
+    [KVP__W_NORM] = {"/hidden_size", "norm"},
+    [KVP__W_VISION] = {"/vision_config", "vision tower"},
+    [KVP__W_ENCODER] = {"/encoder_layers", "encoder"},
+    [KVP__W_BUFFER] = {"/max_position_embeddings", "rotary cache"},
+};
+
+/* Term k overflowed (`key`: the config key to name instead of the term's own). */
+static void overflowed_at(acc *s, int k, const char *key) {
+    if (!s->overflow) {
+        s->over_cat = k;
+        s->key = key;
+    }
+    s->overflow = true;
+}
+static void overflowed(acc *s, int k) { overflowed_at(s, k, NULL); }
 
 /* x*a + y*b + z*c, checked: an absurd geometry is an error naming `key`,
  * never a wrapped width (2 * kd of a 2^63-wide key dimension). */
@@ -45,35 +73,10 @@ static uint64_t lin(acc *s, const char *key, uint64_t x, uint64_t a, uint64_t y,
     uint64_t u, v, w;
     if (!kvp__mul_u64(x, a, &u) || !kvp__mul_u64(y, b, &v) || !kvp__mul_u64(z, c, &w) ||
         !kvp__add_u64(u, v, &u) || !kvp__add_u64(u, w, &u)) {
-        if (!s->overflow) {
-            s->key = key;
-            s->over_cat = KVP__W_MIXER;
-        }
-        s->overflow = true;
+        overflowed_at(s, KVP__W_MIXER, key);
         return 0;
     }
     return u;
-}
-
-/* The config key that scales each term most (an overflow names it). */
-static const char *const k_term_key[KVP__W_COUNT] = {
-    [KVP__W_EMBEDDING] = "/vocab_size",         [KVP__W_LM_HEAD] = "/vocab_size",
-    [KVP__W_ATTENTION] = "/num_attention_heads", [KVP__W_MLP] = "/intermediate_size",
-    [KVP__W_EXPERTS] = "/moe_intermediate_size", [KVP__W_SHARED] = "/shared_expert_intermediate_size",
-    [KVP__W_ROUTER] = "/num_experts",            [KVP__W_MIXER] = "/hidden_size",
-    [KVP__W_NORM] = "/hidden_size",              [KVP__W_VISION] = "/vision_config",
-    [KVP__W_ENCODER] = "/encoder_layers",        [KVP__W_BUFFER] = "/max_position_embeddings"};
-static const char *const k_term_name[KVP__W_COUNT] = {
-    [KVP__W_EMBEDDING] = "embedding", [KVP__W_LM_HEAD] = "LM head",
-    [KVP__W_ATTENTION] = "attention", [KVP__W_MLP] = "MLP",
-    [KVP__W_EXPERTS] = "routed experts", [KVP__W_SHARED] = "shared experts",
-    [KVP__W_ROUTER] = "router",       [KVP__W_MIXER] = "mixer",
-    [KVP__W_NORM] = "norm",           [KVP__W_VISION] = "vision tower",
-    [KVP__W_ENCODER] = "encoder",     [KVP__W_BUFFER] = "rotary cache"};
-
-static void overflowed(acc *s, int k) {
-    if (!s->overflow) s->over_cat = k;
-    s->overflow = true;
 }
 
 /* Add a*b*c (sharded by `div` when > 1, ceil) to category k. */
@@ -207,8 +210,7 @@ bool kvp__layer_arch_same(const kvp__layer_arch *x, const kvp__layer_arch *y) {
 /* s += n x one, checked. */
 static void acc_add_times(acc *s, const acc *one, uint64_t n) {
     uint64_t v;
-    if (one->overflow && !s->overflow) s->key = one->key;
-    if (one->overflow) overflowed(s, one->over_cat);
+    if (one->overflow) overflowed_at(s, one->over_cat, one->key);
     for (int k = 0; k < KVP__W_COUNT; k++)
         if (!kvp__mul_u64(one->p[k], n, &v) || !kvp__add_u64(s->p[k], v, &s->p[k]))
             overflowed(s, k);
@@ -260,10 +262,10 @@ kvp_status kvp__arch_params(const kvp__arch *a, uint32_t tp, uint32_t begin, uin
     }
     if (s.overflow)
         return kvp__fail(err, KVP_OVERFLOW, a->source,
-                         s.key ? s.key : k_term_key[s.over_cat < 0 ? KVP__W_NORM : s.over_cat],
+                         s.key ? s.key : k_term[s.over_cat].key,
                          "weights estimate: the parameters of the %s (layers %u..%u) overflow 64 bits "
                          "(no checkpoint holds 2^64 parameters)%s",
-                         k_term_name[s.over_cat < 0 ? KVP__W_NORM : s.over_cat], begin, end ? end - 1 : 0,
+                         k_term[s.over_cat].name, begin, end ? end - 1 : 0,
                          s.key ? "; a recurrent mixer's width: heads x head dimension past 2^63" : "");
     memcpy(params, s.p, sizeof s.p);
     if (replicated_params) *replicated_params = s.repl;
@@ -277,9 +279,9 @@ kvp_status kvp__arch_bytes(const kvp__arch *a, const uint64_t params[KVP__W_COUN
         uint64_t scaled;
         if (!kvp__mul_u64(params[k], a->rate[k], &scaled) ||
             !kvp__add_u64(total, kvp__ceil_div_u64(scaled, KVP__RATE_ONE), &total))
-            return kvp__fail(err, KVP_OVERFLOW, a->source, k_term_key[k],
+            return kvp__fail(err, KVP_OVERFLOW, a->source, k_term[k].key,
                              "weights estimate: the %s bytes overflow 64 bits",
-                             k_term_name[k]);
+                             k_term[k].name);
     }
     *out_bytes = total;
     return KVP_OK;

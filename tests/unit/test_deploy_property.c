@@ -26,14 +26,10 @@
 #include "kvplan/deploy.h"
 #include "kvplan/fit.h"
 
-/* xorshift64*: a fixed seed, so a failure replays. */
+#include "test_rng.h"
+
 static uint64_t g_rng = 0x9e3779b97f4a7c15ull;
-static uint64_t rnd(void) {
-    g_rng ^= g_rng >> 12;
-    g_rng ^= g_rng << 25;
-    g_rng ^= g_rng >> 27;
-    return g_rng * 0x2545f4914f6cdd1dull;
-}
+static uint64_t rnd(void) { return test_rng_next(&g_rng); }
 static uint64_t pick(uint64_t n) { return rnd() % n; }
 
 /* Dense, GQA, sliding-window, MLA and MoE models of the catalogue. */
