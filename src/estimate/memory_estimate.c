@@ -10,7 +10,6 @@
  * start-up terms (context, workspaces, NCCL, graphs, samplers) are in
  * memory_runtime.c. docs/memory.md states every term and its source.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -30,17 +29,16 @@ typedef struct mulc {
     bool overflow;
 } mulc;
 
-static uint64_t m(mulc *c, int n, ...) {
-    va_list ap;
-    va_start(ap, n);
-    uint64_t acc = 1;
-    for (int i = 0; i < n; i++) {
-        uint64_t v = va_arg(ap, uint64_t);
-        if (!kvp__mul_u64(acc, v, &acc)) c->overflow = true;
-    }
-    va_end(ap);
+/* The product of n factors, each converted to uint64_t by the array literal
+ * (a variadic uint64_t read of an int literal was undefined: fuzz_weights). */
+static uint64_t mul_factors(mulc *c, const uint64_t *f, size_t n) {
+    uint64_t acc = 0;
+    if (!kvp__mul_array_u64(&acc, f, n)) c->overflow = true;
     return acc;
 }
+#define m(c, n, ...)                                                                        \
+    (KVP__CHECK_FACTOR_COUNT(n, __VA_ARGS__),                                               \
+     mul_factors((c), (const uint64_t[]){__VA_ARGS__}, KVP__FACTOR_COUNT(__VA_ARGS__)))
 static uint64_t add(mulc *c, uint64_t a, uint64_t b) {
     uint64_t r;
     if (!kvp__add_u64(a, b, &r)) c->overflow = true;
@@ -176,7 +174,8 @@ static kvp_status weights(const kvp__arch *a, uint32_t tp, uint32_t pp, uint64_t
             *rank_bytes = bytes;
             /* replicated parts (norms, routers, MLA down-projections) at 16 bits */
             if (!kvp__mul_u64(repl, 2, repl_bytes))
-                return kvp__fail(err, KVP_OVERFLOW, NULL, NULL, "replicated bytes overflow");
+                return kvp__fail(err, KVP_OVERFLOW, a->source, "/hidden_size",
+                                 "replicated weight bytes overflow 64 bits");
             *busy_begin = b;
             *busy_end = e;
         }
@@ -184,7 +183,8 @@ static kvp_status weights(const kvp__arch *a, uint32_t tp, uint32_t pp, uint64_t
     return KVP_OK;
 }
 
-static void fill_detail_params(kvp_estimate_detail *d, const uint64_t p[KVP__W_COUNT]) {
+static kvp_status fill_detail_params(const kvp__arch *a, kvp_estimate_detail *d,
+                                     const uint64_t p[KVP__W_COUNT], kvp_error *err) {
     d->params_embedding = p[KVP__W_EMBEDDING];
     d->params_lm_head = p[KVP__W_LM_HEAD];
     d->params_attention = p[KVP__W_ATTENTION];
@@ -199,8 +199,11 @@ static void fill_detail_params(kvp_estimate_detail *d, const uint64_t p[KVP__W_C
     d->buffer_elems = p[KVP__W_BUFFER];
     uint64_t sum = 0;
     for (int k = 0; k < KVP__W_COUNT; k++)
-        if (k != KVP__W_BUFFER) sum += p[k];
+        if (k != KVP__W_BUFFER && !kvp__add_u64(sum, p[k], &sum))
+            return kvp__fail(err, KVP_OVERFLOW, a->source, "/hidden_size",
+                             "parameter count overflows 64 bits");
     d->params_total = sum;
+    return KVP_OK;
 }
 
 /* Parameters of the MTP layers a checkpoint ships next to the decoder (not
@@ -215,22 +218,22 @@ static kvp_status mtp_bytes(const kvp__arch *a, uint64_t *params, uint64_t *byte
     kvp_status st = kvp__arch_params(a, 1, a->layers - 1, a->layers, false, false, p, &repl, err);
     if (st != KVP_OK) return st;
     p[KVP__W_BUFFER] = 0;
-    p[KVP__W_ATTENTION] += 2 * a->hidden * a->hidden;
-    p[KVP__W_NORM] += 2 * a->hidden;
+    uint64_t proj = 0, emb = 0;
+    bool ok = kvp__mul3_u64(2, a->hidden, a->hidden, &proj) &&
+              kvp__add_u64(p[KVP__W_ATTENTION], proj, &p[KVP__W_ATTENTION]) &&
+              kvp__add_u64(p[KVP__W_NORM], 2 * (uint64_t)a->hidden, &p[KVP__W_NORM]);
     /* DeepSeek-style checkpoints store a copy of the embedding and the head
      * with every MTP layer. */
-    if (!strncmp(a->model_type, "deepseek", 8) || !strncmp(a->model_type, "kimi", 4) ||
-        !strncmp(a->model_type, "glm", 3)) {
-        p[KVP__W_EMBEDDING] += a->vocab * a->hidden;
-        p[KVP__W_LM_HEAD] += a->vocab * a->hidden;
-    }
-    for (int k = 0; k < KVP__W_COUNT; k++) {
-        uint64_t v;
-        if (!kvp__mul_u64(p[k], a->mtp_layers, &v))
-            return kvp__fail(err, KVP_OVERFLOW, NULL, NULL, "MTP parameter count overflows");
-        p[k] = v;
-        *params += v;
-    }
+    if (ok && (!strncmp(a->model_type, "deepseek", 8) || !strncmp(a->model_type, "kimi", 4) ||
+               !strncmp(a->model_type, "glm", 3)))
+        ok = kvp__mul_u64(a->vocab, a->hidden, &emb) &&
+             kvp__add_u64(p[KVP__W_EMBEDDING], emb, &p[KVP__W_EMBEDDING]) &&
+             kvp__add_u64(p[KVP__W_LM_HEAD], emb, &p[KVP__W_LM_HEAD]);
+    for (int k = 0; ok && k < KVP__W_COUNT; k++)
+        ok = kvp__mul_u64(p[k], a->mtp_layers, &p[k]) && kvp__add_u64(*params, p[k], params);
+    if (!ok)
+        return kvp__fail(err, KVP_OVERFLOW, a->source, "/num_nextn_predict_layers",
+                         "MTP parameter count overflows 64 bits");
     return kvp__arch_bytes(a, p, bytes, err);
 }
 
@@ -300,7 +303,8 @@ kvp_status kvp_memory_estimate_detail(const kvp_model *model, const kvp_estimate
     a.expert_ranks = xranks;
     a.ep = xep;
     if (st != KVP_OK) goto done;
-    fill_detail_params(d, p);
+    st = fill_detail_params(&a, d, p, err);
+    if (st != KVP_OK) goto done;
     uint64_t mtp_b = 0;
     st = mtp_bytes(&a, &d->params_mtp_excluded, &mtp_b, err);
     if (st != KVP_OK) goto done;

@@ -484,7 +484,8 @@ kvp_status kvp__runtime_terms(const kvp__arch *a, const kvp_estimate_settings *s
         out->estimated &= ~(uint32_t)KVP_MEM_EST_CUDA_GRAPH;
     }
     if (c.overflow)
-        return kvp__fail(err, KVP_OVERFLOW, NULL, "max_num_tokens",
-                         "start-up memory estimate overflows 64 bits");
+        return kvp__fail(err, KVP_OVERFLOW, a->source, "max_num_tokens",
+                         "start-up memory estimate at %llu tokens overflows 64 bits",
+                         (unsigned long long)T);
     return KVP_OK;
 }

@@ -1,16 +1,14 @@
 /* arith.c — checked products of several factors (mimalloc's count*size check, generalised). */
 #include "util.h"
 
-bool kvp__mul_many_u64(uint64_t *out, int n, ...) {
-    va_list ap;
-    va_start(ap, n);
+bool kvp__mul_array_u64(uint64_t *out, const uint64_t *factors, size_t n) {
     uint64_t acc = 1;
-    bool ok = true;
-    for (int i = 0; i < n; i++) {
-        uint64_t f = va_arg(ap, uint64_t);
-        if (ok && !kvp__mul_u64(acc, f, &acc)) ok = false;
+    for (size_t i = 0; i < n; i++) {
+        if (!kvp__mul_u64(acc, factors[i], &acc)) {
+            *out = 0;
+            return false;
+        }
     }
-    va_end(ap);
-    *out = ok ? acc : 0;
-    return ok;
+    *out = acc;
+    return true;
 }

@@ -47,8 +47,18 @@ static inline uint64_t kvp__double_to_u64(double v) {
     if (v >= 18446744073709551616.0) return UINT64_MAX;
     return (uint64_t)v;
 }
-/* a*b*c... with overflow detection; n factors. */
-bool kvp__mul_many_u64(uint64_t *out, int n, ...);
+/* a*b*c... with overflow detection; n factors. A macro over an array literal,
+ * not a variadic function: the literal converts each factor to uint64_t, where
+ * va_arg(ap, uint64_t) of a plain int argument is undefined and read garbage
+ * upper bits (fuzz_weights found it). n must equal the number of factors: a
+ * mismatch is a compile error (a negative array size). */
+bool kvp__mul_array_u64(uint64_t *out, const uint64_t *factors, size_t n);
+#define KVP__FACTOR_COUNT(...) (sizeof((const uint64_t[]){__VA_ARGS__}) / sizeof(uint64_t))
+#define KVP__CHECK_FACTOR_COUNT(n, ...) \
+    ((void)sizeof(char[(n) == KVP__FACTOR_COUNT(__VA_ARGS__) ? 1 : -1]))
+#define kvp__mul_many_u64(out, n, ...)                                                      \
+    (KVP__CHECK_FACTOR_COUNT(n, __VA_ARGS__),                                               \
+     kvp__mul_array_u64((out), (const uint64_t[]){__VA_ARGS__}, KVP__FACTOR_COUNT(__VA_ARGS__)))
 /* a*b*c, inline: the per-layer loops of a plan call it thousands of times and
  * the variadic form above cost a fifth of a plan (bench/bench_plan.c). */
 static inline bool kvp__mul3_u64(uint64_t a, uint64_t b, uint64_t c, uint64_t *out) {
