@@ -114,9 +114,34 @@ typedef struct lc_cache {
     uint64_t k, v; /* bytes */
 } lc_cache;
 
+/* Hugging Face families whose llama.cpp architecture keeps a cache kvplan has
+ * not checked against llama.cpp: the GGUF reader refuses these archs by name
+ * (k_unmodelled in src/model/gguf_arch.c, docs/families.md), and ENGINES.md §3
+ * states no llama.cpp rule for KDA, lightning or MiniMax-M3 index caches, so the
+ * same model read from its config.json is refused too rather than sized by the
+ * Mamba-shaped recurrent formula below. DeepSeek-V4 (deepseek4) is refused
+ * earlier, at compress_ratios (policy.c). */
+static const char *unmodelled_arch(const char *model_type) {
+    static const struct { const char *hf, *arch; } k_unmodelled[] = {
+        {"kimi_linear", "kimi-linear"}, {"kimi_k3", "kimi-k3"},
+        {"minimax_m3", "minimax-m3"},   {"minimax", "minimax-01"},
+        {"minimax_text_01", "minimax-01"}, {"minimax_m1", "minimax-01"},
+    };
+    for (size_t i = 0; i < sizeof k_unmodelled / sizeof k_unmodelled[0]; i++)
+        if (kvp__strcasecmp(model_type, k_unmodelled[i].hf) == 0) return k_unmodelled[i].arch;
+    return NULL;
+}
+
 kvp_status kvp__policy_llamacpp(const kvp_model *model, const kvp_policy_settings *s,
                                 kvp_policy_result *out, kvp_error *err) {
     const kvp_model_info *info = kvp_model_get_info(model);
+    const char *arch = unmodelled_arch(info->model_type);
+    if (arch)
+        return kvp__fail(err, KVP_UNSUPPORTED, kvp_model_name(model), "model_type",
+                         "\"%s\" is llama.cpp's %s architecture, whose cache (linear-attention "
+                         "state or index keys) kvplan has not checked against llama.cpp; "
+                         "refusing rather than guessing its size (vLLM and SGLang plan it)",
+                         info->model_type, arch);
     if (s->tp > 1)
         return kvp__fail(err, KVP_INVALID_ARG, NULL, "tp",
                          "llama.cpp has no tensor parallelism (tp %u); its split modes place "

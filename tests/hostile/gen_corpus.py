@@ -504,6 +504,60 @@ d = copy.deepcopy(v4)
 d["qk_rope_head_dim"] = d["head_dim"]
 write("config/deepseek-v4-rope-not-below-head-dim.json", dump(d), "/qk_rope_head_dim")
 
+# Issue 13, bad input the readers above already refuse, one file per fault
+# (round five): lists too long or short, 1-indexed entries past the end or not
+# integers, ratios that are not positive integers, index dims of 0.
+d = copy.deepcopy(mm)
+d["attn_type_list"] = [1] * (n_mm + 1)
+write("config/minimax-attn-type-list-long.json", dump(d), "/attn_type_list")
+tx = load("MiniMaxAI__MiniMax-Text-01")
+d = copy.deepcopy(tx)
+d["attn_type_list"][3] = 1.5
+write("config/minimax-text01-attn-type-fraction.json", dump(d), "/attn_type_list/3")
+d = copy.deepcopy(tx)
+d["attn_type_list"] = d["attn_type_list"][:-1]
+write("config/minimax-text01-attn-type-list-short.json", dump(d), "/attn_type_list")
+for name, freq, frag in [
+        ("freq-short", [1] * (n_m3 - 1), "/sparse_attention_config/sparse_attention_freq"),
+        ("freq-negative-entry", m3["sparse_attention_config"]["sparse_attention_freq"][:4] + [-1]
+         + m3["sparse_attention_config"]["sparse_attention_freq"][5:],
+         "/sparse_attention_config/sparse_attention_freq/4"),
+        ("freq-fraction-entry", m3["sparse_attention_config"]["sparse_attention_freq"][:4] + [0.5]
+         + m3["sparse_attention_config"]["sparse_attention_freq"][5:],
+         "/sparse_attention_config/sparse_attention_freq/4")]:
+    d = copy.deepcopy(m3)
+    d["sparse_attention_config"]["sparse_attention_freq"] = freq
+    write("config/minimax-m3-%s.json" % name, dump(d), frag)
+d = copy.deepcopy(m3)
+del d["sparse_attention_config"]["sparse_index_dim"]
+write("config/minimax-m3-no-index-dim.json", dump(d), "/sparse_attention_config/sparse_index_dim")
+kda = km["linear_attn_config"]["kda_layers"]
+for name, lst, frag in [
+        ("kda-past-end", kda[:-1] + [n_km + 1], "/linear_attn_config/kda_layers/%d" % (len(kda) - 1)),
+        ("kda-fraction", [1.5] + kda[1:], "/linear_attn_config/kda_layers/0"),
+        ("kda-negative", [-1] + kda[1:], "/linear_attn_config/kda_layers/0")]:
+    d = copy.deepcopy(km)
+    d["linear_attn_config"]["kda_layers"] = lst
+    write("config/kimi-linear-%s.json" % name, dump(d), frag)
+number_mutations("kimi-linear", km, "linear_attn_config/head_dim", ["zero", "negative", "string"])
+number_mutations("kimi-linear", km, "kv_lora_rank", ["zero"])
+number_mutations("glm5", glm, "index_head_dim", ["zero", "negative", "string"])
+g2 = copy.deepcopy(glm)
+g2["index_topk_freq"] = 2
+number_mutations("glm5", g2, "index_skip_topk_offset", ["negative", "string", "fraction"])
+number_mutations("glm5", glm, "index_topk_freq", ["fraction"])
+for name, ratios, frag in [
+        ("null-entry", v4["compress_ratios"][:3] + [None] + v4["compress_ratios"][4:], "/compress_ratios/3"),
+        ("bool-entry", v4["compress_ratios"][:3] + [True] + v4["compress_ratios"][4:], "/compress_ratios/3"),
+        ("huge-entry", v4["compress_ratios"][:3] + [1e30] + v4["compress_ratios"][4:], "/compress_ratios/3"),
+        ("empty", [], "/compress_ratios")]:
+    d = copy.deepcopy(v4)
+    d["compress_ratios"] = ratios
+    write("config/deepseek-v4-ratios-%s.json" % name, dump(d), frag)
+d = copy.deepcopy(v4)
+d["num_nextn_predict_layers"] = 0
+write("config/deepseek-v4-ratios-mtp-entry-without-mtp.json", dump(d), "/compress_ratios")
+
 # ---- text-level faults (syntax): the error is a position.
 llama_text = dump(llama)
 for frac in [0.1, 0.5, 0.9, 0.99]:

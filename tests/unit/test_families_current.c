@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "kvplan/kvplan.h"
+#include "test_family_helpers.h"
 
 static kvp_model *read_json(const char *json) {
     kvp_model *m = NULL;
@@ -22,19 +23,9 @@ static kvp_model *read_json(const char *json) {
     return m;
 }
 
-static kvp_cost cost_at(const kvp_model *m, uint32_t tp, kvp_dtype dt) {
-    kvp_cost_settings s = kvp_cost_settings_default();
-    s.tp = tp;
-    s.kv_dtype = dt;
-    kvp_cost c;
-    kvp_error err;
-    if (kvp_cost_compute(m, &s, &c, &err) != KVP_OK) fail_msg("cost: %s", err.message);
-    return c;
-}
-
 static kvp_cost cost_json(const char *json, uint32_t tp) {
     kvp_model *m = read_json(json);
-    kvp_cost c = cost_at(m, tp, KVP_DTYPE_AUTO);
+    kvp_cost c = family_cost(m, tp, KVP_DTYPE_AUTO);
     kvp_model_free(m);
     return c;
 }
@@ -251,12 +242,12 @@ static void test_nemotron3_block_types(void **state) {
     assert_int_equal(info->num_layers, 6);
     assert_int_equal(info->num_nextn_predict_layers, 1);
     assert_true(info->is_hybrid_recurrent);
-    kvp_cost c = cost_at(m, 1, KVP_DTYPE_AUTO);
+    kvp_cost c = family_cost(m, 1, KVP_DTYPE_AUTO);
     assert_int_equal(c.bytes_per_token, 1024);
     assert_int_equal(c.bytes_per_sequence, 536576);
     /* TP 2: 1 KV head (512); Mamba 4 heads, 1 group: conv 3 x (256 + 256) x 2 = 3,072,
      * SSM 4 x 64 x 128 x 4 = 131,072 -> 2 x 134,144 = 268,288. */
-    c = cost_at(m, 2, KVP_DTYPE_AUTO);
+    c = family_cost(m, 2, KVP_DTYPE_AUTO);
     assert_int_equal(c.bytes_per_token, 512);
     assert_int_equal(c.bytes_per_sequence, 268288);
     kvp_model_free(m);
@@ -379,7 +370,7 @@ static void test_unverified_family(void **state) {
     /* A model_type kvplan never checked is read generically, and says so. */
     kvp_model *m = read_json("{\"model_type\": \"brand_new_lm\", " LLAMA_BASE "}");
     assert_true(kvp_model_get_info(m)->family_unverified);
-    assert_int_equal(cost_at(m, 1, KVP_DTYPE_AUTO).bytes_per_token, 1024);
+    assert_int_equal(family_cost(m, 1, KVP_DTYPE_AUTO).bytes_per_token, 1024);
     kvp_policy_settings s = kvp_policy_settings_default();
     s.engine = KVP_ENGINE_VLLM;
     s.kv_budget_bytes = UINT64_C(1) << 30;
@@ -497,13 +488,6 @@ static void test_kimi_and_m3_input(void **state) {
 
 /* ---------------------------------------------- new families under the policies */
 
-static kvp_model *catalog(const char *name) {
-    kvp_model *m = NULL;
-    kvp_error err;
-    if (kvp_model_from_catalog(name, NULL, &m, &err) != KVP_OK) fail_msg("%s: %s", name, err.message);
-    return m;
-}
-
 static kvp_policy_result plan_policy(const kvp_model *m, kvp_engine e, const char *kv_dtype,
                                      const char *mamba_mode) {
     kvp_policy_settings s = kvp_policy_settings_default();
@@ -527,7 +511,7 @@ static void test_new_families_vllm(void **state) {
      * 7: 1 MLA + ceil(20 / 7) = 3 KDA = 4. Blocks: 42,949,672,960 / (2,211,840 x 7
      * = 15,482,880) = 2,774. Per 32,768-token request: ceil(32,768 / 1,920) = 18 MLA
      * blocks + KDA blocks by mamba_cache_mode: none 3 x 1, align 3 x 2, all 3 x 18. */
-    kvp_model *m = catalog("kimi-linear-48b-a3b-instruct");
+    kvp_model *m = family_catalog("kimi-linear-48b-a3b-instruct");
     kvp_policy_result r = plan_policy(m, KVP_ENGINE_VLLM, NULL, "align");
     assert_int_equal(r.block_size, 1920);
     assert_int_equal(r.page_bytes, 2211840);
@@ -554,7 +538,7 @@ static void test_new_families_vllm(void **state) {
      * 128 x 2 = 2,097,152. Block 16 x ceil(2,097,152 / 65,536) = 512, page 2,097,152.
      * Groups of 10: 1 softmax + 7 lightning = 8. Blocks 42,949,672,960 / 20,971,520 =
      * 2,048. Per request (align): 64 + 7 x 2 = 78. */
-    m = catalog("minimax-text-01");
+    m = family_catalog("minimax-text-01");
     r = plan_policy(m, KVP_ENGINE_VLLM, NULL, "align");
     assert_int_equal(r.block_size, 512);
     assert_int_equal(r.num_groups, 8);
@@ -565,7 +549,7 @@ static void test_new_families_vllm(void **state) {
     /* MiniMax-M3 at fp8: one uniform group, 16-token blocks: 62 x 16 x 2,048 B =
      * 2,031,616 of KV + 60 index-key layers x 16 x 256 B (bf16 stays) = 245,760 ->
      * 2,277,376 per block; 42,949,672,960 / 2,277,376 = 18,859 blocks. */
-    m = catalog("minimax-m3");
+    m = family_catalog("minimax-m3");
     r = plan_policy(m, KVP_ENGINE_VLLM, "fp8", NULL);
     assert_int_equal(r.page_bytes, 2277376);
     assert_int_equal(r.report.num_gpu_blocks, 18859);
@@ -576,8 +560,8 @@ static void test_new_families_vllm(void **state) {
 
 static void test_deepseek_v4_exact(void **state) {
     (void)state;
-    kvp_model *m = catalog("deepseek-v4-flash");
-    kvp_cost c = cost_at(m, 8, KVP_DTYPE_BF16);
+    kvp_model *m = family_catalog("deepseek-v4-flash");
+    kvp_cost c = family_cost(m, 8, KVP_DTYPE_BF16);
     assert_true(c.non_affine);
     assert_int_equal(c.pool_count, 6);
     /* One sequence of 131,072 tokens, 32-token blocks, bf16 (the same at TP 1 and 8):
@@ -610,7 +594,7 @@ static void test_deepseek_v4_exact(void **state) {
     /* fp8 KV: compressed entries 512 B, the indexer stays 132, the state fp32:
      * 4 x 32 x 22,016 = 2,818,048 + 1,024 x 32 x 10,752 = 352,321,536 + 90,832,896
      * + 32 x 32 x 10,240 = 10,485,760 + 12,206,080 = 468,664,320. */
-    c = cost_at(m, 1, KVP_DTYPE_FP8);
+    c = family_cost(m, 1, KVP_DTYPE_FP8);
     assert_int_equal(kvp_cost_sequence_bytes(&c, 131072, &b, &err), KVP_OK);
     assert_int_equal(b, 468664320);
     /* vLLM plans it exactly (test_policy_v4_mamba.c); SGLang and the creator, whose
