@@ -150,7 +150,7 @@ uint64_t kvp__forward_peak(const kvp__arch *a, uint64_t T, uint32_t tp, uint32_t
 /* Parameters and bytes of one stage on one rank: at the category rates, or
  * tensor by tensor for a llama.cpp file type. */
 static kvp_status stage_bytes(const kvp__arch *a, uint32_t tp, uint32_t b, uint32_t e, bool first,
-                              bool last, uint64_t p[KVP__W_COUNT], uint64_t *repl,
+                              bool last, uint64_t p[KVP__W_COUNT], uint64_t repl[KVP__W_COUNT],
                               uint64_t *bytes, kvp_error *err) {
     kvp_status st = kvp__arch_params(a, tp, b, e, first, last, p, repl, err);
     if (st != KVP_OK) return st;
@@ -167,15 +167,16 @@ static kvp_status weights(const kvp__arch *a, uint32_t tp, uint32_t pp, uint64_t
     for (uint32_t s = 0; s < pp; s++) {
         uint32_t b, e;
         kvp_pp_stage_layers(a->layers, pp, s, &b, &e);
-        uint64_t p[KVP__W_COUNT], repl = 0, bytes = 0;
-        kvp_status st = stage_bytes(a, tp, b, e, s == 0, s == pp - 1, p, &repl, &bytes, err);
+        uint64_t p[KVP__W_COUNT], repl[KVP__W_COUNT], bytes = 0;
+        kvp_status st = stage_bytes(a, tp, b, e, s == 0, s == pp - 1, p, repl, &bytes, err);
         if (st != KVP_OK) return st;
         if (bytes > *rank_bytes) {
             *rank_bytes = bytes;
-            /* replicated parts (norms, routers, MLA down-projections) at 16 bits */
-            if (!kvp__mul_u64(repl, 2, repl_bytes))
-                return kvp__fail(err, KVP_OVERFLOW, a->source, "/hidden_size",
-                                 "replicated weight bytes overflow 64 bits");
+            /* The replicated parts (norms, routers, MLA down-projections) at
+             * their own term's rate: an fp8 checkpoint's kv_a is fp8, not 16
+             * bits (at 16 bits they outgrew the rank: fuzz_weights). */
+            st = kvp__arch_bytes(a, repl, repl_bytes, err);
+            if (st != KVP_OK) return st;
             *busy_begin = b;
             *busy_end = e;
         }
@@ -214,8 +215,8 @@ static kvp_status mtp_bytes(const kvp__arch *a, uint64_t *params, uint64_t *byte
     *params = 0;
     *bytes = 0;
     if (!a->mtp_layers || !a->layers) return KVP_OK;
-    uint64_t p[KVP__W_COUNT], repl;
-    kvp_status st = kvp__arch_params(a, 1, a->layers - 1, a->layers, false, false, p, &repl, err);
+    uint64_t p[KVP__W_COUNT];
+    kvp_status st = kvp__arch_params(a, 1, a->layers - 1, a->layers, false, false, p, NULL, err);
     if (st != KVP_OK) return st;
     p[KVP__W_BUFFER] = 0;
     uint64_t proj = 0, emb = 0;
@@ -247,8 +248,8 @@ kvp_status kvp_weights_estimate(const kvp_model *model, kvp_dtype weights_dtype,
     o.weights_dtype = weights_dtype;
     kvp_status st = kvp__arch_read(model, &o, &a, err);
     if (st != KVP_OK) return st;
-    uint64_t p[KVP__W_COUNT], repl;
-    st = stage_bytes(&a, 1, 0, a.layers, true, true, p, &repl, out_bytes, err);
+    uint64_t p[KVP__W_COUNT];
+    st = stage_bytes(&a, 1, 0, a.layers, true, true, p, NULL, out_bytes, err);
     kvp__arch_free(&a);
     return st;
 }
@@ -294,12 +295,12 @@ kvp_status kvp_memory_estimate_detail(const kvp_model *model, const kvp_estimate
     kvp_status st = kvp__arch_read(model, &o, &a, err);
     if (st != KVP_OK) return st;
     kvp__strlcpy(d->weights_format, a.format, sizeof d->weights_format);
-    uint64_t p[KVP__W_COUNT], repl = 0;
+    uint64_t p[KVP__W_COUNT];
     /* The whole model on one GPU: experts unsharded. */
     uint32_t xranks = a.expert_ranks, xep = a.ep;
     a.expert_ranks = 0;
     a.ep = 1;
-    st = stage_bytes(&a, 1, 0, a.layers, true, true, p, &repl, &d->weights_total_bytes, err);
+    st = stage_bytes(&a, 1, 0, a.layers, true, true, p, NULL, &d->weights_total_bytes, err);
     a.expert_ranks = xranks;
     a.ep = xep;
     if (st != KVP_OK) goto done;

@@ -149,10 +149,12 @@ bool kvp__layer_arch_same(const kvp__layer_arch *x, const kvp__layer_arch *y);
 
 /* Parameters of one rank of `tp`, for decoder layers [begin, end) plus the
  * embedding (with_first) and the LM head and final norm (with_last).
- * params[] by category; *replicated_params: of those, held by every TP rank. */
+ * params[] by category; replicated[] (NULL: not wanted): of those, by category,
+ * the ones every TP rank holds whole (costed at their category's rate, so that
+ * an fp8 checkpoint's replicated MLA projections are fp8 as they are loaded). */
 kvp_status kvp__arch_params(const kvp__arch *arch, uint32_t tp, uint32_t begin, uint32_t end,
                             bool with_first, bool with_last, uint64_t params[KVP__W_COUNT],
-                            uint64_t *replicated_params, kvp_error *err);
+                            uint64_t replicated[KVP__W_COUNT], kvp_error *err);
 /* Bytes of one rank of `tp` for layers [begin, end) (+ first / last stage
  * parts) when the arch is costed as a llama.cpp file type: tensor by tensor
  * (memory_gguf.c). KVP_UNSUPPORTED for layer kinds the rules are not carried

@@ -32,7 +32,7 @@
 
 typedef struct acc {
     uint64_t p[KVP__W_COUNT];
-    uint64_t repl;
+    uint64_t repl[KVP__W_COUNT]; /* of p: held whole by every TP rank, by term */
     bool overflow;
     const char *key; /* the config key whose value overflowed first (NULL: the term's own) */
     int over_cat;    /* the first term that overflowed; meaningful once `overflow` is set */
@@ -89,7 +89,7 @@ static void add3(acc *s, kvp__wcat k, uint64_t a, uint64_t b, uint64_t c, uint64
     }
     if (div > 1) v = kvp__ceil_div_u64(v, div);
     if (!kvp__add_u64(s->p[k], v, &s->p[k])) overflowed(s, (int)k);
-    if (replicated && !kvp__add_u64(s->repl, v, &s->repl)) overflowed(s, (int)k);
+    if (replicated && !kvp__add_u64(s->repl[k], v, &s->repl[k])) overflowed(s, (int)k);
 }
 
 static uint64_t ceil_div(uint64_t a, uint64_t b) { return kvp__ceil_div_u64(a, b ? b : 1); }
@@ -211,16 +211,17 @@ bool kvp__layer_arch_same(const kvp__layer_arch *x, const kvp__layer_arch *y) {
 static void acc_add_times(acc *s, const acc *one, uint64_t n) {
     uint64_t v;
     if (one->overflow) overflowed_at(s, one->over_cat, one->key);
-    for (int k = 0; k < KVP__W_COUNT; k++)
+    for (int k = 0; k < KVP__W_COUNT; k++) {
         if (!kvp__mul_u64(one->p[k], n, &v) || !kvp__add_u64(s->p[k], v, &s->p[k]))
             overflowed(s, k);
-    if (!kvp__mul_u64(one->repl, n, &v) || !kvp__add_u64(s->repl, v, &s->repl))
-        overflowed(s, KVP__W_NORM);
+        if (!kvp__mul_u64(one->repl[k], n, &v) || !kvp__add_u64(s->repl[k], v, &s->repl[k]))
+            overflowed(s, k);
+    }
 }
 
 kvp_status kvp__arch_params(const kvp__arch *a, uint32_t tp, uint32_t begin, uint32_t end,
                             bool with_first, bool with_last, uint64_t params[KVP__W_COUNT],
-                            uint64_t *replicated_params, kvp_error *err) {
+                            uint64_t replicated[KVP__W_COUNT], kvp_error *err) {
     acc s;
     memset(&s, 0, sizeof s);
     uint64_t t = tp ? tp : 1;
@@ -268,7 +269,7 @@ kvp_status kvp__arch_params(const kvp__arch *a, uint32_t tp, uint32_t begin, uin
                          k_term[s.over_cat].name, begin, end ? end - 1 : 0,
                          s.key ? "; a recurrent mixer's width: heads x head dimension past 2^63" : "");
     memcpy(params, s.p, sizeof s.p);
-    if (replicated_params) *replicated_params = s.repl;
+    if (replicated) memcpy(replicated, s.repl, sizeof s.repl);
     return KVP_OK;
 }
 

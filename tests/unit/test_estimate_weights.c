@@ -183,6 +183,21 @@ static void test_deepseek_v2_lite_mla(void **state) {
      *   + 2,048 + rope 163840*64 = 10,485,760
      *   = 31,974,912 + 3,407,872 + 2,048 + 10,485,760 = 45,870,592 elements */
     assert_int_equal(d2.weights_replicated_bytes, 2ull * 45870592);
+    /* Loaded as fp8 (--quantization fp8: 1 B per quantized parameter), kv_a
+     * is fp8 like the rest of the attention; norms, routers and the rotary
+     * cache stay at 2 B. Replicated bytes at each term's rate:
+     *   attention 27 * 1,179,648 = 31,850,496 x 1 B      = 31,850,496
+     *   norms 27 * (512 + 4,096) + 2,048 = 126,464; routers 3,407,872;
+     *   rope 10,485,760 -> 14,020,096 x 2 B               = 28,040,192
+     *                                                     = 59,890,688
+     * (at a flat 2 B they were 91,741,184, and on a checkpoint with little
+     * else the replicated part outgrew the rank: fuzz_weights). */
+    kvp_estimate_settings s3 = settings(2, 1);
+    s3.quantization = "fp8";
+    kvp_estimate_detail d3;
+    assert_int_equal(kvp_memory_estimate_detail(m, &s3, &f, &d3, NULL), KVP_OK);
+    assert_int_equal(d3.weights_replicated_bytes, 59890688ull);
+    assert_true(d3.weights_replicated_bytes <= d3.weights_rank_bytes);
     kvp_model_free(m);
 }
 
