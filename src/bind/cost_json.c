@@ -16,10 +16,18 @@ size_t kvp__cost_warnings(const kvp_model *m, const kvp_cost *c, const char **w,
                  "its cache was read with the generic rules";
     if (!info->dtype_stated && n < max)
         w[n++] = "the config states no torch_dtype/dtype: bf16 assumed for the model";
-    for (uint32_t k = 0; k < c->pool_count && n < max; k++) {
+    /* Replicated only when a layer has fewer KV heads than ranks: 8 heads at
+     * TP 8 leave one head per rank, split, not copied. */
+    bool fewer = false;
+    for (size_t i = 0; c->tp > 1 && i < kvp_model_cache_count(m) && !fewer; i++) {
+        const kvp_layer_cache *lc = kvp_model_cache(m, i);
+        fewer = lc->kind != KVP_CACHE_RECURRENT && lc->kind != KVP_CACHE_MLA &&
+                lc->kind != KVP_CACHE_INDEXER && lc->kv_heads < c->tp;
+    }
+    for (uint32_t k = 0; fewer && k < c->pool_count && n < max; k++) {
         const kvp_pool_cost *p = &c->pools[k];
         if (p->kind != KVP_CACHE_RECURRENT && p->kind != KVP_CACHE_MLA &&
-            p->kind != KVP_CACHE_INDEXER && c->tp > 1 && p->kv_heads_per_rank == 1) {
+            p->kind != KVP_CACHE_INDEXER && p->kv_heads_per_rank == 1) {
             w[n++] = "fewer KV heads than TP ranks: each rank keeps one whole (replicated) head; "
                      "some engines' estimators round this down to a fraction";
             break;
