@@ -96,6 +96,7 @@ typedef struct kvp_option {
     unsigned commands;     /* KVP_COMMAND_* bits taking it */
     unsigned engines;      /* engines whose plan reads the field; others ignore it (warned) */
     bool value_optional;   /* CHOICE: may stand alone ("--flash-attn" = on) */
+    bool zero_ok;          /* FRACTION: 0 is allowed too, [0, 1] */
     bool repeats;          /* may be given more than once (--env K=V) */
     const char *help;      /* one line */
     kvp_option_spelling spellings[KVP_OPTION_SPELLINGS_MAX]; /* other names; name NULL ends */
@@ -111,8 +112,33 @@ KVP_API const kvp_option *kvp_option_lookup(const char *name, size_t *spelling);
  * when no row does. */
 KVP_API const kvp_option *kvp_option_for_field(const char *field);
 
-#define KVP_OPTIONS_MAX 96       /* rows the table may hold */
+#define KVP_OPTIONS_MAX 128      /* rows the table may hold */
 #define KVP_OPTIONS_TYPED_MAX 40 /* bytes of a spelling kept for messages */
+
+#define KVP_OPTION_MM_MAX 8       /* --mm-tokens-per-item modalities */
+#define KVP_OPTION_WINDOWS_MAX 256/* --max-attention-window entries */
+
+/* The rules TensorRT-LLM applies around the creator (plan.h): KV-cache
+ * compression, the LoRA cache, the multimodal encoder's profiling batch. Names
+ * point into the buffers here: use them while the kvp_options lives, unmoved. */
+typedef struct kvp_option_rules {
+    kvp_kv_compression compression;  /* --kv-cache-compression, --compression-quant, ... */
+    bool has_lora;                   /* a --lora-* option was given */
+    kvp_lora_settings lora;
+    const char *lora_modules[KVP_LORA_MAX_MODULES];
+    char lora_buf[512];
+    bool has_mm;                     /* an --mm-* option that makes a profiling batch */
+    uint64_t mm_max_tokens, mm_batch, mm_embedding_dim;
+    kvp_mm_item mm[KVP_OPTION_MM_MAX];
+    size_t mm_count;
+    char mm_buf[512];
+} kvp_option_rules;
+
+/* What `kvplan sim` replays on top of the deployment (sim only). */
+typedef struct kvp_option_sim {
+    uint64_t blocks;             /* --blocks N: the same blocks in every pool; 0 = planned */
+    uint64_t recurrent_slots;    /* --recurrent-slots N (with --blocks); 0 = not given */
+} kvp_option_sim;
 
 /* The settings being built from (name, value) pairs. */
 typedef struct kvp_options {
@@ -123,6 +149,11 @@ typedef struct kvp_options {
     const char *gpu;             /* --gpu NAME (borrowed from the value given) */
     const char *draft;           /* --draft MODEL (borrowed) */
     uint32_t gpus;               /* --gpus N; 0 = not given */
+    bool probe;                  /* --probe: the live memory of --device */
+    uint32_t device;             /* --device N (implies --probe) */
+    kvp_option_rules rules;      /* TensorRT-LLM rules around the creator */
+    kvp_option_sim sim;          /* sim's pool overrides */
+    uint64_t windows[KVP_OPTION_WINDOWS_MAX]; /* --max-attention-window (deployment.kv points here) */
     bool engine_given;           /* --policy was given */
     bool engine_implied;         /* an engine's spelling chose the engine */
     char implied_by[KVP_OPTIONS_TYPED_MAX]; /* the first spelling that chose it */
@@ -147,8 +178,10 @@ KVP_API void kvp_options_init(kvp_options *options, unsigned command);
  * "true"/"false" (JSON booleans as text). KVP_INVALID_ARG with the message of
  * its kind (above) and err->key = name as given; KVP_NOT_FOUND when no row has
  * the name (err->key = name); an option given twice is KVP_INVALID_ARG. Text
- * values are borrowed only for --gpu and --draft (kept in `options`), copied
- * otherwise. */
+ * values are borrowed for --gpu and --draft (kept in `options`) and for the
+ * creator's names (--sparse-attention, --attn-backend, --transceiver-*,
+ * --compression-quant: kvp_deploy_settings holds pointers), copied otherwise;
+ * a value must outlive the options (argv does). */
 KVP_API KVP_NODISCARD kvp_status kvp_options_set(kvp_options *options, const char *name,
                                                  const char *value, kvp_error *err);
 /* Was the row with kvplan name `name` given? */

@@ -1,10 +1,7 @@
 /* admission_out.c — the text lines of a deployment's admission rule (admission_out.h). */
 #include "admission_out.h"
 
-#include <string.h>
-
 #include "cli.h"
-#include "cli_options.h"
 
 void kvp_cli_admission_text(FILE *f, const kvp_admission *a, const char *indent) {
     char c1[32], c2[32], c3[32];
@@ -25,29 +22,4 @@ void kvp_cli_admission_text(FILE *f, const kvp_admission *a, const char *indent)
                 kvp_cli_fmt_count(a->prompt_tokens, c2, sizeof c2),
                 kvp_cli_fmt_count(a->output_tokens, c3, sizeof c3));
     if (a->present && a->refused[0]) fprintf(f, "%snote                    %s\n", indent, a->refused);
-}
-
-int kvp_cli_admission_option(int argc, char **argv, int *i, kvp_admission_settings *out,
-                             bool json) {
-    static const char *const k_fields[] = {"isl", "osl", "max_new_tokens",
-                                           "capacity_scheduler_policy"};
-    const char *a = argv[*i];
-    char name[KVP_OPTIONS_TYPED_MAX];
-    size_t n = strcspn(a, "=");
-    if (a[0] != '-' || n >= sizeof name) return 0;
-    memcpy(name, a, n);
-    name[n] = '\0';
-    const kvp_option *r = kvp_option_lookup(name, NULL);
-    bool ours = false;
-    for (size_t k = 0; r && k < sizeof k_fields / sizeof k_fields[0]; k++)
-        ours = ours || !strcmp(r->field, k_fields[k]);
-    if (!ours) return 0;
-    kvp_options *o = kvp_options_new(KVP_COMMAND_PLAN);
-    if (!o) return kvp_cli_fail("out of memory");
-    o->deployment.admission = *out;
-    int rc = kvp_cli_table_option(o, argc, argv, i, json);
-    if (rc == -1) *out = o->deployment.admission;
-    kvp_cli_table_use(NULL);
-    kvp_options_free(o);
-    return rc;
 }

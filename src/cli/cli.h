@@ -48,8 +48,6 @@ int kvp_cli_refuse(const char *engine_flag, const char *refusal);
 /* Option value parsers: print one line and return false on bad input. */
 bool kvp_cli_u32(const char *opt, const char *text, uint32_t min, uint32_t max, uint32_t *out);
 bool kvp_cli_u64_count(const char *opt, const char *text, uint64_t *out);
-bool kvp_cli_bytes(const char *opt, const char *text, uint64_t *out);
-bool kvp_cli_fraction(const char *opt, const char *text, double *out);
 bool kvp_cli_dtype(const char *opt, const char *text, kvp_dtype *out);
 
 /* Option matching: "--tp 2" and "--tp=2". On a match sets *value (advancing *i

@@ -27,6 +27,34 @@ const char *kvp_cli_typed_flag(const char *field) {
     return r->name;
 }
 
+const char *kvp_cli_typed_spelling(const char *flag) {
+    const kvp_option *r = kvp_option_lookup(flag, NULL);
+    if (!r || !g_active || !g_active->given[r->id]) return NULL;
+    return g_active->typed[r->id];
+}
+
+void kvp_cli_user_flags(const char *text, char *out, size_t size) {
+    size_t n = 0;
+    if (!size) return;
+    for (const char *p = text; *p && n + 1 < size;) {
+        /* A flag: '-' after the start, a space or '(', then name characters. */
+        bool starts = *p == '-' && (p == text || p[-1] == ' ' || p[-1] == '(');
+        size_t k = starts ? strspn(p, "-abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") : 0;
+        if (k > 1 && k < KVP_OPTIONS_TYPED_MAX) {
+            char flag[KVP_OPTIONS_TYPED_MAX];
+            memcpy(flag, p, k);
+            flag[k] = '\0';
+            const char *typed = kvp_cli_typed_spelling(flag);
+            const char *w = typed ? typed : flag;
+            for (; *w && n + 1 < size; w++) out[n++] = *w;
+            p += k;
+            continue;
+        }
+        out[n++] = *p++;
+    }
+    out[n] = '\0';
+}
+
 static bool is_bool_word(const char *v) {
     return !kvp__strcasecmp(v, "true") || !kvp__strcasecmp(v, "false");
 }
@@ -98,6 +126,19 @@ const char *const *kvp_cli_table_names(unsigned command) {
     }
     names[n] = NULL;
     return names;
+}
+
+int kvp_cli_table_unknown(const char *arg, unsigned command, const char *const *own,
+                          const char *const *more) {
+    static const char *known[KVP_OPTIONS_MAX * (KVP_OPTION_SPELLINGS_MAX + 1) + 64];
+    const size_t cap = sizeof known / sizeof known[0] - 1;
+    size_t n = 0;
+    const char *const *table = kvp_cli_table_names(command);
+    for (size_t k = 0; table[k] && n < cap; k++) known[n++] = table[k];
+    for (size_t k = 0; own && own[k] && n < cap; k++) known[n++] = own[k];
+    for (size_t k = 0; more && more[k] && n < cap; k++) known[n++] = more[k];
+    known[n] = NULL;
+    return kvp_cli_unknown_option(arg, known);
 }
 
 void kvp_cli_table_usage(FILE *out, unsigned command, unsigned engines) {

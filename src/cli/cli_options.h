@@ -23,11 +23,24 @@ void kvp_cli_table_use(const kvp_options *o);
 /* The table's names for `command` (every spelling), NULL-terminated, in static
  * storage: for "did you mean". */
 const char *const *kvp_cli_table_names(unsigned command);
+/* An unknown option `arg`: one line with "did you mean" over the table's names
+ * for `command` and the command's own names (`own`, `more`: NULL-terminated,
+ * either may be NULL). Returns the exit status. */
+int kvp_cli_table_unknown(const char *arg, unsigned command, const char *const *own,
+                          const char *const *more);
 /* Help lines of the table's rows for `command` (those of `engines` bits). */
 void kvp_cli_table_usage(FILE *out, unsigned command, unsigned engines);
 /* The spelling the user typed for the row that sets `field`, the table's name when
  * not given, NULL when no row sets it. */
 const char *kvp_cli_typed_flag(const char *field);
+/* The spelling the user typed for the row `flag` names (any of its spellings),
+ * NULL when that row was not given. */
+const char *kvp_cli_typed_spelling(const char *flag);
+/* `text` (a rule's fix, "--tensor-parallel-size one of 1, 2, 4") with every flag
+ * of a row the user gave written as the user spelled it ("--tp one of ..."), into
+ * out (truncated to size). The rules name the engine's flags; the user reads the
+ * ones they typed (issue 12 item 8). */
+void kvp_cli_user_flags(const char *text, char *out, size_t size);
 /* Without --policy: the one engine whose own flags argv uses (*engine, -1 when
  * none; `by` gets the first such flag). Flags of two engines: one line naming
  * both, and the exit status. -1 to go on. */

@@ -56,15 +56,8 @@ static bool any_opt(int argc, char **argv, int *i, const char *const *names, con
 
 /* An unknown option: "did you mean" over the table's names and check's own. */
 static int unknown_option(const char *arg) {
-    static const char *known[KVP_OPTIONS_MAX * (KVP_OPTION_SPELLINGS_MAX + 1) + 12];
-    size_t n = 0;
-    const char *const *table = kvp_cli_table_names(KVP_COMMAND_CHECK);
-    for (size_t k = 0; table[k] && n + 10 < sizeof known / sizeof known[0]; k++) known[n++] = table[k];
-    static const char *const own[] = {"--json", "--rules", "--help", "--from"};
-    for (size_t k = 0; k < sizeof own / sizeof own[0]; k++) known[n++] = own[k];
-    for (size_t k = 0; k_ignored_values[k]; k++) known[n++] = k_ignored_values[k];
-    known[n] = NULL;
-    return kvp_cli_unknown_option(arg, known);
+    static const char *const own[] = {"--json", "--rules", "--help", "--from", NULL};
+    return kvp_cli_table_unknown(arg, KVP_COMMAND_CHECK, own, k_ignored_values);
 }
 
 int kvp_cmd_check(int argc, char **argv) {

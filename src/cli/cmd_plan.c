@@ -133,120 +133,85 @@ static int bad_input(kvp_status code, const char *key, const char *fmt, ...) {
     return kvp_cli_report_error(&err, g_json);
 }
 
-static bool p_count(const char *opt, const char *v, uint64_t min, uint64_t max, uint64_t *out) {
-    kvp_error err;
-    if (kvp_parse_count(v, out, &err) != KVP_OK) {
-        bad_input(KVP_INVALID_ARG, opt, "%s: %s", opt, err.message);
-        return false;
-    }
-    if (*out < min || *out > max) {
-        bad_input(KVP_INVALID_ARG, opt, "%s: %s is out of range, expected %llu to %llu", opt, v,
-                  (unsigned long long)min, (unsigned long long)max);
-        return false;
-    }
-    return true;
+/* The table's settings (options.h) as this command's run reads them. Returns -1
+ * to continue, else an exit status. */
+static int from_table(opts *o, const kvp_options *t) {
+    const kvp_deployment *dep = &t->deployment;
+    const kvp_deploy_memory *m = &dep->memory;
+    o->gpu = t->gpu;
+    o->draft = t->draft;
+    o->probe = t->probe;
+    o->device = t->device;
+    o->gpus = t->gpus;
+    o->has_gpu_mem = kvp_options_given(t, "--gpu-mem");
+    o->gpu_mem = m->total_bytes;
+    o->free_mem = m->free_bytes;
+    o->has_kv_budget = kvp_options_given(t, "--kv-budget");
+    o->kv_budget = m->kv_budget_bytes;
+    o->has_weights = m->has_weights;
+    o->weights = m->weights_bytes;
+    o->has_peak = m->has_peak;
+    o->peak = m->peak_bytes;
+    o->has_activation_peak = m->has_activation_peak;
+    o->activation_peak = m->activation_peak_bytes;
+    o->has_non_torch = m->has_non_torch;
+    o->non_torch = m->non_torch_bytes;
+    o->has_cuda_graph = m->has_cuda_graph;
+    o->cuda_graph = m->cuda_graph_bytes;
+    o->estimation_kv = m->estimation_kv_bytes;
+    memcpy(o->graph_sizes, m->cuda_graph_sizes, sizeof o->graph_sizes);
+    o->graph_size_count = m->cuda_graph_size_count;
+    /* The creator's settings: the table's, with the shared point (tp, pp, lengths). */
+    o->d = dep->trtllm;
+    o->d.tp = dep->point.tp;
+    o->d.pp = dep->point.pp;
+    o->d.max_seq_len = dep->point.max_seq_len;
+    o->has_max_seq_len = kvp_options_given(t, "--max-seq-len");
+    o->seq_len = dep->point.seq_len;
+    o->cuda_graph_bs = (uint32_t)dep->trtllm.max_cuda_graph_batch_size; /* the row caps it at 2^20 */
+    if (dep->point.kv_dtype[0] && kvp_dtype_parse(dep->point.kv_dtype, &o->d.kv_dtype) != KVP_OK)
+        return bad_input(KVP_INVALID_ARG, kvp_options_typed(t, "--kv-dtype"),
+                         "%s: unknown dtype '%s' (expected auto, fp16, bf16, fp8, nvfp4)",
+                         kvp_options_typed(t, "--kv-dtype"), dep->point.kv_dtype);
+    o->kv = dep->kv;
+    o->admission = dep->admission;
+    o->startup = t->startup;
+    o->local_dep.enforce_eager = t->startup.enforce_eager;
+    /* The rules around the creator; names point into t, which outlives the run. */
+    const kvp_option_rules *x = &t->rules;
+    o->seed.engine_version = kvp_options_given(t, "--engine-version") ? dep->policy.engine_version : NULL;
+    o->seed.compression = x->compression;
+    o->seed.has_lora = x->has_lora;
+    o->seed.lora = x->lora;
+    o->seed.has_mm = x->has_mm;
+    o->seed.mm_max_tokens = x->mm_max_tokens;
+    o->seed.mm_batch = x->mm_batch;
+    o->seed.mm_embedding_dim = x->mm_embedding_dim;
+    memcpy(o->seed.mm, x->mm, sizeof o->seed.mm);
+    o->seed.mm_count = x->mm_count;
+    return -1;
 }
 
-static bool p_u32(const char *opt, const char *v, uint32_t min, uint32_t max, uint32_t *out) {
-    uint64_t x;
-    if (!p_count(opt, v, min, max, &x)) return false;
-    *out = (uint32_t)x;
-    return true;
-}
+/* This command's own options (output and model-local reports); everything else
+ * is a row of the option table. For "did you mean". */
+static const char *const k_own[] = {"--explain", "--json", "--help", "--svg", "--html",
+                                    "--local", "--async-chunk", "--streaming", NULL};
 
-static bool p_bytes(const char *opt, const char *v, bool positive, uint64_t *out) {
-    kvp_error err;
-    if (v[0] == '-') {
-        bad_input(KVP_INVALID_ARG, opt, "%s: %s is negative; sizes are byte counts >= %d", opt, v,
-                  positive ? 1 : 0);
-        return false;
+static int unknown_option(const char *a) {
+    if (g_json) {
+        char bare[128];
+        snprintf(bare, sizeof bare, "%s", a);
+        char *eq = strchr(bare, '=');
+        if (eq) *eq = '\0';
+        return bad_input(KVP_INVALID_ARG, bare, "unknown option '%s' (see --help)", bare);
     }
-    if (kvp_parse_bytes(v, out, &err) != KVP_OK) {
-        bad_input(err.code, opt, "%s: %s", opt, err.message);
-        return false;
-    }
-    if (positive && *out == 0) {
-        bad_input(KVP_INVALID_ARG, opt, "%s: 0 bytes; expected a positive size", opt);
-        return false;
-    }
-    return true;
+    return kvp_cli_table_unknown(a, KVP_COMMAND_PLAN, k_own, NULL);
 }
-
-static bool p_fraction(const char *opt, const char *v, bool allow_zero, double *out) {
-    char *end = NULL;
-    double f = strtod(v, &end);
-    if (!end || *end != '\0' || end == v || !(f >= 0.0) || f > 1.0 || (!allow_zero && f == 0.0)) {
-        bad_input(KVP_INVALID_ARG, opt, "%s: %s is not a fraction in %s, 1]", opt, v,
-                  allow_zero ? "[0" : "(0");
-        return false;
-    }
-    *out = f;
-    return true;
-}
-
-static bool p_windows(const char *v, opts *o) {
-    const char *p = v;
-    o->window_count = 0;
-    while (*p) {
-        char buf[32];
-        size_t n = strcspn(p, ",");
-        if (n == 0 || n >= sizeof buf || o->window_count == 256) {
-            bad_input(KVP_INVALID_ARG, "--max-attention-window",
-                      "--max-attention-window: '%s' is not a comma-separated list of up to 256 "
-                      "positive token counts",
-                      v);
-            return false;
-        }
-        memcpy(buf, p, n);
-        buf[n] = '\0';
-        if (!p_count("--max-attention-window", buf, 1, UINT32_MAX,
-                     &o->windows[o->window_count]))
-            return false;
-        o->window_count++;
-        p += n;
-        if (*p == ',') p++;
-    }
-    if (o->window_count == 0) {
-        bad_input(KVP_INVALID_ARG, "--max-attention-window", "--max-attention-window is empty");
-        return false;
-    }
-    o->kv.max_attention_window = o->windows;
-    o->kv.max_attention_window_count = o->window_count;
-    return true;
-}
-
-static const char *const k_known[] = {
-    "--isl", "--osl", "--max-new-tokens", "--capacity-scheduler-policy",
-    "--gpu", "--gpu-mem", "--weights", "--peak", "--activation-peak", "--non-torch",
-    "--cuda-graph", "--free-mem", "--estimation-kv", "--kv-budget",
-    "--free-gpu-memory-fraction", "--max-tokens", "--max-gpu-total-bytes", "--host-cache-size",
-    "--tokens-per-block", "--enable-block-reuse", "--max-attention-window", "--kv-manager",
-    "--cross-kv-cache-fraction", "--tp", "--pp", "--attention-dp", "--kv-dtype",
-    "--max-batch-size", "--max-num-tokens", "--max-beam-width", "--max-seq-len", "--seq-len",
-    "--cuda-graph-batch-size", "--cuda-graph-batch-sizes", "--cuda-graph-max-bs", "--draft", "--spec-mode", "--max-draft-len", "--num-draft-layers",
-    "--separate-draft-kv", "--policy", "--explain", "--json", "--help", "--probe", "--device",
-    "--gpus", "--from", "--svg", "--html", "--local", "--async-chunk", "--streaming", "--enforce-eager",
-    "--cp", "--helix", "--sparse-attention", "--disaggregated", "--transceiver-backend",
-    "--transceiver-runtime", "--mamba-manager-preference", "--use-py-mamba", "--attn-backend",
-    "--mla-workspace-rate", "--workspace-not-chunk-bounded", "--fp8-context-mla-kv-len-cap",
-    "--sm-version", "--enable-chunked-prefill", "--chunk-size",
-    "--chunked-prefill-buffer-batch-size", "--disable-overlap-scheduler", "--kv-connector",
-    "--max-input-len", "--skip-estimation", "--avg-seq-len", "--engine-version",
-    "--max-util-for-resume", "--kv-cache-compression", "--compression-quant",
-    "--triattention-union-eviction", "--lora-rank", "--max-loras", "--max-cpu-loras",
-    "--lora-target-modules", "--lora-shared-expert-size", "--mm-encoder-max-tokens",
-    "--mm-encoder-batch-size", "--mm-tokens-per-item", "--mm-embedding-dim", "--mm-output-budget",
-    "--mm-encoder-cache", NULL};
 
 /* Returns -1 to continue, else an exit status. */
-static int parse(int argc, char **argv, opts *o) {
+static int parse(int argc, char **argv, opts *o, kvp_options *t) {
     bool bad = false;
-    int arc;
-    o->cuda_graph_bs = DEFAULT_CUDA_GRAPH_BS;
     for (int i = 1; i < argc; i++) {
-        int sr = kvp_cli_plan_seed_option(argc, argv, &i, &o->d, &o->kv, &o->seed);
-        if (sr > 0) return sr;
-        if (sr < 0) continue;
         const char *a = argv[i], *v = NULL;
         if (kvp_cli_flag(a, "--help") || kvp_cli_flag(a, "-h")) {
             usage(stdout);
@@ -255,12 +220,6 @@ static int parse(int argc, char **argv, opts *o) {
             o->json = true;
         } else if (kvp_cli_flag(a, "--explain")) {
             o->explain = true;
-        } else if (kvp_cli_flag(a, "--enable-block-reuse")) {
-            o->kv.enable_block_reuse = true;
-        } else if (kvp_cli_flag(a, "--attention-dp")) {
-            o->d.attention_dp = true;
-        } else if (kvp_cli_flag(a, "--separate-draft-kv")) {
-            o->d.separate_draft_kv_cache = 1;
         } else if (kvp_cli_opt(argc, argv, &i, "--svg", &v, &bad)) {
             if (bad) return KVP_EXIT_BAD_INPUT;
             o->svg = v;
@@ -274,164 +233,20 @@ static int parse(int argc, char **argv, opts *o) {
             o->local_dep.async_chunk = true;
         } else if (kvp_cli_flag(a, "--streaming")) {
             o->local_dep.streaming = true;
-        } else if (kvp_cli_flag(a, "--enforce-eager")) {
-            o->local_dep.enforce_eager = true;
-        } else if (!strncmp(a, "--cuda-graph-batch-sizes", 24) && (!a[24] || a[24] == '=')) {
-            /* The table's parser (options.c): sorted, repeats dropped, 64 at most. */
-            kvp_options *t = kvp_options_new(KVP_COMMAND_PLAN);
-            if (!t) return kvp_cli_fail("out of memory");
-            int rc = kvp_cli_table_option(t, argc, argv, &i, g_json);
-            if (rc == -1) {
-                memcpy(o->graph_sizes, t->deployment.memory.cuda_graph_sizes, sizeof o->graph_sizes);
-                o->graph_size_count = t->deployment.memory.cuda_graph_size_count;
-            }
-            kvp_cli_table_use(NULL);
-            kvp_options_free(t);
-            if (rc != -1) return rc;
-        } else if (kvp_cli_flag(a, "--probe")) {
-            o->probe = true;
-        } else if (kvp_cli_opt(argc, argv, &i, "--device", &v, &bad)) {
-            if (bad || !p_u32("--device", v, 0, 1023, &o->device)) return KVP_EXIT_BAD_INPUT;
-            o->probe = true;
-        } else if (kvp_cli_opt(argc, argv, &i, "--gpus", &v, &bad)) {
-            if (bad || !p_u32("--gpus", v, 1, 1024, &o->gpus)) return KVP_EXIT_BAD_INPUT;
-        } else if (kvp_cli_opt(argc, argv, &i, "--gpu-mem", &v, &bad)) {
-            if (bad || !p_bytes("--gpu-mem", v, true, &o->gpu_mem)) return KVP_EXIT_BAD_INPUT;
-            o->has_gpu_mem = true;
-        } else if (kvp_cli_opt(argc, argv, &i, "--gpu", &v, &bad)) {
-            if (bad) return KVP_EXIT_BAD_INPUT;
-            o->gpu = v;
-        } else if (kvp_cli_opt(argc, argv, &i, "--weights", &v, &bad)) {
-            if (bad || !p_bytes("--weights", v, false, &o->weights)) return KVP_EXIT_BAD_INPUT;
-            o->has_weights = true;
-        } else if (kvp_cli_opt(argc, argv, &i, "--peak", &v, &bad)) {
-            if (bad || !p_bytes("--peak", v, false, &o->peak)) return KVP_EXIT_BAD_INPUT;
-            o->has_peak = true;
-        } else if (kvp_cli_opt(argc, argv, &i, "--non-torch", &v, &bad)) {
-            if (bad || !p_bytes("--non-torch", v, false, &o->non_torch)) return KVP_EXIT_BAD_INPUT;
-            o->has_non_torch = true;
-        } else if (kvp_cli_opt(argc, argv, &i, "--activation-peak", &v, &bad)) {
-            if (bad || !p_bytes("--activation-peak", v, false, &o->activation_peak))
-                return KVP_EXIT_BAD_INPUT;
-            o->has_activation_peak = true;
-        } else if (kvp_cli_opt(argc, argv, &i, "--free-mem", &v, &bad)) {
-            if (bad || !p_bytes("--free-mem", v, false, &o->free_mem)) return KVP_EXIT_BAD_INPUT;
-        } else if (kvp_cli_opt(argc, argv, &i, "--cuda-graph", &v, &bad)) {
-            if (bad || !p_bytes("--cuda-graph", v, false, &o->cuda_graph)) return KVP_EXIT_BAD_INPUT;
-            o->has_cuda_graph = true;
-        } else if (kvp_cli_opt(argc, argv, &i, "--estimation-kv", &v, &bad)) {
-            if (bad || !p_bytes("--estimation-kv", v, false, &o->estimation_kv))
-                return KVP_EXIT_BAD_INPUT;
-        } else if (kvp_cli_opt(argc, argv, &i, "--kv-budget", &v, &bad)) {
-            if (bad || !p_bytes("--kv-budget", v, true, &o->kv_budget)) return KVP_EXIT_BAD_INPUT;
-            o->has_kv_budget = true;
-        } else if (kvp_cli_opt(argc, argv, &i, "--free-gpu-memory-fraction", &v, &bad)) {
-            if (bad || !p_fraction("--free-gpu-memory-fraction", v, false,
-                                   &o->kv.free_gpu_memory_fraction))
-                return KVP_EXIT_BAD_INPUT;
-        } else if (kvp_cli_opt(argc, argv, &i, "--max-tokens", &v, &bad)) {
-            if (bad || !p_count("--max-tokens", v, 1, UINT64_MAX / 2, &o->kv.max_tokens))
-                return KVP_EXIT_BAD_INPUT;
-            o->kv.has_max_tokens = true;
-        } else if (kvp_cli_opt(argc, argv, &i, "--max-gpu-total-bytes", &v, &bad)) {
-            if (bad || !p_bytes("--max-gpu-total-bytes", v, true, &o->kv.max_gpu_total_bytes))
-                return KVP_EXIT_BAD_INPUT;
-        } else if (kvp_cli_opt(argc, argv, &i, "--host-cache-size", &v, &bad)) {
-            if (bad || !p_bytes("--host-cache-size", v, false, &o->kv.host_cache_size))
-                return KVP_EXIT_BAD_INPUT;
-        } else if (kvp_cli_opt(argc, argv, &i, "--tokens-per-block", &v, &bad) ||
-                   kvp_cli_opt(argc, argv, &i, "--block-size", &v, &bad)) {
-            if (bad || !p_u32("--tokens-per-block", v, 1, 1u << 16, &o->kv.tokens_per_block))
-                return KVP_EXIT_BAD_INPUT;
-        } else if (kvp_cli_opt(argc, argv, &i, "--max-attention-window", &v, &bad)) {
-            if (bad || !p_windows(v, o)) return KVP_EXIT_BAD_INPUT;
-        } else if (kvp_cli_opt(argc, argv, &i, "--kv-manager", &v, &bad)) {
-            if (bad) return KVP_EXIT_BAD_INPUT;
-            if (strcmp(v, "auto") == 0)
-                o->kv.use_v2 = 0;
-            else if (strcmp(v, "v1") == 0)
-                o->kv.use_v2 = -1;
-            else if (strcmp(v, "v2") == 0)
-                o->kv.use_v2 = 1;
-            else
-                return bad_input(KVP_INVALID_ARG, "--kv-manager",
-                                 "--kv-manager: '%s' is not auto, v1 or v2", v);
-        } else if (kvp_cli_opt(argc, argv, &i, "--cross-kv-cache-fraction", &v, &bad)) {
-            if (bad || !p_fraction("--cross-kv-cache-fraction", v, true,
-                                   &o->kv.cross_kv_cache_fraction))
-                return KVP_EXIT_BAD_INPUT;
-            o->kv.has_cross_kv_cache_fraction = true;
-        } else if (kvp_cli_opt(argc, argv, &i, "--tp", &v, &bad)) {
-            if (bad || !p_u32("--tp", v, 1, 65536, &o->d.tp)) return KVP_EXIT_BAD_INPUT;
-        } else if (kvp_cli_opt(argc, argv, &i, "--pp", &v, &bad)) {
-            if (bad || !p_u32("--pp", v, 1, 65536, &o->d.pp)) return KVP_EXIT_BAD_INPUT;
-        } else if (kvp_cli_opt(argc, argv, &i, "--kv-dtype", &v, &bad)) {
-            if (bad) return KVP_EXIT_BAD_INPUT;
-            if (kvp_dtype_parse(v, &o->d.kv_dtype) != KVP_OK)
-                return bad_input(KVP_INVALID_ARG, "--kv-dtype",
-                                 "--kv-dtype: unknown dtype '%s' (expected auto, fp16, bf16, fp8, "
-                                 "nvfp4)",
-                                 v);
-        } else if (kvp_cli_opt(argc, argv, &i, "--max-batch-size", &v, &bad)) {
-            if (bad || !p_count("--max-batch-size", v, 1, 1u << 24, &o->d.max_batch_size))
-                return KVP_EXIT_BAD_INPUT;
-        } else if (kvp_cli_opt(argc, argv, &i, "--max-num-tokens", &v, &bad)) {
-            if (bad || !p_count("--max-num-tokens", v, 1, 1ull << 32, &o->d.max_num_tokens))
-                return KVP_EXIT_BAD_INPUT;
-        } else if (kvp_cli_opt(argc, argv, &i, "--max-beam-width", &v, &bad)) {
-            if (bad || !p_u32("--max-beam-width", v, 1, 1024, &o->d.max_beam_width))
-                return KVP_EXIT_BAD_INPUT;
-        } else if (kvp_cli_opt(argc, argv, &i, "--max-seq-len", &v, &bad)) {
-            if (bad || !p_count("--max-seq-len", v, 1, 1ull << 32, &o->d.max_seq_len))
-                return KVP_EXIT_BAD_INPUT;
-            o->has_max_seq_len = true;
-        } else if (kvp_cli_opt(argc, argv, &i, "--seq-len", &v, &bad)) {
-            if (bad || !p_count("--seq-len", v, 1, 1ull << 32, &o->seq_len))
-                return KVP_EXIT_BAD_INPUT;
-        } else if (kvp_cli_opt(argc, argv, &i, "--cuda-graph-batch-size", &v, &bad)) {
-            if (bad || !p_u32("--cuda-graph-batch-size", v, 0, 1u << 20, &o->cuda_graph_bs))
-                return KVP_EXIT_BAD_INPUT;
-        } else if (kvp_cli_opt(argc, argv, &i, "--draft", &v, &bad)) {
-            if (bad) return KVP_EXIT_BAD_INPUT;
-            o->draft = v;
-        } else if (kvp_cli_opt(argc, argv, &i, "--spec-mode", &v, &bad)) {
-            if (bad) return KVP_EXIT_BAD_INPUT;
-            if (kvp_spec_mode_parse(v, &o->d.spec_mode) != KVP_OK)
-                return bad_input(KVP_INVALID_ARG, "--spec-mode",
-                                 "--spec-mode: '%s' is not one of none, eagle3, mtp, two-model, "
-                                 "draft-target, dflash, dspark",
-                                 v);
-        } else if (kvp_cli_opt(argc, argv, &i, "--max-draft-len", &v, &bad)) {
-            if (bad || !p_u32("--max-draft-len", v, 1, 1024, &o->d.max_draft_len))
-                return KVP_EXIT_BAD_INPUT;
-        } else if (kvp_cli_opt(argc, argv, &i, "--num-draft-layers", &v, &bad)) {
-            if (bad || !p_u32("--num-draft-layers", v, 1, 1024, &o->d.num_draft_layers))
-                return KVP_EXIT_BAD_INPUT;
-        } else if (kvp_cli_opt(argc, argv, &i, "--policy", &v, &bad)) {
-            if (bad) return KVP_EXIT_BAD_INPUT; /* trtllm: handled before parsing */
-        } else if (kvp_cli_startup_opt(argc, argv, &i, &o->startup, &bad)) {
-            if (bad) return KVP_EXIT_BAD_INPUT;
-        } else if ((arc = kvp_cli_admission_option(argc, argv, &i, &o->admission, g_json)) != 0) {
-            if (arc > 0) return arc;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            if (g_json) {
-                char bare[128];
-                snprintf(bare, sizeof bare, "%s", a);
-                char *eq = strchr(bare, '=');
-                if (eq) *eq = '\0';
-                bad_input(KVP_INVALID_ARG, bare, "unknown option '%s' (see --help)", bare);
-                return KVP_EXIT_BAD_INPUT;
-            }
-            return kvp_cli_unknown_option(a, k_known);
-        } else if (!o->model) {
-            o->model = a;
         } else {
-            return bad_input(KVP_INVALID_ARG, NULL, "plan takes one MODEL, got a second: '%s'", a);
+            int rc = kvp_cli_table_option(t, argc, argv, &i, g_json);
+            if (rc > 0) return rc;
+            if (rc < 0) continue;
+            if (a[0] == '-' && a[1] != '\0') return unknown_option(a);
+            if (o->model)
+                return bad_input(KVP_INVALID_ARG, NULL, "plan takes one MODEL, got a second: '%s'", a);
+            o->model = a;
         }
     }
-    return -1;
+    int rc = kvp_cli_table_finish(t, g_json);
+    if (rc >= 0) return rc;
+    return from_table(o, t);
 }
-
 /* ------------------------------------------------------------------ output */
 
 typedef struct outbuf {
@@ -949,13 +764,20 @@ int kvp_cmd_plan(int argc, char **argv) {
 static int plan_seed(int argc, char **argv) {
     opts o;
     memset(&o, 0, sizeof o);
-    o.startup = kvp_startup_settings_default();
     g_json = false;
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "--json") == 0) g_json = true;
-    int rc = parse(argc, argv, &o);
-    if (rc >= 0) return rc;
+    /* The settings come through the one option table; `t` outlives the run (the
+     * rules' names point into it). */
+    kvp_options *t = kvp_options_new(KVP_COMMAND_PLAN);
+    if (!t) return kvp_cli_fail("out of memory");
+    int rc = parse(argc, argv, &o, t);
+    if (rc >= 0) {
+        kvp_options_free(t);
+        return rc;
+    }
     if (!o.model) {
+        kvp_options_free(t);
         if (!g_json) usage(stderr);
         return bad_input(KVP_INVALID_ARG, NULL,
                          "plan needs a MODEL (a config.json, a folder, or a name from 'kvplan "
@@ -970,5 +792,6 @@ static int plan_seed(int argc, char **argv) {
     kvp_local_report_free(p.local);
     kvp_model_free(p.draft);
     kvp_model_free(p.model);
+    kvp_options_free(t);
     return rc;
 }

@@ -94,31 +94,23 @@ typedef struct options {
     kvp_workload_options wl;
     const char *svg; /* --svg FILE: utilization and running requests over steps */
     kvp_sim_policy policy;      /* --policy (+ --capacity-scheduler-policy) */
-    const char *engine, *capacity; /* as given */
     uint64_t max_new_tokens;    /* --max-new-tokens; 0 = the servers' default */
 } options;
 
-/* --policy ENGINE and TensorRT-LLM's --capacity-scheduler-policy: the scheduler replayed. */
-static int sim_policy(options *o) {
-    kvp_engine e = KVP_ENGINE_VLLM;
-    kvp_error err;
-    if (o->engine && (kvp_engine_parse(o->engine, &e) != KVP_OK || e == KVP_ENGINE_LLAMACPP))
-        return kvp_cli_fail("--policy: '%s' has no continuous-batching scheduler to replay; "
+/* --policy ENGINE and TensorRT-LLM's --capacity-scheduler-policy: the scheduler
+ * replayed (vLLM's unless --policy says otherwise; an engine's spelling chooses
+ * none here, since every spelling sim takes is one of its own flags). */
+static int sim_policy(options *o, const kvp_options *t) {
+    kvp_engine e = t->engine_given ? t->deployment.point.engine : KVP_ENGINE_VLLM;
+    if (e == KVP_ENGINE_LLAMACPP)
+        return kvp_cli_fail("%s: '%s' has no continuous-batching scheduler to replay; "
                             "expected vllm, sglang or trtllm",
-                            o->engine);
-    kvp_capacity_policy cap = KVP_CAPACITY_DEFAULT;
-    if (o->capacity) {
-        if (e != KVP_ENGINE_TRTLLM)
-            return kvp_cli_fail("--capacity-scheduler-policy is TensorRT-LLM's; give --policy "
-                                "trtllm (the replayed scheduler is %s's)",
-                                kvp_engine_name(e));
-        if (kvp_capacity_policy_parse(o->capacity, &cap, &err) != KVP_OK) {
-            kvp__strlcpy(err.key, "--capacity-scheduler-policy", sizeof err.key);
-            return kvp_cli_fail("--capacity-scheduler-policy: '%s' is not a TensorRT-LLM "
-                                "policy; expected GUARANTEED_NO_EVICT or MAX_UTILIZATION",
-                                o->capacity);
-        }
-    }
+                            kvp_options_typed(t, "--policy"), kvp_engine_name(e));
+    kvp_capacity_policy cap = t->deployment.admission.policy;
+    if (kvp_options_given(t, "--capacity-scheduler-policy") && e != KVP_ENGINE_TRTLLM)
+        return kvp_cli_fail("%s is TensorRT-LLM's; give --policy trtllm (the replayed scheduler "
+                            "is %s's)",
+                            kvp_options_typed(t, "--capacity-scheduler-policy"), kvp_engine_name(e));
     o->policy = e == KVP_ENGINE_SGLANG                 ? KVP_SIM_SGLANG
                 : e != KVP_ENGINE_TRTLLM               ? KVP_SIM_VLLM
                 : cap == KVP_CAPACITY_MAX_UTILIZATION ? KVP_SIM_TRTLLM_MAX_UTILIZATION
@@ -126,15 +118,70 @@ static int sim_policy(options *o) {
     return 0;
 }
 
-static int parse_args(int argc, char **argv, options *o) {
-    static const char *const known[] = {
-        "--kv-budget", "--blocks", "--workload", "--synthetic", "--tp", "--pp", "--kv-dtype",
-        "--block-size", "--tokens-per-block", "--max-model-len", "--max-batch-size",
-        "--max-num-tokens", "--recurrent-slots", "--no-chunked-prefill", "--no-prefix-reuse",
-        "--arrival-unit", "--step-time", "--no-timing", "--quiet", "--json", "--help", "--gpu",
-        "--gpu-mem", "--free-gpu-memory-fraction", "--cross-kv-cache-fraction", "--svg", "--policy",
-        "--capacity-scheduler-policy", "--max-new-tokens", NULL};
+/* The simulator's own bounds, tighter than the table's (its token counts are
+ * 32-bit, KVP_WORKLOAD_MAX_TOKENS per prompt or output): the table's message. */
+static int too_big(const kvp_options *t, const char *name, uint64_t v, uint64_t max, bool json) {
+    const char *typed = kvp_options_typed(t, name);
+    char text[24];
+    if (v == UINT64_MAX) snprintf(text, sizeof text, "-1"); /* vLLM's "the longest that fits" */
+    else snprintf(text, sizeof text, "%llu", (unsigned long long)v);
+    /* kvp__vfail writes "<key>: " before the message. */
+    return fail_input(json, KVP_INVALID_ARG, typed, "%s is out of range, expected 1 to %llu", text,
+                      (unsigned long long)max);
+}
+
+/* The table's settings as the replay reads them. 0 to go on, else an exit status. */
+static int from_table(options *o, const kvp_options *t) {
+    const kvp_deployment *d = &t->deployment;
+    const uint64_t max_len = 2ull * KVP_WORKLOAD_MAX_TOKENS;
+    if (d->policy.auto_fit_max_model_len)
+        return too_big(t, "--max-seq-len", UINT64_MAX, max_len, o->json);
+    if (d->point.max_seq_len > max_len)
+        return too_big(t, "--max-seq-len", d->point.max_seq_len, max_len, o->json);
+    if (d->trtllm.max_batch_size > (1u << 20))
+        return too_big(t, "--max-batch-size", d->trtllm.max_batch_size, 1u << 20, o->json);
+    if (d->trtllm.max_num_tokens > (1u << 30))
+        return too_big(t, "--max-num-tokens", d->trtllm.max_num_tokens, 1u << 30, o->json);
+    if (d->admission.max_new_tokens > max_len)
+        return too_big(t, "--max-new-tokens", d->admission.max_new_tokens, max_len, o->json);
+    o->gpu = t->gpu;
+    o->have_gpu_mem = kvp_options_given(t, "--gpu-mem");
+    o->gpu_mem = d->memory.total_bytes;
+    o->have_budget = kvp_options_given(t, "--kv-budget");
+    o->budget_bytes = d->memory.kv_budget_bytes;
+    o->have_blocks = t->sim.blocks > 0;
+    o->blocks = t->sim.blocks;
+    o->have_slots = t->sim.recurrent_slots > 0;
+    o->recurrent_slots = t->sim.recurrent_slots;
+    if (d->point.tp) o->cost.tp = d->point.tp;
+    if (d->point.pp) o->cost.pp = d->point.pp;
+    if (d->point.kv_dtype[0] &&
+        !kvp_cli_dtype(kvp_options_typed(t, "--kv-dtype"), d->point.kv_dtype, &o->cost.kv_dtype))
+        return KVP_EXIT_BAD_INPUT;
+    if (d->kv.tokens_per_block) o->cost.tokens_per_block = d->kv.tokens_per_block;
+    o->max_model_len = d->point.max_seq_len;
+    o->max_batch = (uint32_t)d->trtllm.max_batch_size;
+    o->max_tokens = (uint32_t)d->trtllm.max_num_tokens;
+    o->max_new_tokens = d->admission.max_new_tokens;
+    o->have_fraction = kvp_options_given(t, "--free-gpu-memory-fraction");
+    o->fraction = d->kv.free_gpu_memory_fraction;
+    o->have_cross_fraction = d->kv.has_cross_kv_cache_fraction;
+    o->cross_fraction = d->kv.cross_kv_cache_fraction;
+    /* Reuse and chunked prefill are on unless turned off (--no-prefix-reuse,
+     * --no-chunked-prefill, or the positive flags with false). */
+    o->no_reuse = kvp_options_given(t, "--enable-block-reuse") && !d->kv.enable_block_reuse;
+    o->no_chunked = t->startup.enable_chunked_prefill == 0;
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, options *o, kvp_options *t) {
+    /* This command's own flags (what is replayed and how it is shown); the
+     * deployment's come through the option table. */
+    static const char *const own[] = {"--workload", "--synthetic", "--arrival-unit", "--step-time",
+                                      "--no-timing", "--quiet", "--json", "--help", "--svg", NULL};
     bool bad = false;
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--json")) o->json = true; /* the first error already as JSON */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
         if (kvp_cli_flag(a, "--help") || kvp_cli_flag(a, "-h")) {
@@ -145,82 +192,16 @@ static int parse_args(int argc, char **argv, options *o) {
         } else if (kvp_cli_opt(argc, argv, &i, "--svg", &v, &bad)) {
             if (bad) return KVP_EXIT_BAD_INPUT;
             o->svg = v;
-        } else if (kvp_cli_opt(argc, argv, &i, "--policy", &v, &bad)) {
-            if (bad) return KVP_EXIT_BAD_INPUT;
-            o->engine = v;
-        } else if (kvp_cli_opt(argc, argv, &i, "--capacity-scheduler-policy", &v, &bad) ||
-                   kvp_cli_opt(argc, argv, &i, "--capacity_scheduler_policy", &v, &bad)) {
-            if (bad) return KVP_EXIT_BAD_INPUT;
-            o->capacity = v;
-        } else if (kvp_cli_opt(argc, argv, &i, "--max-new-tokens", &v, &bad)) {
-            uint32_t u;
-            if (bad || !kvp_cli_u32("--max-new-tokens", v, 1, 2 * KVP_WORKLOAD_MAX_TOKENS, &u))
-                return KVP_EXIT_BAD_INPUT;
-            o->max_new_tokens = u;
         } else if (kvp_cli_flag(a, "--quiet")) {
             o->quiet = true;
         } else if (kvp_cli_flag(a, "--no-timing")) {
             o->no_timing = true;
-        } else if (kvp_cli_flag(a, "--no-chunked-prefill")) {
-            o->no_chunked = true;
-        } else if (kvp_cli_flag(a, "--no-prefix-reuse")) {
-            o->no_reuse = true;
-        } else if (kvp_cli_opt(argc, argv, &i, "--kv-budget", &v, &bad)) {
-            if (bad || !kvp_cli_bytes("--kv-budget", v, &o->budget_bytes)) return KVP_EXIT_BAD_INPUT;
-            o->have_budget = true;
-        } else if (kvp_cli_opt(argc, argv, &i, "--gpu-mem", &v, &bad)) {
-            if (bad || !kvp_cli_bytes("--gpu-mem", v, &o->gpu_mem)) return KVP_EXIT_BAD_INPUT;
-            o->have_gpu_mem = true;
-        } else if (kvp_cli_opt(argc, argv, &i, "--gpu", &v, &bad)) {
-            if (bad) return KVP_EXIT_BAD_INPUT;
-            o->gpu = v;
-        } else if (kvp_cli_opt(argc, argv, &i, "--free-gpu-memory-fraction", &v, &bad)) {
-            if (bad || !kvp_cli_fraction("--free-gpu-memory-fraction", v, &o->fraction))
-                return KVP_EXIT_BAD_INPUT;
-            o->have_fraction = true;
-        } else if (kvp_cli_opt(argc, argv, &i, "--cross-kv-cache-fraction", &v, &bad)) {
-            if (bad || !kvp_cli_fraction("--cross-kv-cache-fraction", v, &o->cross_fraction))
-                return KVP_EXIT_BAD_INPUT;
-            o->have_cross_fraction = true;
-        } else if (kvp_cli_opt(argc, argv, &i, "--blocks", &v, &bad)) {
-            if (bad || !kvp_cli_u64_count("--blocks", v, &o->blocks)) return KVP_EXIT_BAD_INPUT;
-            if (o->blocks == 0 || o->blocks > KVP_POOL_MAX_BLOCKS)
-                return kvp_cli_fail("--blocks: expected 1 to %u blocks, found %s",
-                                    KVP_POOL_MAX_BLOCKS, v);
-            o->have_blocks = true;
         } else if (kvp_cli_opt(argc, argv, &i, "--workload", &v, &bad)) {
             if (bad) return KVP_EXIT_BAD_INPUT;
             o->workload = v;
         } else if (kvp_cli_opt(argc, argv, &i, "--synthetic", &v, &bad)) {
             if (bad) return KVP_EXIT_BAD_INPUT;
             o->synthetic = v;
-        } else if (kvp_cli_opt(argc, argv, &i, "--tp", &v, &bad)) {
-            if (bad || !kvp_cli_u32("--tp", v, 1, 65536, &o->cost.tp)) return KVP_EXIT_BAD_INPUT;
-        } else if (kvp_cli_opt(argc, argv, &i, "--pp", &v, &bad)) {
-            if (bad || !kvp_cli_u32("--pp", v, 1, 65536, &o->cost.pp)) return KVP_EXIT_BAD_INPUT;
-        } else if (kvp_cli_opt(argc, argv, &i, "--kv-dtype", &v, &bad)) {
-            if (bad || !kvp_cli_dtype("--kv-dtype", v, &o->cost.kv_dtype)) return KVP_EXIT_BAD_INPUT;
-        } else if (kvp_cli_opt(argc, argv, &i, "--block-size", &v, &bad) ||
-                   kvp_cli_opt(argc, argv, &i, "--tokens-per-block", &v, &bad)) {
-            if (bad || !kvp_cli_u32("--block-size", v, 1, 65536, &o->cost.tokens_per_block))
-                return KVP_EXIT_BAD_INPUT;
-        } else if (kvp_cli_opt(argc, argv, &i, "--max-model-len", &v, &bad)) {
-            uint32_t u;
-            if (bad || !kvp_cli_u32("--max-model-len", v, 1, 2 * KVP_WORKLOAD_MAX_TOKENS, &u))
-                return KVP_EXIT_BAD_INPUT;
-            o->max_model_len = u;
-        } else if (kvp_cli_opt(argc, argv, &i, "--max-batch-size", &v, &bad)) {
-            if (bad || !kvp_cli_u32("--max-batch-size", v, 1, 1u << 20, &o->max_batch))
-                return KVP_EXIT_BAD_INPUT;
-        } else if (kvp_cli_opt(argc, argv, &i, "--max-num-tokens", &v, &bad)) {
-            if (bad || !kvp_cli_u32("--max-num-tokens", v, 1, 1u << 30, &o->max_tokens))
-                return KVP_EXIT_BAD_INPUT;
-        } else if (kvp_cli_opt(argc, argv, &i, "--recurrent-slots", &v, &bad)) {
-            uint32_t u;
-            if (bad || !kvp_cli_u32("--recurrent-slots", v, 1, KVP_POOL_MAX_BLOCKS, &u))
-                return KVP_EXIT_BAD_INPUT;
-            o->recurrent_slots = u;
-            o->have_slots = true;
         } else if (kvp_cli_opt(argc, argv, &i, "--arrival-unit", &v, &bad)) {
             if (bad) return KVP_EXIT_BAD_INPUT;
             if (strcmp(v, "steps") == 0) o->wl.arrival_unit = KVP_ARRIVAL_STEPS;
@@ -229,18 +210,21 @@ static int parse_args(int argc, char **argv, options *o) {
         } else if (kvp_cli_opt(argc, argv, &i, "--step-time", &v, &bad)) {
             if (bad) return KVP_EXIT_BAD_INPUT;
             char *end;
-            double t = strtod(v, &end);
-            if (*end || !(t > 0 && t < 3600))
+            double st = strtod(v, &end);
+            if (*end || !(st > 0 && st < 3600))
                 return kvp_cli_fail("--step-time: expected seconds in (0, 3600), found '%s'", v);
-            o->wl.step_seconds = t;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            return kvp_cli_unknown_option(a, known);
-        } else if (!o->model) {
-            o->model = a;
+            o->wl.step_seconds = st;
         } else {
-            return kvp_cli_fail("sim takes one MODEL, got a second: '%s'", a);
+            int rc = kvp_cli_table_option(t, argc, argv, &i, o->json);
+            if (rc > 0) return rc;
+            if (rc < 0) continue;
+            if (a[0] == '-' && a[1] != '\0') return kvp_cli_table_unknown(a, KVP_COMMAND_SIM, own, NULL);
+            if (o->model) return kvp_cli_fail("sim takes one MODEL, got a second: '%s'", a);
+            o->model = a;
         }
     }
+    int rc = from_table(o, t);
+    if (rc) return rc;
     if (!o->model)
         return kvp_cli_fail("sim needs a MODEL (a config.json, a folder, or a name from "
                             "'kvplan models'); see 'kvplan sim --help'");
@@ -254,7 +238,7 @@ static int parse_args(int argc, char **argv, options *o) {
         return kvp_cli_fail("--recurrent-slots goes with --blocks; a plan sizes its own slots");
     if (o->have_fraction && (o->have_blocks || o->have_budget))
         return kvp_cli_fail("--free-gpu-memory-fraction goes with --gpu or --gpu-mem");
-    return sim_policy(o);
+    return sim_policy(o, t);
 }
 
 /* --blocks: the same block count in every block pool, `slots` state slots
@@ -541,7 +525,10 @@ int kvp_cmd_sim(int argc, char **argv) {
     memset(&o, 0, sizeof o);
     o.cost = kvp_cost_settings_default();
     o.wl.step_seconds = 0.02;
-    int rc = parse_args(argc, argv, &o);
+    kvp_options *table = kvp_options_new(KVP_COMMAND_SIM);
+    if (!table) return kvp_cli_fail("out of memory");
+    int rc = parse_args(argc, argv, &o, table);
+    kvp_options_free(table); /* nothing in `o` points into it */
     if (rc == -1) return KVP_EXIT_OK;
     if (rc) return rc;
     if (!o.max_batch) o.max_batch = 256;

@@ -35,14 +35,8 @@
 
 /* An unknown option: "did you mean" over the table's names and this command's own. */
 static int unknown_option(const char *arg) {
-    static const char *known[KVP_OPTIONS_MAX * (KVP_OPTION_SPELLINGS_MAX + 1) + 8];
-    size_t n = 0;
-    const char *const *table = kvp_cli_table_names(KVP_COMMAND_PLAN);
-    for (size_t k = 0; table[k] && n + 6 < sizeof known / sizeof known[0]; k++) known[n++] = table[k];
-    static const char *const own[] = {"--geometry", "--json", "--help"};
-    for (size_t k = 0; k < sizeof own / sizeof own[0]; k++) known[n++] = own[k];
-    known[n] = NULL;
-    return kvp_cli_unknown_option(arg, known);
+    static const char *const own[] = {"--geometry", "--json", "--help", NULL};
+    return kvp_cli_table_unknown(arg, KVP_COMMAND_PLAN, own, NULL);
 }
 
 void kvp_cli_plan_policy_usage(FILE *out) {
@@ -78,37 +72,6 @@ void kvp_cli_plan_policy_usage(FILE *out) {
          "  --explain                   the memory terms, the budget formula, each pool's arithmetic\n"
          "  --svg FILE, --html FILE     also write the memory bar (SVG) / a self-contained page\n",
           out);
-}
-
-static int bool_word(const char *v) {
-    if (!strcmp(v, "1") || !kvp__strcasecmp(v, "true") || !kvp__strcasecmp(v, "on") ||
-        !kvp__strcasecmp(v, "yes") || !kvp__strcasecmp(v, "enabled"))
-        return 1;
-    if (!strcmp(v, "0") || !kvp__strcasecmp(v, "false") || !kvp__strcasecmp(v, "off") ||
-        !kvp__strcasecmp(v, "no") || !kvp__strcasecmp(v, "disabled"))
-        return 0;
-    return -1;
-}
-
-/* Boolean flag with an optional value: --swa-full, --swa-full=false, --swa-full true. */
-bool kvp_cli_bool_flag(int argc, char **argv, int *i, const char *name, int *out, bool *bad) {
-    const char *arg = argv[*i];
-    size_t n = strlen(name);
-    if (strncmp(arg, name, n) != 0) return false;
-    if (arg[n] == '\0') {
-        *out = 1;
-        if (*i + 1 < argc && bool_word(argv[*i + 1]) >= 0) *out = bool_word(argv[++*i]);
-        return true;
-    }
-    if (arg[n] != '=') return false;
-    const char *v = arg + n + 1;
-    if (bool_word(v) < 0) {
-        kvp_cli_fail("%s: '%s', expected true or false", name, v);
-        *bad = true;
-        return true;
-    }
-    *out = bool_word(v);
-    return true;
 }
 
 /* ---------------------------------------------------------------- model loading */

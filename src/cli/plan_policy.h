@@ -14,9 +14,6 @@ int kvp_cli_plan_policy(int argc, char **argv);
 /* The options of `plan --policy ENGINE` with each engine's spellings (plan --help shows them). */
 void kvp_cli_plan_policy_usage(FILE *out);
 
-/* Boolean flag with an optional value: --swa-full, --swa-full=false, --swa-full true.
- * Sets *out to 1 or 0; a bad =value prints one line and sets *bad. */
-bool kvp_cli_bool_flag(int argc, char **argv, int *i, const char *name, int *out, bool *bad);
 
 
 /* --explain under the policies: the memory terms with where each came from, the

@@ -1,14 +1,16 @@
-/* plan_seed_opts.h — `kvplan plan` options for the creator's engine settings and
- * the rules around it (compression, LoRA, multimodal encoder); see plan_seed_opts.c. */
+/* plan_seed_opts.h — the rules around the creator in `kvplan plan` (compression,
+ * LoRA, multimodal encoder): help, checks and report; see plan_seed_opts.c. The
+ * option values come through the option table (kvplan/options.h). */
 #ifndef KVP_CLI_PLAN_SEED_OPTS_H
 #define KVP_CLI_PLAN_SEED_OPTS_H
 
 #include <stdio.h>
 
 #include "cli.h"
+#include "kvplan/options.h"
 #include "kvplan/plan.h"
 
-#define KVP_CLI_MM_MAX 8
+#define KVP_CLI_MM_MAX KVP_OPTION_MM_MAX
 
 typedef struct kvp_cli_seed_opts {
     const char *engine_version;   /* as given; NULL = default */
@@ -17,24 +19,17 @@ typedef struct kvp_cli_seed_opts {
     bool enable_block_reuse;      /* copied from the KV config before the checks */
     bool has_lora;
     kvp_lora_settings lora;
-    const char *lora_modules[KVP_LORA_MAX_MODULES];
-    char lora_buf[512];
     kvp_lora_cache lora_cache;
     bool has_mm;
     uint64_t mm_max_tokens, mm_batch, mm_embedding_dim;
     kvp_mm_item mm[KVP_CLI_MM_MAX];
     size_t mm_count;
-    char mm_buf[512];
     kvp_mm_profile mm_profile;
     kvp_notes notes;
 } kvp_cli_seed_opts;
 
 /* Help lines for these options. */
 void kvp_cli_plan_seed_usage(FILE *out);
-/* Match argv[*i]: -1 consumed (advances *i past a value), 0 not ours, else the exit
- * status of a bad value (one line already printed). */
-int kvp_cli_plan_seed_option(int argc, char **argv, int *i, kvp_deploy_settings *d,
-                             kvp_kv_config *kv, kvp_cli_seed_opts *x);
 /* Before the creator: the multimodal profiling batch and the output it retains
  * (fills d->mm_profiled_output_bytes). -1 to continue, else an exit status. */
 int kvp_cli_plan_seed_prepare(const kvp_model *model, kvp_deploy_settings *d,

@@ -7,73 +7,10 @@
 
 #include "render_internal.h" /* kvp__json_document: the envelope */
 #include "cli.h"
+#include "cli_options.h"
 #include "plan_policy.h"
 #include "startup_cli.h"
 #include "util.h"
-
-const char *const kvp_cli_startup_names[] = {
-    "--dtype", "--quantization", "-q", "--trust-remote-code", "--enforce-eager",
-    "--enable-prefix-caching", "--no-enable-prefix-caching", "--disable-radix-cache",
-    "--enable-chunked-prefill", "--no-enable-chunked-prefill", "--enable-expert-parallel",
-    "--speculative-method", "--speculative-algorithm", "--num-speculative-tokens",
-    "--speculative-num-draft-tokens", "--speculative-config", "--gpus", "--env", "--disable-rule", NULL};
-
-bool kvp_cli_startup_opt(int argc, char **argv, int *i, kvp_startup_settings *ss, bool *bad) {
-    const char *a = argv[*i], *v = NULL;
-    int flag = 0;
-    kvp_error err;
-    if (kvp_cli_opt(argc, argv, i, "--dtype", &v, bad)) {
-        if (!*bad && kvp_run_dtype_parse(v, &ss->dtype) != KVP_OK) {
-            kvp_cli_fail("--dtype: '%s', expected auto, float16 (half), bfloat16 or float32", v);
-            *bad = true;
-        }
-    } else if (kvp_cli_opt(argc, argv, i, "--quantization", &v, bad) ||
-               kvp_cli_opt(argc, argv, i, "-q", &v, bad)) {
-        if (!*bad && strlen(v) >= sizeof ss->quantization) {
-            kvp_cli_fail("--quantization: '%.40s' is too long", v);
-            *bad = true;
-        } else if (!*bad) {
-            kvp__strlcpy(ss->quantization, v, sizeof ss->quantization);
-        }
-    } else if (kvp_cli_bool_flag(argc, argv, i, "--trust-remote-code", &flag, bad)) {
-        ss->trust_remote_code = flag == 1;
-    } else if (kvp_cli_bool_flag(argc, argv, i, "--enforce-eager", &flag, bad)) {
-        ss->enforce_eager = flag == 1;
-    } else if (kvp_cli_flag(a, "--no-enable-prefix-caching") || kvp_cli_flag(a, "--disable-radix-cache")) {
-        ss->enable_prefix_caching = 0;
-    } else if (kvp_cli_bool_flag(argc, argv, i, "--enable-prefix-caching", &flag, bad)) {
-        ss->enable_prefix_caching = flag;
-    } else if (kvp_cli_flag(a, "--no-enable-chunked-prefill")) {
-        ss->enable_chunked_prefill = 0;
-    } else if (kvp_cli_bool_flag(argc, argv, i, "--enable-chunked-prefill", &flag, bad)) {
-        ss->enable_chunked_prefill = flag;
-    } else if (kvp_cli_bool_flag(argc, argv, i, "--enable-expert-parallel", &flag, bad)) {
-        ss->enable_expert_parallel = flag == 1;
-    } else if (kvp_cli_opt(argc, argv, i, "--speculative-method", &v, bad) ||
-               kvp_cli_opt(argc, argv, i, "--speculative-algorithm", &v, bad)) {
-        if (!*bad) kvp__strlcpy(ss->speculative_method, v, sizeof ss->speculative_method);
-    } else if (kvp_cli_opt(argc, argv, i, "--speculative-config", &v, bad)) {
-        if (!*bad) kvp__strlcpy(ss->speculative_method, "config", sizeof ss->speculative_method);
-    } else if (kvp_cli_opt(argc, argv, i, "--num-speculative-tokens", &v, bad) ||
-               kvp_cli_opt(argc, argv, i, "--speculative-num-draft-tokens", &v, bad)) {
-        if (!*bad) *bad = !kvp_cli_u32("--num-speculative-tokens", v, 0, 1024, &ss->num_speculative_tokens);
-    } else if (kvp_cli_opt(argc, argv, i, "--gpus", &v, bad)) {
-        if (!*bad) *bad = !kvp_cli_u32("--gpus", v, 1, 65536, &ss->gpu_count);
-    } else if (kvp_cli_opt(argc, argv, i, "--env", &v, bad)) {
-        if (!*bad && kvp_startup_set_env(ss, v, &err) != KVP_OK) {
-            kvp_cli_fail("--env: %s", err.message);
-            *bad = true;
-        }
-    } else if (kvp_cli_opt(argc, argv, i, "--disable-rule", &v, bad)) {
-        if (!*bad && kvp_startup_disable(ss, v, &err) != KVP_OK) {
-            kvp_cli_fail("--disable-rule: %s", err.message);
-            *bad = true;
-        }
-    } else {
-        return false;
-    }
-    return true;
-}
 
 /* ------------------------------------------------------------------ output */
 
@@ -122,6 +59,9 @@ static json_t *report_json(const kvp_startup_report *rep, const kvp_startup_sett
     for (uint32_t i = 0; i < rep->count; i++) {
         const kvp_check_row *c = &rep->checks[i];
         json_t *r = kvp__check_json(c);
+        char fix[sizeof c->fix];
+        kvp_cli_user_flags(c->fix, fix, sizeof fix);
+        if (fix[0]) json_object_set_new(r, "fix", json_string(fix));
         json_object_set_new(r, "basis", json_string(c->basis));
         json_object_set_new(r, "versions", json_string(c->versions));
         json_object_set_new(r, "default", json_boolean(c->is_default));
@@ -180,7 +120,9 @@ void kvp_cli_startup_print(const kvp_startup_report *rep, const kvp_startup_sett
         const kvp_check_row *c = &rep->checks[i];
         printf("%-8s %-7s %s%s\n", c->rule, kvp_check_status_name(c->status), c->message,
                c->is_default ? " [default]" : "");
-        if (c->fix[0] && c->status != KVP_CHECK_PASS) printf("%17sfix: %s\n", "", c->fix);
+        char fix[sizeof c->fix];
+        kvp_cli_user_flags(c->fix, fix, sizeof fix);
+        if (fix[0] && c->status != KVP_CHECK_PASS) printf("%17sfix: %s\n", "", fix);
     }
     if (rep->undecided_count) {
         printf("\nnot decidable offline:\n");
@@ -202,7 +144,9 @@ static void print_refusal(kvp_engine engine, const kvp_deploy_startup *st) {
         if (c->status != KVP_CHECK_REFUSE) continue;
         fprintf(stderr, "kvplan: %s would not start: %s: %s\n", engine_title(engine), c->rule,
                 c->message);
-        if (c->fix[0]) fprintf(stderr, "kvplan:   fix: %s\n", c->fix);
+        char fix[sizeof c->fix];
+        kvp_cli_user_flags(c->fix, fix, sizeof fix);
+        if (fix[0]) fprintf(stderr, "kvplan:   fix: %s\n", fix);
     }
     fprintf(stderr, "kvplan: 'kvplan check' lists every start-up rule\n");
 }

@@ -1,6 +1,7 @@
-/* startup_cli.h — the start-up flags (--dtype, --quantization, --env K=V, ...)
- * for every command, and the gate that runs the engine's start-up rules
- * (kvplan/startup.h) before and after a plan: one call per command. */
+/* startup_cli.h — the gate that runs the engine's start-up rules
+ * (kvplan/startup.h) before and after a plan, one call per command, and the
+ * check report. The start-up flags (--dtype, --env K=V, ...) are rows of the
+ * option table (kvplan/options.h). */
 #ifndef KVP_CLI_STARTUP_CLI_H
 #define KVP_CLI_STARTUP_CLI_H
 
@@ -9,17 +10,6 @@
 #include "kvplan/deploy.h"
 #include "kvplan/kvplan.h"
 #include "kvplan/startup.h"
-
-/* One start-up option at argv[*i] into `ss` (advancing *i past its value):
- * --dtype, --quantization/-q, --trust-remote-code, --enforce-eager,
- * --[no-]enable-prefix-caching, --[no-]enable-chunked-prefill,
- * --enable-expert-parallel, --speculative-method / --speculative-algorithm,
- * --num-speculative-tokens / --speculative-num-draft-tokens, --speculative-config,
- * --gpus N, --env K=V, --disable-rule ID. false when argv[*i] is none of them; a bad
- * value prints one line and sets *bad. */
-bool kvp_cli_startup_opt(int argc, char **argv, int *i, kvp_startup_settings *ss, bool *bad);
-/* The option names above, NULL-terminated (for "did you mean"). */
-extern const char *const kvp_cli_startup_names[];
 
 /* Before kvp_deploy_plan: the start-up flags kvplan must understand to plan at
  * all (--quantization names a weight format it costs, estimate.h). -1 when

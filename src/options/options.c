@@ -118,6 +118,15 @@ static kvp_status get_count(const kvp_option *r, const char *typed, const char *
     return KVP_OK;
 }
 
+/* A COUNT row whose field is 32-bit (its max keeps it in range). */
+static kvp_status get_u32(const kvp_option *r, const char *typed, const char *v, uint32_t *out,
+                          kvp_error *err) {
+    uint64_t n = 0;
+    kvp_status st = get_count(r, typed, v, &n, err);
+    *out = (uint32_t)n;
+    return st;
+}
+
 static kvp_status get_bytes(const kvp_option *r, const char *typed, const char *v, uint64_t *out,
                             kvp_error *err) {
     kvp_error e;
@@ -160,10 +169,89 @@ static kvp_status graph_sizes(const char *typed, const char *v, kvp_deploy_memor
     return KVP_OK;
 }
 
-static kvp_status get_fraction(const char *typed, const char *v, double *out, kvp_error *err) {
+static kvp_status get_fraction(const kvp_option *r, const char *typed, const char *v, double *out,
+                               kvp_error *err) {
     kvp_error e;
+    /* [0, 1] where the row allows 0 (TensorRT-LLM's cross_kv_cache_fraction). */
+    if (r->zero_ok) {
+        char *end = NULL;
+        double f = strtod(v, &end);
+        if (end == v || *end || !(f >= 0.0 && f <= 1.0))
+            return bad(err, typed, "%s: %s is not a fraction in [0, 1]", typed, v);
+        *out = f;
+        return KVP_OK;
+    }
     if (kvp_parse_fraction(v, out, &e) != KVP_OK)
         return bad(err, typed, "%s: %s is not a fraction in (0, 1]", typed, v);
+    return KVP_OK;
+}
+
+/* "W,W,...": up to `cap` positive counts (--max-attention-window). */
+static kvp_status count_list(const char *typed, const char *v, uint64_t *out, size_t cap,
+                             size_t *n, kvp_error *err) {
+    *n = 0;
+    for (const char *p = v; *p;) {
+        char word[32];
+        size_t k = strcspn(p, ",");
+        uint64_t x;
+        kvp_error e;
+        if (k == 0 || k >= sizeof word || *n == cap)
+            return bad(err, typed, "%s: '%.40s' is not a comma-separated list of up to %zu "
+                       "positive token counts", typed, v, cap);
+        memcpy(word, p, k);
+        word[k] = '\0';
+        if (kvp_parse_count(word, &x, &e) != KVP_OK) return bad(err, typed, "%s: %s", typed, e.message);
+        if (x < 1 || x > UINT32_MAX)
+            return bad(err, typed, "%s: %s is out of range, expected 1 to %u", typed, word, UINT32_MAX);
+        out[(*n)++] = x;
+        p += k;
+        if (*p == ',') p++;
+    }
+    if (!*n) return bad(err, typed, "%s: the value is empty", typed);
+    return KVP_OK;
+}
+
+/* "q_proj,v_proj": the LoRA target modules, copied into the rules' buffer. */
+static kvp_status name_list(const char *typed, const char *v, kvp_option_rules *x,
+                            kvp_error *err) {
+    kvp__strlcpy(x->lora_buf, v, sizeof x->lora_buf);
+    size_t n = 0;
+    for (char *p = x->lora_buf; p && *p;) {
+        char *comma = strchr(p, ',');
+        if (comma) *comma = '\0';
+        if (!*p || n == KVP_LORA_MAX_MODULES)
+            return bad(err, typed, "%s: expected 1 to %d comma-separated names", typed,
+                       KVP_LORA_MAX_MODULES);
+        x->lora_modules[n++] = p;
+        p = comma ? comma + 1 : NULL;
+    }
+    if (!n) return bad(err, typed, "%s: expected at least one name", typed);
+    x->lora.target_modules = x->lora_modules;
+    x->lora.module_count = n;
+    return KVP_OK;
+}
+
+/* "image=576,video=1024": tokens per item of each modality. A count of 0 is the
+ * encoder rule's own error (kvp_mm_encoder_profile_batch), not refused here. */
+static kvp_status mm_items(const char *typed, const char *v, kvp_option_rules *x, kvp_error *err) {
+    kvp__strlcpy(x->mm_buf, v, sizeof x->mm_buf);
+    x->mm_count = 0;
+    for (char *p = x->mm_buf; p && *p;) {
+        char *comma = strchr(p, ',');
+        if (comma) *comma = '\0';
+        char *eq = strchr(p, '=');
+        if (!eq || x->mm_count == KVP_OPTION_MM_MAX)
+            return bad(err, typed, "%s: expected MODALITY=TOKENS[,MODALITY=TOKENS...] (at most %d), "
+                       "got '%s'", typed, KVP_OPTION_MM_MAX, p);
+        *eq = '\0';
+        uint64_t n;
+        kvp_error e;
+        if (kvp_parse_count(eq + 1, &n, &e) != KVP_OK) return bad(err, typed, "%s: %s", typed, e.message);
+        x->mm[x->mm_count].modality = p;
+        x->mm[x->mm_count].tokens_per_item = n;
+        x->mm_count++;
+        p = comma ? comma + 1 : NULL;
+    }
     return KVP_OK;
 }
 
@@ -217,6 +305,30 @@ static kvp_status get_text(const kvp_option *r, const char *typed, const char *v
 
 #define TEXT(dst) get_text(r, typed, v, dst, sizeof dst, err)
 
+/* A name the creator's settings point at (kvp_deploy_settings): borrowed from the
+ * value given, checked as TEXT. */
+static kvp_status borrow(const kvp_option *r, const char *typed, const char *v, const char **dst,
+                         kvp_error *err) {
+    if (strlen(v) > r->max)
+        return bad(err, typed, "%s: '%.40s' is too long (at most %zu bytes)", typed, v, (size_t)r->max);
+    if (!*v) return bad(err, typed, "%s: the value is empty", typed);
+    *dst = v;
+    return KVP_OK;
+}
+
+/* The creator's on/off settings, by row. */
+static bool *creator_switch(kvp_deploy_settings *t, int id) {
+    switch (id) {
+    case O_HELIX: return &t->helix_cp;
+    case O_DISAGGREGATED: return &t->is_disagg;
+    case O_USE_PY_MAMBA: return &t->force_mixed_hybrid;
+    case O_WORKSPACE_NOT_CHUNK_BOUNDED: return &t->workspace_not_chunked_prefill_bounded;
+    case O_DISABLE_OVERLAP_SCHEDULER: return &t->disable_overlap_scheduler;
+    case O_KV_CONNECTOR: return &t->has_kv_connector;
+    default: return &t->skip_estimation; /* O_SKIP_ESTIMATION */
+    }
+}
+
 /* Write one checked value into the row's settings field. */
 static kvp_status apply(kvp_options *o, const kvp_option *r, const char *typed, const char *v,
                         int flag, kvp_error *err) {
@@ -224,6 +336,7 @@ static kvp_status apply(kvp_options *o, const kvp_option *r, const char *typed, 
     kvp_deploy_memory *m = &d->memory;
     kvp_policy_settings *p = &d->policy;
     kvp_startup_settings *ss = &o->startup;
+    kvp_option_rules *x = &o->rules;
     uint64_t n = 0;
     kvp_status st = KVP_OK;
     switch ((kvp__opt_id)r->id) {
@@ -272,9 +385,7 @@ static kvp_status apply(kvp_options *o, const kvp_option *r, const char *typed, 
         d->point.pp = p->pp = (uint32_t)n;
         return st;
     case O_DP:
-        st = get_count(r, typed, v, &n, err);
-        p->dp = (uint32_t)n;
-        return st;
+        return get_u32(r, typed, v, &p->dp, err);
     case O_ATTENTION_DP: p->enable_dp_attention = d->trtllm.attention_dp = flag == 1; return KVP_OK;
     case O_MAX_SEQ_LEN:
         /* vLLM --max-model-len -1: the longest length that fits (vLLM's spelling only). */
@@ -294,13 +405,11 @@ static kvp_status apply(kvp_options *o, const kvp_option *r, const char *typed, 
         st = get_count(r, typed, v, &n, err);
         p->block_size = d->kv.tokens_per_block = (uint32_t)n;
         return st;
-    case O_GPU_MEMORY_UTILIZATION: return get_fraction(typed, v, &p->gpu_memory_utilization, err);
-    case O_MEM_FRACTION_STATIC: return get_fraction(typed, v, &p->mem_fraction_static, err);
-    case O_FREE_GPU_MEMORY_FRACTION: return get_fraction(typed, v, &d->kv.free_gpu_memory_fraction, err);
+    case O_GPU_MEMORY_UTILIZATION: return get_fraction(r, typed, v, &p->gpu_memory_utilization, err);
+    case O_MEM_FRACTION_STATIC: return get_fraction(r, typed, v, &p->mem_fraction_static, err);
+    case O_FREE_GPU_MEMORY_FRACTION: return get_fraction(r, typed, v, &d->kv.free_gpu_memory_fraction, err);
     case O_MAX_NUM_SEQS:
-        st = get_count(r, typed, v, &n, err);
-        p->max_num_seqs = (uint32_t)n;
-        return st;
+        return get_u32(r, typed, v, &p->max_num_seqs, err);
     case O_MAX_NUM_BATCHED_TOKENS: return get_count(r, typed, v, &p->max_num_batched_tokens, err);
     case O_MAMBA_CACHE_MODE:
         if (choice_index(r, v) < 0) return bad_choice(r, typed, v, err);
@@ -316,9 +425,7 @@ static kvp_status apply(kvp_options *o, const kvp_option *r, const char *typed, 
         return st;
     case O_MAX_NUM_TOKENS: return get_count(r, typed, v, &d->trtllm.max_num_tokens, err);
     case O_MAX_BEAM_WIDTH:
-        st = get_count(r, typed, v, &n, err);
-        d->trtllm.max_beam_width = (uint32_t)n;
-        return st;
+        return get_u32(r, typed, v, &d->trtllm.max_beam_width, err);
     case O_MAX_TOKENS:
         d->kv.has_max_tokens = true;
         return get_count(r, typed, v, &d->kv.max_tokens, err);
@@ -332,9 +439,7 @@ static kvp_status apply(kvp_options *o, const kvp_option *r, const char *typed, 
     }
     case O_CUDA_GRAPH_BATCH_SIZE: return get_count(r, typed, v, &d->trtllm.max_cuda_graph_batch_size, err);
     case O_CUDA_GRAPH_MAX_BS:
-        st = get_count(r, typed, v, &n, err);
-        m->cuda_graph_max_bs = (uint32_t)n;
-        return st;
+        return get_u32(r, typed, v, &m->cuda_graph_max_bs, err);
     case O_CUDA_GRAPH_BATCH_SIZES: return graph_sizes(typed, v, m, err);
     case O_ISL: return get_count(r, typed, v, &d->admission.isl, err);
     case O_OSL: return get_count(r, typed, v, &d->admission.osl, err);
@@ -353,13 +458,9 @@ static kvp_status apply(kvp_options *o, const kvp_option *r, const char *typed, 
     case O_CACHE_TYPE_K: return TEXT(p->type_k);
     case O_CACHE_TYPE_V: return TEXT(p->type_v);
     case O_UBATCH_SIZE:
-        st = get_count(r, typed, v, &n, err);
-        p->n_ubatch = (uint32_t)n;
-        return st;
+        return get_u32(r, typed, v, &p->n_ubatch, err);
     case O_BATCH_SIZE:
-        st = get_count(r, typed, v, &n, err);
-        p->n_batch = (uint32_t)n;
-        return st;
+        return get_u32(r, typed, v, &p->n_batch, err);
     case O_KV_UNIFIED: p->kv_unified = flag; return KVP_OK;
     case O_SWA_FULL: p->swa_full = flag; return KVP_OK;
     case O_FLASH_ATTN: {
@@ -384,13 +485,14 @@ static kvp_status apply(kvp_options *o, const kvp_option *r, const char *typed, 
     case O_TRUST_REMOTE_CODE: ss->trust_remote_code = flag == 1; return KVP_OK;
     case O_ENFORCE_EAGER: ss->enforce_eager = flag == 1; return KVP_OK;
     case O_ENABLE_PREFIX_CACHING: ss->enable_prefix_caching = flag; return KVP_OK;
-    case O_ENABLE_CHUNKED_PREFILL: ss->enable_chunked_prefill = flag; return KVP_OK;
+    case O_ENABLE_CHUNKED_PREFILL:
+        ss->enable_chunked_prefill = flag;
+        d->trtllm.enable_chunked_prefill = flag == 1; /* the creator reads it too */
+        return KVP_OK;
     case O_ENABLE_EXPERT_PARALLEL: ss->enable_expert_parallel = flag == 1; return KVP_OK;
     case O_SPECULATIVE_METHOD: return TEXT(ss->speculative_method);
     case O_NUM_SPECULATIVE_TOKENS:
-        st = get_count(r, typed, v, &n, err);
-        ss->num_speculative_tokens = (uint32_t)n;
-        return st;
+        return get_u32(r, typed, v, &ss->num_speculative_tokens, err);
     case O_SPECULATIVE_CONFIG:
         if (!*v) return bad(err, typed, "%s: the value is empty", typed);
         kvp__strlcpy(ss->speculative_method, "config", sizeof ss->speculative_method);
@@ -409,6 +511,109 @@ static kvp_status apply(kvp_options *o, const kvp_option *r, const char *typed, 
         if (kvp_startup_disable(ss, v, &e) != KVP_OK) return bad(err, typed, "%s: %s", typed, e.message);
         return KVP_OK;
     }
+    /* ---- the creator's settings (kvp_deploy_settings, kvp_kv_config) */
+    case O_PROBE: o->probe = flag == 1; return KVP_OK;
+    case O_DEVICE:
+        st = get_count(r, typed, v, &n, err);
+        o->device = (uint32_t)n;
+        o->probe = true;
+        return st;
+    case O_MAX_GPU_TOTAL_BYTES: return get_bytes(r, typed, v, &d->kv.max_gpu_total_bytes, err);
+    case O_MAX_ATTENTION_WINDOW: {
+        size_t count = 0;
+        st = count_list(typed, v, o->windows, KVP_OPTION_WINDOWS_MAX, &count, err);
+        d->kv.max_attention_window = o->windows;
+        d->kv.max_attention_window_count = count;
+        return st;
+    }
+    case O_CROSS_KV_CACHE_FRACTION:
+        d->kv.has_cross_kv_cache_fraction = true;
+        return get_fraction(r, typed, v, &d->kv.cross_kv_cache_fraction, err);
+    case O_DRAFT:
+        if (!*v) return bad(err, typed, "%s: the value is empty", typed);
+        o->draft = v;
+        return KVP_OK;
+    case O_SPEC_MODE:
+        if (kvp_spec_mode_parse(v, &d->trtllm.spec_mode) != KVP_OK) return bad_choice(r, typed, v, err);
+        return KVP_OK;
+    case O_MAX_DRAFT_LEN:
+        return get_u32(r, typed, v, &d->trtllm.max_draft_len, err);
+    case O_SEPARATE_DRAFT_KV: d->trtllm.separate_draft_kv_cache = flag == 1 ? 1 : -1; return KVP_OK;
+    case O_CP:
+        return get_u32(r, typed, v, &d->trtllm.cp, err);
+    case O_HELIX:
+    case O_DISAGGREGATED:
+    case O_USE_PY_MAMBA:
+    case O_WORKSPACE_NOT_CHUNK_BOUNDED:
+    case O_DISABLE_OVERLAP_SCHEDULER:
+    case O_KV_CONNECTOR:
+    case O_SKIP_ESTIMATION: *creator_switch(&d->trtllm, r->id) = flag == 1; return KVP_OK;
+    case O_SPARSE_ATTENTION: return borrow(r, typed, v, &d->trtllm.sparse_algorithm, err);
+    case O_TRANSCEIVER_BACKEND: return borrow(r, typed, v, &d->trtllm.transceiver_backend, err);
+    case O_TRANSCEIVER_RUNTIME: return borrow(r, typed, v, &d->trtllm.transceiver_runtime, err);
+    case O_MAMBA_MANAGER_PREFERENCE:
+        /* The seed upper-cases the value; anything else warns and keeps the default. */
+        d->trtllm.mamba_preference = !kvp__strcasecmp(v, "cpp")     ? KVP_MAMBA_PREF_CPP
+                                     : !kvp__strcasecmp(v, "mixed") ? KVP_MAMBA_PREF_MIXED
+                                                                    : KVP_MAMBA_PREF_OTHER;
+        return KVP_OK;
+    case O_ATTN_BACKEND: return borrow(r, typed, v, &d->trtllm.attn_backend, err);
+    case O_MLA_WORKSPACE_RATE:
+        return get_bytes(r, typed, v, &d->trtllm.attention_workspace_bytes_per_token, err);
+    case O_FP8_CONTEXT_MLA_KV_LEN_CAP:
+        d->kv.has_fp8_context_mla_kv_len_cap = true;
+        return get_count(r, typed, v, &d->kv.fp8_context_mla_kv_len_cap, err);
+    case O_SM_VERSION:
+        return get_u32(r, typed, v, &d->trtllm.sm_version, err);
+    case O_CHUNK_SIZE: return get_count(r, typed, v, &d->trtllm.chunk_size, err);
+    case O_CHUNKED_PREFILL_BUFFER_BATCH_SIZE:
+        return get_count(r, typed, v, &d->trtllm.chunked_prefill_buffer_batch_size, err);
+    case O_MAX_INPUT_LEN: return get_count(r, typed, v, &d->trtllm.max_input_len, err);
+    case O_AVG_SEQ_LEN: return get_count(r, typed, v, &d->kv.avg_seq_len, err);
+    case O_MAX_UTIL_FOR_RESUME: return get_fraction(r, typed, v, &d->trtllm.max_util_for_resume, err);
+    /* ---- the rules around the creator (kvp_option_rules) */
+    case O_KV_CACHE_COMPRESSION:
+        if (kvp_compression_parse(v, &x->compression.algorithm) != KVP_OK ||
+            x->compression.algorithm == KVP_COMPRESSION_NONE)
+            return bad_choice(r, typed, v, err);
+        if (!x->compression.quant) x->compression.quant_nvfp4 = true; /* the seed's default */
+        return KVP_OK;
+    case O_COMPRESSION_QUANT:
+        st = borrow(r, typed, v, &x->compression.quant, err);
+        x->compression.quant_nvfp4 = !strcmp(v, "nvfp4");
+        return st;
+    case O_TRIATTENTION_UNION_EVICTION:
+        x->compression.triattention_union_eviction = flag == 1;
+        return KVP_OK;
+    case O_LORA_RANK:
+        /* 0 is refused by the LoRA rule, in the rule's words. */
+        x->has_lora = true;
+        return get_u32(r, typed, v, &x->lora.max_lora_rank, err);
+    case O_MAX_LORAS:
+        x->has_lora = x->lora.has_max_loras = true;
+        return get_u32(r, typed, v, &x->lora.max_loras, err);
+    case O_MAX_CPU_LORAS:
+        x->has_lora = x->lora.has_max_cpu_loras = true;
+        return get_u32(r, typed, v, &x->lora.max_cpu_loras, err);
+    case O_LORA_TARGET_MODULES: x->has_lora = true; return name_list(typed, v, x, err);
+    case O_LORA_SHARED_EXPERT_SIZE:
+        x->has_lora = true;
+        return get_count(r, typed, v, &x->lora.shared_expert_global_size, err);
+    case O_MM_ENCODER_MAX_TOKENS: x->has_mm = true; return get_count(r, typed, v, &x->mm_max_tokens, err);
+    case O_MM_ENCODER_BATCH_SIZE: x->has_mm = true; return get_count(r, typed, v, &x->mm_batch, err);
+    case O_MM_TOKENS_PER_ITEM: x->has_mm = true; return mm_items(typed, v, x, err);
+    case O_MM_EMBEDDING_DIM: return get_count(r, typed, v, &x->mm_embedding_dim, err);
+    case O_MM_OUTPUT_BUDGET:
+        x->has_mm = true;
+        return get_bytes(r, typed, v, &d->trtllm.mm_output_budget_bytes, err);
+    case O_MM_ENCODER_CACHE:
+        x->has_mm = true;
+        st = get_bytes(r, typed, v, &d->trtllm.mm_encoder_cache_max_bytes, err);
+        d->trtllm.mm_encoder_cache_active = d->trtllm.mm_encoder_cache_max_bytes > 0;
+        return st;
+    /* ---- sim's pool */
+    case O_BLOCKS: return get_count(r, typed, v, &o->sim.blocks, err);
+    case O_RECURRENT_SLOTS: return get_count(r, typed, v, &o->sim.recurrent_slots, err);
     case O_COUNT: break;
     }
     return bad(err, typed, "%s: no setter", typed);
@@ -539,7 +744,8 @@ kvp_status kvp_options_finish(kvp_options *o, kvp_error *err) {
         }
     }
     if (o->engines_vary) chosen = -1;
-    if (!o->engine_given && chosen >= 0) {
+    /* TensorRT-LLM is the default: its own flags choose nothing new, so nothing to say. */
+    if (!o->engine_given && chosen >= 0 && chosen != (int)KVP_ENGINE_TRTLLM) {
         d->point.engine = d->policy.engine = (kvp_engine)chosen;
         kvp__note(&o->notes, "planning for %s (policy %s): %s is %s's flag; give --policy to choose another",
              engine_title(chosen), kvp_engine_name((kvp_engine)chosen), o->typed[chosen_by],

@@ -18,27 +18,41 @@
 #define ALL KVP_OPTION_ENGINES_ALL
 /* The commands that plan a deployment; `check` evaluates start-up on the same settings. */
 #define DEP (KVP_COMMAND_PLAN | KVP_COMMAND_FIT | KVP_COMMAND_SWEEP | KVP_COMMAND_COMPARE | \
-             KVP_COMMAND_SIM | KVP_COMMAND_CHECK)
+             KVP_COMMAND_CHECK)
 /* The request shape: every command that plans, not `check` (start-up only). */
-#define REQ (KVP_COMMAND_PLAN | KVP_COMMAND_FIT | KVP_COMMAND_SWEEP | KVP_COMMAND_COMPARE | \
-             KVP_COMMAND_SIM)
+#define REQ (KVP_COMMAND_PLAN | KVP_COMMAND_FIT | KVP_COMMAND_SWEEP | KVP_COMMAND_COMPARE)
+/* `sim` takes only the rows its replay reads (cmd_sim.c). */
+#define SIM KVP_COMMAND_SIM
+/* The creator's own settings and the rules around it: `plan` (policy trtllm) only. */
+#define CRE KVP_COMMAND_PLAN
 #define U32 4294967295ull
 #define TOKENS (1ull << 32) /* 4G tokens: longer than any context window */
 
-#define BYTES_ROW(ID, NAME, FIELD, MIN, ENG, HELP)                                            \
+#define BYTES_CMD(ID, NAME, FIELD, MIN, CMD, ENG, HELP)                                       \
     [ID] = {.id = ID, .name = NAME, .field = FIELD, .type = KVP_OPTION_BYTES,                 \
             .value_name = "BYTES", .unit = "bytes", .min = MIN, .max = UINT64_MAX,             \
-            .commands = DEP, .engines = ENG, .help = HELP}
+            .commands = CMD, .engines = ENG, .help = HELP}
+#define BYTES_ROW(ID, NAME, FIELD, MIN, ENG, HELP) BYTES_CMD(ID, NAME, FIELD, MIN, DEP, ENG, HELP)
+/* The creator's rows: one engine (TensorRT-LLM), `plan` only. */
+#define CRE_COUNT(ID, NAME, FIELD, MIN, MAX, UNIT, HELP)                                       \
+    [ID] = {.id = ID, .name = NAME, .field = FIELD, .type = KVP_OPTION_COUNT, .value_name = "N", \
+            .unit = UNIT, .min = MIN, .max = MAX, .commands = CRE, .engines = T, .help = HELP}
+#define CRE_FLAG(ID, NAME, FIELD, HELP)                                                        \
+    [ID] = {.id = ID, .name = NAME, .field = FIELD, .type = KVP_OPTION_FLAG, .commands = CRE,  \
+            .engines = T, .help = HELP}
+#define CRE_TEXT(ID, NAME, FIELD, VALUE, MAX, HELP)                                            \
+    [ID] = {.id = ID, .name = NAME, .field = FIELD, .type = KVP_OPTION_TEXT, .value_name = VALUE, \
+            .max = MAX, .commands = CRE, .engines = T, .help = HELP}
 
 const kvp_option kvp__options[O_COUNT] = {
     /* ---- memory of one GPU (rank) */
     [O_GPU] = {.id = O_GPU, .name = "--gpu", .field = "gpu", .type = KVP_OPTION_TEXT,
-               .value_name = "NAME", .max = 127, .commands = DEP, .engines = ALL,
+               .value_name = "NAME", .max = 127, .commands = DEP | SIM, .engines = ALL,
                .help = "a GPU from the catalogue (kvplan gpus): its memory and compute capability"},
-    BYTES_ROW(O_GPU_MEM, "--gpu-mem", "total_bytes", 1, ALL, "device memory, e.g. 80GiB"),
+    BYTES_CMD(O_GPU_MEM, "--gpu-mem", "total_bytes", 1, DEP | SIM, ALL, "device memory, e.g. 80GiB"),
     BYTES_ROW(O_FREE_MEM, "--free-mem", "free_bytes", 0, ALL,
               "free device memory now (what is held counts as non-torch)"),
-    BYTES_ROW(O_KV_BUDGET, "--kv-budget", "kv_budget_bytes", 1, ALL,
+    BYTES_CMD(O_KV_BUDGET, "--kv-budget", "kv_budget_bytes", 1, DEP | SIM, ALL,
               "plan from the engine's KV budget directly (no device memory terms)"),
     BYTES_ROW(O_WEIGHTS, "--weights", "weights_bytes", 0, ALL, "measured weights on this rank"),
     BYTES_ROW(O_PEAK, "--peak", "peak_bytes", 0, ALL,
@@ -56,7 +70,7 @@ const kvp_option kvp__options[O_COUNT] = {
     /* ---- engine */
     [O_POLICY] = {.id = O_POLICY, .name = "--policy", .field = "engine", .type = KVP_OPTION_CHOICE,
                   .value_name = "ENGINE", .choices = "trtllm|vllm|sglang|llamacpp",
-                  .commands = DEP, .engines = ALL,
+                  .commands = DEP | SIM, .engines = ALL,
                   .help = "the engine planned (default trtllm, or the engine whose flags are used)"},
     [O_ENGINE_VERSION] = {.id = O_ENGINE_VERSION, .name = "--engine-version",
                           .field = "engine_version", .type = KVP_OPTION_TEXT, .value_name = "V",
@@ -65,12 +79,12 @@ const kvp_option kvp__options[O_COUNT] = {
 
     /* ---- parallelism */
     [O_TP] = {.id = O_TP, .name = "--tp", .field = "tp", .type = KVP_OPTION_COUNT,
-              .value_name = "N", .unit = "GPUs", .min = 1, .max = 65536, .commands = DEP,
+              .value_name = "N", .unit = "GPUs", .min = 1, .max = 65536, .commands = DEP | SIM,
               .engines = ALL, .help = "tensor-parallel size",
               .spellings = {{"--tensor-parallel-size", V | S, false}, {"-tp", V, false},
                             {"--tp-size", S, false}, {"--tp_size", T, false}}},
     [O_PP] = {.id = O_PP, .name = "--pp", .field = "pp", .type = KVP_OPTION_COUNT,
-              .value_name = "N", .unit = "GPUs", .min = 1, .max = 65536, .commands = DEP,
+              .value_name = "N", .unit = "GPUs", .min = 1, .max = 65536, .commands = DEP | SIM,
               .engines = ALL, .help = "pipeline-parallel size",
               .spellings = {{"--pipeline-parallel-size", V | S, false}, {"-pp", V, false},
                             {"--pp-size", S, false}, {"--pp_size", T, false}}},
@@ -88,7 +102,7 @@ const kvp_option kvp__options[O_COUNT] = {
     /* ---- lengths and the KV cache */
     [O_MAX_SEQ_LEN] = {.id = O_MAX_SEQ_LEN, .name = "--max-seq-len", .field = "max_seq_len",
                        .type = KVP_OPTION_COUNT, .value_name = "N", .unit = "tokens", .min = 1,
-                       .max = TOKENS, .commands = DEP, .engines = ALL,
+                       .max = TOKENS, .commands = DEP | SIM, .engines = ALL,
                        .help = "longest sequence the engine serves (default: the model's); "
                                "vLLM -1 = the longest that fits",
                        .spellings = {{"--max-model-len", V, false},
@@ -99,13 +113,13 @@ const kvp_option kvp__options[O_COUNT] = {
                    .max = TOKENS, .commands = DEP, .engines = ALL,
                    .help = "length the concurrency is counted at (default --max-seq-len)"},
     [O_KV_DTYPE] = {.id = O_KV_DTYPE, .name = "--kv-dtype", .field = "kv_dtype",
-                    .type = KVP_OPTION_TEXT, .value_name = "T", .max = 23, .commands = DEP,
+                    .type = KVP_OPTION_TEXT, .value_name = "T", .max = 23, .commands = DEP | SIM,
                     .engines = T | V | S,
                     .help = "KV cache dtype: auto, fp16, bf16, fp8 (engine spellings: fp8_e4m3 ...)",
                     .spellings = {{"--kv-cache-dtype", V | S, false}}},
     [O_BLOCK_SIZE] = {.id = O_BLOCK_SIZE, .name = "--block-size", .field = "block_size",
                       .type = KVP_OPTION_COUNT, .value_name = "N", .unit = "tokens", .min = 1,
-                      .max = 1u << 16, .commands = DEP, .engines = T | V | S,
+                      .max = 1u << 16, .commands = DEP | SIM, .engines = T | V | S,
                       .help = "tokens per KV block (vLLM block, SGLang page, TRT-LLM "
                               "tokens_per_block)",
                       .spellings = {{"--tokens-per-block", T, false}, {"--page-size", S, false},
@@ -123,7 +137,7 @@ const kvp_option kvp__options[O_COUNT] = {
                                     .name = "--free-gpu-memory-fraction",
                                     .field = "free_gpu_memory_fraction",
                                     .type = KVP_OPTION_FRACTION, .value_name = "F",
-                                    .commands = DEP, .engines = T,
+                                    .commands = DEP | SIM, .engines = T,
                                     .help = "TRT-LLM: fraction of free memory for the KV cache (0.9)",
                                     .spellings = {{"--kv_cache_free_gpu_memory_fraction", T,
                                                    false}}},
@@ -150,12 +164,12 @@ const kvp_option kvp__options[O_COUNT] = {
                             .help = "draft (EAGLE / MTP) attention layers in the KV cache"},
     [O_MAX_BATCH_SIZE] = {.id = O_MAX_BATCH_SIZE, .name = "--max-batch-size",
                           .field = "max_batch_size", .type = KVP_OPTION_COUNT, .value_name = "N",
-                          .unit = "sequences", .min = 1, .max = 1u << 24, .commands = DEP,
+                          .unit = "sequences", .min = 1, .max = 1u << 24, .commands = DEP | SIM,
                           .engines = T, .help = "TRT-LLM: most sequences in a batch (2048)",
                           .spellings = {{"--max_batch_size", T, false}}},
     [O_MAX_NUM_TOKENS] = {.id = O_MAX_NUM_TOKENS, .name = "--max-num-tokens",
                           .field = "max_num_tokens", .type = KVP_OPTION_COUNT, .value_name = "N",
-                          .unit = "tokens", .min = 1, .max = TOKENS, .commands = DEP,
+                          .unit = "tokens", .min = 1, .max = TOKENS, .commands = DEP | SIM,
                           .engines = T, .help = "TRT-LLM: tokens per batch (8192)",
                           .spellings = {{"--max_num_tokens", T, false}}},
     [O_MAX_BEAM_WIDTH] = {.id = O_MAX_BEAM_WIDTH, .name = "--max-beam-width",
@@ -171,8 +185,10 @@ const kvp_option kvp__options[O_COUNT] = {
               "TRT-LLM kv_cache_config.host_cache_size (offload)"),
     [O_ENABLE_BLOCK_REUSE] = {.id = O_ENABLE_BLOCK_REUSE, .name = "--enable-block-reuse",
                               .field = "enable_block_reuse", .type = KVP_OPTION_FLAG,
-                              .commands = DEP, .engines = T,
-                              .help = "TRT-LLM kv_cache_config.enable_block_reuse"},
+                              .commands = DEP | SIM, .engines = T,
+                              .help = "TRT-LLM kv_cache_config.enable_block_reuse (sim: "
+                                      "--no-prefix-reuse turns the replay's reuse off)",
+                              .spellings = {{"--no-prefix-reuse", 0, true}}},
     [O_KV_MANAGER] = {.id = O_KV_MANAGER, .name = "--kv-manager", .field = "use_kv_cache_manager_v2",
                       .type = KVP_OPTION_CHOICE, .value_name = "M", .choices = "auto|v1|v2",
                       .commands = DEP, .engines = T,
@@ -210,7 +226,7 @@ const kvp_option kvp__options[O_COUNT] = {
                .help = "output tokens each request generates (default --max-new-tokens)"},
     [O_MAX_NEW_TOKENS] = {.id = O_MAX_NEW_TOKENS, .name = "--max-new-tokens",
                           .field = "max_new_tokens", .type = KVP_OPTION_COUNT, .value_name = "N",
-                          .unit = "tokens", .min = 1, .max = TOKENS, .commands = REQ,
+                          .unit = "tokens", .min = 1, .max = TOKENS, .commands = REQ | SIM,
                           .engines = ALL,
                           .help = "each request's max_new_tokens (default: max_seq_len - prompt, "
                                   "the OpenAI servers' default)"},
@@ -219,7 +235,7 @@ const kvp_option kvp__options[O_COUNT] = {
                                      .field = "capacity_scheduler_policy",
                                      .type = KVP_OPTION_CHOICE, .value_name = "P",
                                      .choices = "GUARANTEED_NO_EVICT|MAX_UTILIZATION",
-                                     .commands = REQ, .engines = T,
+                                     .commands = REQ | SIM, .engines = T,
                                      .help = "TRT-LLM scheduler_config.capacity_scheduler_policy "
                                              "(GUARANTEED_NO_EVICT)",
                                      .spellings = {{"--capacity_scheduler_policy", T, false}}},
@@ -290,9 +306,10 @@ const kvp_option kvp__options[O_COUNT] = {
     [O_ENABLE_CHUNKED_PREFILL] = {.id = O_ENABLE_CHUNKED_PREFILL,
                                   .name = "--enable-chunked-prefill",
                                   .field = "enable_chunked_prefill", .type = KVP_OPTION_FLAG,
-                                  .commands = DEP, .engines = ALL,
+                                  .commands = DEP | SIM, .engines = ALL,
                                   .help = "chunked prefill (--no-enable-chunked-prefill: off)",
-                                  .spellings = {{"--no-enable-chunked-prefill", V, true}}},
+                                  .spellings = {{"--no-enable-chunked-prefill", V, true},
+                                                {"--no-chunked-prefill", 0, true}}},
     [O_ENABLE_EXPERT_PARALLEL] = {.id = O_ENABLE_EXPERT_PARALLEL,
                                   .name = "--enable-expert-parallel",
                                   .field = "enable_expert_parallel", .type = KVP_OPTION_FLAG,
@@ -326,4 +343,112 @@ const kvp_option kvp__options[O_COUNT] = {
                         .type = KVP_OPTION_TEXT, .value_name = "ID", .max = 15, .repeats = true,
                         .commands = DEP, .engines = ALL,
                         .help = "switch a start-up rule off (V-PAR-2, or 'defaults')"},
+
+    /* ---- the creator (TensorRT-LLM, `plan`): its settings and the rules around it
+     * (tensorrt_llm/llmapi/llm_args.py names; docs/policies.md) */
+    [O_PROBE] = {.id = O_PROBE, .name = "--probe", .field = "probe", .type = KVP_OPTION_FLAG,
+                 .commands = CRE, .engines = T,
+                 .help = "plan against the live memory of GPU --device (default 0)"},
+    CRE_COUNT(O_DEVICE, "--device", "device", 0, 1023, NULL, "the GPU --probe reads (implies --probe)"),
+    BYTES_CMD(O_MAX_GPU_TOTAL_BYTES, "--max-gpu-total-bytes", "max_gpu_total_bytes", 1, CRE, T,
+              "kv_cache_config.max_gpu_total_bytes: cap on the KV cache bytes"),
+    CRE_TEXT(O_MAX_ATTENTION_WINDOW, "--max-attention-window", "max_attention_window", "W[,W...]",
+             4095, "kv_cache_config.max_attention_window: per-layer window pattern"),
+    [O_CROSS_KV_CACHE_FRACTION] = {.id = O_CROSS_KV_CACHE_FRACTION,
+                                   .name = "--cross-kv-cache-fraction",
+                                   .field = "cross_kv_cache_fraction", .type = KVP_OPTION_FRACTION,
+                                   .zero_ok = true, .value_name = "F", .commands = CRE | SIM,
+                                   .engines = T,
+                                   .help = "encoder-decoder models: share of the KV cache for "
+                                           "cross attention (required there)"},
+    CRE_TEXT(O_DRAFT, "--draft", "draft", "MODEL", 4095,
+             "the draft model (EAGLE3 head or a second model)"),
+    [O_SPEC_MODE] = {.id = O_SPEC_MODE, .name = "--spec-mode", .field = "spec_mode",
+                     .type = KVP_OPTION_CHOICE, .value_name = "MODE",
+                     .choices = "none|eagle3|mtp|two-model|draft-target|dflash|dspark",
+                     .commands = CRE, .engines = T, .help = "speculative decoding mode"},
+    CRE_COUNT(O_MAX_DRAFT_LEN, "--max-draft-len", "max_draft_len", 1, 1024, "tokens",
+              "draft tokens per step (3)"),
+    CRE_FLAG(O_SEPARATE_DRAFT_KV, "--separate-draft-kv", "separate_draft_kv_cache",
+             "the draft's KV cache in its own manager"),
+    CRE_COUNT(O_CP, "--cp", "cp", 1, 65536, "GPUs", "context-parallel size"),
+    CRE_FLAG(O_HELIX, "--helix", "helix_cp", "cp_type HELIX (needs --cp > 1)"),
+    CRE_TEXT(O_SPARSE_ATTENTION, "--sparse-attention", "sparse_algorithm", "ALGO", 63,
+             "sparse attention algorithm (qsa, skip_softmax, dsa, ...)"),
+    CRE_FLAG(O_DISAGGREGATED, "--disaggregated", "is_disagg", "a disaggregated (context / generation) route"),
+    CRE_TEXT(O_TRANSCEIVER_BACKEND, "--transceiver-backend", "transceiver_backend", "NAME", 63,
+             "cache transceiver backend (NIXL, UCX, ...)"),
+    CRE_TEXT(O_TRANSCEIVER_RUNTIME, "--transceiver-runtime", "transceiver_runtime", "NAME", 63,
+             "cache transceiver runtime (PYTHON, CPP, auto)"),
+    CRE_TEXT(O_MAMBA_MANAGER_PREFERENCE, "--mamba-manager-preference", "mamba_preference", "P", 63,
+             "TLLM_MAMBA_MANAGER_PREFERENCE: CPP or MIXED (others warn, default kept)"),
+    CRE_FLAG(O_USE_PY_MAMBA, "--use-py-mamba", "force_mixed_hybrid",
+             "force the mixed hybrid manager (TRTLLM_USE_PY_MAMBA=1)"),
+    CRE_TEXT(O_ATTN_BACKEND, "--attn-backend", "attn_backend", "NAME", 63,
+             "attention backend: TRTLLM (default), FLASHINFER, VANILLA, ..."),
+    BYTES_CMD(O_MLA_WORKSPACE_RATE, "--mla-workspace-rate", "attention_workspace_bytes_per_token", 0,
+              CRE, T, "attention workspace bytes per token (fp8 context MLA)"),
+    CRE_FLAG(O_WORKSPACE_NOT_CHUNK_BOUNDED, "--workspace-not-chunk-bounded",
+             "workspace_not_chunked_prefill_bounded", "the workspace is not bounded by the chunk"),
+    CRE_COUNT(O_FP8_CONTEXT_MLA_KV_LEN_CAP, "--fp8-context-mla-kv-len-cap",
+              "fp8_context_mla_kv_len_cap", 0, UINT64_MAX, "tokens", "fp8 context MLA KV length cap"),
+    CRE_COUNT(O_SM_VERSION, "--sm-version", "sm_version", 70, 200, NULL, "the GPU's SM version (90)"),
+    CRE_COUNT(O_CHUNK_SIZE, "--chunk-size", "chunk_size", 0, UINT64_MAX, "tokens", "chunked prefill chunk"),
+    CRE_COUNT(O_CHUNKED_PREFILL_BUFFER_BATCH_SIZE, "--chunked-prefill-buffer-batch-size",
+              "chunked_prefill_buffer_batch_size", 0, UINT64_MAX, "sequences",
+              "chunked prefill buffer batch"),
+    CRE_FLAG(O_DISABLE_OVERLAP_SCHEDULER, "--disable-overlap-scheduler", "disable_overlap_scheduler",
+             "no overlap scheduler (no extra sequence slots)"),
+    CRE_FLAG(O_KV_CONNECTOR, "--kv-connector", "has_kv_connector", "a KV connector is configured"),
+    CRE_COUNT(O_MAX_INPUT_LEN, "--max-input-len", "max_input_len", 0, UINT64_MAX, "tokens",
+              "longest prompt"),
+    CRE_FLAG(O_SKIP_ESTIMATION, "--skip-estimation", "skip_estimation", "no profiling pass"),
+    CRE_COUNT(O_AVG_SEQ_LEN, "--avg-seq-len", "avg_seq_len", 0, UINT64_MAX, "tokens",
+              "average sequence length (host cache sizing)"),
+    [O_MAX_UTIL_FOR_RESUME] = {.id = O_MAX_UTIL_FOR_RESUME, .name = "--max-util-for-resume",
+                               .field = "max_util_for_resume", .type = KVP_OPTION_FRACTION,
+                               .value_name = "F", .commands = CRE, .engines = T,
+                               .help = "V2 resume threshold (1.0)"},
+    [O_KV_CACHE_COMPRESSION] = {.id = O_KV_CACHE_COMPRESSION, .name = "--kv-cache-compression",
+                                .field = "kv_cache_compression", .type = KVP_OPTION_CHOICE,
+                                .value_name = "ALGO",
+                                .choices = "quantization_for_cold_page|triattention",
+                                .commands = CRE, .engines = T,
+                                .help = "KV-cache compression algorithm"},
+    CRE_TEXT(O_COMPRESSION_QUANT, "--compression-quant", "compression_quant", "FORMAT", 31,
+             "cold-page format (nvfp4)"),
+    CRE_FLAG(O_TRIATTENTION_UNION_EVICTION, "--triattention-union-eviction",
+             "triattention_union_eviction", "TriAttention eviction_mode union"),
+    CRE_COUNT(O_LORA_RANK, "--lora-rank", "max_lora_rank", 0, 1u << 16, NULL, "LoRA max rank"),
+    CRE_COUNT(O_MAX_LORAS, "--max-loras", "max_loras", 1, 1u << 16, "adapters",
+              "LoRA adapters on the device"),
+    CRE_COUNT(O_MAX_CPU_LORAS, "--max-cpu-loras", "max_cpu_loras", 1, 1u << 16, "adapters",
+              "LoRA adapters on the host"),
+    CRE_TEXT(O_LORA_TARGET_MODULES, "--lora-target-modules", "lora_target_modules", "M[,M...]", 511,
+             "LoRA target modules (TensorRT-LLM names)"),
+    CRE_COUNT(O_LORA_SHARED_EXPERT_SIZE, "--lora-shared-expert-size", "shared_expert_global_size", 0,
+              UINT64_MAX, NULL, "shared-expert size the adapter states (global)"),
+    CRE_COUNT(O_MM_ENCODER_MAX_TOKENS, "--mm-encoder-max-tokens", "encoder_max_num_tokens", 0,
+              UINT64_MAX, "tokens", "multimodal encoder token budget"),
+    CRE_COUNT(O_MM_ENCODER_BATCH_SIZE, "--mm-encoder-batch-size", "encoder_batch_size", 0,
+              UINT64_MAX, "items", "multimodal encoder batch"),
+    CRE_TEXT(O_MM_TOKENS_PER_ITEM, "--mm-tokens-per-item", "mm_tokens_per_item", "MOD=N[,MOD=N...]",
+             511, "tokens per item of each modality"),
+    CRE_COUNT(O_MM_EMBEDDING_DIM, "--mm-embedding-dim", "mm_embedding_dim", 0, UINT64_MAX, NULL,
+              "encoder output width (hidden_size)"),
+    BYTES_CMD(O_MM_OUTPUT_BUDGET, "--mm-output-budget", "mm_output_budget_bytes", 0, CRE, T,
+              "multimodal output budget"),
+    BYTES_CMD(O_MM_ENCODER_CACHE, "--mm-encoder-cache", "mm_encoder_cache_max_bytes", 0, CRE, T,
+              "multimodal encoder cache"),
+
+    /* ---- sim's pool (instead of a planned one) */
+    [O_BLOCKS] = {.id = O_BLOCKS, .name = "--blocks", .field = "blocks", .type = KVP_OPTION_COUNT,
+                  .value_name = "N", .unit = "blocks", .min = 1, .max = U32 - 1,
+                  .commands = SIM, .engines = ALL,
+                  .help = "the same block count in every block pool (instead of a plan)"},
+    [O_RECURRENT_SLOTS] = {.id = O_RECURRENT_SLOTS, .name = "--recurrent-slots",
+                           .field = "recurrent_slots", .type = KVP_OPTION_COUNT,
+                           .value_name = "N", .unit = "slots", .min = 1, .max = U32 - 1,
+                           .commands = SIM, .engines = ALL,
+                           .help = "state slots in every recurrent pool (with --blocks)"},
 };

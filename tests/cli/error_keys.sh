@@ -41,5 +41,28 @@ check "-ctk q9_0 exits 2" '[ $rc = 2 ]'
 check "-ctk as typed" 'grep -q "\"key\": \"-ctk\"" <<<"$out"'
 check "-ctk message" 'grep -q "llama.cpp has no cache type .q9_0." "$tmp/err"'
 
+# The creator path (plan without --policy): the pipeline's max_new_tokens refusal,
+# named as typed (TensorRT-LLM's snake_case spelling of --max-new-tokens).
+rc=0
+out=$("$kvplan" plan llama-3.1-8b --kv-budget 1GiB --max_seq_len 4096 --isl 100 --max_new_tokens 5000 --json 2>"$tmp/err") || rc=$?
+check "creator: max_new_tokens past the length exits 2" '[ $rc = 2 ]'
+check "creator: JSON key is the spelling typed" 'grep -q "\"key\": \"--max_new_tokens\"" <<<"$out"'
+check "creator: stderr names it as typed" 'grep -q "^kvplan: --max_new_tokens: 5000 is above max_seq_len 4096$" "$tmp/err"'
+# A start-up rule's fix names the engine's flag (--tp_size, --tensor-parallel-size);
+# the user reads the one they typed: sim (--tp), check (-tp).
+rc=0
+"$kvplan" sim qwen3-32b --gpu h100 --tp 5 --synthetic prompt=fixed:5,output=fixed:1 >/dev/null 2>"$tmp/err" || rc=$?
+check "sim: TP 5 of 64 heads exits 1" '[ $rc = 1 ]'
+check "sim: the fix says --tp" 'grep -q "^kvplan:   fix: --tp one of 1, 2, 4, 8, 16, 32, 64" "$tmp/err"'
+rc=0
+out=$("$kvplan" check qwen3-32b --policy vllm -tp 5 --gpu h100 --json 2>/dev/null) || rc=$?
+check "check: TP 5 refused" '[ $rc = 1 ]'
+check "check: the JSON fix says -tp" 'grep -q "\"fix\": \"-tp one of 1, 2, 4" <<<"$out"'
+# sim's own bound, in the table's words, named as typed.
+rc=0
+"$kvplan" sim llama-3.1-8b --gpu h100 --context-length 99999999 --synthetic prompt=fixed:5,output=fixed:1 2>"$tmp/err" >/dev/null || rc=$?
+check "sim: a length past 2^25 exits 2" '[ $rc = 2 ]'
+check "sim: named as typed" 'grep -q "^kvplan: --context-length: 99999999 is out of range, expected 1 to 33554432$" "$tmp/err"'
+
 [ $fail = 0 ] && echo "error keys: ok"
 exit $fail

@@ -1,6 +1,7 @@
 /* test_options.c — the one option table (kvplan/options.h): lookup by every
- * spelling, one message per error kind, the fields each row sets, the engine a
- * spelling chooses, contradictions named by both sides, --engine-version. */
+ * spelling, one message per error kind, the fields each row sets (tables of
+ * cases), the engine a spelling chooses, contradictions named by both sides,
+ * --engine-version, which commands take which rows. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -74,72 +75,176 @@ static void test_table_consistent(void **state) {
     assert_null(kvp_option_at(kvp_option_count()));
 }
 
+/* ---------------------------------------------------------------- fields */
+
+/* One (name, value) on fresh options and the settings field it must set, read
+ * at its own width (bool, int32 / enum / uint32, uint64). */
+typedef struct field_case {
+    const char *name, *value;
+    size_t offset, size; /* offsetof(kvp_options, field), sizeof field */
+    int64_t want;
+} field_case;
+
+#define FIELD(member) offsetof(kvp_options, member), sizeof(((kvp_options *)0)->member)
+
+static int64_t read_field(const kvp_options *o, size_t offset, size_t size) {
+    const unsigned char *p = (const unsigned char *)o + offset;
+    if (size == 1) return *(const bool *)(const void *)p;
+    if (size == 4) {
+        int32_t v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return (int64_t)v;
+}
+
+static const field_case k_fields[] = {
+    {"--gpu-mem", "80GiB", FIELD(deployment.memory.total_bytes), 80ll << 30},     /* 80 x 2^30 */
+    {"--activation-peak", "1.5GiB", FIELD(deployment.memory.activation_peak_bytes), 3ll << 29},
+    {"--activation-peak", "1.5GiB", FIELD(deployment.memory.has_activation_peak), 1},
+    {"--cuda-graph", "512MiB", FIELD(deployment.memory.cuda_graph_bytes), 512ll << 20},
+    {"tp", "4", FIELD(deployment.point.tp), 4},          /* a JSON key: no dashes */
+    {"tp", "4", FIELD(deployment.policy.tp), 4},
+    {"--max-seq-len", "32k", FIELD(deployment.point.max_seq_len), 32768}, /* 32 x 1024 */
+    {"--kv-manager", "v1", FIELD(deployment.kv.use_v2), -1},
+    {"--no-enable-chunked-prefill", NULL, FIELD(startup.enable_chunked_prefill), 0},
+    {"--trust-remote-code", "true", FIELD(startup.trust_remote_code), 1},
+    {"--dtype", "bfloat16", FIELD(startup.dtype), KVP_RUN_DTYPE_BFLOAT16},
+    {"--flash-attn", NULL, FIELD(deployment.policy.flash_attn), 1}, /* alone: on */
+    /* The creator's rows (plan, policy trtllm). */
+    {"--cp", "2", FIELD(deployment.trtllm.cp), 2},
+    {"--helix", NULL, FIELD(deployment.trtllm.helix_cp), 1},
+    {"--spec-mode", "mtp", FIELD(deployment.trtllm.spec_mode), KVP_SPEC_MTP},
+    {"--max-draft-len", "4", FIELD(deployment.trtllm.max_draft_len), 4},
+    {"--separate-draft-kv", NULL, FIELD(deployment.trtllm.separate_draft_kv_cache), 1},
+    {"--separate-draft-kv", "false", FIELD(deployment.trtllm.separate_draft_kv_cache), -1},
+    {"--sm-version", "100", FIELD(deployment.trtllm.sm_version), 100},
+    {"--mla-workspace-rate", "1KiB", FIELD(deployment.trtllm.attention_workspace_bytes_per_token),
+     1024},
+    {"--max-gpu-total-bytes", "2GiB", FIELD(deployment.kv.max_gpu_total_bytes), 2ll << 30},
+    {"--max-attention-window", "4096,8k", FIELD(deployment.kv.max_attention_window_count), 2},
+    {"--max-attention-window", "4096,8k", FIELD(windows[1]), 8192},        /* 8 x 1024 */
+    {"--enable-chunked-prefill", NULL, FIELD(deployment.trtllm.enable_chunked_prefill), 1},
+    {"--mm-encoder-cache", "1MiB", FIELD(deployment.trtllm.mm_encoder_cache_active), 1},
+    {"--mm-encoder-cache", "1MiB", FIELD(rules.has_mm), 1},
+    {"--mm-tokens-per-item", "image=576,video=1024", FIELD(rules.mm_count), 2},
+    {"--mm-tokens-per-item", "image=576,video=1024", FIELD(rules.mm[1].tokens_per_item), 1024},
+    {"--lora-target-modules", "attn_q,attn_k,attn_v", FIELD(rules.lora.module_count), 3},
+    {"--lora-rank", "0", FIELD(rules.has_lora), 1}, /* 0: the LoRA rule's own error, later */
+    {"--kv-cache-compression", "triattention", FIELD(rules.compression.algorithm),
+     KVP_COMPRESSION_TRIATTENTION},
+    {"--kv-cache-compression", "triattention", FIELD(rules.compression.quant_nvfp4), 1},
+    {"--device", "3", FIELD(device), 3},
+    {"--device", "3", FIELD(probe), 1},             /* --device implies --probe */
+    /* sim's spellings and rows. */
+    {"--no-prefix-reuse", NULL, FIELD(deployment.kv.enable_block_reuse), 0},
+    {"--no-chunked-prefill", NULL, FIELD(startup.enable_chunked_prefill), 0},
+    {"--max-model-len", "4096", FIELD(deployment.point.max_seq_len), 4096},
+    {"--blocks", "4294967294", FIELD(sim.blocks), 4294967294ll},         /* 2^32 - 2 */
+    {"--recurrent-slots", "16", FIELD(sim.recurrent_slots), 16},
+};
+
 static void test_values_set_fields(void **state) {
     (void)state;
-    assert_int_equal(set("--gpu-mem", "80GiB"), KVP_OK);
-    assert_int_equal(g_o->deployment.memory.total_bytes, 80ull << 30); /* 80 * 2^30 */
-    assert_int_equal(set("--activation-peak", "1.5GiB"), KVP_OK);
-    assert_true(g_o->deployment.memory.has_activation_peak);
-    assert_int_equal(g_o->deployment.memory.activation_peak_bytes, 3ull << 29); /* 1.5 * 2^30 */
-    assert_int_equal(set("--cuda-graph", "512MiB"), KVP_OK);
-    assert_int_equal(g_o->deployment.memory.cuda_graph_bytes, 512ull << 20);
-    assert_int_equal(set("tp", "4"), KVP_OK);
-    assert_int_equal(g_o->deployment.point.tp, 4);
-    assert_int_equal(g_o->deployment.policy.tp, 4);
-    assert_int_equal(set("--max-seq-len", "32k"), KVP_OK);
-    assert_int_equal(g_o->deployment.point.max_seq_len, 32768); /* 32 * 1024 */
-    assert_int_equal(set("--kv-manager", "v1"), KVP_OK);
-    assert_int_equal(g_o->deployment.kv.use_v2, -1);
-    assert_int_equal(set("--no-enable-chunked-prefill", NULL), KVP_OK);
-    assert_int_equal(g_o->startup.enable_chunked_prefill, 0);
-    assert_int_equal(set("--trust-remote-code", "true"), KVP_OK);
-    assert_true(g_o->startup.trust_remote_code);
-    assert_int_equal(set("--dtype", "bfloat16"), KVP_OK);
-    assert_int_equal(g_o->startup.dtype, KVP_RUN_DTYPE_BFLOAT16);
+    for (size_t i = 0; i < sizeof k_fields / sizeof k_fields[0]; i++) {
+        const field_case *c = &k_fields[i];
+        kvp_options_init(g_o, KVP_COMMAND_PLAN);
+        if (set(c->name, c->value) != KVP_OK) fail_msg("%s %s: %s", c->name, c->value, g_err.message);
+        int64_t got = read_field(g_o, c->offset, c->size);
+        if (got != c->want)
+            fail_msg("%s %s: got %lld, expected %lld", c->name, c->value ? c->value : "",
+                     (long long)got, (long long)c->want);
+    }
+    /* Fractions: [0, 1] for cross attention, (0, 1] elsewhere. */
+    kvp_options_init(g_o, KVP_COMMAND_PLAN);
+    assert_int_equal(set("--cross-kv-cache-fraction", "0"), KVP_OK);
+    assert_true(g_o->deployment.kv.has_cross_kv_cache_fraction);
+    assert_true(g_o->deployment.kv.cross_kv_cache_fraction == 0.0);
+    assert_int_equal(set("--max-util-for-resume", "0.5"), KVP_OK);
+    assert_true(g_o->deployment.trtllm.max_util_for_resume == 0.5);
+    /* Names the creator's settings point at are borrowed from the value given. */
+    const char *algo = "skip_softmax";
+    assert_int_equal(set("--sparse-attention", algo), KVP_OK);
+    assert_ptr_equal(g_o->deployment.trtllm.sparse_algorithm, algo);
+    assert_int_equal(set("--draft", "eagle3-head"), KVP_OK);
+    assert_string_equal(g_o->draft, "eagle3-head");
+    /* --env repeats; others refuse a second value (test_twice_and_contradictions). */
     assert_int_equal(set("--env", "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1"), KVP_OK);
-    assert_int_equal(set("--env", "A=2"), KVP_OK); /* --env repeats */
+    assert_int_equal(set("--env", "A=2"), KVP_OK);
     assert_int_equal(g_o->startup.env_count, 2);
-    assert_int_equal(set("--flash-attn", NULL), KVP_OK); /* alone: on */
-    assert_int_equal(g_o->deployment.policy.flash_attn, 1);
+    assert_int_equal(set("tp", "4"), KVP_OK);
     assert_true(kvp_options_given(g_o, "--tp"));
     assert_false(kvp_options_given(g_o, "--pp"));
     assert_string_equal(kvp_options_typed(g_o, "--tp"), "tp");
 }
 
-/* One message per kind, naming the option as spelled. */
+/* ---------------------------------------------------------------- errors */
+
+/* One message per kind, naming the option as spelled (err->key is it too). */
+typedef struct error_case {
+    const char *name, *value;
+    kvp_status want;
+    const char *message; /* NULL: the status only */
+} error_case;
+
+static const error_case k_errors[] = {
+    {"--tp", NULL, KVP_INVALID_ARG, "--tp needs a value"},
+    {"--tp", "0", KVP_INVALID_ARG, "--tp: 0 is out of range, expected 1 to 65536"},
+    {"-tp", "x", KVP_INVALID_ARG, "-tp: count 'x' is not a number"},
+    {"--gpu-mem", "0", KVP_INVALID_ARG, "--gpu-mem: 0 bytes; expected a positive size"},
+    {"--weights", "-1GiB", KVP_INVALID_ARG, "--weights: byte size '-1GiB' is negative"},
+    {"--gpu-memory-utilization", "1.5", KVP_INVALID_ARG,
+     "--gpu-memory-utilization: 1.5 is not a fraction in (0, 1]"},
+    {"--cross-kv-cache-fraction", "1.5", KVP_INVALID_ARG,
+     "--cross-kv-cache-fraction: 1.5 is not a fraction in [0, 1]"},
+    {"--kv-manager", "v3", KVP_INVALID_ARG, "--kv-manager: 'v3' is not one of auto, v1, v2"},
+    {"--spec-mode", "medusa", KVP_INVALID_ARG,
+     "--spec-mode: 'medusa' is not one of none, eagle3, mtp, two-model, draft-target, dflash, "
+     "dspark"},
+    {"--kv-cache-compression", "none", KVP_INVALID_ARG,
+     "--kv-cache-compression: 'none' is not one of quantization_for_cold_page, triattention"},
+    {"--enforce-eager", "maybe", KVP_INVALID_ARG, "--enforce-eager: 'maybe' is not true or false"},
+    {"--kv-dtype", "fp8_e4m3_but_much_longer_than_23", KVP_INVALID_ARG,
+     "--kv-dtype: 'fp8_e4m3_but_much_longer_than_23' is too long (at most 23 bytes)"},
+    {"--sm-version", "60", KVP_INVALID_ARG, "--sm-version: 60 is out of range, expected 70 to 200"},
+    {"--blocks", "0", KVP_INVALID_ARG, "--blocks: 0 is out of range, expected 1 to 4294967294"},
+    {"--max-attention-window", "4096,,8", KVP_INVALID_ARG,
+     "--max-attention-window: '4096,,8' is not a comma-separated list of up to 256 positive token "
+     "counts"},
+    {"--max-attention-window", "0", KVP_INVALID_ARG,
+     "--max-attention-window: 0 is out of range, expected 1 to 4294967295"},
+    {"--mm-tokens-per-item", "image", KVP_INVALID_ARG,
+     "--mm-tokens-per-item: expected MODALITY=TOKENS[,MODALITY=TOKENS...] (at most 8), got 'image'"},
+    {"--lora-target-modules", "attn_q,,attn_k", KVP_INVALID_ARG,
+     "--lora-target-modules: expected 1 to 32 comma-separated names"},
+    {"--dtype", "fp8", KVP_INVALID_ARG, NULL},
+    {"--policy", "tgi", KVP_INVALID_ARG,
+     "--policy: unknown engine 'tgi' (expected trtllm, vllm, sglang, llamacpp)"},
+    {"--nope", "1", KVP_NOT_FOUND, "unknown option '--nope'"},
+    /* 2^32 tokens is the bound; one above is refused. */
+    {"--max-seq-len", "4294967297", KVP_INVALID_ARG, NULL},
+    {"--max-seq-len", "4294967296", KVP_OK, NULL},
+    /* Only vLLM's spelling takes -1 (the longest that fits). */
+    {"--seq-len", "-1", KVP_INVALID_ARG, NULL},
+    {"--max-model-len", "-1", KVP_OK, NULL},
+};
+
 static void test_error_kinds(void **state) {
     (void)state;
-    assert_int_equal(set("--tp", NULL), KVP_INVALID_ARG);
-    assert_string_equal(g_err.message, "--tp needs a value");
-    assert_string_equal(g_err.key, "--tp");
-    assert_int_equal(set("--tp", "0"), KVP_INVALID_ARG);
-    assert_string_equal(g_err.message, "--tp: 0 is out of range, expected 1 to 65536");
-    assert_int_equal(set("-tp", "x"), KVP_INVALID_ARG);
-    assert_string_equal(g_err.message, "-tp: count 'x' is not a number");
-    assert_int_equal(set("--gpu-mem", "0"), KVP_INVALID_ARG);
-    assert_string_equal(g_err.message, "--gpu-mem: 0 bytes; expected a positive size");
-    assert_int_equal(set("--weights", "-1GiB"), KVP_INVALID_ARG);
-    assert_string_equal(g_err.message, "--weights: byte size '-1GiB' is negative");
-    assert_int_equal(set("--gpu-memory-utilization", "1.5"), KVP_INVALID_ARG);
-    assert_string_equal(g_err.message, "--gpu-memory-utilization: 1.5 is not a fraction in (0, 1]");
-    assert_int_equal(set("--kv-manager", "v3"), KVP_INVALID_ARG);
-    assert_string_equal(g_err.message, "--kv-manager: 'v3' is not one of auto, v1, v2");
-    assert_int_equal(set("--enforce-eager", "maybe"), KVP_INVALID_ARG);
-    assert_string_equal(g_err.message, "--enforce-eager: 'maybe' is not true or false");
-    assert_int_equal(set("--kv-dtype", "fp8_e4m3_but_much_longer_than_23"), KVP_INVALID_ARG);
-    assert_string_equal(g_err.message,
-                        "--kv-dtype: 'fp8_e4m3_but_much_longer_than_23' is too long (at most 23 bytes)");
-    assert_int_equal(set("--dtype", "fp8"), KVP_INVALID_ARG);
-    assert_int_equal(set("--policy", "tgi"), KVP_INVALID_ARG);
-    assert_string_equal(g_err.message,
-                        "--policy: unknown engine 'tgi' (expected trtllm, vllm, sglang, llamacpp)");
-    assert_int_equal(set("--nope", "1"), KVP_NOT_FOUND);
-    assert_string_equal(g_err.key, "--nope");
-    /* 2^32 tokens is the bound; one above is refused. */
-    assert_int_equal(set("--max-seq-len", "4294967297"), KVP_INVALID_ARG);
-    assert_int_equal(set("--max-seq-len", "4294967296"), KVP_OK);
-    /* Only vLLM's spelling takes -1 (the longest that fits). */
-    assert_int_equal(set("--seq-len", "-1"), KVP_INVALID_ARG);
+    for (size_t i = 0; i < sizeof k_errors / sizeof k_errors[0]; i++) {
+        const error_case *c = &k_errors[i];
+        kvp_options_init(g_o, KVP_COMMAND_PLAN);
+        kvp_status st = set(c->name, c->value);
+        if (st != c->want)
+            fail_msg("%s %s: status %d, expected %d (%s)", c->name, c->value ? c->value : "",
+                     (int)st, (int)c->want, g_err.message);
+        if (c->message && strcmp(g_err.message, c->message))
+            fail_msg("%s: '%s', expected '%s'", c->name, g_err.message, c->message);
+        if (st != KVP_OK && strcmp(g_err.key, c->name))
+            fail_msg("%s: key '%s'", c->name, g_err.key);
+    }
 }
 
 static void test_twice_and_contradictions(void **state) {
@@ -226,12 +331,32 @@ static void test_engine_version(void **state) {
 
 static void test_command_mask(void **state) {
     (void)state;
-    /* Every row is taken by plan; the deployment commands share the settings. */
+    /* Every row is some command's; the creator's rows are plan's only (fit,
+     * sweep and compare search one pipeline without them), sim's pool rows are
+     * sim's only, and sim takes only the rows its replay reads. */
+    const kvp_option *cp = kvp_option_lookup("--cp", NULL);
+    assert_int_equal(cp->commands, KVP_COMMAND_PLAN);
+    assert_int_equal(kvp_option_lookup("--blocks", NULL)->commands, KVP_COMMAND_SIM);
+    assert_true(kvp_option_lookup("--max-model-len", NULL)->commands & KVP_COMMAND_SIM);
+    assert_false(kvp_option_lookup("--ctx-size", NULL)->commands & KVP_COMMAND_SIM);
     for (size_t i = 0; i < kvp_option_count(); i++) {
         const kvp_option *r = kvp_option_at(i);
-        assert_true(r->commands & KVP_COMMAND_PLAN);
-        assert_true(r->commands & KVP_COMMAND_FIT);
+        assert_true(r->commands != 0);
+        /* A row fit reads is plan's too: plan answers every question fit asks. */
+        if (r->commands & KVP_COMMAND_FIT) assert_true(r->commands & KVP_COMMAND_PLAN);
+        if (!(r->commands & KVP_COMMAND_PLAN)) assert_int_equal(r->commands, KVP_COMMAND_SIM);
     }
+}
+
+static void test_trtllm_flags_say_nothing(void **state) {
+    (void)state;
+    /* TensorRT-LLM is the default: its own flags choose it without a note. */
+    assert_int_equal(set("--max-batch-size", "64"), KVP_OK);
+    assert_int_equal(set("--cp", "2"), KVP_OK);
+    assert_int_equal(kvp_options_finish(g_o, &g_err), KVP_OK);
+    assert_int_equal(g_o->deployment.point.engine, KVP_ENGINE_TRTLLM);
+    assert_int_equal(g_o->notes.count, 0);
+    assert_int_equal(g_o->warnings.count, 0);
 }
 
 int main(void) {
@@ -247,6 +372,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_policy_wins_and_ignored_warned, setup, teardown),
         cmocka_unit_test_setup_teardown(test_engine_version, setup, teardown),
         cmocka_unit_test_setup_teardown(test_command_mask, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_trtllm_flags_say_nothing, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
