@@ -734,20 +734,10 @@ int kvp_cmd_plan(int argc, char **argv) {
         char by[KVP_OPTIONS_TYPED_MAX] = "";
         int irc = kvp_cli_implied_engine(argc, argv, KVP_COMMAND_PLAN, &implied, by, sizeof by, json);
         if (irc >= 0) return irc;
-        if (implied > 0) { /* not TensorRT-LLM, the default */
-            char **nv = calloc((size_t)argc + 3, sizeof *nv);
-            if (!nv) return kvp_cli_fail("out of memory");
-            const char *name = kvp_engine_name((kvp_engine)implied);
-            nv[0] = argv[0];
-            nv[1] = "--policy";
-            nv[2] = (char *)name;
-            for (int i = 1; i < argc; i++) nv[i + 2] = argv[i];
-            fprintf(stderr, "kvplan: note: planning with policy %s: %s is its flag; give --policy "
-                            "to choose another\n", name, by);
-            int prc = kvp_cli_plan_policy(argc + 2, nv);
-            free(nv);
-            return prc;
-        }
+        /* Not TensorRT-LLM, the default: the policies' command line reads the same
+         * argv through the table, whose finishing step chooses that engine and
+         * says so (the note fit and sweep print too). */
+        if (implied > 0) return kvp_cli_plan_policy(argc, argv);
     }
 #endif
     if (policy && strcmp(policy, "trtllm") != 0) {

@@ -16,9 +16,17 @@ expect() { # NAME STATUS PATTERN -- ARGS... : exit status and a pattern in stdou
 M="llama-3.1-8b --gpu h100"
 # shellcheck disable=SC2086
 {
-expect plan-vllm-flag 0 "kvplan: note: planning with policy vllm: --max-model-len is its flag" -- plan $M --max-model-len 8192
+# plan prints the table's note, the same words as fit and check.
+expect plan-vllm-flag 0 "kvplan: note: planning for vLLM (policy vllm): --max-model-len is vLLM's flag" -- plan $M --max-model-len 8192
 expect plan-vllm-flag-planned 0 "policy: vllm" -- plan $M --max-model-len 8192
-expect plan-llamacpp-flag 0 "planning with policy llamacpp: -c is its flag" -- plan $M -c 8192
+expect plan-llamacpp-flag 0 "planning for llama.cpp (policy llamacpp): -c is llama.cpp's flag" -- plan $M -c 8192
+# TensorRT-LLM's own flags keep the default, the creator, with no note.
+expect plan-trtllm-flag 0 "policy trtllm" -- plan $M --max-batch-size 64 --cp 1
+if "$kvplan" plan $M --max-batch-size 64 2>&1 >/dev/null | grep -q "note: planning"; then
+  echo "FAIL plan-trtllm-quiet: a note for the default engine"; fail=1
+fi
+# sim reads the table too: an engine spelling sets the field, and chooses no engine.
+expect sim-spelling 0 '"policy": "vllm"' -- sim $M --max_seq_len 4096 --max-batch-size 8 --synthetic prompt=fixed:5,output=fixed:1 --json --no-timing
 expect plan-two-engines 2 "--context-length contradicts -c" -- plan $M -c 8192 --context-length 4096
 expect fit-sglang-flag 0 "planning for SGLang (policy sglang): --context-length is SGLang's flag" -- fit $M --context-length 8192
 expect fit-two-engines 2 "-c is llama.cpp's" -- fit $M --max-model-len 8192 -c 8192
