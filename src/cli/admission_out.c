@@ -10,7 +10,7 @@ void kvp_cli_admission_text(FILE *f, const kvp_admission *a, const char *indent)
                 kvp_cli_fmt_count(a->admitted, c1, sizeof c1), a->binding);
     else
         fprintf(f, "%sadmitted at once        unknown: %s\n", indent, a->refused);
-    fprintf(f, "%sadmission rule          %s\n", indent, a->rule);
+    if (a->rule[0]) fprintf(f, "%sadmission rule          %s\n", indent, a->rule);
     if (a->reservation[0]) fprintf(f, "%sreservation             %s\n", indent, a->reservation);
     if (a->reserves && a->present && a->reservation_blocks)
         fprintf(f, "%s                        %s blocks per request in the binding pool\n",

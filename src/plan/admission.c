@@ -516,7 +516,14 @@ static void admit_policy(const kvp_deployment *dep, kvp_deploy_result *out) {
 
 void kvp__admission(const kvp_deployment *dep, kvp_deploy_result *out) {
     memset(&out->admission, 0, sizeof out->admission);
-    if (out->status != KVP_OK) return;
+    if (out->status != KVP_OK) {
+        /* Nothing runs when the deployment does not fit: 0 admitted, and
+         * why, rather than an unknown count with an empty reason. */
+        out->admission.present = true;
+        set_text(out->admission.binding, sizeof out->admission.binding,
+                 "the deployment does not fit");
+        return;
+    }
     if (out->point.engine == KVP_ENGINE_TRTLLM)
         admit_trtllm(dep, out);
     else
