@@ -429,6 +429,9 @@ kvp_status kvp__gguf_build_model(const kvp__gguf_meta *m, const kvp_allocator *a
     info->sliding_window = (uint32_t)(window > UINT32_MAX ? 0 : window);
     if (chunked) info->attention_chunk_size = info->sliding_window;
     bool any_attn = false, any_rec = false, any_zero_kv = false;
+    kvp_recurrent_geometry rec_g; /* the recurrent state shape, once read */
+    memset(&rec_g, 0, sizeof rec_g);
+    bool rec_read = false, rec_ok = false;
 
     for (uint32_t il = 0; il < n_layer && !st; il++) {
         unsigned roles;
@@ -526,10 +529,15 @@ kvp_status kvp__gguf_build_model(const kvp__gguf_meta *m, const kvp_allocator *a
             }
         }
         if (roles & ROLE_REC) {
-            kvp_recurrent_geometry g;
-            bool ok;
-            if ((st = recurrent_geometry(&a, n_embd, &g, &ok))) break;
-            if (!ok) continue;
+            /* The same for every layer (llama_hparams::n_embd_r/s): read once,
+             * on the first recurrent layer (per layer, 80,000 layers cost
+             * 400,000 key lookups: a fuzz_geometry timeout). */
+            if (!rec_read) {
+                if ((st = recurrent_geometry(&a, n_embd, &rec_g, &rec_ok))) break;
+                rec_read = true;
+            }
+            if (!rec_ok) continue;
+            kvp_recurrent_geometry g = rec_g;
             kvp_layer_cache c;
             memset(&c, 0, sizeof c);
             c.layer = il;
