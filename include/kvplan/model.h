@@ -368,7 +368,7 @@ KVP_API const kvp_model_facts *kvp_model_get_facts(const kvp_model *model);
 /* ------------------------------------------------------- start-up facts */
 
 /* The facts of a config.json the start-up rules read, as each engine derives
- * them (read once with the model, src/model/hf_startup.c). */
+ * them (read once with the model's other facts, src/model/facts_startup.c). */
 typedef struct kvp_model_startup {
     bool from_config;             /* false: not read from a config.json (GGUF, geometry) */
     /* vLLM _get_and_verify_max_len: smallest present length key, rope-scaled. */

@@ -6,7 +6,8 @@
  *
  * Look-ups follow the config reader: the language model's object (through the
  * multimodal wrappers, KVP__LM_WRAPPER_KEYS) first, then the outer config.
- * One function per concept below; the weights facts are in facts_weights.c.
+ * One function per concept below; the weights facts are in facts_weights.c,
+ * the start-up facts (lengths, rope scaling, custom code) in facts_startup.c.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -333,8 +334,10 @@ kvp_status kvp__model_read_facts(kvp_model *model, json_t *root, json_t *lm,
     c.err = err;
     kvp_model_facts *f = &model->facts;
     f->from_config = c.root != NULL;
+    kvp_status st = kvp__facts_read_startup(&c, &model->startup);
+    if (st) return st;
     encoder_geometry(&c, &f->encoder);
-    kvp_status st = layer_types(&c, model, f);
+    st = layer_types(&c, model, f);
     if (st) return st;
     f->states_attention_layout = states_attention_layout(&c, f);
     f->seed_num_experts = seed_num_experts(&c);

@@ -35,6 +35,9 @@ kvp_status kvp__fx_fail(kvp__fx *c, const char *ptr, const char *key, const char
  * mirror Python's truthiness of a missing attribute). */
 json_int_t kvp__fx_int(json_t *v);
 
+/* The start-up facts (facts_startup.c): zeros for a model without a config. */
+kvp_status kvp__facts_read_startup(kvp__fx *c, kvp_model_startup *st);
+
 /* The weights facts (facts_weights.c). */
 kvp_status kvp__facts_read_weights(kvp__fx *c, kvp_model *model, kvp_weight_facts *w,
                                    kvp_layer_ffn **out_layers);

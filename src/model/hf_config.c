@@ -270,7 +270,7 @@ static kvp_status read_config(hf_reader *r, kvp_model *model) {
     if ((s = kvp__hf_layers(r, model))) return s;
     info->family_unverified = !kvp__hf_family_verified(info->model_type);
     read_facts(r, info); /* after the layers: type defaults are applied by then */
-    return kvp__hf_startup(r, model);
+    return KVP_OK;
 }
 
 kvp_status kvp__model_from_hf_root(json_t *root, const char *name, const kvp_allocator *alc,

@@ -13,6 +13,4 @@ kvp_status kvp__hf_watch_keys(hf_reader *r, const hf_obj *lm, const kvp_model_in
 kvp_status kvp__hf_watch_lists(hf_reader *r, const hf_obj *lm, uint32_t layers);
 /* Has this model type a hand-checked config (else it is read as unverified)? */
 bool kvp__hf_family_verified(const char *model_type);
-/* The start-up facts of kvplan/model.h (hf_startup.c), after the info is read. */
-kvp_status kvp__hf_startup(hf_reader *r, kvp_model *model);
 #endif

@@ -6,8 +6,6 @@
  * wrapper), or a Hugging Face config.json. The text is parsed once
  * (kvp__config_parse) and the model built from that parse.
  */
-#include <string.h>
-
 #include <jansson.h>
 
 #include "kvplan/model.h"
@@ -71,17 +69,6 @@ static json_t *geometry_to_hf(json_t *g) {
         json_object_set_new(c, "architectures", a);
     }
     return c;
-}
-
-bool kvp__model_json_file_reference(const char *text, bool need_location, char *file,
-                                    size_t cap) {
-    json_t *ref = json_loads(text, 0, NULL);
-    json_t *f = json_object_get(ref, "file");
-    bool hit = json_is_string(f) && (!need_location || json_object_get(ref, "location")) &&
-               strlen(json_string_value(f)) < cap;
-    if (hit) kvp__strlcpy(file, json_string_value(f), cap);
-    json_decref(ref);
-    return hit;
 }
 
 kvp_status kvp__model_from_json_input(const char *text, size_t len, const char *name,

@@ -20,7 +20,7 @@ struct kvp_model {
     kvp_model_info info;
     kvp_layer_cache *caches;
     size_t cache_count, cache_cap;
-    kvp_model_startup startup; /* start-up facts (hf_startup.c); zeros when not from a config */
+    kvp_model_startup startup; /* start-up facts (facts_startup.c); zeros when not from a config */
     kvp_model_facts facts;
     uint8_t *layer_types;             /* facts.layer_types, owned */
     kvp_layer_ffn *ffn_layers;        /* facts.weights.layers, owned */
@@ -59,13 +59,6 @@ kvp_status kvp__model_from_geometry_root(struct json_t *root, const char *name,
 kvp_status kvp__model_from_json_input(const char *text, size_t len, const char *name,
                                       bool forced_geometry, kvp_model **out, bool *handled,
                                       kvp_error *err);
-
-/* Is `text` a reference case's model object ({"file": NAME, "location": ...};
- * `need_location`: the location key must be there)? Then NAME goes to `file`.
- * Harness input, not a model's text (issue 12 item 4 removes the shape from
- * the CLI): not counted as a config parse. */
-bool kvp__model_json_file_reference(const char *text, bool need_location, char *file,
-                                    size_t cap);
 
 /* Process-wide counts (tests: one config parse per model load). Thread-safe. */
 uint64_t kvp__model_config_parse_count(void);
