@@ -158,6 +158,17 @@ typedef struct kvp_deployment {
  * (kvp_startup_settings_default: no GPU named). */
 KVP_API kvp_deployment kvp_deployment_default(void);
 
+/* The one step from a command's settings to the deployment it plans (every
+ * command and binding takes it, so a start-up field added later reaches them
+ * all): `startup` (the option table's start-up settings, every field) becomes
+ * d->startup, and a GPU named from the catalogue (`gpu`, NULL = none) gives the
+ * start-up rules its identity (compute capability) and the deployment its
+ * memory: d->memory.total_bytes, unless the device memory was given on its own
+ * (`total_given`, --gpu-mem). With `startup`, d->memory.quantization is cleared:
+ * --quantization is one setting, which the pipeline reads from d->startup. */
+KVP_API void kvp_deployment_settle(kvp_deployment *d, const kvp_startup_settings *startup,
+                                   const kvp_gpu_info *gpu, bool total_given);
+
 /* The engine's admission rule applied to the plan (docs/admission.md). */
 typedef struct kvp_admission {
     bool present;                    /* computed (false: admitted unknown, `refused` says why) */

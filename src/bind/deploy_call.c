@@ -159,12 +159,10 @@ static kvp_status call_begin(call *c, unsigned command, const json_t *req,
     if (c->opt->gpu) {
         if ((st = kvp_gpu_lookup_in(NULL, c->opt->gpu, &c->gpu, err)) != KVP_OK) return st;
         c->gpu_known = true;
-        if (!gpu_mem) d->memory.total_bytes = c->gpu.total_bytes;
-        c->opt->startup.gpu = c->gpu;
-        c->opt->startup.gpu_known = true;
     }
-    /* The start-up flags and the GPU's identity: the pipeline's rules read them. */
-    d->startup = c->opt->startup;
+    /* The start-up flags and the GPU's identity and memory: the pipeline's rules
+     * read them (the step every command takes). */
+    kvp_deployment_settle(d, &c->opt->startup, c->gpu_known ? &c->gpu : NULL, gpu_mem);
     c->total_source = gpu_mem ? "--gpu-mem" : c->opt->gpu ? "catalogue" : NULL;
     if (d->memory.kv_budget_bytes && d->memory.total_bytes)
         return bad(err, KVP_INVALID_ARG, "kv_budget",

@@ -64,15 +64,16 @@ int fit_cli_unknown_option(const fit_cli *c, const char *arg, const char *const 
     return kvp_cli_unknown_option(arg, known);
 }
 
-/* The table's settings into the command's view of them (c->env, c->base). The
- * model the command loaded stays. */
+/* The table's settings into the command's view of them (c->env, c->base), by
+ * the step every command takes (kvp_deployment_settle; the GPU in
+ * fit_cli_finish). The model the command loaded stays. */
 static void sync(fit_cli *c) {
     const kvp_model *model = c->env.model;
     const char *dir = c->env.memory.model_dir;
     c->env = c->opt->deployment;
     c->env.model = model;
     c->env.memory.model_dir = dir;
-    c->env.startup = c->opt->startup; /* the start-up flags: the pipeline's rules read them */
+    kvp_deployment_settle(&c->env, &c->opt->startup, NULL, false);
     c->base = c->opt->deployment.point;
     c->gpu = c->opt->gpu;
     c->has_gpu_mem = c->opt->given[kvp_option_lookup("--gpu-mem", NULL)->id] != 0;
@@ -111,10 +112,9 @@ int fit_cli_finish(fit_cli *c, const char *command) {
         if (kvp_gpu_lookup_in(kvp_cli_gpu_catalog(), c->gpu, &c->gpu_info, &err) != KVP_OK)
             return kvp_cli_report_error(&err, c->json);
         c->has_gpu_info = true;
-        c->env.memory.total_bytes = c->gpu_info.total_bytes;
-        /* Its compute capability for the start-up rules (V-DT-1, S-DT-1, ...). */
-        c->env.startup.gpu = c->gpu_info;
-        c->env.startup.gpu_known = true;
+        /* Its memory, and its compute capability for the start-up rules (V-DT-1,
+         * S-DT-1, ...). */
+        kvp_deployment_settle(&c->env, NULL, &c->gpu_info, false);
     } else if (c->has_gpu_mem) {
         c->env.memory.total_bytes = c->gpu_mem;
     }

@@ -345,15 +345,11 @@ static int plan_policy_main(int argc, char **argv, cli_notes *notes) {
      * are estimated from the config there, the same way for every command, and
      * the engine's start-up rules run on it (docs/startup.md). */
     d.model = model;
-    d.startup = *ss;
     d.point.engine = s.engine;
     d.policy = s;
     d.memory = mem;
     d.memory.total_bytes = gpu_mem;
-    d.memory.kv_budget_bytes = s.kv_budget_bytes;
-    d.memory.free_bytes = s.free_memory_bytes;
-    d.memory.quantization = ss->quantization;
-    d.memory.enable_expert_parallel = ss->enable_expert_parallel;
+    kvp_deployment_settle(&d, ss, NULL, false);
     d.admission = adm;
     kvp_deploy_result *res = kvp_deploy_result_new();
     kvp_startup_report *rep = malloc(sizeof *rep); /* the start-up rules of this plan */

@@ -254,6 +254,10 @@ kvp_status kvp_weights_estimate(const kvp_model *model, kvp_dtype weights_dtype,
     return st;
 }
 
+uint64_t kvp__estimate_tokens(const kvp_estimate_settings *s) {
+    return s->max_num_tokens ? s->max_num_tokens : EST_DEFAULT_TOKENS;
+}
+
 kvp_status kvp_memory_estimate_detail(const kvp_model *model, const kvp_estimate_settings *s,
                                       kvp_memory_facts *out, kvp_estimate_detail *detail,
                                       kvp_error *err) {
@@ -269,7 +273,7 @@ kvp_status kvp_memory_estimate_detail(const kvp_model *model, const kvp_estimate
     if (pp > info->num_layers && info->num_layers)
         return kvp__fail(err, KVP_CONFIG, NULL, "pp", "pp %u exceeds the %u layers", pp,
                          info->num_layers);
-    uint64_t T = s->max_num_tokens ? s->max_num_tokens : EST_DEFAULT_TOKENS;
+    uint64_t T = kvp__estimate_tokens(s);
     uint64_t batch = s->max_batch_size ? s->max_batch_size : EST_DEFAULT_BATCH;
     if (T > (1ull << 32))
         return kvp__fail(err, KVP_INVALID_ARG, NULL, "max_num_tokens",

@@ -173,6 +173,14 @@ kvp_status kvp__arch_bytes(const kvp__arch *arch, const uint64_t params[KVP__W_C
 uint64_t kvp__forward_peak(const kvp__arch *a, uint64_t tokens, uint32_t tp, uint32_t begin,
                            uint32_t end, bool *overflow, const char **phase);
 
+/* The profiling forward's tokens: max_num_tokens, 0 -> 8192 (memory_estimate.c). */
+uint64_t kvp__estimate_tokens(const kvp_estimate_settings *s);
+/* The length of TensorRT-LLM's dummy context requests for a forward of T
+ * tokens, min(T, max_seq_len - 1) (T when max_seq_len is 0 or 1): the only
+ * way the estimate reads max_seq_len (memory_runtime.c), so two settings
+ * with the same value here and the same other fields estimate the same. */
+uint64_t kvp__dummy_request_tokens(const kvp_estimate_settings *s, uint64_t T);
+
 /* The engine's start-up terms beside the weights (memory_runtime.c): fills
  * out->terms[], the parts they sum to (activation_bytes, non_torch_bytes,
  * cuda_graph_bytes), out->headroom_need_bytes and the KVP_MEM_EST_* bits of

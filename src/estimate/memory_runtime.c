@@ -238,6 +238,11 @@ typedef struct rin {
     kvp_estimate_detail *d;
 } rin;
 
+uint64_t kvp__dummy_request_tokens(const kvp_estimate_settings *s, uint64_t T) {
+    /* _create_dummy_context_requests: requests of min(T, max_seq_len - 1) tokens. */
+    return s->max_seq_len > 1 && s->max_seq_len - 1 < T ? s->max_seq_len - 1 : T;
+}
+
 /* TensorRT-LLM PyTorch backend (§2): the peak after the first executor's
  * warm-up counts torch's peak and everything else on the device. */
 static void trtllm_terms(tctx *c, const rin *r) {
@@ -256,8 +261,8 @@ static void trtllm_terms(tctx *c, const rin *r) {
          KVP_MEM_EST_ACTIVATION, KVP_MEM_MARK_BOUNDED, KVP_MEM_CHARGE_PEAK,
          "AttentionOp context workspace >= post-RoPE Q of max_num_tokens (2.3)");
     /* The dummy requests' last-token logits, fp32: ceil(T / L) requests of
-     * L = min(T, max_seq_len - 1) tokens (_create_dummy_context_requests). */
-    uint64_t L = s->max_seq_len > 1 && s->max_seq_len - 1 < r->T ? s->max_seq_len - 1 : r->T;
+     * L tokens (kvp__dummy_request_tokens). */
+    uint64_t L = kvp__dummy_request_tokens(s, r->T);
     uint64_t nreq = cdiv(r->T, L ? L : 1);
     r->d->activation_logits_bytes = mul3(c, nreq, a->vocab, 4);
     term(c, "profile_logits", r->d->activation_logits_bytes, KVP_MEM_EST_ACTIVATION,

@@ -4,11 +4,16 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kvplan/fit.h"
+#include "fit_internal.h"
 #include "util.h"
 
 kvp_status kvp_fit_evaluate(const kvp_fit_env *env, const kvp_fit_point *point, kvp_fit_eval *out,
                             kvp_error *err) {
+    return kvp__fit_evaluate_in(NULL, env, point, out, err);
+}
+
+kvp_status kvp__fit_evaluate_in(kvp__deploy_run *run, const kvp_fit_env *env,
+                                const kvp_fit_point *point, kvp_fit_eval *out, kvp_error *err) {
     if (!env || !env->model || !point || !out)
         return kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "fit evaluation needs a model and a point");
     if (!env->memory.kv_budget_bytes && !env->memory.total_bytes)
@@ -17,7 +22,7 @@ kvp_status kvp_fit_evaluate(const kvp_fit_env *env, const kvp_fit_point *point, 
                          "(kv_budget_bytes)");
     kvp_deployment d = *env;
     d.point = *point;
-    return kvp_deploy_plan(&d, out, err);
+    return kvp__deploy_plan_in(run, &d, out, err);
 }
 
 bool kvp_fit_serves(const kvp_fit_eval *e, uint64_t concurrency, char *why, size_t why_size) {

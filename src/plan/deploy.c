@@ -16,6 +16,8 @@
 #include "kvplan/estimate.h"
 #include "admission.h"
 #include "deploy_internal.h"
+#include "estimate_memo.h"
+#include "plan_internal.h"
 #include "util.h"
 
 #define DEFAULT_CUDA_GRAPH_BS 128u /* `kvplan plan`'s default */
@@ -28,6 +30,23 @@ kvp_deployment kvp_deployment_default(void) {
     d.policy = kvp_policy_settings_default();
     d.startup = kvp_startup_settings_default();
     return d;
+}
+
+void kvp_deployment_settle(kvp_deployment *d, const kvp_startup_settings *startup,
+                           const kvp_gpu_info *gpu, bool total_given) {
+    if (!d) return;
+    if (startup) {
+        d->startup = *startup;
+        /* --quantization is one setting: the pipeline reads it from d->startup
+         * (memory_terms); a pointer into the settings copied from could
+         * outlive them. */
+        d->memory.quantization = NULL;
+    }
+    if (gpu) {
+        d->startup.gpu = *gpu;
+        d->startup.gpu_known = true;
+        if (!total_given) d->memory.total_bytes = gpu->total_bytes;
+    }
 }
 
 kvp_deploy_result *kvp_deploy_result_new(void) { return calloc(1, sizeof(kvp_deploy_result)); }
@@ -171,8 +190,8 @@ static mem_knobs knobs_for(const kvp_deployment *d, const kvp_deploy_settings *t
 }
 
 static kvp_status memory_terms(const kvp_deployment *d, uint32_t tp, uint32_t pp,
-                               const mem_knobs *k, kvp_dtype weights_dtype, kvp_memory_facts *m,
-                               kvp_error *err) {
+                               const mem_knobs *k, kvp_dtype weights_dtype,
+                               kvp__estimate_memo *memo, kvp_memory_facts *m, kvp_error *err) {
     const kvp_deploy_memory *in = &d->memory;
     /* Every policy: free memory is measured on the device (only TRT-LLM's budget reads
      * it, kvp_memory_resolve checks the other measured terms). */
@@ -223,7 +242,7 @@ static kvp_status memory_terms(const kvp_deployment *d, uint32_t tp, uint32_t pp
     es.max_seq_len = k->max_seq_len;
     es.cuda_graph_size_count = in->cuda_graph_size_count;
     memcpy(es.cuda_graph_sizes, in->cuda_graph_sizes, sizeof es.cuda_graph_sizes);
-    kvp_status st = kvp_memory_resolve(d->model, &meas, &es, m, err);
+    kvp_status st = kvp__memory_resolve_memo(d->model, &meas, &es, memo, m, err);
     if (st != KVP_OK) return st;
     if (in->local_graph_bytes && (m->estimated & KVP_MEM_EST_ACTIVATION) &&
         !kvp__add_u64(m->cuda_graph_bytes, in->local_graph_bytes, &m->cuda_graph_bytes))
@@ -382,7 +401,7 @@ static kvp_status trtllm_settings(const kvp_deployment *dep, kvp_deploy_settings
 }
 
 static kvp_status plan_trtllm(const kvp_deployment *dep, kvp_deploy_result *out,
-                              kvp__deploy_gate *g, kvp_error *err) {
+                              kvp__deploy_gate *g, kvp__estimate_memo *memo, kvp_error *err) {
     kvp_deploy_point *pt = &out->point;
     kvp_deploy_settings d;
     kvp_status st = trtllm_settings(dep, &d, out);
@@ -406,7 +425,7 @@ static kvp_status plan_trtllm(const kvp_deployment *dep, kvp_deploy_result *out,
     if (have_mem) {
         mem_knobs k = knobs_for(dep, &d, &dep->policy);
         st = memory_terms(dep, d.tp ? d.tp : 1, d.pp ? d.pp : 1, &k, dep->memory.weights_dtype,
-                          &m, &e);
+                          memo, &m, &e);
         if (st != KVP_OK) return step_failed(out, st, &e, err);
     }
     /* Heads that do not divide by the attention TP are refused by every engine
@@ -576,7 +595,7 @@ static kvp_status plan_trtllm(const kvp_deployment *dep, kvp_deploy_result *out,
 /* -------------------------------------------------------------- policies */
 
 static kvp_status plan_policy(const kvp_deployment *dep, kvp_deploy_result *out,
-                              kvp__deploy_gate *g, kvp_error *err) {
+                              kvp__deploy_gate *g, kvp__estimate_memo *memo, kvp_error *err) {
     kvp_policy_settings s = dep->policy;
     kvp_deploy_point *pt = &out->point;
     s.engine = pt->engine;
@@ -626,7 +645,7 @@ static kvp_status plan_policy(const kvp_deployment *dep, kvp_deploy_result *out,
         /* The same memory terms for every engine, so the comparison is fair:
          * what differs is how each engine turns them into a budget. */
         mem_knobs k = knobs_for(dep, &dep->trtllm, &s);
-        kvp_status st = memory_terms(dep, tp, pp, &k, weights_dtype, &m, &e);
+        kvp_status st = memory_terms(dep, tp, pp, &k, weights_dtype, memo, &m, &e);
         if (st != KVP_OK) return step_failed(out, st, &e, err);
         s.total_memory_bytes = m.total_bytes;
         s.weights_bytes = m.weights_bytes;
@@ -792,8 +811,9 @@ kvp_status kvp_deploy_plan(const kvp_deployment *dep, kvp_deploy_result *out, kv
     return st;
 }
 
-kvp_status kvp__deploy_plan_gated(const kvp_deployment *dep, kvp_deploy_result *out,
-                                  kvp__deploy_gate *g, kvp_error *err) {
+/* The pipeline: the engine's plan, its admission rule, whether it starts. */
+static kvp_status deploy_plan(const kvp_deployment *dep, kvp_deploy_result *out,
+                              kvp__deploy_gate *g, kvp__estimate_memo *memo, kvp_error *err) {
     if (!dep || !dep->model || !out)
         return kvp__fail(err, KVP_INVALID_ARG, NULL, "model",
                          "a deployment needs a model and a result");
@@ -804,11 +824,37 @@ kvp_status kvp__deploy_plan_gated(const kvp_deployment *dep, kvp_deploy_result *
         return kvp__fail(err, KVP_INVALID_ARG, NULL, "engine", "unknown engine %d",
                          (int)dep->point.engine);
     g->ready = false;
-    kvp_status st = dep->point.engine == KVP_ENGINE_TRTLLM ? plan_trtllm(dep, out, g, err)
-                                                            : plan_policy(dep, out, g, err);
+    kvp_status st = dep->point.engine == KVP_ENGINE_TRTLLM ? plan_trtllm(dep, out, g, memo, err)
+                                                            : plan_policy(dep, out, g, memo, err);
     if (st != KVP_OK) return st;
     kvp__admission(dep, out); /* the engine's admission rule (admission.c) */
     startup_verdict(out);
     /* The engine's start-up rules on the same settings (deploy_startup.c). */
     return kvp__deploy_gate_after(g, dep, out, err);
+}
+
+kvp_status kvp__deploy_plan_gated(const kvp_deployment *dep, kvp_deploy_result *out,
+                                  kvp__deploy_gate *g, kvp_error *err) {
+    return deploy_plan(dep, out, g, NULL, err);
+}
+
+struct kvp__deploy_run {
+    kvp__deploy_gate gate;
+    kvp__estimate_memo estimate;
+};
+
+kvp__deploy_run *kvp__deploy_run_new(void) {
+    kvp__deploy_run *run = kvp__malloc(NULL, sizeof *run);
+    if (!run) return NULL;
+    kvp__deploy_gate_reset(&run->gate);
+    kvp__estimate_memo_clear(&run->estimate);
+    return run;
+}
+
+void kvp__deploy_run_free(kvp__deploy_run *run) { kvp__free(NULL, run); }
+
+kvp_status kvp__deploy_plan_in(kvp__deploy_run *run, const kvp_deployment *dep,
+                               kvp_deploy_result *out, kvp_error *err) {
+    if (!run) return kvp_deploy_plan(dep, out, err);
+    return deploy_plan(dep, out, &run->gate, &run->estimate, err);
 }

@@ -23,6 +23,8 @@ typedef struct kvp__deploy_gate {
 /* The gate's state on the heap (large); NULL when out of memory. Free with
  * kvp__free. */
 kvp__deploy_gate *kvp__deploy_gate_new(void);
+/* A gate as kvp__deploy_gate_new leaves it (no point resolved, resumed checks). */
+void kvp__deploy_gate_reset(kvp__deploy_gate *g);
 
 /* TensorRT-LLM's creator settings as the start-up rules read them. */
 kvp_policy_settings kvp__deploy_gate_trtllm_settings(const kvp_deploy_settings *d,
@@ -51,5 +53,20 @@ kvp_status kvp__deploy_gate_after(kvp__deploy_gate *g, const kvp_deployment *dep
 /* kvp_deploy_plan with the gate's state kept: g->post holds every rule. */
 kvp_status kvp__deploy_plan_gated(const kvp_deployment *dep, kvp_deploy_result *out,
                                   kvp__deploy_gate *g, kvp_error *err);
+
+/* What a caller planning many points (a sweep's rows, a fit's steps) keeps
+ * from one to the next: the gate's scratch, allocated once, and the last memory
+ * estimate (estimate_memo.h), so a row re-derives only what its point changes.
+ * Every number is the one kvp_deploy_plan gives for the point alone. */
+typedef struct kvp__deploy_run kvp__deploy_run; /* deploy.c */
+
+/* A new run (large: on the heap); NULL when out of memory. Owned by the caller:
+ * free it with kvp__deploy_run_free. */
+kvp__deploy_run *kvp__deploy_run_new(void);
+void kvp__deploy_run_free(kvp__deploy_run *run);
+
+/* kvp_deploy_plan of one point inside a run. */
+kvp_status kvp__deploy_plan_in(kvp__deploy_run *run, const kvp_deployment *dep,
+                               kvp_deploy_result *out, kvp_error *err);
 
 #endif

@@ -14,13 +14,15 @@
 #include "deploy_internal.h"
 #include "util.h"
 
-kvp__deploy_gate *kvp__deploy_gate_new(void) {
+void kvp__deploy_gate_reset(kvp__deploy_gate *g) {
     /* Not cleared: every use fills what it reads (kvp_startup_check clears its report). */
+    g->ready = false;
+    g->full_check = false;
+}
+
+kvp__deploy_gate *kvp__deploy_gate_new(void) {
     kvp__deploy_gate *g = kvp__malloc(NULL, sizeof(kvp__deploy_gate));
-    if (g) {
-        g->ready = false;
-        g->full_check = false;
-    }
+    if (g) kvp__deploy_gate_reset(g);
     return g;
 }
 

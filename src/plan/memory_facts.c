@@ -7,6 +7,8 @@
 
 #include "kvplan/estimate.h"
 #include "kvplan/plan.h"
+#include "estimate_memo.h"
+#include "plan_internal.h"
 #include "util.h"
 
 /* Drop the estimated terms of `part` and put the user's figure in their place:
@@ -88,6 +90,13 @@ static kvp_status check_measured(const kvp_memory_measured *in, kvp_error *err) 
 kvp_status kvp_memory_resolve(const kvp_model *model, const kvp_memory_measured *in,
                               const kvp_estimate_settings *estimate, kvp_memory_facts *m,
                               kvp_error *err) {
+    return kvp__memory_resolve_memo(model, in, estimate, NULL, m, err);
+}
+
+kvp_status kvp__memory_resolve_memo(const kvp_model *model, const kvp_memory_measured *in,
+                                    const kvp_estimate_settings *estimate,
+                                    kvp__estimate_memo *memo, kvp_memory_facts *m,
+                                    kvp_error *err) {
     memset(m, 0, sizeof *m);
     kvp_status cst = check_measured(in, err);
     if (cst != KVP_OK) return cst;
@@ -101,7 +110,7 @@ kvp_status kvp_memory_resolve(const kvp_model *model, const kvp_memory_measured 
     if (!(in->has_weights && has_activation && in->has_non_torch) || graphs_missing) {
         kvp_estimate_settings es = *estimate;
         es.total_bytes = in->total_bytes;
-        kvp_status st = kvp_memory_estimate(model, &es, m, err);
+        kvp_status st = kvp__memory_estimate_memo(memo, model, &es, m, err);
         if (st != KVP_OK) return st;
     }
     m->total_bytes = in->total_bytes;

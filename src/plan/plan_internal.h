@@ -19,4 +19,13 @@ uint32_t kvp__count_kind(const kvp_model *model, kvp_cache_kind kind);
 /* Distinct decoder layers that keep an attention cache (not recurrent, not cross, not indexer). */
 uint32_t kvp__attention_layers(const kvp_model *model);
 
+/* kvp_memory_resolve with the estimate's inputs compared to the last call's
+ * (estimate_memo.h): the same facts, estimated once for a run of many points.
+ * `memo` NULL: kvp_memory_resolve. */
+struct kvp__estimate_memo;
+kvp_status kvp__memory_resolve_memo(const kvp_model *model, const kvp_memory_measured *in,
+                                    const kvp_estimate_settings *estimate,
+                                    struct kvp__estimate_memo *memo, kvp_memory_facts *m,
+                                    kvp_error *err);
+
 #endif

@@ -298,6 +298,56 @@ static void test_trtllm_rules(void **state) {
 
 /* kvp_deploy_startup_check gives every rule (passes included) on the same
  * evaluation as the result's summary. */
+/* kvp_deployment_settle, the step every command and binding takes from its
+ * settings: the start-up settings whole (a field set there arrives), a named
+ * GPU's identity and memory (the catalogue V100-32GB: 32,510 MiB =
+ * 34,089,205,760 B), its memory kept when --gpu-mem gave it, and
+ * --quantization read from the start-up settings only; the settled deployment
+ * plans as the hand-built one. */
+static void test_settle(void **state) {
+    (void)state;
+    kvp_model *m = open_model("qwen3-8b");
+    kvp_startup_settings ss = kvp_startup_settings_default();
+    ss.dtype = KVP_RUN_DTYPE_BFLOAT16;
+    ss.enforce_eager = true;
+    snprintf(ss.quantization, sizeof ss.quantization, "fp8");
+    kvp_deployment d = kvp_deployment_default();
+    d.model = m;
+    d.point.engine = KVP_ENGINE_VLLM;
+    d.memory.quantization = ss.quantization; /* as the option table points it */
+    kvp_gpu_info v100 = gpu("v100-32gb");
+    kvp_deployment_settle(&d, &ss, &v100, false);
+    assert_int_equal(d.startup.dtype, KVP_RUN_DTYPE_BFLOAT16);
+    assert_true(d.startup.enforce_eager);
+    assert_string_equal(d.startup.quantization, "fp8");
+    assert_null(d.memory.quantization);
+    assert_true(d.startup.gpu_known);
+    assert_int_equal(d.startup.gpu.compute_capability, 70);
+    assert_int_equal(d.memory.total_bytes, 34089205760ull);
+    /* --gpu-mem 20 GiB beside the GPU's identity: the memory given stays. */
+    kvp_deployment g = kvp_deployment_default();
+    g.memory.total_bytes = 20ull << 30;
+    kvp_deployment_settle(&g, NULL, &v100, true);
+    assert_int_equal(g.memory.total_bytes, 21474836480ull);
+    assert_true(g.startup.gpu_known);
+    /* The settled deployment and vllm_on's, with the same start-up flags: one plan. */
+    kvp_deploy_result *r1 = kvp_deploy_result_new(), *r2 = kvp_deploy_result_new();
+    assert_non_null(r1);
+    assert_non_null(r2);
+    kvp_deployment h = vllm_on(m, "v100-32gb", 1);
+    h.startup.dtype = ss.dtype;
+    h.startup.enforce_eager = true;
+    snprintf(h.startup.quantization, sizeof h.startup.quantization, "fp8");
+    plan(&d, r1);
+    plan(&h, r2);
+    assert_refused(r1, "V-DT-1", "dtype"); /* bf16 on compute capability 7.0 */
+    assert_string_equal(r1->message, r2->message);
+    assert_int_equal(r1->weights_bytes, r2->weights_bytes);
+    kvp_deploy_result_free(r1);
+    kvp_deploy_result_free(r2);
+    kvp_model_free(m);
+}
+
 static void test_full_report(void **state) {
     (void)state;
     kvp_model *m = open_model("qwen3-32b");
@@ -346,6 +396,7 @@ int main(void) {
         cmocka_unit_test(test_vllm_fp32_fallback_doubles_bytes),
         cmocka_unit_test(test_trtllm_rules),
         cmocka_unit_test(test_full_report),
+        cmocka_unit_test(test_settle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

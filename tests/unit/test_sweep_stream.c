@@ -1,7 +1,9 @@
 /* test_sweep_stream.c — a sweep streams (issue 12 item 9): kvp_sweep_run plans
  * every point of the grid into one result and hands each row over as it is
  * planned, in odometer order, with the figures kvp_fit_evaluate gives for that
- * point; the heap in use does not grow with the rows; and the streamed JSON
+ * point (byte for byte, across engines, TPs and lengths: the memory estimate
+ * the rows share is the one each point gets alone); the heap in use does not
+ * grow with the rows; and the streamed JSON
  * (head, rows, tail) is byte for byte the document kvp_render_sweep_json
  * builds from every row at once. */
 #include <malloc.h>
@@ -112,6 +114,58 @@ static void test_rows_in_order(void **state) {
     assert_int_equal(c.next, 0);
     kvp_deploy_result_free(c.direct);
     kvp_sweep_grid_free(g);
+}
+
+/* ------------------------------------------------ a row is its point alone */
+
+typedef struct alone {
+    const kvp_sweep_grid *grid;
+    const kvp_deployment *d;
+    kvp_fit_eval *direct;
+    uint64_t rows, estimated; /* rows seen; of them, with estimated memory */
+} alone;
+
+static kvp_status same_as_alone(uint64_t index, uint64_t count, const kvp_fit_eval *row,
+                                void *ctx, kvp_error *err) {
+    (void)count;
+    (void)err;
+    alone *a = ctx;
+    kvp_fit_point p;
+    kvp_sweep_grid_point(a->grid, index, &a->d->point, &p);
+    kvp_error e;
+    assert_int_equal(kvp_fit_evaluate(a->d, &p, a->direct, &e), KVP_OK);
+    /* Byte for byte: the figures, the memory terms and their sources, the
+     * warnings, the start-up rows. The sweep keeps one memory estimate across
+     * its rows (deploy.c kvp__deploy_run): a row must not tell. */
+    assert_memory_equal(&row->memory, &a->direct->memory, sizeof row->memory);
+    assert_memory_equal(row, a->direct, sizeof *row);
+    a->rows++;
+    if (row->memory_estimated) a->estimated++;
+    return KVP_OK;
+}
+
+/* A hybrid (Mamba-2 + attention) over every engine, two TPs and the lengths
+ * around TensorRT-LLM's dummy requests of min(8192, max_seq_len - 1) tokens
+ * (8191 -> 8190, 8192 -> 8191, 8193 and above -> 8192, the same estimate):
+ * 4 x 2 x 6 = 48 rows, each identical to its point planned alone. */
+static void test_rows_equal_alone(void **state) {
+    (void)state;
+    kvp_model *m = NULL;
+    kvp_error err;
+    assert_int_equal(kvp_model_open("nemotron-h-8b-base-8k", NULL, &m, &err), KVP_OK);
+    static const char *const specs[] = {"policy=trtllm,vllm,sglang,llamacpp", "tp=1,2",
+                                        "max-seq-len=4096,8191,8192,8193,8194,65536", NULL};
+    kvp_sweep_grid *g = grid_of(specs);
+    kvp_deployment d = deployment();
+    d.model = m;
+    alone a = {g, &d, kvp_deploy_result_new(), 0, 0};
+    assert_non_null(a.direct);
+    assert_int_equal(kvp_sweep_run(g, &d, &d.point, 10000, same_as_alone, &a, &err), KVP_OK);
+    assert_int_equal(a.rows, 48);
+    assert_int_equal(a.estimated, 48); /* nothing measured: every row's memory is estimated */
+    kvp_deploy_result_free(a.direct);
+    kvp_sweep_grid_free(g);
+    kvp_model_free(m);
 }
 
 /* ------------------------------------------------ memory does not grow */
@@ -252,6 +306,7 @@ static void test_stream_is_tree(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rows_in_order),
+        cmocka_unit_test(test_rows_equal_alone),
         cmocka_unit_test(test_heap_flat),
         cmocka_unit_test(test_stream_is_tree),
     };
