@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kvplan/fit.h"
+#include "fit_internal.h"
 #include "util.h"
 
 #define SEQ_LEN_FALLBACK_HI (1ull << 20)
@@ -32,8 +32,20 @@ static bool batch_follows_concurrency(const kvp_fit_env *env, const kvp_fit_poin
     return false;
 }
 
+/* One point of a solve planned inside the solve's run (fit_internal.h) into
+ * `e`, and whether it serves `conc` sequences (why not into why). */
+static kvp_status evaluate(const kvp_fit_env *env, kvp__deploy_run *run, const kvp_fit_point *p,
+                           uint64_t conc, kvp_fit_eval *e, bool *serves, char *why, size_t n,
+                           kvp_error *err) {
+    kvp_status st = kvp__fit_evaluate_in(run, env, p, e, err);
+    if (st != KVP_OK) return st;
+    *serves = kvp_fit_serves(e, conc, why, n);
+    return KVP_OK;
+}
+
 typedef struct search_ctx {
     const kvp_fit_env *env;
+    kvp__deploy_run *run;      /* the solve's (borrowed) */
     kvp_fit_point point;
     uint64_t concurrency;
     kvp_fit_eval scratch;      /* evaluation of the last probe */
@@ -48,10 +60,7 @@ static kvp_status probe_len(uint64_t L, void *vctx, bool *fits, char *why, size_
     p.max_seq_len = L;
     if (p.engine == KVP_ENGINE_LLAMACPP) p.sequences = (uint32_t)c->concurrency;
     if (batch_follows_concurrency(c->env, &c->point)) p.max_batch_size = c->concurrency;
-    kvp_status st = kvp_fit_evaluate(c->env, &p, &c->scratch, err);
-    if (st != KVP_OK) return st;
-    *fits = kvp_fit_serves(&c->scratch, c->concurrency, why, n);
-    return KVP_OK;
+    return evaluate(c->env, c->run, &p, c->concurrency, &c->scratch, fits, why, n, err);
 }
 
 /* CONCURRENCY probe: N sequences at the point's length. The plan does not
@@ -66,18 +75,27 @@ static kvp_status probe_count(uint64_t N, void *vctx, bool *fits, char *why, siz
             p.max_batch_size = N;
         else
             p.sequences = (uint32_t)N;
-        kvp_status st = kvp_fit_evaluate(c->env, &p, &c->scratch, err);
-        if (st != KVP_OK) return st;
-        *fits = kvp_fit_serves(&c->scratch, N, why, n);
-        return KVP_OK;
+        return evaluate(c->env, c->run, &p, N, &c->scratch, fits, why, n, err);
     }
     if (!c->cached) {
-        kvp_status st = kvp_fit_evaluate(c->env, &c->point, &c->scratch, err);
+        kvp_status st = kvp__fit_evaluate_in(c->run, c->env, &c->point, &c->scratch, err);
         if (st != KVP_OK) return st;
         c->cached = true;
     }
     *fits = kvp_fit_serves(&c->scratch, N, why, n);
     return KVP_OK;
+}
+
+/* One candidate of a walk (tp / pp, a dtype): the batch follows the
+ * concurrency where TensorRT-LLM sizes recurrent slots by it; planned and
+ * counted in out->evaluations. */
+static kvp_status candidate(const kvp_fit_env *env, kvp__deploy_run *run, kvp_fit_point p,
+                            uint64_t conc, kvp_fit_eval *e, kvp_fit_answer *out, bool *serves,
+                            char *why, size_t n, kvp_error *err) {
+    if (batch_follows_concurrency(env, &p)) p.max_batch_size = conc;
+    kvp_status st = evaluate(env, run, &p, conc, e, serves, why, n, err);
+    if (st == KVP_OK) out->evaluations++;
+    return st;
 }
 
 static void describe_eval(const kvp_fit_eval *e, char *buf, size_t n) {
@@ -92,8 +110,41 @@ static void describe_eval(const kvp_fit_eval *e, char *buf, size_t n) {
                  (unsigned long long)(e->longest_tokens == UINT64_MAX ? 0 : e->longest_tokens));
 }
 
-static kvp_status solve_len(const kvp_fit_env *env, const kvp_fit_request *req,
-                            kvp_fit_answer *out, kvp_error *err) {
+/* A search over `req`'s base point inside `run` (NULL when out of memory;
+ * free with kvp__free). */
+static search_ctx *search_new(const kvp_fit_env *env, kvp__deploy_run *run,
+                              const kvp_fit_request *req) {
+    search_ctx *c = kvp__calloc(NULL, 1, sizeof *c);
+    if (!c) return NULL;
+    c->env = env;
+    c->run = run;
+    c->point = req->base;
+    return c;
+}
+
+/* What a bisection found, into the answer (the limit is the caller's to say). */
+static void take_search(kvp_fit_answer *out, const kvp_fit_search *s) {
+    out->found = s->found;
+    out->evaluations = s->evaluations;
+    out->at_search_bound = s->at_upper_bound;
+    if (!s->found) return;
+    out->value = s->value;
+    snprintf(out->value_text, sizeof out->value_text, "%llu", (unsigned long long)s->value);
+}
+
+/* The plan at the answer `v` (the probe again: the search's last probe may be
+ * one step further) into out->at. */
+static kvp_status plan_at(kvp_fit_fn probe, search_ctx *c, uint64_t v, kvp_fit_answer *out,
+                          kvp_error *err) {
+    bool again = false;
+    char why_again[KVP_FIT_REASON_MAX];
+    kvp_status st = probe(v, c, &again, why_again, sizeof why_again, err);
+    if (st == KVP_OK) out->at = c->scratch;
+    return st;
+}
+
+static kvp_status solve_len(const kvp_fit_env *env, kvp__deploy_run *run,
+                            const kvp_fit_request *req, kvp_fit_answer *out, kvp_error *err) {
     const kvp_model_info *info = kvp_model_get_info(env->model);
     uint64_t lo = req->seq_len_lo ? req->seq_len_lo : 1;
     uint64_t hi = req->seq_len_hi ? req->seq_len_hi
@@ -103,20 +154,14 @@ static kvp_status solve_len(const kvp_fit_env *env, const kvp_fit_request *req,
         return kvp__fail(err, KVP_INVALID_ARG, NULL, "max_seq_len",
                          "the length range is empty: %llu > %llu", (unsigned long long)lo,
                          (unsigned long long)hi);
-    search_ctx *c = kvp__calloc(NULL, 1, sizeof *c);
+    search_ctx *c = search_new(env, run, req);
     if (!c) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
-    c->env = env;
-    c->point = req->base;
     c->concurrency = req->concurrency ? req->concurrency : 1;
     kvp_fit_search s;
     kvp_status st = kvp_fit_search_max(lo, hi, probe_len, c, &s, err);
     if (st == KVP_OK) {
-        out->found = s.found;
-        out->evaluations = s.evaluations;
-        out->at_search_bound = s.at_upper_bound;
+        take_search(out, &s);
         if (s.found) {
-            out->value = s.value;
-            snprintf(out->value_text, sizeof out->value_text, "%llu", (unsigned long long)s.value);
             if (s.at_upper_bound)
                 snprintf(out->limited_by, sizeof out->limited_by,
                          "the search bound: max_seq_len %llu (the model's "
@@ -124,10 +169,7 @@ static kvp_status solve_len(const kvp_fit_env *env, const kvp_fit_request *req,
                          (unsigned long long)hi);
             else
                 kvp__strlcpy(out->limited_by, s.limited_by, sizeof out->limited_by);
-            bool again = false;
-            char why_again[KVP_FIT_REASON_MAX];
-            st = probe_len(s.value, c, &again, why_again, sizeof why_again, err);
-            if (st == KVP_OK) out->at = c->scratch;
+            st = plan_at(probe_len, c, s.value, out, err);
         } else {
             kvp__strlcpy(out->limited_by, s.limited_by, sizeof out->limited_by);
             out->at = c->scratch;
@@ -154,29 +196,20 @@ static kvp_status solve_len(const kvp_fit_env *env, const kvp_fit_request *req,
     return st;
 }
 
-static kvp_status solve_count(const kvp_fit_env *env, const kvp_fit_request *req,
-                              kvp_fit_answer *out, kvp_error *err) {
-    search_ctx *c = kvp__calloc(NULL, 1, sizeof *c);
+static kvp_status solve_count(const kvp_fit_env *env, kvp__deploy_run *run,
+                              const kvp_fit_request *req, kvp_fit_answer *out, kvp_error *err) {
+    search_ctx *c = search_new(env, run, req);
     if (!c) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
-    c->env = env;
-    c->point = req->base;
     uint64_t hi = req->base.engine == KVP_ENGINE_LLAMACPP ? LLAMACPP_MAX_SEQ : CONCURRENCY_HI;
     kvp_fit_search s;
     kvp_status st = kvp_fit_search_max(1, hi, probe_count, c, &s, err);
     if (st == KVP_OK) {
-        out->found = s.found;
-        out->evaluations = s.evaluations;
-        out->at_search_bound = s.at_upper_bound;
+        take_search(out, &s);
         if (s.found) {
-            out->value = s.value;
-            snprintf(out->value_text, sizeof out->value_text, "%llu", (unsigned long long)s.value);
             kvp__strlcpy(out->limited_by,
                          s.at_upper_bound ? "the search bound" : s.limited_by,
                          sizeof out->limited_by);
-            bool again = false;
-            char why_again[KVP_FIT_REASON_MAX];
-            st = probe_count(s.value, c, &again, why_again, sizeof why_again, err);
-            if (st == KVP_OK) out->at = c->scratch;
+            st = plan_at(probe_count, c, s.value, out, err);
         } else {
             kvp__strlcpy(out->limited_by, s.limited_by, sizeof out->limited_by);
             out->at = c->scratch;
@@ -195,8 +228,8 @@ static kvp_status solve_count(const kvp_fit_env *env, const kvp_fit_request *req
 }
 
 /* PARALLEL: fewest GPUs first; at equal GPUs, more tensor parallelism. */
-static kvp_status solve_parallel(const kvp_fit_env *env, const kvp_fit_request *req,
-                                 kvp_fit_answer *out, kvp_error *err) {
+static kvp_status solve_parallel(const kvp_fit_env *env, kvp__deploy_run *run,
+                                 const kvp_fit_request *req, kvp_fit_answer *out, kvp_error *err) {
     uint32_t gpus = req->gpus ? req->gpus : 8;
     uint64_t conc = req->concurrency ? req->concurrency : 1;
     kvp_fit_eval *e = kvp__calloc(NULL, 1, sizeof *e);
@@ -211,15 +244,14 @@ static kvp_status solve_parallel(const kvp_fit_env *env, const kvp_fit_request *
             kvp_fit_point p = req->base;
             p.tp = tp;
             p.pp = pp;
-            if (batch_follows_concurrency(env, &p)) p.max_batch_size = conc;
-            kvp_status st = kvp_fit_evaluate(env, &p, e, err);
+            char why[KVP_FIT_REASON_MAX];
+            bool serves = false;
+            kvp_status st = candidate(env, run, p, conc, e, out, &serves, why, sizeof why, err);
             if (st != KVP_OK) {
                 kvp__free(NULL, e);
                 return st;
             }
-            out->evaluations++;
-            char why[KVP_FIT_REASON_MAX];
-            if (kvp_fit_serves(e, conc, why, sizeof why)) {
+            if (serves) {
                 out->found = true;
                 out->value = tp;
                 snprintf(out->value_text, sizeof out->value_text, "tp %u pp %u", tp, pp);
@@ -250,8 +282,8 @@ static kvp_status solve_parallel(const kvp_fit_env *env, const kvp_fit_request *
     return KVP_OK;
 }
 
-static kvp_status solve_dtype(const kvp_fit_env *env, const kvp_fit_request *req,
-                              kvp_fit_answer *out, kvp_error *err) {
+static kvp_status solve_dtype(const kvp_fit_env *env, kvp__deploy_run *run,
+                              const kvp_fit_request *req, kvp_fit_answer *out, kvp_error *err) {
     static const char *const trt[] = {"auto", "fp8", "nvfp4"};
     static const char *const vllm[] = {"auto", "fp8"};
     static const char *const sgl[] = {"auto", "fp8_e4m3"};
@@ -274,16 +306,15 @@ static kvp_status solve_dtype(const kvp_fit_env *env, const kvp_fit_request *req
         kvp_fit_point p = req->base;
         kvp__strlcpy(p.kv_dtype, list[i], sizeof p.kv_dtype);
         if (p.engine == KVP_ENGINE_LLAMACPP && conc > 1) p.sequences = (uint32_t)conc;
-        if (batch_follows_concurrency(env, &p)) p.max_batch_size = conc;
-        kvp_status st = kvp_fit_evaluate(env, &p, e, err);
+        char why[KVP_FIT_REASON_MAX];
+        bool serves = false;
+        kvp_status st = candidate(env, run, p, conc, e, out, &serves, why, sizeof why, err);
         if (st != KVP_OK) {
             kvp__free(NULL, e);
             return st;
         }
-        out->evaluations++;
-        char why[KVP_FIT_REASON_MAX];
         out->at = *e;
-        if (kvp_fit_serves(e, conc, why, sizeof why)) {
+        if (serves) {
             out->found = true;
             out->value = i;
             kvp__strlcpy(out->value_text, list[i], sizeof out->value_text);
@@ -314,13 +345,21 @@ kvp_status kvp_fit_solve(const kvp_fit_env *env, const kvp_fit_request *req, kvp
         return kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "fit needs a model and a request");
     memset(out, 0, sizeof *out);
     out->solved_for = req->solve_for;
+    /* Every step of the solve in one pipeline run: a bisection's lengths share
+     * the memory estimate (fit_internal.h), every number as planned alone. */
+    kvp__deploy_run *run = kvp__deploy_run_new();
+    if (!run) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
+    kvp_status st;
     switch (req->solve_for) {
-    case KVP_FIT_MAX_SEQ_LEN: return solve_len(env, req, out, err);
-    case KVP_FIT_CONCURRENCY: return solve_count(env, req, out, err);
-    case KVP_FIT_PARALLEL: return solve_parallel(env, req, out, err);
-    case KVP_FIT_KV_DTYPE: return solve_dtype(env, req, out, err);
+    case KVP_FIT_MAX_SEQ_LEN: st = solve_len(env, run, req, out, err); break;
+    case KVP_FIT_CONCURRENCY: st = solve_count(env, run, req, out, err); break;
+    case KVP_FIT_PARALLEL: st = solve_parallel(env, run, req, out, err); break;
+    case KVP_FIT_KV_DTYPE: st = solve_dtype(env, run, req, out, err); break;
     default:
-        return kvp__fail(err, KVP_INVALID_ARG, NULL, "solve_for", "unknown fit target %d",
-                         (int)req->solve_for);
+        st = kvp__fail(err, KVP_INVALID_ARG, NULL, "solve_for", "unknown fit target %d",
+                       (int)req->solve_for);
+        break;
     }
+    kvp__deploy_run_free(run);
+    return st;
 }
