@@ -109,5 +109,25 @@ expect "headers-8x-config" 2 "more than 8x apart" -- "$KVPLAN" plan "$TMP/huge" 
 st_file "$TMP/huge/model.safetensors" 128484179968 '{"a": {"dtype": "BF16", "shape": [64242089984], "data_offsets": [0, 128484179968]}}'
 expect "headers-exactly-8x-config" 0 "" -- "$KVPLAN" plan "$TMP/huge" --gpu-mem 800GiB
 
+# Measured memory facts that cannot be true together are bad input in every command
+# (exit 2 naming the option, issue 12 item 7), as plan refuses them; a model that
+# does not fit stays the answer "none" (exit 1). 80 GiB = 85899345920 B; 90 GiB of
+# temporary KV beside ~15 GiB of estimated 8B weights is more than the device holds.
+for cmd in plan fit; do
+    expect "$cmd-estimation-kv-above-device" 2 "kvplan: --estimation-kv: the temporary KV cache of the profiling pass (90.00 GiB) and the weights (14.99 GiB, estimated) exceed the device's 80.00 GiB" -- "$KVPLAN" $cmd $M --policy trtllm --gpu-mem 80GiB --estimation-kv 90GiB
+    expect "$cmd-weights-plus-activation-above-device" 2 "kvplan: --activation-peak: the measured weights (70.00 GiB) and activation peak (20.00 GiB) together exceed the device's 80.00 GiB" -- "$KVPLAN" $cmd $M --policy vllm --gpu-mem 80GiB --weights 70GiB --activation-peak 20GiB
+    expect "$cmd-weights-above-device" 2 "kvplan: --weights: the measured weights: 96636764160 B (90.00 GiB), more than the device's 85899345920 B" -- "$KVPLAN" $cmd $M --policy sglang --gpu-mem 80GiB --weights 90GiB
+    expect "$cmd-peak-plus-non-torch-above-device" 2 "kvplan: --non-torch: the allocator peak (70.00 GiB) and the memory outside the allocator (11.00 GiB) together exceed" -- "$KVPLAN" $cmd $M --policy vllm --engine-version 0.9.1 --gpu-mem 80GiB --peak 70GiB --non-torch 11GiB
+done
+# fit --json: the error object on stdout, as plan --json writes it.
+cases=$((cases + 1))
+"$KVPLAN" fit $M --policy vllm --gpu-mem 80GiB --weights 70GiB --activation-peak 20GiB --json >"$TMP/out" 2>/dev/null
+rc=$?
+[ "$rc" = 2 ] || fail "fit-json-facts: exit $rc, expected 2"
+grep -qF '{"error": {"code": "KVP_CONFIG", "message": "--activation-peak: the measured weights (70.00 GiB)' "$TMP/out" ||
+    fail "fit-json-facts: stdout is not the error object: $(head -c 300 "$TMP/out")"
+# 405B's ~756 GiB of estimated weights on 80 GiB: the target cannot be met (1), not bad input.
+expect "fit-model-too-big-is-1" 1 "answer:     none: the target cannot be met" -- "$KVPLAN" fit llama-3.1-405b --gpu-mem 80GiB
+
 echo "hostile values: $cases cases, $fails failures"
 [ "$fails" -eq 0 ]
