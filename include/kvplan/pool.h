@@ -51,9 +51,10 @@
  * takes any, so KVP_NOMEM (or KVP_INVALID_ARG "blocks" past
  * KVP_POOL_MAX_RECORD_BYTES) fails it as cleanly as KVP_INFEASIBLE does. Bookkeeping per block
  * is a hash, a reference count, two list links and a share of the hash index:
- * under 32 bytes (kvp_pool_bookkeeping_bytes()). Block tables are flat arrays of
- * max_sequences x ceil(max_seq_tokens / tokens_per_block) block indices, like
- * an engine's block-table tensor.
+ * under 32 bytes (kvp_pool_bookkeeping_bytes()). Block tables hold one block index
+ * per ceil(tokens / tokens_per_block) of each sequence, like an engine's block-table
+ * rows; each is grown (doubling) as its sequence takes blocks, so a max_seq_tokens of
+ * millions costs nothing until a sequence is that long.
  *
  * Thread safety: none inside one pool (an engine's scheduler owns its pool);
  * different pools are independent. No global state.
@@ -125,7 +126,7 @@ typedef struct kvp_pool kvp_pool;
 
 /* Build a pool; all memory is allocated here through `alc` (NULL = libc).
  * Errors: KVP_INVALID_ARG (bad counts, block pools with different
- * tokens_per_block, block tables of more than 2^28 entries), KVP_NOMEM
+ * tokens_per_block), KVP_NOMEM
  * (nothing is leaked). On failure
  * *out is NULL. The caller frees the pool with kvp_pool_free(). */
 KVP_API KVP_NODISCARD kvp_status kvp_pool_new(const kvp_pool_config *config, const kvp_allocator *alc,

@@ -233,6 +233,28 @@ static kvp_status reserve(kvp_pool *pool, uint32_t k, uint32_t need, kvp_error *
     return KVP_OK;
 }
 
+/* Room for `n` entries (n <= table_cap) in sequence `seq`'s block table of part
+ * `k`: the array doubles (from 16 entries), capped at table_cap; new entries are
+ * NIL. Called before an operation changes anything, so KVP_NOMEM leaves the pool
+ * as it was. */
+static kvp_status table_room(kvp_pool *pool, uint32_t k, uint32_t seq, uint32_t n, kvp_error *err) {
+    kvp__part *p = &pool->parts[k];
+    uint32_t have = p->table_len[seq];
+    if (n <= have) return KVP_OK;
+    uint64_t cap = have ? (uint64_t)have * 2 : 16;
+    if (cap < n) cap = n;
+    if (cap > p->table_cap) cap = p->table_cap;
+    uint32_t *t = kvp__realloc(kvp__pool_alc(pool), p->tables[seq], (size_t)cap * sizeof *t);
+    if (!t)
+        return kvp__fail(err, KVP_NOMEM, NULL, "blocks",
+                         "out of memory for the block table of sequence %u (%llu entries)", seq,
+                         (unsigned long long)cap);
+    memset(t + have, 0xff, (size_t)(cap - have) * sizeof *t);
+    p->tables[seq] = t;
+    p->table_len[seq] = (uint32_t)cap;
+    return KVP_OK;
+}
+
 /* Take one more reference on a block found in the index (a hit). */
 static inline void block_take(kvp__part *p, uint32_t b) {
     if (p->blk[b].refs == 0) {
@@ -261,7 +283,7 @@ static inline bool is_block_role(kvp__part_role r) {
 }
 
 static inline uint32_t *seq_table(const kvp__part *p, uint32_t seq) {
-    return p->tables + (size_t)seq * p->table_cap;
+    return p->tables[seq];
 }
 
 #ifdef KVP_DEBUG
@@ -339,7 +361,9 @@ void kvp_pool_free(kvp_pool *pool) {
         kvp__part *p = &pool->parts[k];
         kvp__free(alc, p->blk);
         kvp__free(alc, p->index);
+        for (uint32_t s = 0; p->tables && s < pool->max_sequences; s++) kvp__free(alc, p->tables[s]);
         kvp__free(alc, p->tables);
+        kvp__free(alc, p->table_len);
         kvp__free(alc, p->first);
         kvp__free(alc, p->count);
     }
@@ -371,24 +395,18 @@ static kvp_status part_init(kvp_pool *pool, uint32_t k, uint32_t max_table, kvp_
     else if (p->role == KVP__ROLE_CROSS)
         p->table_cap = (uint32_t)kvp__ceil_div_u64(p->spec.window_tokens, pool->tokens_per_block);
     else p->table_cap = max_table;
-    uint64_t entries;
-    /* Block tables: bounded at 2^28 entries (1 GiB) so that an absurd
-     * max_sequences x max_seq_tokens is an error, not a swap storm. */
-    if (!kvp__mul_u64(pool->max_sequences, p->table_cap, &entries) || entries > (1ull << 28))
-        return kvp__fail(err, KVP_INVALID_ARG, NULL, "max_sequences",
-                         "block tables of %u sequences x %u blocks exceed 2^28 entries; lower "
-                         "the sequence count or max_seq_tokens, or raise tokens_per_block",
-                         pool->max_sequences, p->table_cap);
-    p->tables = alloc_array(alc, entries ? entries : 1, sizeof *p->tables);
+    /* Block tables: made per sequence as it takes blocks (table_room), so
+     * memory follows the tokens held, not max_sequences x max_seq_tokens. */
+    p->tables = alloc_array(alc, pool->max_sequences, sizeof *p->tables);
+    p->table_len = alloc_array(alc, pool->max_sequences, sizeof *p->table_len);
     p->first = alloc_array(alc, pool->max_sequences, sizeof *p->first);
     p->count = alloc_array(alc, pool->max_sequences, sizeof *p->count);
-    if (!p->tables || !p->first || !p->count)
+    if (!p->tables || !p->table_len || !p->first || !p->count)
         return kvp__fail(err, KVP_NOMEM, NULL, "blocks", "out of memory for %u blocks", n);
     /* No block record yet (reserve() makes them); an index of one slot, so
      * that a probe of the empty index ends. */
     if (p->reusable && !index_resize(pool, p, 1))
         return kvp__fail(err, KVP_NOMEM, NULL, "blocks", "out of memory for the block index");
-    memset(p->tables, 0xff, (size_t)(entries ? entries : 1) * sizeof *p->tables);
     p->free_head = KVP__NIL;
     p->lru_head = p->lru_tail = KVP__NIL;
     p->free_count = n;
@@ -473,11 +491,10 @@ kvp_status kvp_pool_new(const kvp_pool_config *config, const kvp_allocator *alc,
         pool->seq_last_hash = alloc_array(a, ns, sizeof(uint64_t));
         pool->seq_partial = alloc_array(a, (uint64_t)ns * tpb, sizeof(uint32_t));
         pool->seq_free = alloc_array(a, ns, sizeof(uint32_t));
-        pool->scratch_hash = alloc_array(a, (uint64_t)max_table + 1, sizeof(uint64_t));
         pool->scratch_tokens = alloc_array(a, tpb, sizeof(uint32_t));
         if (!pool->seq_open || !pool->seq_explicit || !pool->seq_cow || !pool->seq_len || !pool->seq_salt ||
             !pool->seq_last_hash || !pool->seq_partial || !pool->seq_free ||
-            !pool->scratch_hash || !pool->scratch_tokens)
+            !pool->scratch_tokens)
             st = kvp__fail(err, KVP_NOMEM, NULL, "max_sequences",
                            "out of memory for %u sequences", ns);
     }
@@ -516,6 +533,7 @@ kvp_status kvp_pool_seq_open(kvp_pool *pool, uint64_t salt, uint32_t *out_seq, k
                              "pool %u (%s) has %u blocks available, a new sequence needs %u", k,
                              kvp_cache_kind_name(p->spec.kind), available(p), need);
         kvp_status rs = reserve(pool, k, need, err);
+        if (!rs) rs = table_room(pool, k, pool->seq_free[pool->seq_free_count - 1], need, err);
         if (rs) return rs;
     }
     uint32_t s = pool->seq_free[--pool->seq_free_count];
@@ -674,6 +692,7 @@ kvp_status kvp_pool_seq_append(kvp_pool *pool, uint32_t seq, const uint32_t *tok
                              "pool 0 (%s) has %u blocks available, sequence %u needs %u",
                              kvp_cache_kind_name(p->spec.kind), available(p), seq, need);
         kvp_status rs = reserve(pool, 0, need, err);
+        if (!rs) rs = table_room(pool, 0, seq, new_count, err);
         if (rs) return rs;
         uint32_t *t = seq_table(p, seq);
         for (uint32_t i = c; i < new_count; i++) t[i] = block_alloc(p);
@@ -700,6 +719,7 @@ kvp_status kvp_pool_seq_append(kvp_pool *pool, uint32_t seq, const uint32_t *tok
                              "pool %u (%s) has %u blocks available, sequence %u needs %u", k,
                              kvp_cache_kind_name(p->spec.kind), available(p), seq, need);
         kvp_status rs = reserve(pool, k, need, err);
+        if (!rs) rs = table_room(pool, k, seq, new_count, err);
         if (rs) return rs;
     }
     /* 3: copy a shared partial block, take the new ones. */
@@ -770,11 +790,32 @@ kvp_status kvp_pool_seq_match(kvp_pool *pool, uint32_t seq, const uint32_t *toke
                          "or lacks its ids",
                          (unsigned long long)total_tokens, (unsigned long long)explicit_tokens,
                          (unsigned long long)pool->config.max_seq_tokens);
-    pool->query_tokens += total_tokens;
-    if (!pool->config.prefix_reuse || total_tokens == 0) return KVP_OK;
     uint32_t tpb = pool->tokens_per_block;
     /* Never the whole prompt: the last token is computed to sample from it. */
-    uint32_t nb = (uint32_t)((total_tokens - 1) / tpb);
+    uint32_t nb = total_tokens ? (uint32_t)((total_tokens - 1) / tpb) : 0;
+    if (pool->config.prefix_reuse && nb > 0) {
+        /* Room first (nothing changes on KVP_NOMEM): the prompt's hashes, and the
+         * tables of the parts that take matched blocks (at most nb entries). */
+        if (nb > pool->scratch_hash_cap) {
+            uint64_t cap = (uint64_t)pool->scratch_hash_cap * 2;
+            if (cap < nb || cap > UINT32_MAX) cap = nb;
+            uint64_t *nh = kvp__realloc(kvp__pool_alc(pool), pool->scratch_hash,
+                                        (size_t)cap * sizeof *nh);
+            if (!nh)
+                return kvp__fail(err, KVP_NOMEM, NULL, "blocks",
+                                 "out of memory for the hashes of a %llu-token prompt",
+                                 (unsigned long long)total_tokens);
+            pool->scratch_hash = nh;
+            pool->scratch_hash_cap = (uint32_t)cap;
+        }
+        for (uint32_t k = 0; k < pool->part_count; k++) {
+            if (!pool->parts[k].reusable || !is_block_role(pool->parts[k].role)) continue;
+            kvp_status rs = table_room(pool, k, seq, nb, err);
+            if (rs) return rs;
+        }
+    }
+    pool->query_tokens += total_tokens;
+    if (!pool->config.prefix_reuse || total_tokens == 0) return KVP_OK;
     uint64_t *h = pool->scratch_hash;
     hash_prompt(pool, pool->seq_salt[seq], tokens, explicit_tokens, nb, h);
     /* Full-attention parts: the run of leading hits (a chain breaks once). */
@@ -858,6 +899,9 @@ kvp_status kvp_pool_seq_fork(kvp_pool *pool, uint32_t parent, uint64_t child_sal
             return kvp__fail(err, KVP_INFEASIBLE, NULL, "blocks",
                              "pool %u (recurrent) has no free state slot for the fork", k);
         kvp_status rs = p->role == KVP__ROLE_RECURRENT ? reserve(pool, k, 1, err) : KVP_OK;
+        if (!rs)
+            rs = table_room(pool, k, pool->seq_free[pool->seq_free_count - 1],
+                            p->role == KVP__ROLE_RECURRENT ? 1 : p->count[parent], err);
         if (rs) return rs;
     }
     uint32_t c = pool->seq_free[--pool->seq_free_count];

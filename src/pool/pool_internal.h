@@ -24,6 +24,13 @@
  * (`kvplan sim --blocks 1e9` allocated 7 GB up front). A fresh block is taken
  * only when the free list is empty, which hands out 0, 1, 2, ... exactly as a
  * list built over every block would.
+ *
+ * Block tables are made the same way: one array per sequence slot, grown by
+ * doubling (entries past the sequence's count are NIL) before an operation takes
+ * the blocks they hold, so a max_seq_tokens of 16 million costs what the
+ * sequences really hold, not max_sequences x 500,000 entries up front (`kvplan sim
+ * --max-model-len 16000000` took 510 MB for four 72-token requests). A slot keeps
+ * its array when the sequence closes, for the next sequence opened there.
  */
 #ifndef KVP_POOL_INTERNAL_H
 #define KVP_POOL_INTERNAL_H
@@ -66,8 +73,9 @@ typedef struct kvp__part {
     kvp__slot *index;    /* NULL when not reusable */
     uint32_t index_cap;  /* slots: > blocks, so a probe always ends */
     uint32_t index_count;
-    uint32_t table_cap;  /* entries per sequence */
-    uint32_t *tables;    /* max_sequences * table_cap */
+    uint32_t table_cap;  /* most entries one sequence can have (max_seq_tokens / block) */
+    uint32_t **tables;   /* per sequence: its block table, table_len[s] entries made */
+    uint32_t *table_len; /* per sequence: entries allocated (grown by doubling) */
     uint32_t *first;     /* per sequence: first kept entry */
     uint32_t *count;     /* per sequence: entries (kept or released) */
     kvp_pool_stats stats;
@@ -95,6 +103,7 @@ struct kvp_pool {
     uint32_t *seq_free;        /* stack of free sequence ids */
     uint32_t seq_free_count;
     uint64_t *scratch_hash;    /* match: chained hashes of a prompt's blocks */
+    uint32_t scratch_hash_cap; /* entries of scratch_hash (grown to the longest prompt) */
     uint32_t *scratch_tokens;  /* match: one mixed block */
     uint64_t hit_tokens, query_tokens;
 };

@@ -64,16 +64,16 @@ static kvp_status check_part(const kvp_pool *pool, uint32_t k, uint32_t *refs, u
                    p->cached);
     /* Reference counts: count every table entry (and slot) that points here. */
     for (uint32_t s = 0; s < pool->max_sequences; s++) {
-        const uint32_t *t = p->tables + (size_t)s * p->table_cap;
+        const uint32_t *t = p->tables[s];
         if (!pool->seq_open[s]) {
             if (p->first[s] || p->count[s])
                 return BAD("pool %u: closed sequence %u still has %u entries", k, s, p->count[s]);
             continue;
         }
         uint32_t first = p->first[s], count = p->count[s];
-        if (first > count || count > p->table_cap)
-            return BAD("pool %u: sequence %u has entries [%u, %u) of %u", k, s, first, count,
-                       p->table_cap);
+        if (first > count || count > p->table_cap || count > p->table_len[s])
+            return BAD("pool %u: sequence %u has entries [%u, %u) of %u (%u made)", k, s, first,
+                       count, p->table_cap, p->table_len[s]);
         uint64_t len = pool->seq_len[s];
         uint32_t tpb = pool->tokens_per_block;
         if (p->role == KVP__ROLE_RECURRENT || p->role == KVP__ROLE_CROSS) {

@@ -124,10 +124,11 @@ static kvp_status parse_dist(char *value, const char *key, kvp_dist *out, kvp_er
         return KVP_OK;
     }
 fail:
-    return bad(err, key,
-               "'%s' is not a length distribution: expected fixed:N, uniform:A:B (1 <= A <= B) "
-               "or lognormal:MEAN:SIGMA (MEAN >= 1, 0 <= SIGMA <= 4)",
-               copy);
+    return kvp__fail(err, KVP_INVALID_ARG, NULL, key,
+               "'%s' is not a length distribution: expected fixed:N (1 <= N <= %u), "
+               "uniform:A:B (1 <= A <= B <= %u) or lognormal:MEAN:SIGMA (1 <= MEAN <= %u, "
+               "0 <= SIGMA <= 4)",
+               copy, KVP_WORKLOAD_MAX_TOKENS, KVP_WORKLOAD_MAX_TOKENS, KVP_WORKLOAD_MAX_TOKENS);
 }
 
 kvp_status kvp_synthetic_parse(const char *text, kvp_synthetic_spec *out, kvp_error *err) {

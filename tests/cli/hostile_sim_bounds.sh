@@ -8,8 +8,7 @@
 set -u
 KVPLAN=$1
 . "$(dirname "$0")/lib/cases.bash"
-sanitized=0
-grep -qa "__asan_init\|__tsan_init" "$KVPLAN" && sanitized=1
+. "$(dirname "$0")/lib/bounded.bash"
 
 # bound LABEL WANT_RC FRAGMENT MAX_MIB MAX_S -- command
 bound() {
@@ -17,20 +16,9 @@ bound() {
     shift 6
     cases=$((cases + 1))
     local res
-    res=$(python3 - "$TMP/err" "$@" <<'EOF'
-import resource, subprocess, sys, time
-err = open(sys.argv[1], "wb")
-t = time.time()
-try:
-    rc = subprocess.run(sys.argv[2:], stdout=subprocess.DEVNULL, stderr=err,
-                        stdin=subprocess.DEVNULL, timeout=120).returncode
-except subprocess.TimeoutExpired:
-    rc = 124
-dt = time.time() - t
-print(rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024, "%.1f" % dt)
-EOF
-)
+    res=$(bounded_run "$TMP/err" 0 120 -- "$@")
     read -r rc rss dt <<<"$res"
+    [ "$rc" = timeout ] && rc=124
     [ "$rc" = "$want" ] || { fail "$label: exit $rc, expected $want: $(head -c 300 "$TMP/err")"; return; }
     if [ "$want" = 2 ]; then
         [ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "$label: stderr is not one line: $(head -c 300 "$TMP/err")"
