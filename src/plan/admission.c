@@ -142,6 +142,18 @@ static bool check_shape(const kvp_admission_settings *a, uint64_t max_len, kvp_d
                ULL(a->isl), ULL(max_len));
         return false;
     }
+    /* The default max_new_tokens is max_seq_len - prompt: a prompt filling the whole
+     * length leaves 0, a request that may generate nothing, which the OpenAI servers
+     * refuse (vLLM's SamplingParams: max_tokens must be at least 1). It reached the
+     * steady-state arithmetic as "overflows 64 bits" (issue 17: unclear errors). */
+    if (a->isl && a->isl == max_len && !a->max_new_tokens && !a->osl) {
+        refuse(out, KVP_INVALID_ARG, "isl",
+               "isl: a prompt of %llu tokens fills max_seq_len %llu, leaving no output token "
+               "(the default max_new_tokens, max_seq_len - prompt, is 0); give a shorter "
+               "prompt or a longer max_seq_len",
+               ULL(a->isl), ULL(max_len));
+        return false;
+    }
     if (a->max_new_tokens > max_len) {
         refuse(out, KVP_INVALID_ARG, "max_new_tokens",
                "max_new_tokens: %llu is above max_seq_len %llu", ULL(a->max_new_tokens),

@@ -129,5 +129,32 @@ grep -qF '{"error": {"code": "KVP_CONFIG", "message": "--activation-peak: the me
 # 405B's ~756 GiB of estimated weights on 80 GiB: the target cannot be met (1), not bad input.
 expect "fit-model-too-big-is-1" 1 "answer:     none: the target cannot be met" -- "$KVPLAN" fit llama-3.1-405b --gpu-mem 80GiB
 
+# The options added lately (--cuda-graph-batch-sizes, --cuda-graph-max-bs, --isl,
+# --osl, --max-new-tokens, --enforce-eager, --quantization): each hostile value is
+# refused by name (exit 2, one line), never read as something else.
+PV=("$KVPLAN" plan $M --policy vllm --gpu-mem 80GiB)
+for v in "1,,2:''" "0:'0'" "-1:'-1'" "1048577:'1048577'" "1e3:'1e3'" "18446744073709551617:'18446744073709551617'" ",:''"; do
+    expect "cuda-graph-batch-sizes=${v%%:*}" 2 "kvplan: --cuda-graph-batch-sizes: ${v#*:} is not a batch size from 1 to 1048576" -- "${PV[@]}" --cuda-graph-batch-sizes "${v%%:*}"
+done
+expect "cuda-graph-batch-sizes-65" 2 "kvplan: --cuda-graph-batch-sizes: more than 64 sizes" -- "${PV[@]}" --cuda-graph-batch-sizes "$(seq -s, 1 65)"
+expect "cuda-graph-batch-sizes-64" 0 "" -- "${PV[@]}" --cuda-graph-batch-sizes "$(seq -s, 1 64)"
+expect "cuda-graph-max-bs-0" 2 "kvplan: --cuda-graph-max-bs: 0 is out of range, expected 1 to 1048576" -- "${PV[@]}" --cuda-graph-max-bs 0
+expect "cuda-graph-max-bs-2^20+1" 2 "kvplan: --cuda-graph-max-bs: 1048577 is out of range, expected 1 to 1048576" -- "${PV[@]}" --cuda-graph-max-bs 1048577
+expect "quantization-escape" 2 "kvplan: --quantization: unknown quantization 'fp8\x1b[31m'" -- "${PV[@]}" --quantization "$(printf 'fp8\033[31m')"
+expect "quantization-32-bytes" 2 "is too long (at most 31 bytes)" -- "${PV[@]}" --quantization "$(head -c 32 /dev/zero | tr '\0' q)"
+expect "quantization-empty" 2 "kvplan: --quantization: the value is empty" -- "${PV[@]}" --quantization ""
+expect "enforce-eager-twice" 2 "kvplan: --enforce-eager is given twice" -- "${PV[@]}" --enforce-eager --enforce-eager
+expect "isl-0" 2 "kvplan: --isl: 0 is out of range, expected 1 to 4294967296" -- "${PV[@]}" --isl 0
+expect "osl-2^64" 2 "kvplan: --osl: count '18446744073709551616' does not fit in 64 bits" -- "${PV[@]}" --osl 18446744073709551616
+expect "max-new-tokens-fraction" 2 "kvplan: --max-new-tokens: count '1.5' must be a whole number" -- "${PV[@]}" --max-new-tokens 1.5
+expect "max-new-tokens-above-length" 2 "kvplan: --max-new-tokens: 131073 is above max_seq_len 131072" -- "${PV[@]}" --max-new-tokens 131073
+expect "isl-above-length" 2 "kvplan: --isl: a prompt of 131073 tokens is longer than max_seq_len 131072" -- "${PV[@]}" --isl 131073
+# A prompt filling max_seq_len leaves the default max_new_tokens (length - prompt) at
+# 0: refused by name in every policy (it was "the steady state overflows 64 bits").
+for pol in vllm sglang trtllm llamacpp; do
+    expect "isl-fills-length-$pol" 2 "kvplan: --isl: a prompt of 131072 tokens fills max_seq_len 131072, leaving no output token" -- "$KVPLAN" plan $M --policy $pol --gpu-mem 80GiB --isl 131072
+done
+expect "isl-one-short-of-length" 0 "" -- "${PV[@]}" --isl 131071
+
 echo "hostile values: $cases cases, $fails failures"
 [ "$fails" -eq 0 ]
