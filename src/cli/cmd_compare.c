@@ -196,9 +196,15 @@ int kvp_cmd_compare(int argc, char **argv) {
 
     /* No engine would start the deployment (a start-up rule, or one request does
      * not fit): exit 1, as `plan` does. */
-    bool any_starts = false;
-    for (size_t k = 0; k < n_engines; k++) any_starts = any_starts || ev[k].starts;
+    bool any_starts = false, all_bad = n_engines > 0;
+    for (size_t k = 0; k < n_engines; k++) {
+        any_starts = any_starts || ev[k].starts;
+        all_bad = all_bad && fit_eval_bad_input(&ev[k]);
+    }
     rc = any_starts ? KVP_EXIT_OK : KVP_EXIT_NO;
+    /* Every engine refused the input itself (measured memory facts that cannot be true
+     * together): bad input, exit 2 with the refusal on stderr, as `plan` gives it. */
+    if (all_bad) rc = fit_eval_report(&ev[0], false);
     if (html) {
         kvp_report_text page;
         kvp_report_text_init(&page, NULL);

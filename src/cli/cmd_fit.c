@@ -163,15 +163,12 @@ int kvp_cmd_fit(int argc, char **argv) {
      * together, a contradictory setting) is bad input, exit 2 as `plan` gives it: only
      * a target that cannot be met (KVP_INFEASIBLE) is the answer "none", exit 1
      * (issue 12 item 7, issue 17). */
-    if (!ans->found && ans->at.status != KVP_OK && ans->at.status != KVP_INFEASIBLE) {
-        kvp_error_clear(&err);
-        err.code = ans->at.status;
-        kvp__strlcpy(err.key, ans->at.key, sizeof err.key);
-        kvp__strlcpy(err.message, ans->at.message, sizeof err.message);
+    if (!ans->found && fit_eval_bad_input(&ans->at)) {
         bool json = c.json;
+        int brc = fit_eval_report(&ans->at, json);
         free(ans);
         fit_cli_free(&c);
-        return kvp_cli_report_error(&err, json);
+        return brc;
     }
     uint64_t conc = req.concurrency ? req.concurrency : 1;
     const char *what = kvp_fit_target_name(req.solve_for);

@@ -247,6 +247,8 @@ typedef struct sweep_out {
     kvp_cli_progress prog;
     bool stdout_tty;             /* rows and the progress line share the terminal */
     bool any_starts;
+    bool all_bad_input;          /* every row so far refused for its input */
+    kvp_fit_eval *first_bad;     /* the first such row (owned), for the error line */
     chart_row *keep;             /* --svg / --html: every row's figures; NULL otherwise */
     size_t kept;
     int rc;                      /* an exit status the callback already reported, -1 */
@@ -330,6 +332,11 @@ static kvp_status sweep_row(uint64_t index, uint64_t count, const kvp_fit_eval *
         write_text_row(e);
     }
     so->any_starts = so->any_starts || e->starts;
+    if (!fit_eval_bad_input(e)) {
+        so->all_bad_input = false;
+    } else if (!so->first_bad && (so->first_bad = malloc(sizeof *so->first_bad)) != NULL) {
+        *so->first_bad = *e;
+    }
     if (so->keep) {
         chart_row *k = &so->keep[so->kept];
         const char *why = e->status == KVP_OK ? e->binding : e->message;
@@ -360,6 +367,7 @@ int kvp_cmd_sweep(int argc, char **argv) {
     size_t count = 1;
     sweep_out so;
     memset(&so, 0, sizeof so);
+    so.all_bad_input = true;
     static const char *const extra[] = {"--over", "--max-plans", "--csv", "--svg", "--html",
                                         "--timing", "--quiet", NULL};
     for (int i = 1; i < argc && rc < 0; i++) {
@@ -486,8 +494,14 @@ int kvp_cmd_sweep(int argc, char **argv) {
     if (svg || html) rc = write_outputs(&c, grid, so.keep, count, svg, html);
     /* No point of the grid would start (a start-up rule, or one request does not
      * fit): exit 1, as `plan` does. */
+    /* Every point refused for its input (measured memory facts that cannot be true
+     * together): bad input, exit 2 with the first refusal on stderr, as `plan` gives it
+     * (the rows are written already, so --json's document stays whole). */
+    if (rc < 0 && !so.any_starts && so.all_bad_input && so.first_bad)
+        rc = fit_eval_report(so.first_bad, false);
     if (rc < 0) rc = so.any_starts ? KVP_EXIT_OK : KVP_EXIT_NO;
 out:
+    free(so.first_bad);
     for (size_t i = 0; so.keep && i < so.kept; i++) free(so.keep[i].why);
     free(so.keep);
     kvp_sweep_grid_free(grid);

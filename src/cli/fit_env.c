@@ -147,6 +147,19 @@ const char *fit_eval_reason(const kvp_fit_eval *e, char *buf, size_t n) {
     return buf;
 }
 
+bool fit_eval_bad_input(const kvp_fit_eval *e) {
+    return e->status != KVP_OK && e->status != KVP_INFEASIBLE && e->startup.first_refusal < 0;
+}
+
+int fit_eval_report(const kvp_fit_eval *e, bool json) {
+    kvp_error err;
+    kvp_error_clear(&err);
+    err.code = e->status;
+    kvp__strlcpy(err.key, e->key, sizeof err.key);
+    kvp__strlcpy(err.message, e->message, sizeof err.message);
+    return kvp_cli_report_error(&err, json);
+}
+
 const char *fit_gib(uint64_t bytes, char *buf, size_t n) {
     snprintf(buf, n, "%.2f GiB", (double)bytes / 1073741824.0);
     return buf;

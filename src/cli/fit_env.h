@@ -52,6 +52,13 @@ void fit_cli_usage(FILE *out, unsigned command);
 /* What a row shows as its limit: the binding when planned, else the message,
  * "refused at start-up: V-PAR-1: ..." when a start-up rule refused (buf). */
 const char *fit_eval_reason(const kvp_fit_eval *e, char *buf, size_t n);
+/* A point refused for its input (measured memory facts that cannot be true together, a
+ * contradictory setting: any status but KVP_OK and KVP_INFEASIBLE, no start-up rule)
+ * rather than for not fitting. */
+bool fit_eval_bad_input(const kvp_fit_eval *e);
+/* Report such a point as `plan` reports it (one stderr line naming the option; with
+ * `json`, also the error object on stdout) and return its exit status, 2. */
+int fit_eval_report(const kvp_fit_eval *e, bool json);
 /* "1.50 GiB" */
 const char *fit_gib(uint64_t bytes, char *buf, size_t n);
 

@@ -119,6 +119,14 @@ for cmd in plan fit; do
     expect "$cmd-weights-above-device" 2 "kvplan: --weights: the measured weights: 96636764160 B (90.00 GiB), more than the device's 85899345920 B" -- "$KVPLAN" $cmd $M --policy sglang --gpu-mem 80GiB --weights 90GiB
     expect "$cmd-peak-plus-non-torch-above-device" 2 "kvplan: --non-torch: the allocator peak (70.00 GiB) and the memory outside the allocator (11.00 GiB) together exceed" -- "$KVPLAN" $cmd $M --policy vllm --engine-version 0.9.1 --gpu-mem 80GiB --peak 70GiB --non-torch 11GiB
 done
+# sweep (every point refused) and compare (every engine refused) alike.
+expect "sweep-weights-plus-activation-above-device" 2 "kvplan: --activation-peak: the measured weights (70.00 GiB) and activation peak (20.00 GiB) together exceed" -- "$KVPLAN" sweep $M --gpu-mem 80GiB --weights 70GiB --activation-peak 20GiB --over tp=1,2
+expect "compare-weights-above-device" 2 "kvplan: --weights: the measured weights: 96636764160 B (90.00 GiB)" -- "$KVPLAN" compare $M --gpu-mem 80GiB --weights 90GiB
+cases=$((cases + 1))
+"$KVPLAN" sweep $M --gpu-mem 80GiB --weights 70GiB --activation-peak 20GiB --over tp=1,2 --json >"$TMP/out" 2>/dev/null
+python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$TMP/out" || fail "sweep-json-facts: stdout is no longer one JSON document"
+expect "sweep-model-too-big-is-1" 1 "" -- "$KVPLAN" sweep llama-3.1-405b --gpu-mem 80GiB --over tp=1,2
+expect "compare-model-too-big-is-1" 1 "" -- "$KVPLAN" compare llama-3.1-405b --gpu-mem 80GiB
 # fit --json: the error object on stdout, as plan --json writes it.
 cases=$((cases + 1))
 "$KVPLAN" fit $M --policy vllm --gpu-mem 80GiB --weights 70GiB --activation-peak 20GiB --json >"$TMP/out" 2>/dev/null
