@@ -198,8 +198,13 @@ kvp_status kvp_creator_configure_from_facts(kvp_creator *c, const kvp_memory_fac
     mm.used_bytes = used;
     /* The temporary KV cache of the profiling pass was on the device beside the
      * weights: with both, it cannot exceed the rest. */
-    if (estimation_kv_bytes > 0 && (estimation_kv_bytes > m->total_bytes ||
-                                    m->weights_bytes > m->total_bytes - estimation_kv_bytes))
+    /* Estimated weights that alone exceed the device are the plain "does not
+     * fit" answer (exit 1) below, not a contradiction of the inputs. */
+    bool weights_alone_too_big =
+        (m->estimated & KVP_MEM_EST_WEIGHTS) && m->weights_bytes >= m->total_bytes;
+    if (estimation_kv_bytes > 0 && !weights_alone_too_big &&
+        (estimation_kv_bytes > m->total_bytes ||
+         m->weights_bytes > m->total_bytes - estimation_kv_bytes))
         return kvp__fail(err, KVP_CONFIG, NULL, "estimation_kv_bytes",
                          "the temporary KV cache of the profiling pass (%.2f GiB) and the "
                          "weights (%.2f GiB, %s) exceed the device's %.2f GiB: the pass held both",

@@ -136,6 +136,12 @@ grep -qF '{"error": {"code": "KVP_CONFIG", "message": "--activation-peak: the me
     fail "fit-json-facts: stdout is not the error object: $(head -c 300 "$TMP/out")"
 # 405B's ~756 GiB of estimated weights on 80 GiB: the target cannot be met (1), not bad input.
 expect "fit-model-too-big-is-1" 1 "answer:     none: the target cannot be met" -- "$KVPLAN" fit llama-3.1-405b --gpu-mem 80GiB
+# A measured estimation KV beside estimated weights that alone exceed the device
+# (70B: 131.45 GiB on 80 GiB): the model does not fit (1); the two inputs do not
+# contradict each other, the estimate simply has no room.
+expect "plan-estimation-kv-model-too-big-is-1" 1 "" -- "$KVPLAN" plan llama-3.1-70b --policy trtllm --gpu-mem 80GiB --estimation-kv 10GiB
+grep -qF "kvplan: the model does not fit: weights 131.45 GiB (estimated)" "$TMP/err" ||
+    fail "plan-estimation-kv-model-too-big-is-1: stderr: $(head -c 300 "$TMP/err")"
 
 # The options added lately (--cuda-graph-batch-sizes, --cuda-graph-max-bs, --isl,
 # --osl, --max-new-tokens, --enforce-eager, --quantization): each hostile value is
