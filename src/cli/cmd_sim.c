@@ -345,7 +345,11 @@ static int pool_from_plan(const options *o, const kvp_model *m, kvp_pool_config 
         goto done;
     }
     pc->max_sequences = o->max_batch;
-    pc->max_seq_tokens = o->max_model_len;
+    /* The length the engine runs with: the plan's, after its caps (TensorRT-LLM
+     * caps max_seq_len at the model's length, T-LEN-1), not the one asked. */
+    pc->max_seq_tokens = res->point.max_seq_len && res->point.max_seq_len < o->max_model_len
+                             ? res->point.max_seq_len
+                             : o->max_model_len;
     pc->prefix_reuse = !o->no_reuse;
     *promised = res->max_sequences;
     if (*promised == UINT64_MAX) *promised = o->max_batch; /* no pool limits: the slot cap */
@@ -561,6 +565,15 @@ int kvp_cmd_sim(int argc, char **argv) {
      * refuse a deployment the engine would not start (exit 1, the rule named). */
     if (!o.have_blocks && (exit_code = pool_from_plan(&o, m, &pc, &promised, &err)) != 0)
         goto out;
+    /* The replay runs at the plan's length (pc.max_seq_tokens: after the
+     * engine's caps, T-LEN-1), and so do the servers' default max_new_tokens. */
+    if (!o.have_blocks) o.max_model_len = pc.max_seq_tokens;
+    if (o.max_new_tokens > o.max_model_len) {
+        exit_code = kvp_cli_fail("--max-new-tokens %llu is above the planned max_model_len %llu",
+                                 (unsigned long long)o.max_new_tokens,
+                                 (unsigned long long)o.max_model_len);
+        goto out;
+    }
     if (kvp_cost_compute(m, &o.cost, &c, &err) != KVP_OK) {
         exit_code = kvp_cli_report_error(&err, o.json);
         goto out;
