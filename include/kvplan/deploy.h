@@ -151,12 +151,20 @@ typedef struct kvp_deployment {
      * environment and the rules switched off. startup.policy is not read: the
      * pipeline fills it with the settings the point plans. */
     kvp_startup_settings startup;
+    /* Every allocation of kvp_deploy_plan, the fit and the sweep on this
+     * deployment goes through it (borrowed; NULL = the model's allocator,
+     * kvp_model_allocator, libc when the model has none). Their scratch memory
+     * is freed before they return. */
+    const kvp_allocator *alc;
 } kvp_deployment;
 
 /* Defaults: trtllm, CUDA graphs up to batch 128 (as `kvplan plan`), the
  * policies' defaults (kvp_policy_settings_default), the start-up defaults
  * (kvp_startup_settings_default: no GPU named). */
 KVP_API kvp_deployment kvp_deployment_default(void);
+/* The allocator planning `deployment` allocates through: deployment->alc, else
+ * the model's (kvp_model_allocator); NULL = libc. */
+KVP_API const kvp_allocator *kvp_deployment_allocator(const kvp_deployment *deployment);
 
 /* The one step from a command's settings to the deployment it plans (every
  * command and binding takes it, so a start-up field added later reaches them
@@ -297,6 +305,9 @@ typedef struct kvp_deploy_result {
 /* A zeroed result on the heap (it is large: use one per worker and reuse it).
  * NULL when out of memory. Free with kvp_deploy_result_free. */
 KVP_API kvp_deploy_result *kvp_deploy_result_new(void);
+/* The same through `alc` (borrowed, copied into the result's block; NULL = libc);
+ * kvp_deploy_result_free gives it back to the same allocator. */
+KVP_API kvp_deploy_result *kvp_deploy_result_new_with(const kvp_allocator *alc);
 /* NULL is a no-op. */
 KVP_API void kvp_deploy_result_free(kvp_deploy_result *result);
 

@@ -168,6 +168,10 @@ KVP_API void kvp_model_free(kvp_model *model);
 
 /* Display name (catalogue name or file path); never NULL, owned by the model. */
 KVP_API const char *kvp_model_name(const kvp_model *model);
+/* The allocator the model was built with (borrowed; NULL = libc). Planning on
+ * the model allocates through it unless the settings name their own
+ * (kvp_deployment.alc, kvp_policy_settings.alc). */
+KVP_API const kvp_allocator *kvp_model_allocator(const kvp_model *model);
 /* Architecture facts; pointer owned by the model. */
 KVP_API const kvp_model_info *kvp_model_get_info(const kvp_model *model);
 /* Number of layer cache records, and record i (0 <= i < count). */

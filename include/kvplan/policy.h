@@ -96,6 +96,11 @@ typedef struct kvp_policy_settings {
     int swa_full;                   /* -1 = default (CLI: false), 0, 1 */
     uint32_t n_ubatch, n_batch;     /* 0 = 512 / 2048 */
     int flash_attn;                 /* -1 = auto, 0 off, 1 on */
+
+    /* kvp_policy_plan's scratch memory (freed before it returns) comes from it:
+     * borrowed; NULL = the model's allocator (kvp_model_allocator), libc when
+     * the model has none. kvp_deploy_plan sets it to the deployment's. */
+    const kvp_allocator *alc;
 } kvp_policy_settings;
 
 KVP_API kvp_policy_settings kvp_policy_settings_default(void);

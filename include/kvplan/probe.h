@@ -24,6 +24,7 @@
 
 #include "kvplan/error.h"
 #include "kvplan/gpu.h"
+#include "kvplan/types.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -33,12 +34,14 @@ extern "C" {
 #define KVP_PROBE_MAX_PROCESSES 16
 
 /* The platform seam. Zero-initialised fields take the real value (dlopen,
- * dlsym, dlclose, "/sys"). */
+ * dlsym, dlclose, "/sys", libc). */
 typedef struct kvp_probe_seam {
     void *(*dlopen_fn)(const char *file, int flags);
     void *(*dlsym_fn)(void *handle, const char *symbol);
     int (*dlclose_fn)(void *handle);
     const char *sysfs_root;
+    const kvp_allocator *alc; /* the probe's scratch memory (sysfs reads, the device
+                                 list of kvp_probe_device_seam); borrowed; NULL = libc */
 } kvp_probe_seam;
 
 typedef struct kvp_probe_process {

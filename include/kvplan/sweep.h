@@ -40,6 +40,9 @@ typedef struct kvp_sweep_grid kvp_sweep_grid;
 /* An empty grid; NULL when out of memory. Free with kvp_sweep_grid_free
  * (NULL is a no-op). */
 KVP_API kvp_sweep_grid *kvp_sweep_grid_new(void);
+/* The same with every allocation of the grid through `alc` (copied; its ctx
+ * must outlive the grid; NULL = libc). */
+KVP_API kvp_sweep_grid *kvp_sweep_grid_new_with(const kvp_allocator *alc);
 KVP_API void kvp_sweep_grid_free(kvp_sweep_grid *grid);
 
 /* Add the axis `spec` ("tp=1,2,4"). */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "bind_internal.h"
+#include "json_error.h"
 #include "util.h"
 
 static json_t *juint(uint64_t v) { return json_integer((json_int_t)v); }
@@ -121,7 +122,7 @@ kvp_status kvp__cost_json_text(const kvp_model *m, const kvp_cost_settings *s, c
     json_object_set_new(o, "warnings", w);
     kvp_status st = layers ? layers_json(m, s, o, err) : KVP_OK;
     if (st == KVP_OK) {
-        *out = json_dumps(o, KVP__JSON_FLAGS);
+        *out = kvp__json_dump(o, KVP__JSON_FLAGS, NULL);
         if (!*out) st = kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory writing the cost JSON");
     }
     json_decref(o);

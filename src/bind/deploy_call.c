@@ -299,7 +299,9 @@ static kvp_status call_fit(const json_t *req, const kvp__json_call_opts *o, char
     if (st == KVP_OK && f.req.solve_for == KVP_FIT_CONCURRENCY && f.has_conc)
         st = bad(err, KVP_INVALID_ARG, "concurrency", "solve concurrency leaves concurrency free: drop it");
     kvp_fit_answer *ans = NULL;
-    if (st == KVP_OK && !(ans = calloc(1, sizeof *ans)))
+    /* kvp_json_call takes no allocator: the deployment's (its model's, libc). */
+    const kvp_allocator *alc = st == KVP_OK ? kvp_deployment_allocator(d) : NULL;
+    if (st == KVP_OK && !(ans = kvp__calloc(alc, 1, sizeof *ans)))
         st = kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
     if (st == KVP_OK) {
         f.req.base = d->point;
@@ -309,7 +311,7 @@ static kvp_status call_fit(const json_t *req, const kvp__json_call_opts *o, char
         kvp_render_input in = {c.model, c.gpu_known ? c.gpu.name : NULL, NULL, NULL, 0, NULL, NULL};
         st = kvp_render_fit_json(&in, &f.req, ans, out, err);
     }
-    free(ans);
+    kvp__free(alc, ans);
     call_free(&c);
     return st;
 }
@@ -373,7 +375,8 @@ static kvp_status call_compare(const json_t *req, const kvp__json_call_opts *o, 
                  "compare keeps each engine's own KV dtype spelling: drop kv_dtype or give one "
                  "engine in policies");
     kvp_fit_eval *ev = NULL;
-    if (st == KVP_OK && !(ev = calloc(co.n, sizeof *ev)))
+    const kvp_allocator *alc = st == KVP_OK ? kvp_deployment_allocator(d) : NULL;
+    if (st == KVP_OK && !(ev = kvp__calloc(alc, co.n, sizeof *ev)))
         st = kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
     for (size_t k = 0; st == KVP_OK && k < co.n; k++) {
         kvp_fit_point p = d->point;
@@ -384,7 +387,7 @@ static kvp_status call_compare(const json_t *req, const kvp__json_call_opts *o, 
         kvp_render_input in = {c.model, c.gpu_known ? c.gpu.name : NULL, NULL, NULL, 0, NULL, NULL};
         st = kvp_render_compare_json(&in, ev, co.n, out, err);
     }
-    free(ev);
+    kvp__free(alc, ev);
     call_free(&c);
     return st;
 }

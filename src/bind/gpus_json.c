@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "bind_internal.h"
+#include "json_error.h"
 #include "render_internal.h"
 #include "util.h"
 
@@ -32,7 +33,8 @@ json_t *kvp__gpu_json(const kvp_gpu_info *g, bool live) {
 
 kvp_status kvp__gpus_catalog_json_text(const char *catalog_path, char **out, kvp_error *err) {
     *out = NULL;
-    kvp_gpu_info *list = malloc(KVP__GPU_LIST_MAX * sizeof *list);
+    /* kvp_json_call takes no allocator: libc, through the one allocation path. */
+    kvp_gpu_info *list = kvp__calloc(NULL, KVP__GPU_LIST_MAX, sizeof *list);
     if (!list) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory listing the GPUs");
     size_t n = 0;
     kvp_status st = kvp_gpu_catalog_list_in(catalog_path, list, KVP__GPU_LIST_MAX, &n, err);
@@ -41,10 +43,10 @@ kvp_status kvp__gpus_catalog_json_text(const char *catalog_path, char **out, kvp
         json_t *root = kvp__json_document(), *arr = json_array();
         for (size_t i = 0; i < n; i++) json_array_append_new(arr, kvp__gpu_json(&list[i], false));
         json_object_set_new(root, "gpus", arr);
-        *out = json_dumps(root, KVP__JSON_FLAGS);
+        *out = kvp__json_dump(root, KVP__JSON_FLAGS, NULL);
         json_decref(root);
         if (!*out) st = kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory writing the GPUs");
     }
-    free(list);
+    kvp__free(NULL, list);
     return st;
 }

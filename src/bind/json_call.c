@@ -16,7 +16,7 @@
 
 const char *kvp_json_commands(void) { return "cost models gpus plan fit compare sweep"; }
 
-void kvp_json_free(char *json) { free(json); }
+void kvp_json_free(char *json) { kvp__free(NULL, json); }
 
 /* Fail naming request key KEY as a JSON pointer; the message starts with fmt. */
 static kvp_status bad_key(kvp_error *err, kvp_status code, const char *key, const char *fmt, ...)
@@ -183,7 +183,7 @@ kvp_status kvp__json_call_with(const char *command, const char *request_json,
                        command, kvp_json_commands(), command);
     json_decref(req);
     if (st != KVP_OK && *out_json) {
-        free(*out_json);
+        kvp_json_free(*out_json);
         *out_json = NULL;
     }
     return st;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "bind_internal.h"
+#include "json_error.h"
 #include "util.h"
 
 /* Case-insensitive substring. */
@@ -52,7 +53,7 @@ kvp_status kvp__models_json_text(const char *filter, char **out, size_t *matched
                                        kvp_catalog_alias_of(i)));
         (*matched)++;
     }
-    *out = json_dumps(a, KVP__JSON_FLAGS);
+    *out = kvp__json_dump(a, KVP__JSON_FLAGS, NULL);
     json_decref(a);
     if (!*out) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory writing the catalogue");
     return KVP_OK;

@@ -21,11 +21,11 @@ static kvp_status from_config(const json_t *config, kvp_model **out, kvp_error *
                          "expected a config.json object, found %s",
                          kvp__json_type_name(config));
     /* The object's text goes through the model's one reader, as a file's would. */
-    char *text = json_dumps(config, JSON_COMPACT);
+    char *text = kvp__json_dump(config, JSON_COMPACT, NULL);
     if (!text) return kvp__fail(err, KVP_NOMEM, NULL, "/config", "out of memory reading config");
     kvp_status st = kvp_model_from_hf_json(text, strlen(text), KVP__INLINE_CONFIG_NAME, NULL, out,
                                            err);
-    free(text);
+    kvp__free(NULL, text);
     return st;
 }
 

@@ -177,6 +177,7 @@ static kvp_status expert_sharding(const kvp_model *model, const kvp__arch_opts *
 kvp_status kvp__arch_read(const kvp_model *model, const kvp__arch_opts *opts, kvp__arch *a,
                           kvp_error *err) {
     memset(a, 0, sizeof *a);
+    a->alc = opts->alc;
     a->gguf_ftype = -1;
     const kvp_model_info *info = kvp_model_get_info(model);
     const kvp_weight_facts *w = &kvp_model_get_facts(model)->weights;
@@ -246,7 +247,7 @@ kvp_status kvp__arch_read(const kvp_model *model, const kvp__arch_opts *opts, kv
                  a);
     kvp_status st = expert_sharding(model, opts, a, err);
     if (st != KVP_OK) return st;
-    a->layer = kvp__calloc(NULL, a->layers, sizeof *a->layer);
+    a->layer = kvp__calloc(a->alc, a->layers, sizeof *a->layer);
     if (!a->layer)
         return kvp__fail(err, KVP_NOMEM, file, NULL, "out of memory (%u layers)", a->layers);
     read_layers(model, w, a);
@@ -267,6 +268,6 @@ kvp_status kvp__arch_read(const kvp_model *model, const kvp__arch_opts *opts, kv
 
 void kvp__arch_free(kvp__arch *arch) {
     if (!arch) return;
-    kvp__free(NULL, arch->layer);
+    kvp__free(arch->alc, arch->layer);
     arch->layer = NULL;
 }

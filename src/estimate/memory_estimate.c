@@ -246,6 +246,7 @@ kvp_status kvp_weights_estimate(const kvp_model *model, kvp_dtype weights_dtype,
     kvp__arch_opts o;
     memset(&o, 0, sizeof o);
     o.weights_dtype = weights_dtype;
+    o.alc = kvp_model_allocator(model);
     kvp_status st = kvp__arch_read(model, &o, &a, err);
     if (st != KVP_OK) return st;
     uint64_t p[KVP__W_COUNT];
@@ -290,6 +291,7 @@ kvp_status kvp_memory_estimate_detail(const kvp_model *model, const kvp_estimate
     o.expert_ranks = s->expert_ranks;
     o.ep = s->ep;
     o.expert_inter_align = s->expert_inter_align;
+    o.alc = s->alc ? s->alc : kvp_model_allocator(model);
     if (s->quantization && *s->quantization) {
         kvp_status qs = kvp_weight_format_for_model(model, s->quantization, &fmt, err);
         if (qs != KVP_OK) return qs;
@@ -325,7 +327,7 @@ kvp_status kvp_memory_estimate_detail(const kvp_model *model, const kvp_estimate
     if (s->model_dir && *s->model_dir) {
         uint64_t exact = 0;
         char src[96];
-        st = kvp_safetensors_dir_bytes(s->model_dir, &exact, src, sizeof src, err);
+        st = kvp_safetensors_dir_bytes_with(s->model_dir, o.alc, &exact, src, sizeof src, err);
         if (st != KVP_OK && st != KVP_NOT_FOUND) goto done;
         if (st == KVP_NOT_FOUND && err) kvp_error_clear(err); /* no checkpoint: estimate */
         if (st == KVP_OK && exact > 0) {

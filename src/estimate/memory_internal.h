@@ -103,6 +103,7 @@ typedef struct kvp__arch_opts {
     const kvp_weight_format *format;  /* --quantization; NULL = the checkpoint's */
     uint32_t expert_ranks, ep;        /* kvp_estimate_settings; 0 = tp / 1 */
     uint32_t expert_inter_align;      /* mxfp4 expert padding; 0 = none */
+    const kvp_allocator *alc;         /* the layer array's allocator; NULL = libc */
 } kvp__arch_opts;
 
 typedef struct kvp__arch {
@@ -110,7 +111,8 @@ typedef struct kvp__arch {
     const char *source; /* kvp_model_name(): the file errors name; owned by the model */
     uint64_t hidden, vocab;
     uint32_t layers;
-    kvp__layer_arch *layer; /* [layers], owned (kvp__free with the model's allocator) */
+    kvp__layer_arch *layer; /* [layers], owned (kvp__free with alc) */
+    const kvp_allocator *alc; /* kvp__arch_opts.alc, borrowed */
     bool tied, gated_mlp, gated_experts, attn_output_gate;
     /* MoE */
     uint32_t experts, topk;

@@ -22,6 +22,7 @@ static bool key_of(const kvp_estimate_settings *s, kvp_estimate_settings *key, c
     memcpy(key, s, sizeof *key);
     key->model_dir = NULL;
     key->quantization = NULL;
+    key->alc = NULL; /* where the scratch comes from changes no figure */
     key->max_seq_len = kvp__dummy_request_tokens(s, kvp__estimate_tokens(s));
     memcpy(dir, d, nd + 1);
     memcpy(quant, q, nq + 1);

@@ -111,10 +111,10 @@ static void describe_eval(const kvp_fit_eval *e, char *buf, size_t n) {
 }
 
 /* A search over `req`'s base point inside `run` (NULL when out of memory;
- * free with kvp__free). */
+ * free with kvp__free(kvp_deployment_allocator(env), ...)). */
 static search_ctx *search_new(const kvp_fit_env *env, kvp__deploy_run *run,
                               const kvp_fit_request *req) {
-    search_ctx *c = kvp__calloc(NULL, 1, sizeof *c);
+    search_ctx *c = kvp__calloc(kvp_deployment_allocator(env), 1, sizeof *c);
     if (!c) return NULL;
     c->env = env;
     c->run = run;
@@ -192,7 +192,7 @@ static kvp_status solve_len(const kvp_fit_env *env, kvp__deploy_run *run,
                              : "");
         }
     }
-    kvp__free(NULL, c);
+    kvp__free(kvp_deployment_allocator(env), c);
     return st;
 }
 
@@ -223,7 +223,7 @@ static kvp_status solve_count(const kvp_fit_env *env, kvp__deploy_run *run,
                 snprintf(out->best, sizeof out->best, "no sequence fits: %s", s.limited_by);
         }
     }
-    kvp__free(NULL, c);
+    kvp__free(kvp_deployment_allocator(env), c);
     return st;
 }
 
@@ -232,7 +232,7 @@ static kvp_status solve_parallel(const kvp_fit_env *env, kvp__deploy_run *run,
                                  const kvp_fit_request *req, kvp_fit_answer *out, kvp_error *err) {
     uint32_t gpus = req->gpus ? req->gpus : 8;
     uint64_t conc = req->concurrency ? req->concurrency : 1;
-    kvp_fit_eval *e = kvp__calloc(NULL, 1, sizeof *e);
+    kvp_fit_eval *e = kvp__calloc(kvp_deployment_allocator(env), 1, sizeof *e);
     if (!e) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
     char prev_why[KVP_FIT_REASON_MAX] = "";
     char prev_name[32] = "";
@@ -248,7 +248,7 @@ static kvp_status solve_parallel(const kvp_fit_env *env, kvp__deploy_run *run,
             bool serves = false;
             kvp_status st = candidate(env, run, p, conc, e, out, &serves, why, sizeof why, err);
             if (st != KVP_OK) {
-                kvp__free(NULL, e);
+                kvp__free(kvp_deployment_allocator(env), e);
                 return st;
             }
             if (serves) {
@@ -278,7 +278,7 @@ static kvp_status solve_parallel(const kvp_fit_env *env, kvp__deploy_run *run,
         snprintf(out->best, sizeof out->best, "the most parallel setting on %u GPUs: %s", gpus,
                  any ? d : "no candidate");
     }
-    kvp__free(NULL, e);
+    kvp__free(kvp_deployment_allocator(env), e);
     return KVP_OK;
 }
 
@@ -299,7 +299,7 @@ static kvp_status solve_dtype(const kvp_fit_env *env, kvp__deploy_run *run,
         }
     }
     uint64_t conc = req->concurrency ? req->concurrency : 1;
-    kvp_fit_eval *e = kvp__calloc(NULL, 1, sizeof *e);
+    kvp_fit_eval *e = kvp__calloc(kvp_deployment_allocator(env), 1, sizeof *e);
     if (!e) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
     char prev_why[KVP_FIT_REASON_MAX] = "", prev[32] = "";
     for (size_t i = 0; i < count && !out->found; i++) {
@@ -310,7 +310,7 @@ static kvp_status solve_dtype(const kvp_fit_env *env, kvp__deploy_run *run,
         bool serves = false;
         kvp_status st = candidate(env, run, p, conc, e, out, &serves, why, sizeof why, err);
         if (st != KVP_OK) {
-            kvp__free(NULL, e);
+            kvp__free(kvp_deployment_allocator(env), e);
             return st;
         }
         out->at = *e;
@@ -335,7 +335,7 @@ static kvp_status solve_dtype(const kvp_fit_env *env, kvp__deploy_run *run,
         describe_eval(&out->at, d, sizeof d);
         snprintf(out->best, sizeof out->best, "the narrowest dtype gives %s", d);
     }
-    kvp__free(NULL, e);
+    kvp__free(kvp_deployment_allocator(env), e);
     return KVP_OK;
 }
 
@@ -347,7 +347,7 @@ kvp_status kvp_fit_solve(const kvp_fit_env *env, const kvp_fit_request *req, kvp
     out->solved_for = req->solve_for;
     /* Every step of the solve in one pipeline run: a bisection's lengths share
      * the memory estimate (fit_internal.h), every number as planned alone. */
-    kvp__deploy_run *run = kvp__deploy_run_new();
+    kvp__deploy_run *run = kvp__deploy_run_new(kvp_deployment_allocator(env));
     if (!run) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
     kvp_status st;
     switch (req->solve_for) {

@@ -26,7 +26,11 @@ typedef struct axis {
 
 struct kvp_sweep_grid {
     axis axes[AX_COUNT];
+    kvp_allocator alc; /* copy of the caller's (borrowed context) */
+    bool has_alc;
 };
+
+static const kvp_allocator *grid_alc(const kvp_sweep_grid *g) { return g->has_alc ? &g->alc : NULL; }
 
 static kvp_status bad(kvp_error *err, const char *fmt, ...) KVP_PRINTF(2, 3);
 static kvp_status bad(kvp_error *err, const char *fmt, ...) {
@@ -38,15 +42,27 @@ static kvp_status bad(kvp_error *err, const char *fmt, ...) {
     return st;
 }
 
-kvp_sweep_grid *kvp_sweep_grid_new(void) { return calloc(1, sizeof(kvp_sweep_grid)); }
+kvp_sweep_grid *kvp_sweep_grid_new(void) { return kvp_sweep_grid_new_with(NULL); }
+
+/* Owned by the caller: kvp_sweep_grid_free. */
+kvp_sweep_grid *kvp_sweep_grid_new_with(const kvp_allocator *alc) {
+    kvp_sweep_grid *g = kvp__calloc(alc, 1, sizeof *g);
+    if (g && alc) {
+        g->alc = *alc;
+        g->has_alc = true;
+    }
+    return g;
+}
 
 void kvp_sweep_grid_free(kvp_sweep_grid *g) {
     if (!g) return;
+    kvp_allocator copy = g->alc; /* the grid holding it is freed last */
+    const kvp_allocator *alc = g->has_alc ? &copy : NULL;
     for (int k = 0; k < AX_COUNT; k++) {
-        free(g->axes[k].text);
-        free(g->axes[k].num);
+        kvp__free(alc, g->axes[k].text);
+        kvp__free(alc, g->axes[k].num);
     }
-    free(g);
+    kvp__free(alc, g);
 }
 
 static bool axis_key(const char *k, axis_kind *out) {
@@ -117,7 +133,8 @@ static kvp_status numeric_list(const char *key, const char *list, uint64_t *out,
     return KVP_OK;
 }
 
-static kvp_status text_list(const char *key, axis_kind k, const char *list, axis *a, kvp_error *err) {
+static kvp_status text_list(const char *key, axis_kind k, const char *list, axis *a,
+                            const kvp_allocator *alc, kvp_error *err) {
     char tmp[4096];
     kvp__strlcpy(tmp, list, sizeof tmp);
     size_t count = 0;
@@ -125,7 +142,7 @@ static kvp_status text_list(const char *key, axis_kind k, const char *list, axis
     for (char *it = strtok_r(tmp, ",", &save); it; it = strtok_r(NULL, ",", &save)) count++;
     if (count == 0) return bad(err, "over %s has no values", key);
     if (count > MAX_LIST) return bad(err, "over %s: more than %d values", key, MAX_LIST);
-    a->text = calloc(count, sizeof *a->text);
+    a->text = kvp__calloc(alc, count, sizeof *a->text);
     if (!a->text) return kvp__fail(err, KVP_NOMEM, NULL, "over", "out of memory");
     kvp__strlcpy(tmp, list, sizeof tmp);
     save = NULL;
@@ -141,15 +158,16 @@ static kvp_status text_list(const char *key, axis_kind k, const char *list, axis
     return KVP_OK;
 }
 
-static kvp_status parse_values(const char *key, axis_kind k, const char *vals, axis *a, kvp_error *err) {
+static kvp_status parse_values(const char *key, axis_kind k, const char *vals, axis *a,
+                               const kvp_allocator *alc, kvp_error *err) {
     if (strlen(vals) > 4000) return bad(err, "over %s: the list is too long", key);
-    if (k == AX_POLICY || k == AX_KV_DTYPE) return text_list(key, k, vals, a, err);
+    if (k == AX_POLICY || k == AX_KV_DTYPE) return text_list(key, k, vals, a, alc, err);
     size_t count = 0;
     kvp_status st = numeric_list(key, vals, NULL, 0, &count, err);
     if (st) return st;
     if (count == 0) return bad(err, "over %s has no values", key);
     if (count > KVP_SWEEP_MAX_PLANS) return bad(err, "over %s: more than %u values", key, KVP_SWEEP_MAX_PLANS);
-    a->num = calloc(count, sizeof *a->num);
+    a->num = kvp__calloc(alc, count, sizeof *a->num);
     if (!a->num) return kvp__fail(err, KVP_NOMEM, NULL, "over", "out of memory");
     size_t got = 0;
     if ((st = numeric_list(key, vals, a->num, count, &got, err))) return st;
@@ -177,10 +195,10 @@ kvp_status kvp_sweep_grid_over(kvp_sweep_grid *g, const char *spec, kvp_error *e
     /* Parsed aside: a spec that fails leaves the grid as it was. */
     axis a;
     memset(&a, 0, sizeof a);
-    kvp_status st = parse_values(key, k, eq + 1, &a, err);
+    kvp_status st = parse_values(key, k, eq + 1, &a, grid_alc(g), err);
     if (st != KVP_OK) {
-        free(a.text);
-        free(a.num);
+        kvp__free(grid_alc(g), a.text);
+        kvp__free(grid_alc(g), a.num);
         return st;
     }
     a.used = true;

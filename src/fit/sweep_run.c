@@ -15,9 +15,11 @@ kvp_status kvp_sweep_run(const kvp_sweep_grid *grid, const kvp_fit_env *env, con
     if (st) return st;
     /* One result for every row (it is large: kvp_deploy_result_new), and one
      * pipeline run: what the rows share (the memory estimate, the start-up
-     * gate's scratch) is derived once, not once a row (issue 12 item 9). */
-    kvp_fit_eval *e = kvp_deploy_result_new();
-    kvp__deploy_run *run = kvp__deploy_run_new();
+     * gate's scratch) is derived once, not once a row (issue 12 item 9). Both
+     * through the deployment's allocator. */
+    const kvp_allocator *alc = kvp_deployment_allocator(env);
+    kvp_fit_eval *e = kvp_deploy_result_new_with(alc);
+    kvp__deploy_run *run = kvp__deploy_run_new(alc);
     if (!e || !run) st = kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
     for (uint64_t i = 0; st == KVP_OK && i < count; i++) {
         kvp_fit_point p;

@@ -222,11 +222,6 @@ kvp_status kvp_model_from_catalog(const char *name, const kvp_allocator *alc, kv
                      hint);
 }
 
-/* Resolver hook for names that are neither paths nor catalogue entries (the
- * local Hugging Face cache), implemented in hf_cache.c. */
-kvp_status kvp__model_resolve_extra(const char *name, char *path_out, size_t path_size,
-                                    kvp_error *err);
-
 kvp_status kvp_model_open(const char *name_or_path, const kvp_allocator *alc, kvp_model **out,
                           kvp_error *err) {
     *out = NULL;
@@ -245,7 +240,7 @@ kvp_status kvp_model_open(const char *name_or_path, const kvp_allocator *alc, kv
     if (e) return open_entry(e, alc, out, err);
     {
         char path[4096];
-        kvp_status s = kvp__model_resolve_extra(name_or_path, path, sizeof path, err);
+        kvp_status s = kvp__model_resolve_extra(name_or_path, alc, path, sizeof path, err);
         if (s == KVP_OK) return kvp_model_from_hf_file(path, alc, out, err);
         if (s != KVP_NOT_FOUND) return s;
     }

@@ -297,6 +297,7 @@ kvp_status kvp_subconfig_from_json(const char *text, size_t len, const char *nam
     *found = false;
     memset(out, 0, sizeof *out);
     json_t *root = NULL;
+    /* No handle and no allocator argument: the scratch below is libc's. */
     kvp_status st = kvp__config_parse(text, len, name, NULL, &root, err);
     if (st) return st;
     kvp_subconfig_facts *all = json_is_object(root) ? kvp__calloc(NULL, MAX_SUBCONFIGS, sizeof *all)

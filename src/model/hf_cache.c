@@ -24,9 +24,6 @@
 
 #include "model_internal.h"
 
-kvp_status kvp__model_resolve_extra(const char *name, char *path_out, size_t path_size,
-                                    kvp_error *err);
-
 #define HF_PATH_MAX 4096
 #define HF_MAX_SNAPSHOTS 10000
 
@@ -76,8 +73,8 @@ static kvp_status check_config(const char *path, kvp_error *err) {
     return KVP_NOT_FOUND;
 }
 
-static kvp_status from_ref(const char *repo, char *out, size_t size, bool *used,
-                           kvp_error *err) {
+static kvp_status from_ref(const char *repo, const kvp_allocator *alc, char *out, size_t size,
+                           bool *used, kvp_error *err) {
     *used = false;
     char ref_path[HF_PATH_MAX];
     if (snprintf(ref_path, sizeof ref_path, "%s/refs/main", repo) >= (int)sizeof ref_path)
@@ -86,12 +83,12 @@ static kvp_status from_ref(const char *repo, char *out, size_t size, bool *used,
     if (stat(ref_path, &ref_sb) != 0 && errno == ENOENT)
         return KVP_OK; /* no refs/main: fall back to the snapshots */
     char *text = NULL;
-    kvp_status rst = kvp__read_file(ref_path, 4096, NULL, &text, NULL, err);
+    kvp_status rst = kvp__read_file(ref_path, 4096, alc, &text, NULL, err);
     if (rst != KVP_OK) return rst;
     char hash[128] = "";
     bool ok = text[0] != '\0';
     kvp__strlcpy(hash, text, sizeof hash);
-    kvp__free(NULL, text);
+    kvp__free(alc, text);
     hash[strcspn(hash, " \t\r\n")] = '\0';
     if (!ok || !hash[0] || strchr(hash, '/') || strstr(hash, ".."))
         return kvp__fail(err, KVP_IO, ref_path, NULL,
@@ -164,8 +161,8 @@ static kvp_status newest_snapshot(const char *repo, char *out, size_t size, kvp_
                      strstr(repo, "models--") ? strstr(repo, "models--") + 8 : repo);
 }
 
-kvp_status kvp__model_resolve_extra(const char *name, char *path_out, size_t path_size,
-                                    kvp_error *err) {
+kvp_status kvp__model_resolve_extra(const char *name, const kvp_allocator *alc, char *path_out,
+                                    size_t path_size, kvp_error *err) {
     if (path_size) path_out[0] = '\0';
     if (!name || !is_hf_id(name)) return KVP_NOT_FOUND;
     char root[HF_PATH_MAX];
@@ -191,7 +188,7 @@ kvp_status kvp__model_resolve_extra(const char *name, char *path_out, size_t pat
     }
     if (!S_ISDIR(sb.st_mode)) return kvp__fail(err, KVP_IO, repo, name, "not a folder");
     bool used = false;
-    kvp_status st = from_ref(repo, path_out, path_size, &used, err);
+    kvp_status st = from_ref(repo, alc, path_out, path_size, &used, err);
     if (st != KVP_OK || used) return st;
     return newest_snapshot(repo, path_out, path_size, err);
 }

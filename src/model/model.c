@@ -23,6 +23,10 @@ const kvp_allocator *kvp__model_alc(const kvp_model *model) {
     return model->has_alc ? &model->alc : NULL;
 }
 
+const kvp_allocator *kvp_model_allocator(const kvp_model *model) {
+    return model ? kvp__model_alc(model) : NULL;
+}
+
 kvp_layer_cache kvp_indexer_cache(uint32_t layer, uint32_t index_head_dim) {
     kvp_layer_cache ix;
     memset(&ix, 0, sizeof ix);

@@ -65,6 +65,12 @@ uint64_t kvp__model_config_parse_count(void);
 uint64_t kvp__model_load_count(void);
 void kvp__model_count_load(void);
 
+/* Resolver for names that are neither paths nor catalogue entries (the local
+ * Hugging Face cache, hf_cache.c): the config path into path_out, KVP_NOT_FOUND
+ * when the name is not there. Scratch through `alc` (NULL = libc). */
+kvp_status kvp__model_resolve_extra(const char *name, const kvp_allocator *alc, char *path_out,
+                                    size_t path_size, kvp_error *err);
+
 /* New empty model named `name`; NULL on allocation failure. */
 kvp_model *kvp__model_new(const kvp_allocator *alc, const char *name);
 /* Append one layer cache record; KVP_NOMEM on failure. */

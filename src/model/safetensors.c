@@ -102,8 +102,10 @@ static kvp_status check_tiling(st_span *spans, size_t n, uint64_t data_size, uin
     return KVP_OK;
 }
 
-kvp_status kvp_safetensors_parse(const uint8_t *buf, size_t len, uint64_t file_size,
-                                 const char *name, kvp_safetensors_summary *out, kvp_error *err) {
+/* The header parse with its span table through `alc` (NULL = libc). */
+static kvp_status parse_with(const uint8_t *buf, size_t len, uint64_t file_size, const char *name,
+                             const kvp_allocator *alc, kvp_safetensors_summary *out,
+                             kvp_error *err) {
     if (!name) name = "<memory>";
     if (!out) return kvp__fail(err, KVP_INVALID_ARG, name, NULL, "NULL output");
     memset(out, 0, sizeof *out);
@@ -178,7 +180,7 @@ kvp_status kvp_safetensors_parse(const uint8_t *buf, size_t len, uint64_t file_s
         goto done;
     }
     size_t n_spans = 0;
-    spans = kvp__calloc(NULL, json_object_size(root) ? json_object_size(root) : 1, sizeof *spans);
+    spans = kvp__calloc(alc, json_object_size(root) ? json_object_size(root) : 1, sizeof *spans);
     if (!spans) {
         st = kvp__fail(err, KVP_NOMEM, name, NULL, "out of memory for %zu tensors",
                        json_object_size(root));
@@ -282,7 +284,7 @@ kvp_status kvp_safetensors_parse(const uint8_t *buf, size_t len, uint64_t file_s
     }
     st = check_tiling(spans, n_spans, data_size, n, name, err);
 done:
-    kvp__free(NULL, spans);
+    kvp__free(alc, spans);
     json_decref(root);
     if (st != KVP_OK) {
         uint64_t hb = out->header_bytes, db = out->data_bytes;
@@ -293,7 +295,14 @@ done:
     return st;
 }
 
-kvp_status kvp_safetensors_read(const char *path, kvp_safetensors_summary *out, kvp_error *err) {
+kvp_status kvp_safetensors_parse(const uint8_t *buf, size_t len, uint64_t file_size,
+                                 const char *name, kvp_safetensors_summary *out, kvp_error *err) {
+    return parse_with(buf, len, file_size, name, NULL, out, err);
+}
+
+/* kvp_safetensors_read through `alc` (NULL = libc). */
+static kvp_status read_with(const char *path, const kvp_allocator *alc,
+                            kvp_safetensors_summary *out, kvp_error *err) {
     if (!path || !out) return kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "NULL argument");
     memset(out, 0, sizeof *out);
     /* Only the header is read; N is bounded below before anything is allocated. */
@@ -308,9 +317,9 @@ kvp_status kvp_safetensors_read(const char *path, kvp_safetensors_summary *out, 
     /* Bound N against the file and the limit before allocating. */
     if (got < 8 || n > size - 8 || n > KVP_SAFETENSORS_MAX_HEADER) {
         fclose(f);
-        return kvp_safetensors_parse(head, got, size, path, out, err);
+        return parse_with(head, got, size, path, alc, out, err);
     }
-    uint8_t *buf = kvp__malloc(NULL, (size_t)n + 8);
+    uint8_t *buf = kvp__malloc(alc, (size_t)n + 8);
     if (!buf) {
         fclose(f);
         return kvp__fail(err, KVP_NOMEM, path, NULL, "out of memory for a %llu-byte header",
@@ -319,9 +328,13 @@ kvp_status kvp_safetensors_read(const char *path, kvp_safetensors_summary *out, 
     memcpy(buf, head, 8);
     size_t body = fread(buf + 8, 1, (size_t)n, f);
     fclose(f);
-    kvp_status st = kvp_safetensors_parse(buf, 8 + body, size, path, out, err);
-    kvp__free(NULL, buf);
+    kvp_status st = parse_with(buf, 8 + body, size, path, alc, out, err);
+    kvp__free(alc, buf);
     return st;
+}
+
+kvp_status kvp_safetensors_read(const char *path, kvp_safetensors_summary *out, kvp_error *err) {
+    return read_with(path, NULL, out, err);
 }
 
 static bool ends_with(const char *s, const char *suffix) {
@@ -335,16 +348,17 @@ static bool safe_shard_name(const char *s) {
            strlen(s) < 512;
 }
 
-static kvp_status from_index(const char *dir, const char *index_path, uint64_t *out_bytes,
-                             char *source, size_t source_size, kvp_error *err) {
+static kvp_status from_index(const char *dir, const char *index_path, const kvp_allocator *alc,
+                             uint64_t *out_bytes, char *source, size_t source_size,
+                             kvp_error *err) {
     char *text = NULL;
     size_t len = 0;
-    kvp_status st = kvp__read_file(index_path, KVP_MAX_CONFIG_BYTES * 4, NULL, &text, &len, err);
+    kvp_status st = kvp__read_file(index_path, KVP_MAX_CONFIG_BYTES * 4, alc, &text, &len, err);
     if (st != KVP_OK) return st;
     json_error_t jerr;
     /* A tensor named twice would be counted against two shards. */
     json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
-    kvp__free(NULL, text);
+    kvp__free(alc, text);
     if (!root) return kvp__json_load_fail(err, index_path, &jerr);
     json_t *map = json_object_get(root, "weight_map");
     if (!json_is_object(map)) {
@@ -408,7 +422,7 @@ static kvp_status from_index(const char *dir, const char *index_path, uint64_t *
         char path[ST_PATH_MAX];
         snprintf(path, sizeof path, "%s/%s", dir, key);
         kvp_safetensors_summary s;
-        st = kvp_safetensors_read(path, &s, err);
+        st = read_with(path, alc, &s, err);
         if (st != KVP_OK) goto done;
         if (!kvp__add_u64(sum, s.tensor_bytes, &sum)) {
             st = kvp__fail(err, KVP_OVERFLOW, index_path, NULL, "total bytes overflow");
@@ -444,6 +458,12 @@ done:
 
 kvp_status kvp_safetensors_dir_bytes(const char *dir_in, uint64_t *out_bytes, char *source,
                                      size_t source_size, kvp_error *err) {
+    return kvp_safetensors_dir_bytes_with(dir_in, NULL, out_bytes, source, source_size, err);
+}
+
+kvp_status kvp_safetensors_dir_bytes_with(const char *dir_in, const kvp_allocator *alc,
+                                          uint64_t *out_bytes, char *source, size_t source_size,
+                                          kvp_error *err) {
     if (!dir_in || !out_bytes) return kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "NULL argument");
     *out_bytes = 0;
     if (source && source_size) source[0] = '\0';
@@ -463,7 +483,7 @@ kvp_status kvp_safetensors_dir_bytes(const char *dir_in, uint64_t *out_bytes, ch
         (int)sizeof index_path)
         return kvp__fail(err, KVP_IO, dir_in, NULL, "path too long");
     if (stat(index_path, &sb) == 0)
-        return from_index(dir, index_path, out_bytes, source, source_size, err);
+        return from_index(dir, index_path, alc, out_bytes, source, source_size, err);
     DIR *d = opendir(dir);
     if (!d) return kvp__fail(err, KVP_IO, dir, NULL, "cannot list: %s", strerror(errno));
     uint64_t sum = 0, files = 0;
@@ -482,7 +502,7 @@ kvp_status kvp_safetensors_dir_bytes(const char *dir_in, uint64_t *out_bytes, ch
             break;
         }
         kvp_safetensors_summary s;
-        st = kvp_safetensors_read(path, &s, err);
+        st = read_with(path, alc, &s, err);
         if (st != KVP_OK) break;
         if (!kvp__add_u64(sum, s.tensor_bytes, &sum)) {
             st = kvp__fail(err, KVP_OVERFLOW, dir, NULL, "total bytes overflow");

@@ -785,10 +785,13 @@ kvp_status kvp_creator_prepare_estimation(kvp_creator *c, uint64_t free_bytes,
         c->d.max_num_tokens, in.net_max_seq_len > 1 ? in.net_max_seq_len - 1 : 1);
     in.mla_chunked_profile_length = c->mla_profile_len;
     in.is_v2 = c->is_v2;
-    in.num_pool_groups = c->is_v2 ? kvp_estimation_pool_groups(c->target, c->d.max_seq_len,
-                                                               c->user_windows,
-                                                               c->user_window_count)
-                                  : 1;
+    in.num_pool_groups = 1;
+    if (c->is_v2) {
+        kvp_status gst = kvp__estimation_pool_groups(c->target, c->d.max_seq_len,
+                                                     c->user_windows, c->user_window_count,
+                                                     calc(c), &in.num_pool_groups, err);
+        if (gst) return gst;
+    }
     in.free_bytes = free_bytes;
     in.free_gpu_memory_fraction = c->kv.free_gpu_memory_fraction;
     /* Estimation overrides pool_ratio with None until configure. */

@@ -7,6 +7,7 @@
  * `compare` and `sim` all call kvp_deploy_plan. */
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,9 +50,38 @@ void kvp_deployment_settle(kvp_deployment *d, const kvp_startup_settings *startu
     }
 }
 
-kvp_deploy_result *kvp_deploy_result_new(void) { return calloc(1, sizeof(kvp_deploy_result)); }
+const kvp_allocator *kvp_deployment_allocator(const kvp_deployment *dep) {
+    if (!dep) return NULL;
+    return dep->alc ? dep->alc : kvp_model_allocator(dep->model);
+}
 
-void kvp_deploy_result_free(kvp_deploy_result *result) { free(result); }
+/* A result and the allocator it came from, so kvp_deploy_result_free needs no
+ * argument but the result. */
+typedef struct result_block {
+    kvp_allocator alc;
+    bool has_alc;
+    kvp_deploy_result result;
+} result_block;
+
+kvp_deploy_result *kvp_deploy_result_new(void) { return kvp_deploy_result_new_with(NULL); }
+
+/* Owned by the caller: kvp_deploy_result_free. */
+kvp_deploy_result *kvp_deploy_result_new_with(const kvp_allocator *alc) {
+    result_block *b = kvp__calloc(alc, 1, sizeof *b);
+    if (!b) return NULL;
+    if (alc) {
+        b->alc = *alc;
+        b->has_alc = true;
+    }
+    return &b->result;
+}
+
+void kvp_deploy_result_free(kvp_deploy_result *result) {
+    if (!result) return;
+    result_block *b = (result_block *)(void *)((char *)result - offsetof(result_block, result));
+    kvp_allocator alc = b->alc; /* copied: the block holding it is what is freed */
+    kvp__free(b->has_alc ? &alc : NULL, b);
+}
 
 static void warn(kvp_deploy_result *out, const char *fmt, ...) KVP_PRINTF(2, 3);
 static void warn(kvp_deploy_result *out, const char *fmt, ...) {
@@ -219,6 +249,7 @@ static kvp_status memory_terms(const kvp_deployment *d, uint32_t tp, uint32_t pp
     meas.cuda_graph_apart = k->cuda_graph_apart;
     kvp_estimate_settings es;
     memset(&es, 0, sizeof es);
+    es.alc = kvp_deployment_allocator(d);
     es.tp = tp;
     es.pp = pp;
     es.max_num_tokens = k->max_num_tokens ? k->max_num_tokens : 8192;
@@ -433,7 +464,8 @@ static kvp_status plan_trtllm(const kvp_deployment *dep, kvp_deploy_result *out,
     st = kvp_cost_check_tp(dep->model, d.attention_dp ? 1 : (d.tp ? d.tp : 1), &e);
     if (st != KVP_OK) return step_failed(out, st, &e, err);
     kvp_creator *c = NULL;
-    st = kvp_creator_new(dep->model, dep->draft, &d, &dep->kv, NULL, &c, &e);
+    st = kvp_creator_new(dep->model, dep->draft, &d, &dep->kv, kvp_deployment_allocator(dep), &c,
+                         &e);
     if (st != KVP_OK) {
         report_memory(out, &m, have_mem);
         return step_failed(out, st, &e, err);
@@ -658,6 +690,7 @@ static kvp_status plan_policy(const kvp_deployment *dep, kvp_deploy_result *out,
     s.free_memory_bytes = dep->memory.free_bytes;
     report_memory(out, &m, have_mem);
     kvp_policy_result *r = &out->policy;
+    s.alc = kvp_deployment_allocator(dep);
     kvp_status st = kvp_policy_plan(dep->model, &s, r, &e);
     if (st != KVP_OK) return step_failed(out, st, &e, err);
     if (have_mem && pt->engine == KVP_ENGINE_VLLM && !dep->memory.kv_budget_bytes) {
@@ -804,10 +837,11 @@ static void startup_verdict(kvp_deploy_result *out) {
 }
 
 kvp_status kvp_deploy_plan(const kvp_deployment *dep, kvp_deploy_result *out, kvp_error *err) {
-    kvp__deploy_gate *g = kvp__deploy_gate_new();
+    const kvp_allocator *alc = kvp_deployment_allocator(dep);
+    kvp__deploy_gate *g = kvp__deploy_gate_new(alc);
     if (!g) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory (start-up checks)");
     kvp_status st = kvp__deploy_plan_gated(dep, out, g, err);
-    kvp__free(NULL, g);
+    kvp__free(alc, g);
     return st;
 }
 
@@ -841,17 +875,25 @@ kvp_status kvp__deploy_plan_gated(const kvp_deployment *dep, kvp_deploy_result *
 struct kvp__deploy_run {
     kvp__deploy_gate gate;
     kvp__estimate_memo estimate;
+    kvp_allocator alc; /* the one the run was made with (copied) */
+    bool has_alc;
 };
 
-kvp__deploy_run *kvp__deploy_run_new(void) {
-    kvp__deploy_run *run = kvp__malloc(NULL, sizeof *run);
+kvp__deploy_run *kvp__deploy_run_new(const kvp_allocator *alc) {
+    kvp__deploy_run *run = kvp__malloc(alc, sizeof *run);
     if (!run) return NULL;
     kvp__deploy_gate_reset(&run->gate);
     kvp__estimate_memo_clear(&run->estimate);
+    run->has_alc = alc != NULL;
+    if (alc) run->alc = *alc;
     return run;
 }
 
-void kvp__deploy_run_free(kvp__deploy_run *run) { kvp__free(NULL, run); }
+void kvp__deploy_run_free(kvp__deploy_run *run) {
+    if (!run) return;
+    kvp_allocator alc = run->alc; /* copied: the run holding it is what is freed */
+    kvp__free(run->has_alc ? &alc : NULL, run);
+}
 
 kvp_status kvp__deploy_plan_in(kvp__deploy_run *run, const kvp_deployment *dep,
                                kvp_deploy_result *out, kvp_error *err) {

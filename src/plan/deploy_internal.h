@@ -20,9 +20,9 @@ typedef struct kvp__deploy_gate {
                                  test_startup_once.c compares the copied rows with) */
 } kvp__deploy_gate;
 
-/* The gate's state on the heap (large); NULL when out of memory. Free with
- * kvp__free. */
-kvp__deploy_gate *kvp__deploy_gate_new(void);
+/* The gate's state on the heap (large) through `alc` (NULL = libc); NULL when
+ * out of memory. Free with kvp__free(alc, ...). */
+kvp__deploy_gate *kvp__deploy_gate_new(const kvp_allocator *alc);
 /* A gate as kvp__deploy_gate_new leaves it (no point resolved, resumed checks). */
 void kvp__deploy_gate_reset(kvp__deploy_gate *g);
 
@@ -60,9 +60,10 @@ kvp_status kvp__deploy_plan_gated(const kvp_deployment *dep, kvp_deploy_result *
  * Every number is the one kvp_deploy_plan gives for the point alone. */
 typedef struct kvp__deploy_run kvp__deploy_run; /* deploy.c */
 
-/* A new run (large: on the heap); NULL when out of memory. Owned by the caller:
+/* A new run (large: on the heap) through `alc` (NULL = libc); NULL when out of
+ * memory. Owned by the caller:
  * free it with kvp__deploy_run_free. */
-kvp__deploy_run *kvp__deploy_run_new(void);
+kvp__deploy_run *kvp__deploy_run_new(const kvp_allocator *alc);
 void kvp__deploy_run_free(kvp__deploy_run *run);
 
 /* kvp_deploy_plan of one point inside a run. */

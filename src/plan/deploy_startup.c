@@ -20,8 +20,8 @@ void kvp__deploy_gate_reset(kvp__deploy_gate *g) {
     g->full_check = false;
 }
 
-kvp__deploy_gate *kvp__deploy_gate_new(void) {
-    kvp__deploy_gate *g = kvp__malloc(NULL, sizeof(kvp__deploy_gate));
+kvp__deploy_gate *kvp__deploy_gate_new(const kvp_allocator *alc) {
+    kvp__deploy_gate *g = kvp__malloc(alc, sizeof(kvp__deploy_gate));
     if (g) kvp__deploy_gate_reset(g);
     return g;
 }
@@ -140,12 +140,13 @@ kvp_status kvp__deploy_gate_after(kvp__deploy_gate *g, const kvp_deployment *dep
 kvp_status kvp_deploy_plan_report(const kvp_deployment *dep, kvp_deploy_result *out,
                                   kvp_startup_report *rep, kvp_error *err) {
     if (!rep) return kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "NULL report");
-    kvp__deploy_gate *g = kvp__deploy_gate_new();
+    const kvp_allocator *alc = kvp_deployment_allocator(dep);
+    kvp__deploy_gate *g = kvp__deploy_gate_new(alc);
     if (!g) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory (start-up checks)");
     kvp_status st = kvp__deploy_plan_gated(dep, out, g, err);
     /* summarize() marks the result evaluated exactly when g->post was filled. */
     if (st == KVP_OK && out->startup.evaluated) *rep = g->post;
-    kvp__free(NULL, g);
+    kvp__free(alc, g);
     return st;
 }
 
@@ -153,7 +154,7 @@ kvp_status kvp_deploy_startup_check(const kvp_deployment *dep, kvp_startup_repor
                                     kvp_error *err) {
     if (!dep || !rep)
         return kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "NULL deployment or report");
-    kvp_deploy_result *res = kvp_deploy_result_new();
+    kvp_deploy_result *res = kvp_deploy_result_new_with(kvp_deployment_allocator(dep));
     if (!res) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory (start-up checks)");
     kvp_status st = kvp_deploy_plan_report(dep, res, rep, err);
     if (st == KVP_OK && !res->startup.evaluated)

@@ -15,6 +15,11 @@ void kvp__note(kvp_notes *notes, const char *fmt, ...) KVP_PRINTF(2, 3);
 bool kvp__is_kimi_linear(const kvp_model *model);
 bool kvp__is_gemma4_hybrid(const kvp_model *model);
 bool kvp__has_layer_types(const kvp_model *model);
+/* kvp_estimation_pool_groups with its scratch through `alc` (NULL = libc):
+ * KVP_NOMEM when that fails, where the public form falls back to 1 group. */
+kvp_status kvp__estimation_pool_groups(const kvp_model *model, uint64_t max_seq_len,
+                                       const uint64_t *user_windows, size_t user_window_count,
+                                       const kvp_allocator *alc, uint32_t *out, kvp_error *err);
 uint32_t kvp__count_kind(const kvp_model *model, kvp_cache_kind kind);
 /* Distinct decoder layers that keep an attention cache (not recurrent, not cross, not indexer). */
 uint32_t kvp__attention_layers(const kvp_model *model);

@@ -79,6 +79,15 @@ size_t kvp_windows_expand_to_global(const uint64_t *pattern, size_t pattern_coun
 
 uint32_t kvp_estimation_pool_groups(const kvp_model *model, uint64_t max_seq_len,
                                     const uint64_t *user_windows, size_t user_window_count) {
+    uint32_t groups = 1; /* out of memory: one group, as the public contract always said */
+    (void)kvp__estimation_pool_groups(model, max_seq_len, user_windows, user_window_count,
+                                      kvp_model_allocator(model), &groups, NULL);
+    return groups;
+}
+
+kvp_status kvp__estimation_pool_groups(const kvp_model *model, uint64_t max_seq_len,
+                                       const uint64_t *user_windows, size_t user_window_count,
+                                       const kvp_allocator *alc, uint32_t *out, kvp_error *err) {
     const kvp_model_info *info = kvp_model_get_info(model);
     bool hybrid = info->is_hybrid_recurrent || kvp__count_kind(model, KVP_CACHE_RECURRENT) > 0;
     size_t layers = info->num_layers;
@@ -86,8 +95,10 @@ uint32_t kvp_estimation_pool_groups(const kvp_model *model, uint64_t max_seq_len
     uint64_t *tmp = tmp_small;
     size_t cap = user_window_count > layers ? user_window_count : layers;
     if (cap > 64) {
-        tmp = kvp__malloc(NULL, cap * sizeof *tmp);
-        if (!tmp) return 1;
+        tmp = kvp__calloc(alc, cap, sizeof *tmp);
+        if (!tmp)
+            return kvp__fail(err, KVP_NOMEM, kvp_model_name(model), NULL,
+                             "out of memory (window list of %zu layers)", cap);
     }
     uint32_t groups = 1;
     if (user_window_count > 0 && !hybrid) {
@@ -151,6 +162,7 @@ uint32_t kvp_estimation_pool_groups(const kvp_model *model, uint64_t max_seq_len
         }
     }
 done:
-    if (tmp != tmp_small) kvp__free(NULL, tmp);
-    return groups;
+    if (tmp != tmp_small) kvp__free(alc, tmp);
+    *out = groups;
+    return KVP_OK;
 }

@@ -187,16 +187,18 @@ void kvp__policy_pp_range(uint32_t num_layers, uint32_t pp, uint32_t stage, uint
 
 void kvp__policy_layers_free(kvp__policy_layers *layers) {
     if (!layers) return;
-    kvp__free(NULL, layers->items);
+    kvp__free(layers->alc, layers->items);
     layers->items = NULL;
     layers->count = 0;
 }
 
 kvp_status kvp__policy_layers_load(const kvp_model *model, uint32_t draft_layers,
-                                   kvp__policy_layers *out, kvp_error *err) {
+                                   const kvp_allocator *alc, kvp__policy_layers *out,
+                                   kvp_error *err) {
     const kvp_model_info *info = kvp_model_get_info(model);
     size_t n = kvp_model_cache_count(model);
     memset(out, 0, sizeof *out);
+    out->alc = alc;
     out->num_layers = info->num_layers;
     bool has_indexer = false, has_mla = false;
     for (size_t i = 0; i < n; i++) {
@@ -214,7 +216,7 @@ kvp_status kvp__policy_layers_load(const kvp_model *model, uint32_t draft_layers
         return kvp__fail(err, KVP_INVALID_ARG, NULL, "num_draft_layers",
                          "%u drafter layers, expected at most 1024", draft_layers);
     size_t cap = n + extra;
-    out->items = kvp__calloc(NULL, cap ? cap : 1, sizeof *out->items);
+    out->items = kvp__calloc(alc, cap ? cap : 1, sizeof *out->items);
     if (!out->items) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
     const kvp_layer_cache *last_attn = NULL;
     for (size_t i = 0; i < n; i++) {
@@ -245,6 +247,7 @@ kvp_status kvp_policy_plan(const kvp_model *model, const kvp_policy_settings *se
     if (!model || !out)
         return kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "model and result are required");
     kvp_policy_settings s = settings ? *settings : kvp_policy_settings_default();
+    if (!s.alc) s.alc = kvp_model_allocator(model);
     if (s.tp == 0) s.tp = 1;
     if (s.pp == 0) s.pp = 1;
     if (s.dp == 0) s.dp = 1;

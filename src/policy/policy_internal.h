@@ -18,7 +18,8 @@
 #define KVP__POLICY_MAX_MEMORY_BYTES (UINT64_C(1) << 56)
 
 typedef struct kvp__policy_layers {
-    kvp_layer_cache *items; /* heap (libc), freed by kvp__policy_layers_free */
+    kvp_layer_cache *items; /* heap (alc), freed by kvp__policy_layers_free */
+    const kvp_allocator *alc; /* the settings' allocator (borrowed; NULL = libc) */
     size_t count;
     uint32_t num_layers;    /* decoder layers of the model (drafter layers come after) */
 } kvp__policy_layers;
@@ -27,7 +28,8 @@ typedef struct kvp__policy_layers {
  * states index_head_dim but the reader kept none, and append `draft_layers`
  * copies of the last full-attention (or MLA) record. */
 kvp_status kvp__policy_layers_load(const kvp_model *model, uint32_t draft_layers,
-                                   kvp__policy_layers *out, kvp_error *err);
+                                   const kvp_allocator *alc, kvp__policy_layers *out,
+                                   kvp_error *err);
 void kvp__policy_layers_free(kvp__policy_layers *layers);
 
 /* Append a note to the result (silently dropped past KVP_POLICY_MAX_NOTES). */

@@ -123,7 +123,7 @@ kvp_status kvp__policy_sglang(const kvp_model *model, const kvp_policy_settings 
     out->max_model_len = ctx;
 
     kvp__policy_layers L;
-    st = kvp__policy_layers_load(model, s->num_draft_layers, &L, err);
+    st = kvp__policy_layers_load(model, s->num_draft_layers, s->alc, &L, err);
     if (st) return st;
     uint32_t total_layers = L.num_layers + s->num_draft_layers;
     if (s->pp > total_layers) {

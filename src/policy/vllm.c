@@ -40,10 +40,11 @@ typedef struct vplan {
     uint32_t group_size;
     uint32_t num_groups;
     uint64_t page;     /* unified page (mixed / single spec) */
+    const kvp_allocator *alc; /* the specs' layer lists (the settings' allocator) */
 } vplan;
 
 static void vplan_free(vplan *p) {
-    for (uint32_t i = 0; i < p->nspec; i++) kvp__free(NULL, p->specs[i].layers);
+    for (uint32_t i = 0; i < p->nspec; i++) kvp__free(p->alc, p->specs[i].layers);
 }
 
 /* Case-insensitive: does `p` start with the n characters of `word`? */
@@ -406,7 +407,7 @@ kvp_status kvp__policy_vllm(const kvp_model *model, const kvp_policy_settings *s
     }
 
     kvp__policy_layers L;
-    st = kvp__policy_layers_load(model, s->num_draft_layers, &L, err);
+    st = kvp__policy_layers_load(model, s->num_draft_layers, s->alc, &L, err);
     if (st) return st;
     uint32_t total_layers = L.num_layers + s->num_draft_layers;
     if (s->pp > total_layers) {
@@ -418,6 +419,7 @@ kvp_status kvp__policy_vllm(const kvp_model *model, const kvp_policy_settings *s
 
     vplan P;
     memset(&P, 0, sizeof P);
+    P.alc = s->alc;
     bool has_mamba = false, has_mla = false;
     uint64_t attn_ppt = 0; /* one full-attention layer, one token (model-level heads) */
     for (size_t i = 0; i < L.count && !st; i++) {
@@ -462,7 +464,7 @@ kvp_status kvp__policy_vllm(const kvp_model *model, const kvp_policy_settings *s
             }
             v = &P.specs[P.nspec++];
             *v = key;
-            v->layers = kvp__calloc(NULL, L.count, sizeof *v->layers);
+            v->layers = kvp__calloc(P.alc, L.count, sizeof *v->layers);
             if (!v->layers) {
                 st = kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
                 break;

@@ -439,6 +439,8 @@ static kvp_status catalog_build(catalog *cat, const char *user_text, size_t user
     return st;
 }
 
+/* The catalogue is built and freed inside each call, and no call of the GPU
+ * API takes an allocator: its text goes through libc (kvp__read_file, NULL). */
 static kvp_status catalog_open(catalog *cat, const char *path, kvp_error *err) {
     if (!path) return catalog_build(cat, NULL, 0, NULL, err);
     char *text = NULL;

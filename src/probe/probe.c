@@ -73,15 +73,17 @@ typedef struct seam {
     void *(*dlsym_fn)(void *, const char *);
     int (*dlclose_fn)(void *);
     const char *sysfs_root;
+    const kvp_allocator *alc; /* NULL = libc */
 } seam;
 
 static seam resolve_seam(const kvp_probe_seam *in) {
-    seam s = {dlopen, dlsym, dlclose, "/sys"};
+    seam s = {dlopen, dlsym, dlclose, "/sys", NULL};
     if (in) {
         if (in->dlopen_fn) s.dlopen_fn = in->dlopen_fn;
         if (in->dlsym_fn) s.dlsym_fn = in->dlsym_fn;
         if (in->dlclose_fn) s.dlclose_fn = in->dlclose_fn;
         if (in->sysfs_root) s.sysfs_root = in->sysfs_root;
+        s.alc = in->alc;
     }
     return s;
 }
@@ -339,19 +341,19 @@ static bool probe_cuda(const seam *s, kvp_probe_result *r) {
 /* ------------------------------------------------------------ AMD sysfs */
 
 /* The first line of a small sysfs file (sysfs reports 4096 bytes for each). */
-static bool read_line_file(const char *path, char *out, size_t size) {
+static bool read_line_file(const seam *s, const char *path, char *out, size_t size) {
     char *text = NULL;
-    if (kvp__read_file(path, 4096, NULL, &text, NULL, NULL) != KVP_OK) return false;
+    if (kvp__read_file(path, 4096, s->alc, &text, NULL, NULL) != KVP_OK) return false;
     kvp__strlcpy(out, text, size);
-    kvp__free(NULL, text);
+    kvp__free(s->alc, text);
     out[strcspn(out, "\n")] = '\0';
     return out[0] != '\0';
 }
 
 /* Read one unsigned decimal (or 0x hex) number from a sysfs file. */
-static bool read_u64_file(const char *path, uint64_t *out) {
+static bool read_u64_file(const seam *s, const char *path, uint64_t *out) {
     char buf[64];
-    if (!read_line_file(path, buf, sizeof buf)) return false;
+    if (!read_line_file(s, path, buf, sizeof buf)) return false;
     char *end = NULL;
     if (buf[0] < '0' || buf[0] > '9') return false;
     unsigned long long v = strtoull(buf, &end, 0);
@@ -399,15 +401,15 @@ static bool probe_amd(const seam *s, kvp_probe_result *r) {
         char path[640];
         uint64_t total = 0, used = 0;
         snprintf(path, sizeof path, "%s/card%d/device/mem_info_vram_total", dir, cards[i]);
-        if (!read_u64_file(path, &total) || total == 0) continue;
+        if (!read_u64_file(s, path, &total) || total == 0) continue;
         snprintf(path, sizeof path, "%s/card%d/device/mem_info_vram_used", dir, cards[i]);
-        bool have_used = read_u64_file(path, &used) && used <= total;
+        bool have_used = read_u64_file(s, path, &used) && used <= total;
         kvp_probed_gpu *dev = next_device(r);
         if (!dev) break;
         dev->index = (uint32_t)cards[i];
         kvp__strlcpy(dev->info.vendor, "amd", sizeof dev->info.vendor);
         snprintf(path, sizeof path, "%s/card%d/device/product_name", dir, cards[i]);
-        if (!read_line_file(path, dev->info.name, sizeof dev->info.name))
+        if (!read_line_file(s, path, dev->info.name, sizeof dev->info.name))
             snprintf(dev->info.name, sizeof dev->info.name, "AMD GPU (card%d)", cards[i]);
         dev->info.total_bytes = total;
         dev->info.driver_total_bytes = total;
@@ -435,7 +437,8 @@ kvp_status kvp_probe_gpus(const kvp_probe_seam *in, kvp_probe_result *out, kvp_e
 kvp_status kvp_probe_device_seam(const kvp_probe_seam *seam_in, uint32_t index, kvp_gpu_info *out,
                                  kvp_error *err) {
     if (!out) return kvp__fail(err, KVP_INVALID_ARG, NULL, "device", "NULL output");
-    kvp_probe_result *r = kvp__malloc(NULL, sizeof *r);
+    const kvp_allocator *alc = seam_in ? seam_in->alc : NULL;
+    kvp_probe_result *r = kvp__malloc(alc, sizeof *r);
     if (!r) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
     kvp_status st = kvp_probe_gpus(seam_in, r, err);
     if (st == KVP_OK && index >= r->device_count)
@@ -443,7 +446,7 @@ kvp_status kvp_probe_device_seam(const kvp_probe_seam *seam_in, uint32_t index, 
                        "device %u not found: %u GPU%s found", index, r->device_count,
                        r->device_count == 1 ? "" : "s");
     if (st == KVP_OK) *out = r->devices[index].info;
-    kvp__free(NULL, r);
+    kvp__free(alc, r);
     return st;
 }
 

@@ -5,6 +5,7 @@
 
 #include "kvplan/render.h"
 #include "kvplan/version.h"
+#include "json_error.h"
 #include "render_internal.h"
 #include "util.h"
 
@@ -16,14 +17,14 @@ json_t *kvp__json_document(void) {
     return o;
 }
 
-void kvp_render_free(char *text) { free(text); }
+void kvp_render_free(char *text) { kvp__free(NULL, text); }
 
 json_t *kvp__json_u64(uint64_t v) {
     return v > (uint64_t)INT64_MAX ? json_null() : json_integer((json_int_t)v);
 }
 
 kvp_status kvp__json_finish(json_t *doc, size_t flags, char **out, kvp_error *err) {
-    *out = doc ? json_dumps(doc, flags) : NULL;
+    *out = kvp__json_dump(doc, flags, NULL); /* libc: kvp_render_free */
     json_decref(doc);
     if (!*out) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory rendering JSON");
     return KVP_OK;

@@ -1,6 +1,7 @@
 /* report_text.c — the report room's text buffer, escaping, atomic file
  * writes and the self-contained HTML page (include/kvplan/report.h). */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,13 +147,11 @@ static kvp_status output_target(const char *path, char *out, size_t size, kvp_er
                              "and will not be replaced",
                              strerror(errno));
         if (S_ISREG(sb.st_mode)) {
-            char *real = realpath(path, NULL); /* libc-owned: freed below */
-            if (!real || strlen(real) >= size) {
-                free(real);
+            /* Into a buffer of ours: realpath(path, NULL) would allocate through libc. */
+            char real[PATH_MAX];
+            if (!realpath(path, real) || strlen(real) >= size)
                 return kvp__fail(err, KVP_IO, path, NULL, "cannot resolve the link %s", path);
-            }
             kvp__strlcpy(out, real, size);
-            free(real);
             return KVP_OK;
         }
         lsb = sb;

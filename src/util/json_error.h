@@ -29,6 +29,13 @@ void kvp__json_python_literals(char *s, size_t len);
  * (+-1.0e+308)? */
 bool kvp__json_is_python_literal(const json_t *v);
 
+/* json_dumps into memory of `alc` (NULL = libc) instead of jansson's global
+ * allocator, which a host program may have pointed elsewhere
+ * (json_set_alloc_funcs): a text kvplan hands out is freed by kvplan's own
+ * kvp__free(alc, ...) (kvp_render_free, kvp_json_free). NULL when `doc` is NULL
+ * or memory runs out. Owned by the caller. */
+char *kvp__json_dump(const json_t *doc, size_t flags, const kvp_allocator *alc);
+
 /* Short description of a JSON value's type for messages ("a string", "null"). */
 const char *kvp__json_type_name(const json_t *v);
 

@@ -185,7 +185,7 @@ static void *fake_dlsym(void *lib, const char *name) {
 }
 
 static kvp_probe_seam fake_seam(void) {
-    kvp_probe_seam s = {fake_dlopen, fake_dlsym, fake_dlclose, g_sysfs};
+    kvp_probe_seam s = {fake_dlopen, fake_dlsym, fake_dlclose, g_sysfs, NULL};
     return s;
 }
 

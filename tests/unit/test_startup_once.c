@@ -117,7 +117,7 @@ static void assert_same_report(const kvp_startup_report *a, const kvp_startup_re
 
 static void test_copied_rows_are_evaluated_rows(void **state) {
     (void)state;
-    kvp__deploy_gate *once = kvp__deploy_gate_new(), *full = kvp__deploy_gate_new();
+    kvp__deploy_gate *once = kvp__deploy_gate_new(NULL), *full = kvp__deploy_gate_new(NULL);
     kvp_deploy_result *r1 = kvp_deploy_result_new(), *r2 = kvp_deploy_result_new();
     assert_non_null(once);
     assert_non_null(full);
