@@ -191,6 +191,7 @@ kvp_status kvp_render_sweep_json_row(const kvp_fit_eval *row, uint64_t index, ch
     for (const char *p = text; *p; p++, len++) lines += *p == '\n';
     /* ",\n    " + the row, 4 more bytes per newline, NUL. */
     size_t size = 1 + (sizeof indent - 1) + len + 4 * lines + 1;
+    /* libc, as every rendered text: the caller frees it with kvp_render_free. */
     char *buf = kvp__malloc(NULL, size), *w = buf;
     if (!buf) {
         kvp_render_free(text);
