@@ -628,7 +628,8 @@ KVP_API KVP_NODISCARD kvp_status kvp_estimation_token_count(const kvp_estimation
                                                     kvp_estimation_tokens *out, kvp_error *err);
 
 /* _get_num_pool_groups_for_estimation. `user_windows` (count 0 = None) is
- * kv_cache_config.max_attention_window. */
+ * kv_cache_config.max_attention_window. Scratch through the model's allocator;
+ * when that fails the answer is 1 group (the creator itself reports KVP_NOMEM). */
 KVP_API uint32_t kvp_estimation_pool_groups(const kvp_model *model, uint64_t max_seq_len,
                                     const uint64_t *user_windows, size_t user_window_count);
 
