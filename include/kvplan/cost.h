@@ -41,6 +41,9 @@ typedef struct kvp_cost_settings {
     bool ssm_cache_dtype_only; /* TensorRT-LLM's rule: the SSM state dtype comes from a
                                   cache dtype key only; a checkpoint's mamba_ssm_dtype
                                   (Qwen3.5's float32) is ignored for the model dtype */
+    kvp_dtype ssm_dtype;       /* AUTO -> the config's SSM state dtype (rule above); else the
+                                  SSM state of every sharded recurrent layer (TensorRT-LLM
+                                  kv_cache_config.mamba_ssm_cache_dtype) */
 } kvp_cost_settings;
 
 /* Defaults: tp=1, pp=1, busiest stage, AUTO dtype, 32 tokens/block, beam 1. */

@@ -710,6 +710,9 @@ typedef struct kvp_kv_config {
     uint64_t fp8_context_mla_kv_len_cap;
     bool mamba_additional_snapshots;
     uint64_t avg_seq_len;                 /* 0 = None (kvp_manager_avg_seq_len) */
+    kvp_dtype mamba_ssm_cache_dtype;      /* KvCacheConfig.mamba_ssm_cache_dtype; AUTO = the
+                                             config's mamba_ssm_cache_dtype, else the model
+                                             dtype (ENGINES.md 4.4) */
 } kvp_kv_config;
 
 typedef struct kvp_creator kvp_creator;

@@ -84,6 +84,13 @@ typedef struct kvp_policy_settings {
     uint64_t max_num_batched_tokens; /* 0 = 8192 */
     uint32_t max_num_seqs;           /* 0 = 256 (only checked against Mamba blocks) */
     char mamba_cache_mode[8];        /* "", "none", "align", "all" */
+    /* Recurrent-state dtypes (ENGINES.md 1.3 "Dtypes", 2.6). AUTO = the engine's rule. */
+    kvp_dtype mamba_cache_dtype;     /* vLLM --mamba-cache-dtype: the conv state, lightning
+                                        state, and the SSM state when the next is AUTO;
+                                        AUTO = the model dtype */
+    kvp_dtype mamba_ssm_cache_dtype; /* vLLM --mamba-ssm-cache-dtype, SGLang --mamba-ssm-dtype:
+                                        the SSM state. AUTO: vLLM the config's mamba_ssm_dtype,
+                                        else mamba_cache_dtype; SGLang float32 */
     uint32_t num_draft_layers;       /* EAGLE/MTP drafter attention layers in the pool */
     uint32_t num_speculative_tokens; /* vLLM: draft tokens per step (speculative_config); widens
                                         the KDA conv state and adds Mamba spec blocks; 0 = none */

@@ -52,6 +52,8 @@ void kvp_cli_plan_policy_usage(FILE *out) {
          "  --gpu-memory-utilization F, --mem-fraction-static F\n"
          "  --max-num-batched-tokens N, --max-num-seqs N, --mamba-cache-mode none|align|all,\n"
          "  --num-draft-layers N\n"
+         "  --mamba-cache-dtype T, --mamba-ssm-cache-dtype/--mamba-ssm-dtype T: recurrent-state\n"
+         "             dtypes, auto|float32|bfloat16|float16 (auto: the engine's rule)\n"
          "  --isl N, --osl N, --max-new-tokens N: the requests admitted (docs/admission.md)\n"
          "  llama.cpp: --ctx-size/-c N, --parallel/-np N, --kv-unified, --cache-type-k/-ctk T,\n"
          "             --cache-type-v/-ctv T, --swa-full, --ubatch-size/-ub N, --batch-size/-b N,\n"

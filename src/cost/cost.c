@@ -174,6 +174,10 @@ static kvp_status cost_record(const kvp_model *model, const kvp_layer_cache *c,
         kvp_dtype cd = r->conv_dtype == KVP_DTYPE_AUTO ? model_dtype : r->conv_dtype;
         kvp_dtype sd = r->ssm_dtype == KVP_DTYPE_AUTO ? model_dtype : r->ssm_dtype;
         if (s->ssm_cache_dtype_only && r->ssm_dtype_is_checkpoint_hint) sd = model_dtype;
+        /* A deployment's SSM dtype (TensorRT-LLM kv_cache_config.mamba_ssm_cache_dtype,
+         * ENGINES.md 4.4) replaces the config's; a replicated state (DeepSeek-V4's
+         * compressor, fp32 in every engine) keeps its own. */
+        if (s->ssm_dtype != KVP_DTYPE_AUTO && !c->replicated) sd = s->ssm_dtype;
         if (kvp_dtype_bytes(cd, conv_elems, &conv_b) || kvp_dtype_bytes(sd, ssm_elems, &ssm_b) ||
             !kvp__add_u64(conv_b, ssm_b, &out->bytes_per_sequence) ||
             !kvp__mul_u64(out->bytes_per_sequence, s->beam_width, &out->bytes_per_sequence))

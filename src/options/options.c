@@ -415,6 +415,17 @@ static kvp_status apply(kvp_options *o, const kvp_option *r, const char *typed, 
         if (choice_index(r, v) < 0) return bad_choice(r, typed, v, err);
         kvp__strlcpy(p->mamba_cache_mode, v, sizeof p->mamba_cache_mode);
         return KVP_OK;
+    case O_MAMBA_CACHE_DTYPE:
+    case O_MAMBA_SSM_CACHE_DTYPE: {
+        kvp_dtype t = KVP_DTYPE_AUTO;
+        if (choice_index(r, v) < 0 || kvp_dtype_parse(v, &t) != KVP_OK)
+            return bad_choice(r, typed, v, err);
+        if (r->id == O_MAMBA_CACHE_DTYPE)
+            p->mamba_cache_dtype = t;
+        else
+            p->mamba_ssm_cache_dtype = d->kv.mamba_ssm_cache_dtype = t;
+        return KVP_OK;
+    }
     case O_NUM_DRAFT_LAYERS:
         st = get_count(r, typed, v, &n, err);
         p->num_draft_layers = d->trtllm.num_draft_layers = (uint32_t)n;

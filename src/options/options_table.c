@@ -27,6 +27,7 @@
 #define CRE KVP_COMMAND_PLAN
 #define U32 4294967295ull
 #define TOKENS (1ull << 32) /* 4G tokens: longer than any context window */
+#define STATE_DTYPES "auto|float32|bfloat16|float16"
 
 #define BYTES_CMD(ID, NAME, FIELD, MIN, CMD, ENG, HELP)                                       \
     [ID] = {.id = ID, .name = NAME, .field = FIELD, .type = KVP_OPTION_BYTES,                 \
@@ -157,6 +158,23 @@ const kvp_option kvp__options[O_COUNT] = {
                             .field = "mamba_cache_mode", .type = KVP_OPTION_CHOICE,
                             .value_name = "MODE", .choices = "none|align|all", .commands = DEP,
                             .engines = V, .help = "vLLM: Mamba state caching for prefix reuse"},
+    /* Recurrent-state dtypes (ENGINES.md 1.3 "Dtypes", 2.6, 4.4): the values vLLM's
+     * MambaDType, SGLang's --mamba-ssm-dtype choices and TRT-LLM's KvCacheConfig take;
+     * "auto" is the engine's own rule. llama.cpp keeps its states in f32 (no option). */
+    [O_MAMBA_CACHE_DTYPE] = {.id = O_MAMBA_CACHE_DTYPE, .name = "--mamba-cache-dtype",
+                             .field = "mamba_cache_dtype", .type = KVP_OPTION_CHOICE,
+                             .value_name = "T", .choices = STATE_DTYPES, .commands = DEP,
+                             .engines = V,
+                             .help = "vLLM: conv (and lightning) state dtype; auto = the model "
+                                     "dtype"},
+    [O_MAMBA_SSM_CACHE_DTYPE] = {.id = O_MAMBA_SSM_CACHE_DTYPE, .name = "--mamba-ssm-cache-dtype",
+                                 .field = "mamba_ssm_cache_dtype", .type = KVP_OPTION_CHOICE,
+                                 .value_name = "T", .choices = STATE_DTYPES, .commands = DEP,
+                                 .engines = T | V | S,
+                                 .help = "SSM state dtype; auto = vLLM the config's "
+                                         "mamba_ssm_dtype, else --mamba-cache-dtype; SGLang "
+                                         "float32; TRT-LLM the config's mamba_ssm_cache_dtype",
+                                 .spellings = {{"--mamba-ssm-dtype", S, false}}},
     [O_NUM_DRAFT_LAYERS] = {.id = O_NUM_DRAFT_LAYERS, .name = "--num-draft-layers",
                             .field = "num_draft_layers", .type = KVP_OPTION_COUNT,
                             .value_name = "N", .unit = "layers", .min = 0, .max = 1024,

@@ -246,13 +246,17 @@ kvp_status kvp__policy_sglang(const kvp_model *model, const kvp_policy_settings 
             uint64_t g = r->groups ? (r->groups % s->tp == 0 ? r->groups / s->tp : 1) : 0;
             uint64_t inner, grp, width, conv, ssm, cb = 0;
             kvp_dtype mdt = kvp__policy_runtime_dtype(model);
-            /* --mamba-ssm-dtype defaults to float32. */
+            /* --mamba-ssm-dtype, default float32 (ENGINES.md 2.6); the conv state is
+             * the model dtype (SGLang has no option for it). */
+            kvp_dtype sd = s->mamba_ssm_cache_dtype != KVP_DTYPE_AUTO ? s->mamba_ssm_cache_dtype
+                                                                      : KVP_DTYPE_FP32;
             if (!kvp__mul_u64(h, r->head_dim, &inner) ||
                 !kvp__mul_many_u64(&grp, 3, (uint64_t)2, g, (uint64_t)r->group_dim) ||
                 !kvp__add_u64(inner, grp, &width) ||
                 !kvp__mul_u64(width, r->conv_kernel ? r->conv_kernel - 1u : 0u, &conv) ||
                 kvp_dtype_bytes(mdt, conv, &cb) != KVP_OK ||
-                !kvp__mul_many_u64(&ssm, 3, inner, (uint64_t)r->state_dim, (uint64_t)4) ||
+                !kvp__mul_u64(inner, (uint64_t)r->state_dim, &ssm) ||
+                kvp_dtype_bytes(sd, ssm, &ssm) != KVP_OK ||
                 !kvp__add_u64(state, cb, &state) || !kvp__add_u64(state, ssm, &state)) {
                 st = kvp__fail(err, KVP_OVERFLOW, kvp_model_name(model), NULL,
                                "layer %u: state bytes overflow", c->layer);

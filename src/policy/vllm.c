@@ -193,24 +193,49 @@ static bool is_kda_model(const kvp_model *model) {
     return !strcmp(t, "kimi_linear") || !strcmp(t, "kimi_k3");
 }
 
-/* Mamba / GDN state of one layer on one rank: conv in the model dtype, SSM in
- * mamba_ssm_dtype when the config states it (Qwen3.5: float32), §1.3. A KDA
- * layer's conv state keeps kernel - 1 + num_speculative_tokens positions
- * (FAMILIES.md "Kimi linear attention": vLLM widens the conv state by the
- * speculative tokens; MambaStateShapeCalculator.kda_state_shape(num_spec)). */
-static kvp_status mamba_state(const kvp_model *model, const kvp_layer_cache *c, uint32_t tp,
-                              uint32_t num_spec, uint64_t *out, kvp_error *err) {
+/* The dtypes of one layer's state (ENGINES.md 1.3 "Dtypes"; vLLM
+ * MambaStateDtypeCalculator). Conv: --mamba-cache-dtype, AUTO the model dtype (a
+ * dtype the config states for it wins over the model's). SSM: --mamba-ssm-cache-dtype;
+ * AUTO takes the config's mamba_ssm_dtype when present (Qwen3.5: float32), else a
+ * cache dtype key of the config, else the conv dtype (vLLM's help: "auto: determined
+ * by mamba_cache_dtype"). Two families have no SSM option (FAMILIES.md): KDA's
+ * recurrent state is fp32 whatever is asked, and a lightning state (no conv part)
+ * is the mamba cache dtype. A replicated state (DeepSeek-V4's compressor) is fp32 in
+ * every engine and takes neither option. */
+static void state_dtypes(const kvp_model *model, const kvp_layer_cache *c,
+                         const kvp_policy_settings *s, kvp_dtype *conv, kvp_dtype *ssm) {
     const kvp_recurrent_geometry *r = &c->recurrent;
     kvp_dtype mdt = kvp__policy_runtime_dtype(model);
     kvp_dtype cd = r->conv_dtype != KVP_DTYPE_AUTO ? r->conv_dtype : mdt;
-    kvp_dtype sd = mdt;
-    const char *ssm = kvp_model_get_facts(model)->mamba_ssm_dtype;
-    if (ssm[0]) {
-        kvp_dtype x;
-        if (kvp_dtype_parse(ssm, &x) == KVP_OK && x != KVP_DTYPE_AUTO) sd = x;
-    } else if (r->ssm_dtype != KVP_DTYPE_AUTO) {
+    if (s->mamba_cache_dtype != KVP_DTYPE_AUTO && !c->replicated) cd = s->mamba_cache_dtype;
+    kvp_dtype sd = cd;
+    const char *cfg = kvp_model_get_facts(model)->mamba_ssm_dtype;
+    kvp_dtype x;
+    if (cfg[0] && kvp_dtype_parse(cfg, &x) == KVP_OK && x != KVP_DTYPE_AUTO)
+        sd = x;
+    else if (r->ssm_dtype != KVP_DTYPE_AUTO)
         sd = r->ssm_dtype;
+    if (c->replicated || is_kda_model(model)) {
+        sd = r->ssm_dtype != KVP_DTYPE_AUTO ? r->ssm_dtype : KVP_DTYPE_FP32;
+    } else if (r->conv_kernel == 0) {
+        sd = cd; /* lightning: MambaStateDtypeCalculator.linear_attention_state_dtype */
+    } else if (s->mamba_ssm_cache_dtype != KVP_DTYPE_AUTO) {
+        sd = s->mamba_ssm_cache_dtype;
     }
+    *conv = cd;
+    *ssm = sd;
+}
+
+/* Mamba / GDN state of one layer on one rank, in the dtypes above. A KDA
+ * layer's conv state keeps kernel - 1 + num_speculative_tokens positions
+ * (FAMILIES.md "Kimi linear attention": vLLM widens the conv state by the
+ * speculative tokens; MambaStateShapeCalculator.kda_state_shape(num_spec)). */
+static kvp_status mamba_state(const kvp_model *model, const kvp_layer_cache *c,
+                              const kvp_policy_settings *s, uint64_t *out, kvp_error *err) {
+    const kvp_recurrent_geometry *r = &c->recurrent;
+    uint32_t tp = s->tp, num_spec = s->num_speculative_tokens;
+    kvp_dtype cd, sd;
+    state_dtypes(model, c, s, &cd, &sd);
     uint64_t heads = r->heads, groups = r->groups;
     if (heads % tp != 0)
         return kvp__fail(err, KVP_CONFIG, kvp_model_name(model), "recurrent heads",
@@ -443,7 +468,7 @@ kvp_status kvp__policy_vllm(const kvp_model *model, const kvp_policy_settings *s
         if (key.type == VT_SLIDING || key.type == VT_CHUNKED || key.type == VT_CROSS)
             key.window = c->window_tokens;
         if (key.type == VT_MAMBA) {
-            st = mamba_state(model, c, s->tp, s->num_speculative_tokens, &key.unit, err);
+            st = mamba_state(model, c, s, &key.unit, err);
             key.spec_blocks = s->num_speculative_tokens;
         }
         else

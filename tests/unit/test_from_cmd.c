@@ -136,6 +136,32 @@ static void test_trtllm_yaml(void **state) {
     assert_string_equal(g_cmd.ignored, "--port 8000");
 }
 
+/* The recurrent-state dtype options map to the table's names, not "ignored": vLLM's two
+ * flags, SGLang's --mamba-ssm-dtype and TensorRT-LLM's kv_cache_config key. */
+static void test_state_dtypes(void **state) {
+    (void)state;
+    const char *a = parse_ok("vllm serve Qwen/Qwen3-Next-80B-A3B-Thinking "
+                             "--mamba-cache-dtype float32 --mamba-ssm-cache-dtype float32");
+    assert_string_equal(a, "--mamba-cache-dtype float32 --mamba-ssm-cache-dtype float32");
+    assert_int_equal(g_cmd.ignored_count, 0);
+    a = parse_ok("python -m sglang.launch_server --model-path nvidia/Nemotron-H-56B-Base-8K "
+                 "--mamba-ssm-dtype bfloat16");
+    assert_string_equal(a, "--mamba-ssm-dtype bfloat16");
+    assert_int_equal(g_cmd.ignored_count, 0);
+    char path[] = "/tmp/kvp_from_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    const char *yaml = "kv_cache_config:\n  mamba_ssm_cache_dtype: float32\n";
+    assert_int_equal(write(fd, yaml, strlen(yaml)), (ssize_t)strlen(yaml));
+    close(fd);
+    char line[256];
+    snprintf(line, sizeof line, "trtllm-serve nvidia/Nemotron-H-56B-Base-8K --config %s", path);
+    a = parse_ok(line);
+    unlink(path);
+    assert_string_equal(a, "--mamba-ssm-cache-dtype float32");
+    assert_int_equal(g_cmd.ignored_count, 0);
+}
+
 static void expect_error(const char *line, const char *fragment) {
     int rc = kvp_from_parse(line, &g_cmd, g_msg, sizeof g_msg);
     assert_int_equal(rc, KVP_EXIT_BAD_INPUT);
@@ -333,7 +359,8 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_vllm),        cmocka_unit_test(test_vllm_shell_words),
         cmocka_unit_test(test_sglang),      cmocka_unit_test(test_llamacpp),
-        cmocka_unit_test(test_trtllm_yaml), cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_trtllm_yaml),
+        cmocka_unit_test(test_state_dtypes), cmocka_unit_test(test_errors),
         cmocka_unit_test(test_rewrite),     cmocka_unit_test(test_random_commands),
         cmocka_unit_test(test_yaml_crlf),   cmocka_unit_test(test_from_bad_input_named),
         cmocka_unit_test(test_from_contradicts_user),

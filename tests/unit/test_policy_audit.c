@@ -167,7 +167,9 @@ static void test_vllm_gdn_shipped_config(void **state) {
 
 /* §1.9 C, last line: Qwen3.5-35B-A3B bf16: attention 2 heads x 256 -> 2 * 512 * 2 = 2048
  * B/token; GDN conv 3 * (2*16*128 + 32*128) * 2 = 49,152, SSM 32*128*128*4 = 2,097,152;
- * bs = 16 * cdiv(2146304, 32768) = 16 * 66 = 1056. */
+ * bs = 16 * cdiv(2146304, 32768) = 16 * 66 = 1056. --mamba-ssm-cache-dtype replaces the
+ * config's float32: bfloat16 (or float16) SSM 1,048,576 -> 1,097,728 B ->
+ * 16 * cdiv(1097728, 32768) = 16 * 34 = 544. */
 static void test_vllm_gdn_35b_block(void **state) {
     (void)state;
     kvp_model *m = open_model("Qwen__Qwen3.5-35B-A3B.json");
@@ -175,6 +177,10 @@ static void test_vllm_gdn_35b_block(void **state) {
     s.max_model_len = 32768;
     kvp_policy_result r = plan_ok(m, &s);
     assert_int_equal(r.block_size, 1056);
+    s.mamba_ssm_cache_dtype = KVP_DTYPE_BF16;
+    assert_int_equal(plan_ok(m, &s).block_size, 544);
+    s.mamba_ssm_cache_dtype = KVP_DTYPE_FP16;
+    assert_int_equal(plan_ok(m, &s).block_size, 544);
     kvp_model_free(m);
 }
 
