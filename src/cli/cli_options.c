@@ -138,6 +138,32 @@ int kvp_cli_table_unknown(const char *arg, unsigned command, const char *const *
     for (size_t k = 0; own && own[k] && n < cap; k++) known[n++] = own[k];
     for (size_t k = 0; more && more[k] && n < cap; k++) known[n++] = more[k];
     known[n] = NULL;
+    /* A table option of other commands: say where it belongs, rather than
+     * suggest the nearest spelling of an unrelated one. */
+    char name[KVP_OPTIONS_TYPED_MAX];
+    size_t len = strcspn(arg, "=");
+    const kvp_option *r = NULL;
+    if (arg[0] == '-' && len < sizeof name) {
+        memcpy(name, arg, len);
+        name[len] = '\0';
+        r = kvp_option_lookup(name, NULL);
+    }
+    if (r && !(r->commands & command)) {
+        static const struct {
+            unsigned bit;
+            const char *name;
+        } k_cmds[] = {{KVP_COMMAND_PLAN, "plan"},       {KVP_COMMAND_FIT, "fit"},
+                      {KVP_COMMAND_SWEEP, "sweep"},     {KVP_COMMAND_COMPARE, "compare"},
+                      {KVP_COMMAND_SIM, "sim"},         {KVP_COMMAND_CHECK, "check"}};
+        char where[96] = "";
+        size_t w = 0;
+        for (size_t k = 0; k < sizeof k_cmds / sizeof k_cmds[0] && w < sizeof where; k++)
+            if (r->commands & k_cmds[k].bit)
+                w += (size_t)snprintf(where + w, sizeof where - w, "%s%s", w ? ", " : "",
+                                      k_cmds[k].name);
+        return kvp_cli_fail("%s is not an option of this command (only %s take it)", name,
+                            where);
+    }
     return kvp_cli_unknown_option(arg, known);
 }
 
