@@ -3,6 +3,7 @@
 
 #include "cli.h"
 #include "cli_options.h"
+#include "from_cmd.h"
 #include "util.h"
 
 /* Whose spellings kvp_cli_field_flag answers with: a copy, so it never points
@@ -74,6 +75,8 @@ static bool is_choice(const kvp_option *r, const char *v) {
 int kvp_cli_table_option(kvp_options *o, int argc, char **argv, int *i, bool json) {
     const char *a = argv[*i];
     if (a[0] != '-' || a[1] == '\0') return 0;
+    /* --from CMD filled `o` before argv (kvp_cli_from_apply): its words are read. */
+    if (kvp_cli_from_word(o, argc, argv, i)) return -1;
     char name[KVP_OPTIONS_TYPED_MAX];
     const char *eq = a[1] == '-' ? strchr(a, '=') : NULL;
     size_t n = eq ? (size_t)(eq - a) : strlen(a);
@@ -93,6 +96,9 @@ int kvp_cli_table_option(kvp_options *o, int argc, char **argv, int *i, bool jso
             v = argv[++*i];
         }
     }
+    /* A row the --from command filled: the same --policy, or a contradiction. */
+    int frc = kvp_cli_from_given(o, r, name, v, a, json);
+    if (frc) return frc;
     kvp_error err;
     kvp_error_clear(&err);
     if (kvp_options_set(o, name, v, &err) != KVP_OK) return kvp_cli_report_error(&err, json);

@@ -60,10 +60,13 @@ static int unknown_option(const char *arg) {
     return kvp_cli_table_unknown(arg, KVP_COMMAND_CHECK, own, k_ignored_values);
 }
 
-int kvp_cmd_check(int argc, char **argv) {
+static int check_main(int argc, char **argv);
+
+/* --from "vllm serve ...": the engine's command fills the settings of the run. */
+int kvp_cmd_check(int argc, char **argv) { return kvp_cli_from_run(argc, argv, check_main); }
+
+static int check_main(int argc, char **argv) {
     kvp_cli_table_use(NULL); /* no spellings of an earlier command in this process */
-    int from_rc;
-    if (kvp_cli_run_from(argc, argv, kvp_cmd_check, &from_rc)) return from_rc;
     if (kvp_cli_reject_repeats(argc, argv)) return KVP_EXIT_BAD_INPUT;
     kvp_startup_settings *ss = calloc(1, sizeof *ss);
     if (!ss) return kvp_cli_fail("out of memory");
@@ -82,7 +85,7 @@ int kvp_cmd_check(int argc, char **argv) {
     }
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--json")) json = true;
-    int rc0 = -1;
+    int rc0 = kvp_cli_from_apply(o, json); /* --from's settings first, argv on top */
     for (int i = 1; i < argc && !bad && rc0 < 0; i++) {
         const char *a = argv[i], *v = NULL;
         if (kvp_cli_flag(a, "--help") || kvp_cli_flag(a, "-h")) {
@@ -103,6 +106,7 @@ int kvp_cmd_check(int argc, char **argv) {
             else rc0 = kvp_cli_fail("check: unexpected argument '%s' (one MODEL only)", a);
         }
     }
+    model_arg = kvp_cli_from_model(model_arg); /* the --from command's, unless given */
     if (rc0 < 0 && bad) rc0 = KVP_EXIT_BAD_INPUT;
     if (rc0 < 0) rc0 = kvp_cli_table_finish(o, json);
     bool named = o->engine_given || o->engine_implied;

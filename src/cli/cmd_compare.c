@@ -8,7 +8,7 @@
 #include "cli_options.h"
 #include "fit_env.h"
 #include "kvplan/render.h"
-#include "from_cmd.h"
+#include "from_cmd.h" /* kvp_cli_from_run, kvp_cli_from_model */
 #include "util.h"
 
 static void usage(FILE *out) {
@@ -33,11 +33,16 @@ static uint64_t rounding(const kvp_fit_eval *e) {
 }
 
 
-int kvp_cmd_compare(int argc, char **argv) {
-    int frc;
-    if (kvp_cli_run_from(argc, argv, kvp_cmd_compare, &frc)) return frc;
+static int compare_main(int argc, char **argv);
+
+/* --from "vllm serve ...": the engine's command fills the settings of the run. */
+int kvp_cmd_compare(int argc, char **argv) { return kvp_cli_from_run(argc, argv, compare_main); }
+
+static int compare_main(int argc, char **argv) {
     fit_cli c;
     fit_cli_init(&c, argc, argv);
+    int frc = fit_cli_from(&c); /* --from's settings first, argv on top */
+    if (frc >= 0) return frc;
     kvp_engine engines[KVP_ENGINE_COUNT];
     size_t n_engines = 0;
     const char *html = NULL;
@@ -98,6 +103,7 @@ int kvp_cmd_compare(int argc, char **argv) {
                            "compare keeps each engine's own KV dtype spelling: drop --kv-dtype, "
                            "give one engine with --policies, or use 'kvplan sweep --over "
                            "policy=... --over kv-dtype=...'");
+    c.model_arg = kvp_cli_from_model(c.model_arg); /* the --from command's, unless given */
     int rc = fit_cli_finish(&c, "compare");
     if (rc >= 0) {
         fit_cli_free(&c);

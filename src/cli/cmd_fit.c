@@ -8,7 +8,7 @@
 
 #include "fit_env.h"
 #include "kvplan/render.h"
-#include "from_cmd.h"
+#include "from_cmd.h" /* kvp_cli_from_run, kvp_cli_from_model */
 #include "util.h"
 
 static void usage(FILE *out) {
@@ -60,11 +60,16 @@ static void print_eval_line(const char *label, const kvp_fit_eval *e) {
            e->memory_estimated ? " (memory terms estimated)" : "");
 }
 
-int kvp_cmd_fit(int argc, char **argv) {
-    int frc;
-    if (kvp_cli_run_from(argc, argv, kvp_cmd_fit, &frc)) return frc;
+static int fit_main(int argc, char **argv);
+
+/* --from "vllm serve ...": the engine's command fills the settings of the run. */
+int kvp_cmd_fit(int argc, char **argv) { return kvp_cli_from_run(argc, argv, fit_main); }
+
+static int fit_main(int argc, char **argv) {
     fit_cli c;
     fit_cli_init(&c, argc, argv);
+    int frc = fit_cli_from(&c); /* --from's settings first, argv on top */
+    if (frc >= 0) return frc;
     kvp_fit_request req;
     memset(&req, 0, sizeof req);
     bool has_solve = false, has_conc = false, has_gpus = false;
@@ -140,6 +145,7 @@ int kvp_cmd_fit(int argc, char **argv) {
     if (req.solve_for == KVP_FIT_CONCURRENCY && has_conc)
         return fit_cli_bad(&c, KVP_INVALID_ARG, "--concurrency",
                            "--solve concurrency leaves --concurrency free: drop it");
+    c.model_arg = kvp_cli_from_model(c.model_arg); /* the --from command's, unless given */
     int rc = fit_cli_finish(&c, "fit");
     if (rc >= 0) {
         fit_cli_free(&c);

@@ -195,7 +195,7 @@ static int from_table(opts *o, const kvp_options *t) {
 /* This command's own options (output and model-local reports); everything else
  * is a row of the option table. For "did you mean". */
 static const char *const k_own[] = {"--explain", "--json", "--help", "--svg", "--html",
-                                    "--local", "--async-chunk", "--streaming", NULL};
+                                    "--local", "--async-chunk", "--streaming", "--from", NULL};
 
 static int unknown_option(const char *a) {
     if (g_json) {
@@ -243,6 +243,7 @@ static int parse(int argc, char **argv, opts *o, kvp_options *t) {
             o->model = a;
         }
     }
+    o->model = kvp_cli_from_model(o->model); /* the --from command's, unless given */
     int rc = kvp_cli_table_finish(t, g_json);
     if (rc >= 0) return rc;
     return from_table(o, t);
@@ -713,13 +714,17 @@ static const char *policy_arg(int argc, char **argv) {
 
 static int plan_seed(int argc, char **argv);
 
-int kvp_cmd_plan(int argc, char **argv) {
+static int plan_main(int argc, char **argv);
+
+/* --from "vllm serve ...": the engine's command fills the settings of the run. */
+int kvp_cmd_plan(int argc, char **argv) { return kvp_cli_from_run(argc, argv, plan_main); }
+
+static int plan_main(int argc, char **argv) {
     kvp_cli_table_use(NULL); /* no spellings of an earlier command in this process */
-    /* --from "vllm serve ...": rewrite the engine's command into plan options first,
-     * since the rewritten arguments carry the --policy. */
-    int frc;
-    if (kvp_cli_run_from(argc, argv, kvp_cmd_plan, &frc)) return frc;
-    const char *policy = policy_arg(argc, argv);
+    /* The --from command's engine chooses the path (a --policy that differs is
+     * refused while the settings are read). */
+    const char *policy = kvp_cli_from_engine();
+    if (!policy) policy = policy_arg(argc, argv);
     kvp_engine engine = KVP_ENGINE_TRTLLM;
     /* Every spelling of TensorRT-LLM is the creator (there is no second model of it). */
     if (policy && kvp_engine_parse(policy, &engine) == KVP_OK && engine == KVP_ENGINE_TRTLLM)
@@ -761,7 +766,8 @@ static int plan_seed(int argc, char **argv) {
      * rules' names point into it). */
     kvp_options *t = kvp_options_new(KVP_COMMAND_PLAN);
     if (!t) return kvp_cli_fail("out of memory");
-    int rc = parse(argc, argv, &o, t);
+    int rc = kvp_cli_from_apply(t, g_json); /* --from's settings first, argv on top */
+    if (rc < 0) rc = parse(argc, argv, &o, t);
     if (rc >= 0) {
         kvp_options_free(t);
         return rc;

@@ -13,7 +13,7 @@
 #include "fit_env.h"
 #include "kvplan/render.h"
 #include "kvplan/sweep.h"
-#include "from_cmd.h"
+#include "from_cmd.h" /* kvp_cli_from_run, kvp_cli_from_model */
 #include "progress.h"
 #include "util.h"
 
@@ -354,9 +354,12 @@ static kvp_status sweep_row(uint64_t index, uint64_t count, const kvp_fit_eval *
     return KVP_OK;
 }
 
-int kvp_cmd_sweep(int argc, char **argv) {
-    int frc;
-    if (kvp_cli_run_from(argc, argv, kvp_cmd_sweep, &frc)) return frc;
+static int sweep_main(int argc, char **argv);
+
+/* --from "vllm serve ...": the engine's command fills the settings of the run. */
+int kvp_cmd_sweep(int argc, char **argv) { return kvp_cli_from_run(argc, argv, sweep_main); }
+
+static int sweep_main(int argc, char **argv) {
     fit_cli c;
     fit_cli_init(&c, argc, argv);
     kvp_sweep_grid *grid = kvp_sweep_grid_new();
@@ -364,6 +367,7 @@ int kvp_cmd_sweep(int argc, char **argv) {
     bool csv = false, timing = false, quiet = false;
     const char *svg = NULL, *html = NULL;
     int rc = grid ? -1 : kvp_cli_fail("out of memory");
+    if (rc < 0) rc = fit_cli_from(&c); /* --from's settings first, argv on top */
     size_t count = 1;
     sweep_out so;
     memset(&so, 0, sizeof so);
@@ -451,6 +455,7 @@ int kvp_cmd_sweep(int argc, char **argv) {
                          (unsigned long long)max_plans, MAX_PLANS_CAP);
         goto out;
     }
+    c.model_arg = kvp_cli_from_model(c.model_arg); /* the --from command's, unless given */
     rc = fit_cli_finish(&c, "sweep");
     if (rc >= 0) goto out;
 

@@ -7,6 +7,7 @@
 
 #include "cli_options.h"
 #include "fit_env.h"
+#include "from_cmd.h"
 #include "startup_cli.h"
 #include "util.h"
 
@@ -95,6 +96,12 @@ int fit_cli_option(fit_cli *c, int argc, char **argv, int *i, bool *handled) {
     }
     *handled = false;
     return -1;
+}
+
+int fit_cli_from(fit_cli *c) {
+    int rc = kvp_cli_from_apply(c->opt, c->json);
+    if (rc < 0) sync(c);
+    return rc;
 }
 
 int fit_cli_finish(fit_cli *c, const char *command) {

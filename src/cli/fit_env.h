@@ -32,6 +32,9 @@ typedef struct fit_cli {
 
 /* Defaults, and --json when argv holds it. */
 void fit_cli_init(fit_cli *c, int argc, char **argv);
+/* The settings of the running --from (from_cmd.h), before argv: -1 to go on,
+ * else an exit status after printing the error. */
+int fit_cli_from(fit_cli *c);
 /* Try argv[*i] as a shared option. Returns -1 when it was handled (or not
  * ours: *handled false), else an exit status after printing the error. */
 int fit_cli_option(fit_cli *c, int argc, char **argv, int *i, bool *handled);

@@ -1,10 +1,12 @@
 /* from_cmd.c — `kvplan plan --from "<engine command>"` (from_cmd.h): split the
  * pasted command with the one splitter (src/options/shell_words.c), tell the
- * engine from the program name, map the options kvplan models to `kvplan plan`
- * options and list every other one as ignored (unknown ones warned by name).
- * trtllm-serve's extra-options YAML is read with libyaml
- * (src/options/yaml_options.c), nested sections as dotted keys. A setting the
- * command gives and the user gives again is a contradiction (exit 2). */
+ * engine from the program name, keep the options kvplan models as settings
+ * under the engine's own spelling (a spelling of the option table) and list
+ * every other one as ignored (unknown ones warned by name). trtllm-serve's
+ * extra-options YAML is read with libyaml (src/options/yaml_options.c), nested
+ * sections as dotted keys. The settings fill the command's kvp_options before
+ * its own argv is read; a setting the command gives and the user gives again
+ * is a contradiction (exit 2). */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,11 +32,12 @@ static char *store(kvp_from_cmd *c, const char *s, size_t n) {
     return d;
 }
 
-static bool emit(kvp_from_cmd *c, const char *s) {
-    if (c->argc >= KVP_FROM_MAX_ARGS) return false;
-    char *d = store(c, s, strlen(s));
-    if (!d) return false;
-    c->argv[c->argc++] = d;
+/* One setting; `name` and `value` already live in the storage (or are literals). */
+static bool add(kvp_from_cmd *c, const char *name, const char *value) {
+    if (c->count >= KVP_FROM_MAX_ARGS) return false;
+    c->set[c->count].name = name;
+    c->set[c->count].value = value;
+    c->count++;
     return true;
 }
 
@@ -60,16 +63,20 @@ static void unknown(kvp_from_cmd *c, const char *name, const char *value) {
 /* ------------------------------------------------------------ option tables */
 
 typedef enum map_kind {
-    MAP_VALUE = 0,   /* --opt V -> to V */
-    MAP_FLAG,        /* --opt -> to (a false "=value" drops it) */
+    MAP_VALUE = 0,   /* --opt V */
+    MAP_FLAG,        /* --opt (a false "=value" drops it) */
     MAP_MODEL,       /* --model M */
     MAP_YAML,        /* trtllm-serve --extra_llm_api_options FILE */
     MAP_FA,          /* llama.cpp -fa [on|off|auto] */
     MAP_IGNORE_FLAG, /* known flag without a value kvplan does not model */
     MAP_IGNORE_VALUE,/* known option with a value kvplan does not model */
-    MAP_BOOL,        /* --flag or --flag=VALUE -> to[=VALUE] */
+    MAP_BOOL,        /* --flag or --flag=VALUE */
 } map_kind;
 
+/* Which options of an engine's command kvplan models, ignores or reads as the
+ * model. A modelled option is set under its own name, a spelling of the option
+ * table (options_table.c lists the engines' spellings); `to` names the table
+ * spelling only for the few engine aliases the table does not carry. */
 typedef struct opt_map {
     const char *names[4];
     const char *to;
@@ -79,31 +86,32 @@ typedef struct opt_map {
 /* vLLM `vllm serve` (EngineArgs names). */
 static const opt_map k_vllm[] = {
     {{"--model"}, NULL, MAP_MODEL},
-    {{"--max-model-len"}, "--max-model-len", MAP_VALUE},
-    {{"--tensor-parallel-size", "-tp"}, "--tp", MAP_VALUE},
-    {{"--pipeline-parallel-size", "-pp"}, "--pp", MAP_VALUE},
-    {{"--data-parallel-size", "-dp"}, "--dp", MAP_VALUE},
-    {{"--kv-cache-dtype"}, "--kv-dtype", MAP_VALUE},
-    {{"--gpu-memory-utilization"}, "--gpu-memory-utilization", MAP_VALUE},
-    {{"--block-size"}, "--block-size", MAP_VALUE},
-    {{"--max-num-batched-tokens"}, "--max-num-batched-tokens", MAP_VALUE},
-    {{"--max-num-seqs"}, "--max-num-seqs", MAP_VALUE},
-    {{"--mamba-cache-mode"}, "--mamba-cache-mode", MAP_VALUE},
-    {{"--mamba-cache-dtype"}, "--mamba-cache-dtype", MAP_VALUE},
-    {{"--mamba-ssm-cache-dtype"}, "--mamba-ssm-cache-dtype", MAP_VALUE},
+    {{"--max-model-len"}, NULL, MAP_VALUE},
+    {{"--tensor-parallel-size", "-tp"}, NULL, MAP_VALUE},
+    {{"--pipeline-parallel-size", "-pp"}, NULL, MAP_VALUE},
+    {{"--data-parallel-size", "-dp"}, NULL, MAP_VALUE},
+    {{"--kv-cache-dtype"}, NULL, MAP_VALUE},
+    {{"--gpu-memory-utilization"}, NULL, MAP_VALUE},
+    {{"--block-size"}, NULL, MAP_VALUE},
+    {{"--max-num-batched-tokens"}, NULL, MAP_VALUE},
+    {{"--max-num-seqs"}, NULL, MAP_VALUE},
+    {{"--mamba-cache-mode"}, NULL, MAP_VALUE},
+    {{"--mamba-cache-dtype"}, NULL, MAP_VALUE},
+    {{"--mamba-ssm-cache-dtype"}, NULL, MAP_VALUE},
+    /* vLLM's kv_cache_memory_bytes is the KV budget itself. */
     {{"--kv-cache-memory-bytes", "--kv-cache-memory"}, "--kv-budget", MAP_VALUE},
-    {{"--dtype"}, "--dtype", MAP_VALUE},
-    {{"--quantization", "-q"}, "--quantization", MAP_VALUE},
-    {{"--trust-remote-code"}, "--trust-remote-code", MAP_BOOL},
-    {{"--enforce-eager"}, "--enforce-eager", MAP_BOOL},
-    {{"--enable-prefix-caching"}, "--enable-prefix-caching", MAP_BOOL},
-    {{"--no-enable-prefix-caching"}, "--no-enable-prefix-caching", MAP_FLAG},
-    {{"--enable-chunked-prefill"}, "--enable-chunked-prefill", MAP_BOOL},
-    {{"--no-enable-chunked-prefill"}, "--no-enable-chunked-prefill", MAP_FLAG},
-    {{"--enable-expert-parallel"}, "--enable-expert-parallel", MAP_BOOL},
-    {{"--speculative-config", "--speculative_config"}, "--speculative-config", MAP_VALUE},
-    {{"--num-speculative-tokens"}, "--num-speculative-tokens", MAP_VALUE},
-    {{"--cuda-graph-sizes"}, "--cuda-graph-max-bs", MAP_VALUE},
+    {{"--dtype"}, NULL, MAP_VALUE},
+    {{"--quantization", "-q"}, NULL, MAP_VALUE},
+    {{"--trust-remote-code"}, NULL, MAP_BOOL},
+    {{"--enforce-eager"}, NULL, MAP_BOOL},
+    {{"--enable-prefix-caching"}, NULL, MAP_BOOL},
+    {{"--no-enable-prefix-caching"}, NULL, MAP_FLAG},
+    {{"--enable-chunked-prefill"}, NULL, MAP_BOOL},
+    {{"--no-enable-chunked-prefill"}, NULL, MAP_FLAG},
+    {{"--enable-expert-parallel"}, NULL, MAP_BOOL},
+    {{"--speculative-config", "--speculative_config"}, NULL, MAP_VALUE},
+    {{"--num-speculative-tokens"}, NULL, MAP_VALUE},
+    {{"--cuda-graph-sizes"}, NULL, MAP_VALUE},
     {{"--disable-log-requests", "--disable-log-stats", "--enable-auto-tool-choice",
       "--async-scheduling"}, NULL, MAP_IGNORE_FLAG},
     {{"--port", "--host", "--served-model-name", "--api-key"}, NULL, MAP_IGNORE_VALUE},
@@ -120,25 +128,26 @@ static const opt_map k_vllm[] = {
 /* SGLang `python -m sglang.launch_server` (ServerArgs names). */
 static const opt_map k_sglang[] = {
     {{"--model-path", "--model"}, NULL, MAP_MODEL},
-    {{"--tp", "--tp-size", "--tensor-parallel-size"}, "--tp", MAP_VALUE},
-    {{"--pp", "--pp-size", "--pipeline-parallel-size"}, "--pp", MAP_VALUE},
-    {{"--dp", "--dp-size", "--data-parallel-size"}, "--dp", MAP_VALUE},
-    {{"--enable-dp-attention"}, "--enable-dp-attention", MAP_FLAG},
-    {{"--mem-fraction-static"}, "--mem-fraction-static", MAP_VALUE},
-    {{"--kv-cache-dtype"}, "--kv-dtype", MAP_VALUE},
-    {{"--page-size"}, "--page-size", MAP_VALUE},
-    {{"--mamba-ssm-dtype"}, "--mamba-ssm-dtype", MAP_VALUE},
-    {{"--context-length"}, "--context-length", MAP_VALUE},
-    {{"--dtype"}, "--dtype", MAP_VALUE},
-    {{"--quantization"}, "--quantization", MAP_VALUE},
-    {{"--trust-remote-code"}, "--trust-remote-code", MAP_BOOL},
-    {{"--disable-radix-cache"}, "--disable-radix-cache", MAP_FLAG},
-    {{"--speculative-algorithm", "--speculative-algo"}, "--speculative-algorithm", MAP_VALUE},
-    {{"--speculative-num-draft-tokens"}, "--speculative-num-draft-tokens", MAP_VALUE},
-    {{"--disable-cuda-graph"}, "--enforce-eager", MAP_FLAG},
-    {{"--cuda-graph-max-bs"}, "--cuda-graph-max-bs", MAP_VALUE},
-    {{"--cuda-graph-bs"}, "--cuda-graph-batch-sizes", MAP_VALUE},
-    {{"--enable-ep-moe"}, "--enable-expert-parallel", MAP_FLAG},
+    {{"--tp", "--tp-size", "--tensor-parallel-size"}, NULL, MAP_VALUE},
+    {{"--pp", "--pp-size", "--pipeline-parallel-size"}, NULL, MAP_VALUE},
+    {{"--dp", "--dp-size", "--data-parallel-size"}, NULL, MAP_VALUE},
+    {{"--enable-dp-attention"}, NULL, MAP_FLAG},
+    {{"--mem-fraction-static"}, NULL, MAP_VALUE},
+    {{"--kv-cache-dtype"}, NULL, MAP_VALUE},
+    {{"--page-size"}, NULL, MAP_VALUE},
+    {{"--mamba-ssm-dtype"}, NULL, MAP_VALUE},
+    {{"--context-length"}, NULL, MAP_VALUE},
+    {{"--dtype"}, NULL, MAP_VALUE},
+    {{"--quantization"}, NULL, MAP_VALUE},
+    {{"--trust-remote-code"}, NULL, MAP_BOOL},
+    {{"--disable-radix-cache"}, NULL, MAP_FLAG},
+    {{"--speculative-algorithm"}, NULL, MAP_VALUE},
+    {{"--speculative-algo"}, "--speculative-algorithm", MAP_VALUE}, /* SGLang's alias */
+    {{"--speculative-num-draft-tokens"}, NULL, MAP_VALUE},
+    {{"--disable-cuda-graph"}, NULL, MAP_FLAG},
+    {{"--cuda-graph-max-bs"}, NULL, MAP_VALUE},
+    {{"--cuda-graph-bs"}, NULL, MAP_VALUE},
+    {{"--enable-ep-moe"}, NULL, MAP_FLAG},
     {{"--enable-torch-compile"}, NULL, MAP_IGNORE_FLAG},
     {{"--enable-metrics", "--enable-mixed-chunk", "--skip-server-warmup"}, NULL,
      MAP_IGNORE_FLAG},
@@ -159,16 +168,17 @@ static const opt_map k_sglang[] = {
 /* llama.cpp `llama-server` (common arg names). */
 static const opt_map k_llamacpp[] = {
     {{"-m", "--model", "-hf", "--hf-repo"}, NULL, MAP_MODEL},
-    {{"-c", "--ctx-size"}, "--ctx-size", MAP_VALUE},
-    {{"-np", "--parallel"}, "--parallel", MAP_VALUE},
-    {{"-ctk", "--cache-type-k"}, "--cache-type-k", MAP_VALUE},
-    {{"-ctv", "--cache-type-v"}, "--cache-type-v", MAP_VALUE},
-    {{"-kvu", "--kv-unified"}, "--kv-unified", MAP_FLAG},
-    {{"-no-kvu", "--no-kv-unified"}, "--no-kv-unified", MAP_FLAG},
-    {{"--swa-full"}, "--swa-full", MAP_FLAG},
-    {{"-ub", "--ubatch-size"}, "--ubatch-size", MAP_VALUE},
-    {{"-b", "--batch-size"}, "--batch-size", MAP_VALUE},
-    {{"-fa", "--flash-attn"}, "--flash-attn", MAP_FA},
+    {{"-c", "--ctx-size"}, NULL, MAP_VALUE},
+    {{"-np", "--parallel"}, NULL, MAP_VALUE},
+    {{"-ctk", "--cache-type-k"}, NULL, MAP_VALUE},
+    {{"-ctv", "--cache-type-v"}, NULL, MAP_VALUE},
+    {{"-kvu", "--kv-unified"}, NULL, MAP_FLAG},
+    {{"--no-kv-unified"}, NULL, MAP_FLAG},
+    {{"-no-kvu"}, "--no-kv-unified", MAP_FLAG}, /* llama.cpp's short form */
+    {{"--swa-full"}, NULL, MAP_FLAG},
+    {{"-ub", "--ubatch-size"}, NULL, MAP_VALUE},
+    {{"-b", "--batch-size"}, NULL, MAP_VALUE},
+    {{"-fa", "--flash-attn"}, NULL, MAP_FA},
     {{"-cb", "--cont-batching", "--no-mmap", "--mlock"}, NULL, MAP_IGNORE_FLAG},
     {{"--jinja", "--metrics", "--no-webui", "--embedding"}, NULL, MAP_IGNORE_FLAG},
     {{"-v", "--verbose", "-nocb", "--no-cont-batching"}, NULL, MAP_IGNORE_FLAG},
@@ -184,16 +194,16 @@ static const opt_map k_llamacpp[] = {
 /* TensorRT-LLM `trtllm-serve` (click option names). */
 static const opt_map k_trtllm[] = {
     {{"--model"}, NULL, MAP_MODEL},
-    {{"--tp_size", "--tp-size"}, "--tp", MAP_VALUE},
-    {{"--pp_size", "--pp-size"}, "--pp", MAP_VALUE},
-    {{"--max_batch_size", "--max-batch-size"}, "--max-batch-size", MAP_VALUE},
-    {{"--max_num_tokens", "--max-num-tokens"}, "--max-num-tokens", MAP_VALUE},
-    {{"--max_seq_len", "--max-seq-len"}, "--max-seq-len", MAP_VALUE},
-    {{"--max_beam_width", "--max-beam-width"}, "--max-beam-width", MAP_VALUE},
+    {{"--tp_size", "--tp-size"}, NULL, MAP_VALUE},
+    {{"--pp_size", "--pp-size"}, NULL, MAP_VALUE},
+    {{"--max_batch_size", "--max-batch-size"}, NULL, MAP_VALUE},
+    {{"--max_num_tokens", "--max-num-tokens"}, NULL, MAP_VALUE},
+    {{"--max_seq_len", "--max-seq-len"}, NULL, MAP_VALUE},
+    {{"--max_beam_width", "--max-beam-width"}, NULL, MAP_VALUE},
     {{"--kv_cache_free_gpu_memory_fraction", "--kv-cache-free-gpu-memory-fraction"},
-     "--free-gpu-memory-fraction", MAP_VALUE},
+     NULL, MAP_VALUE},
     {{"--extra_llm_api_options", "--extra-llm-api-options", "--config"}, NULL, MAP_YAML},
-    {{"--trust_remote_code", "--trust-remote-code"}, "--trust-remote-code", MAP_BOOL},
+    {{"--trust_remote_code", "--trust-remote-code"}, NULL, MAP_BOOL},
     {{"--host", "--port", "--backend", "--log_level"}, NULL, MAP_IGNORE_VALUE},
     {{"--log-level", "--tokenizer", "--ep_size", "--ep-size"}, NULL, MAP_IGNORE_VALUE},
     {{"--num_postprocess_workers", "--reasoning_parser", "--gpus_per_node"}, NULL,
@@ -221,7 +231,8 @@ typedef struct yaml_map {
     bool flag;        /* true/false value: emit `to` on true */
 } yaml_map;
 
-/* The LlmArgs keys that change the KV plan. */
+/* The LlmArgs keys that change the KV plan, and the table row (its kvplan
+ * name) each sets: YAML keys are no command-line spellings. */
 static const yaml_map k_yaml[] = {
     {"tensor_parallel_size", "--tp", false},
     {"pipeline_parallel_size", "--pp", false},
@@ -248,13 +259,19 @@ static const yaml_map k_yaml[] = {
     {NULL, NULL, false},
 };
 
-/* The pairs of the options file (yaml_options.h) as `kvplan plan` options. */
+/* The pairs of the options file (yaml_options.h) as settings (table names). */
 typedef struct yaml_ctx {
     kvp_from_cmd *c;
-    const char **yargv;
-    int *yargc;
+    kvp_from_setting *set;
+    int *count;
     bool full;
 } yaml_ctx;
+
+static void yaml_add(yaml_ctx *y, const char *name, const char *value) {
+    y->set[*y->count].name = name;
+    y->set[*y->count].value = value;
+    (*y->count)++;
+}
 
 static kvp_status yaml_pair(void *vctx, const char *key, kvp__yaml_kind kind, const char *value,
                             kvp_error *err) {
@@ -267,14 +284,13 @@ static kvp_status yaml_pair(void *vctx, const char *key, kvp__yaml_kind kind, co
         return kvp__fail(err, KVP_CONFIG, NULL, key, "%s must be a mapping, found '%.64s'", key,
                          value ? value : "a list");
     if (kind == KVP_YAML_MAPPING) return KVP_OK;
-    if (*y->yargc + 2 > KVP_FROM_MAX_ARGS) {
+    if (*y->count + 1 > KVP_FROM_MAX_ARGS) {
         y->full = true;
         return KVP_OK;
     }
     /* cuda_graph_config: null disables CUDA graphs. */
     if (!strcmp(key, "cuda_graph_config") && kind == KVP_YAML_NULL) {
-        y->yargv[(*y->yargc)++] = "--cuda-graph-batch-size";
-        y->yargv[(*y->yargc)++] = "0";
+        yaml_add(y, "--cuda-graph-batch-size", "0");
         return KVP_OK;
     }
     const yaml_map *m = NULL;
@@ -290,19 +306,18 @@ static kvp_status yaml_pair(void *vctx, const char *key, kvp__yaml_kind kind, co
     }
     if (kind == KVP_YAML_NULL) return KVP_OK; /* not stated: the default applies */
     if (m->flag) {
-        if (!is_false(value)) y->yargv[(*y->yargc)++] = m->to;
+        if (!is_false(value)) yaml_add(y, m->to, NULL);
         return KVP_OK;
     }
     char *v = store(c, value, strlen(value));
     if (!v) return kvp__fail(err, KVP_CONFIG, NULL, key, "the options file is too large");
-    y->yargv[(*y->yargc)++] = m->to;
-    y->yargv[(*y->yargc)++] = v;
+    yaml_add(y, m->to, v);
     return KVP_OK;
 }
 
-static int read_yaml(const char *path, kvp_from_cmd *c, const char **yargv, int *yargc,
+static int read_yaml(const char *path, kvp_from_cmd *c, kvp_from_setting *set, int *count,
                      char *msg, size_t msg_size) {
-    yaml_ctx y = {.c = c, .yargv = yargv, .yargc = yargc};
+    yaml_ctx y = {.c = c, .set = set, .count = count};
     kvp_error err;
     kvp_error_clear(&err);
     if (kvp__yaml_options_read(path, yaml_pair, &y, &err) != KVP_OK) {
@@ -493,11 +508,12 @@ int kvp_from_parse(const char *cmdline, kvp_from_cmd *c, char *msg, size_t msg_s
     bool positional_model = table == k_vllm || table == k_trtllm;
     const char *yaml_path = NULL;
     for (int k = 0; k < env_count; k++)
-        if (!emit(c, "--env") || !emit(c, env_words[k])) goto too_many;
+        if (!add(c, "--env", env_words[k])) goto too_many;
     if (have_visible) {
         char num[16];
         snprintf(num, sizeof num, "%u", visible);
-        if (!emit(c, "--gpus") || !emit(c, num)) goto too_many;
+        const char *v = store(c, num, strlen(num));
+        if (!v || !add(c, "--gpus", v)) goto too_many;
     }
     for (; i < n; i++) {
         char *a = tok[i];
@@ -561,14 +577,21 @@ int kvp_from_parse(const char *cmdline, kvp_from_cmd *c, char *msg, size_t msg_s
                 value = tok[++i];
             }
         }
+        /* The table's spelling: the engine's own name (the stored word unless it
+         * held "=value"), or the alias's row. */
+        const char *set_as = m->to ? m->to : !eq ? a : NULL;
+        if (!set_as && (m->kind == MAP_VALUE || m->kind == MAP_FLAG || m->kind == MAP_FA ||
+                        m->kind == MAP_BOOL) &&
+            !(set_as = store(c, name, strlen(name))))
+            goto too_many;
         switch (m->kind) {
         case MAP_MODEL: c->model = value; break;
         case MAP_YAML: yaml_path = value; break;
         case MAP_VALUE:
-            if (!emit(c, m->to) || !emit(c, value)) goto too_many;
+            if (!add(c, set_as, value)) goto too_many;
             break;
         case MAP_FLAG:
-            if (!is_false(value) && !emit(c, m->to)) goto too_many;
+            if (!is_false(value) && !add(c, set_as, NULL)) goto too_many;
             break;
         case MAP_FA:
             /* -fa takes on|off|auto in current llama.cpp; older builds had a bare flag. */
@@ -576,30 +599,41 @@ int kvp_from_parse(const char *cmdline, kvp_from_cmd *c, char *msg, size_t msg_s
                 (!kvp__strcasecmp(tok[i + 1], "on") || !kvp__strcasecmp(tok[i + 1], "off") ||
                  !kvp__strcasecmp(tok[i + 1], "auto")))
                 value = tok[++i];
-            if (!emit(c, value ? "--flash-attn" : m->to)) goto too_many;
-            if (value && !emit(c, value)) goto too_many;
+            if (!add(c, set_as, value)) goto too_many;
             break;
         case MAP_IGNORE_FLAG: ignore(c, a, NULL); break;
         case MAP_IGNORE_VALUE: ignore(c, name, value); break;
-        case MAP_BOOL: {
-            /* --flag, --flag=false, --flag true: kvplan's option takes the same forms. */
+        case MAP_BOOL:
+            /* --flag, --flag=false, --flag true: the table's flags take the same forms. */
             if (!value && i + 1 < n && (is_false(tok[i + 1]) || !kvp__strcasecmp(tok[i + 1], "true")))
                 value = tok[++i];
-            char word[64];
-            snprintf(word, sizeof word, "%s%s%s", m->to, value ? "=" : "", value ? value : "");
-            if (!emit(c, word)) goto too_many;
+            if (!add(c, set_as, value)) goto too_many;
             break;
-        }
         }
     }
     if (yaml_path) {
-        const char *yargv[KVP_FROM_MAX_ARGS];
-        int yargc = 0;
-        rc = read_yaml(yaml_path, c, yargv, &yargc, msg, msg_size);
+        kvp_from_setting yset[KVP_FROM_MAX_ARGS];
+        int ycount = 0;
+        rc = read_yaml(yaml_path, c, yset, &ycount, msg, msg_size);
         if (rc) return rc;
-        /* LlmArgs from the YAML override the command-line flags: append them last. */
-        for (int k = 0; k < yargc; k++)
-            if (!emit(c, yargv[k])) goto too_many;
+        /* LlmArgs from the YAML override the command-line flags (trtllm-serve
+         * updates its llm_args with the file's): a flag of the same row gives way,
+         * listed as ignored, and the file's setting comes last. */
+        for (int k = 0; k < ycount; k++) {
+            const kvp_option *yr = kvp_option_lookup(yset[k].name, NULL);
+            for (int j = 0; yr && !yr->repeats && j < c->count; j++) {
+                if (kvp_option_lookup(c->set[j].name, NULL) != yr) continue;
+                char what[200];
+                snprintf(what, sizeof what, "%s%s%.120s (the options file overrides it)",
+                         c->set[j].name, c->set[j].value ? " " : "",
+                         c->set[j].value ? c->set[j].value : "");
+                ignore(c, what, NULL);
+                memmove(&c->set[j], &c->set[j + 1], (size_t)(c->count - j - 1) * sizeof c->set[0]);
+                c->count--;
+                j--;
+            }
+            if (!add(c, yset[k].name, yset[k].value)) goto too_many;
+        }
     }
     if (!c->model) {
         snprintf(msg, msg_size, "--from: the %s command names no model (expected %s)", c->engine,
@@ -614,7 +648,24 @@ too_many:
     return KVP_EXIT_BAD_INPUT;
 }
 
-/* ------------------------------------------------------------- rewrite */
+/* ------------------------------------------------------------ settings */
+
+/* The running command's --from (from_cmd.h: one command runs at a time). */
+#define ROW_POLICY 255 /* row[] mark of --policy: no setting index (KVP_FROM_MAX_ARGS < 255) */
+typedef struct from_run {
+    bool active;
+    int argc;
+    char **argv;                    /* the command's own argv (borrowed) */
+    int at;                         /* argv index of --from */
+    const char *word;               /* argv[at]: a body may read a copy of argv */
+    kvp_from_cmd *cmd;              /* owned while the body runs */
+    const kvp_options *options;     /* the settings it filled */
+    unsigned char row[KVP_OPTIONS_MAX]; /* 1 + the index of the setting that filled a row */
+    bool applied[KVP_FROM_MAX_ARGS];/* set into the options (not ignored) */
+    const char *user_model;         /* the user's MODEL word, when one was given */
+    const char *same_policy;        /* the user's --policy word naming the same engine */
+} from_run;
+static from_run g_run;
 
 static bool has_json(int argc, char **argv) {
     for (int i = 1; i < argc; i++)
@@ -652,20 +703,67 @@ static void print_word(FILE *f, const char *w) {
     fputc('\'', f);
 }
 
-/* "--tp=4" -> "--tp" into out; its length, 0 when `arg` is no option. */
-static size_t option_name(const char *arg, char *out, size_t size) {
-    if (arg[0] != '-' || arg[1] == '\0') return 0;
-    size_t n = strcspn(arg, "=");
-    if (n >= size) return 0;
-    memcpy(out, arg, n);
-    out[n] = '\0';
-    return n;
+/* One applied setting under kvplan's own name (the row's), as `kvplan` reads it
+ * back: a flag as "--name" or "--name=false" (a negated spelling included). */
+static void print_setting(FILE *f, const kvp_from_setting *s) {
+    size_t sp = 0;
+    const kvp_option *r = kvp_option_lookup(s->name, &sp);
+    if (!r) return;
+    fputc(' ', f);
+    fputs(r->name, f);
+    if (r->type == KVP_OPTION_FLAG) {
+        bool on = !s->value || !is_false(s->value);
+        if (sp && r->spellings[sp - 1].negate) on = !on;
+        if (!on) fputs("=false", f);
+        return;
+    }
+    if (s->value) {
+        fputc(' ', f);
+        print_word(f, s->value);
+    }
 }
 
-int kvp_cli_from_rewrite(int argc, char **argv, kvp_from_argv *out) {
-    memset(out, 0, sizeof *out);
-    out->argc = argc;
-    out->argv = argv;
+/* How the command was read, on stderr: the equivalent kvplan command line (the
+ * command's settings, then the user's own arguments), the MODEL the user gave
+ * instead, and the options ignored, unknown or left as text. */
+static void print_note(FILE *f) {
+    const kvp_from_cmd *c = g_run.cmd;
+    const char *model = g_run.user_model ? g_run.user_model : c->model;
+    fputs("kvplan: --from: planning as: kvplan ", f);
+    print_word(f, g_run.argv[0]);
+    fputc(' ', f);
+    print_word(f, model);
+    fprintf(f, " --policy %s", c->engine);
+    for (int k = 0; k < c->count; k++)
+        if (g_run.applied[k]) print_setting(f, &c->set[k]);
+    for (int j = 1; j < g_run.argc; j++) {
+        const char *a = g_run.argv[j];
+        if (j == g_run.at || a == g_run.same_policy) {
+            if (!strcmp(a, "--from") || !strcmp(a, "--policy")) j++; /* and its value */
+            continue;
+        }
+        if (a == g_run.user_model) continue; /* said first */
+        fputc(' ', f);
+        print_word(f, a);
+    }
+    fputc('\n', f);
+    if (g_run.user_model && strcmp(g_run.user_model, c->model) != 0)
+        fprintf(f, "kvplan: --from: MODEL '%s' given: it overrides the command's '%s'\n",
+                g_run.user_model, c->model);
+    if (c->unknown_count)
+        fprintf(f, "kvplan: --from: warning: %d option(s) the %s command table does not "
+                   "know (a typo, or newer than kvplan): %s\n",
+                c->unknown_count, c->engine, c->unknown);
+    if (c->ignored_count)
+        fprintf(f, "kvplan: --from: ignored %d option(s) kvplan does not model: %s\n",
+                c->ignored_count, c->ignored);
+    if (c->variables[0])
+        fprintf(f, "kvplan: --from: %s left as text (kvplan does not expand shell "
+                   "variables)\n", c->variables);
+}
+
+int kvp_cli_from_run(int argc, char **argv, int (*body)(int, char **)) {
+    if (g_run.active) return body(argc, argv); /* a body that runs another command */
     int at = -1;
     const char *cmdline = NULL;
     for (int i = 1; i < argc; i++) {
@@ -684,7 +782,7 @@ int kvp_cli_from_rewrite(int argc, char **argv, kvp_from_argv *out) {
         cmdline = v;
         if (strcmp(argv[i], "--from") == 0) i++;
     }
-    if (at < 0) return 0;
+    if (at < 0) return body(argc, argv);
     kvp_from_cmd *c = kvp__malloc(NULL, sizeof *c);
     if (!c) return from_fail(argc, argv, "out of memory");
     char msg[512];
@@ -693,147 +791,93 @@ int kvp_cli_from_rewrite(int argc, char **argv, kvp_from_argv *out) {
         kvp__free(NULL, c);
         return from_fail(argc, argv, msg);
     }
-    size_t cap = (size_t)argc + (size_t)c->argc + 8;
-    char **nv = kvp__calloc(NULL, cap, sizeof *nv);
-    if (!nv) {
-        kvp__free(NULL, c);
-        return from_fail(argc, argv, "out of memory");
-    }
-    /* Every string goes through the command's storage so argv is writable. */
-    int k = 0;
-    /* An explicit MODEL (the first argument, before any option) wins over the
-     * model the --from command names: "plan MY-FOLDER --from 'vllm serve ID ...'"
-     * plans MY-FOLDER with that command's settings (issue 16). */
-    int explicit_at = argc > 1 && argv[1][0] != '-' && at != 1 ? 1 : -1;
-    const char *model = explicit_at > 0 ? argv[1] : c->model;
-    /* The command's settings and the user's own options must not disagree: a
-     * setting given both ways is a contradiction naming both (exit 2), never one
-     * side dropped. --policy naming the command's engine is the same statement. */
-    bool user_policy = false;
-    for (int j = 1; j < argc; j++) {
-        if (j == at) {
-            if (strcmp(argv[j], "--from") == 0) j++;
-            continue;
-        }
-        const char *u = argv[j];
-        char uname[64];
-        size_t ul = option_name(u, uname, sizeof uname);
-        if (!ul) continue;
-        const kvp_option *ur = kvp_option_lookup(uname, NULL);
-        if (ur && !strcmp(ur->name, "--policy")) {
-            const char *pv = u[ul] == '=' ? u + ul + 1 : j + 1 < argc ? argv[j + 1] : "";
-            kvp_engine pe, ce;
-            if (kvp_engine_parse(pv, &pe) == KVP_OK && kvp_engine_parse(c->engine, &ce) == KVP_OK &&
-                pe == ce) {
-                user_policy = true;
-                continue;
-            }
-            char why[160];
-            snprintf(why, sizeof why, "the --from command is a %s command; give one", c->engine);
-            kvp__free(NULL, nv);
-            kvp__free(NULL, c);
-            return kvp_cli_contradiction("--from", uname, why, has_json(argc, argv));
-        }
-        for (int k2 = 0; k2 < c->argc; k2++) {
-            const char *f = c->argv[k2];
-            char fname[64];
-            size_t fl = option_name(f, fname, sizeof fname);
-            if (!fl) continue;
-            const kvp_option *fr = kvp_option_lookup(fname, NULL);
-            bool same = ur ? fr == ur && !ur->repeats : !fr && !strcmp(fname, uname);
-            if (!same) continue;
-            const char *fv = f[fl] == '=' ? f + fl + 1
-                             : k2 + 1 < c->argc && c->argv[k2 + 1][0] != '-' ? c->argv[k2 + 1]
-                                                                               : "";
-            char side[160], why[200];
-            snprintf(side, sizeof side, "--from's %s%s%s", fname, *fv ? " " : "", fv);
-            snprintf(why, sizeof why, "both set %s; give one", ur ? ur->field : fname);
-            kvp__free(NULL, nv);
-            kvp__free(NULL, c);
-            return kvp_cli_contradiction(side, uname, why, has_json(argc, argv));
-        }
-    }
-    const char *head[4] = {argv[0], model, "--policy", c->engine};
-    for (int h = 0; h < 4; h++) {
-        nv[k] = store(c, head[h], strlen(head[h]));
-        if (!nv[k]) goto nomem;
-        k++;
-    }
-    for (int j = 0; j < c->argc; j++) nv[k++] = (char *)c->argv[j];
-    for (int j = 1; j < argc; j++) {
-        if (j == explicit_at) continue;
-        if (j == at) {
-            if (strcmp(argv[j], "--from") == 0) j++;
-            continue;
-        }
-        if (user_policy && !strncmp(argv[j], "--policy", 8)) { /* the same engine: said once */
-            if (argv[j][8] == '\0') j++;
-            continue;
-        }
-        nv[k++] = argv[j];
-    }
-    nv[k] = NULL;
-    /* The notes are printed after the run (kvp_cli_from_finish), so a run
-     * refused as bad input keeps its single error line. */
-    char *note = NULL;
-    size_t note_len = 0;
-    FILE *f = open_memstream(&note, &note_len);
-    if (f) {
-        fputs("kvplan: --from: planning as: kvplan", f);
-        for (int j = 0; j < k; j++) {
-            fputc(' ', f);
-            print_word(f, nv[j]);
-        }
-        fputc('\n', f);
-        if (explicit_at > 0 && strcmp(model, c->model) != 0)
-            fprintf(f, "kvplan: --from: MODEL '%s' given: it overrides the command's '%s'\n",
-                    model, c->model);
-        if (c->unknown_count)
-            fprintf(f, "kvplan: --from: warning: %d option(s) the %s command table does not "
-                       "know (a typo, or newer than kvplan): %s\n",
-                    c->unknown_count, c->engine, c->unknown);
-        if (c->ignored_count)
-            fprintf(f, "kvplan: --from: ignored %d option(s) kvplan does not model: %s\n",
-                    c->ignored_count, c->ignored);
-        if (c->variables[0])
-            fprintf(f, "kvplan: --from: %s left as text (kvplan does not expand shell "
-                       "variables)\n", c->variables);
-        fclose(f);
-    }
-    out->note = note;
-    out->rewritten = true;
-    out->argc = k;
-    out->argv = nv;
-    out->cmd = c;
-    return 0;
-nomem:
-    kvp__free(NULL, nv);
+    g_run = (from_run){.active = true, .argc = argc, .argv = argv, .at = at, .word = argv[at],
+                       .cmd = c};
+    rc = body(argc, argv);
+    /* After the run, so a run refused as bad input keeps its single error line. */
+    if (rc != KVP_EXIT_BAD_INPUT) print_note(stderr);
     kvp__free(NULL, c);
-    return from_fail(argc, argv, "the --from command is too long");
+    memset(&g_run, 0, sizeof g_run);
+    return rc;
 }
 
-void kvp_cli_from_free(kvp_from_argv *fa) {
-    if (!fa || !fa->rewritten) return;
-    kvp__free(NULL, fa->argv);
-    kvp__free(NULL, fa->cmd);
-    free(fa->note); /* open_memstream: libc */
-    memset(fa, 0, sizeof *fa);
+const char *kvp_cli_from_engine(void) { return g_run.active ? g_run.cmd->engine : NULL; }
+
+/* A setting kvp_options_set refused: its message after "--from: ", so the user
+ * knows the value came from the pasted command. */
+static int apply_fail(const kvp_error *e, bool json) {
+    kvp_error err = *e;
+    snprintf(err.message, sizeof err.message, "--from: %s", e->message);
+    return kvp_cli_report_error(&err, json);
 }
 
-bool kvp_cli_run_from(int argc, char **argv, int (*cmd)(int, char **), int *rc) {
-    kvp_from_argv from;
-    if (kvp_cli_from_rewrite(argc, argv, &from) != 0) {
-        *rc = KVP_EXIT_BAD_INPUT;
-        return true;
+int kvp_cli_from_apply(kvp_options *o, bool json) {
+    if (!g_run.active) return -1;
+    kvp_from_cmd *c = g_run.cmd;
+    g_run.options = o;
+    memset(g_run.row, 0, sizeof g_run.row);
+    memset(g_run.applied, 0, sizeof g_run.applied);
+    kvp_error err;
+    kvp_error_clear(&err);
+    const kvp_option *policy = kvp_option_lookup("--policy", NULL);
+    if (kvp_options_set(o, policy->name, c->engine, &err) != KVP_OK) return apply_fail(&err, json);
+    g_run.row[policy->id] = ROW_POLICY;
+    for (int k = 0; k < c->count; k++) {
+        const kvp_from_setting *s = &c->set[k];
+        const kvp_option *r = kvp_option_lookup(s->name, NULL);
+        if (!r || !(r->commands & o->command)) {
+            /* A setting of the creator (plan) that this command does not take. */
+            char what[200];
+            snprintf(what, sizeof what, "%s%s%.120s (%s does not read it)", s->name,
+                     s->value ? " " : "", s->value ? s->value : "", g_run.argv[0]);
+            ignore(c, what, NULL);
+            continue;
+        }
+        kvp_error_clear(&err);
+        if (kvp_options_set(o, s->name, s->value, &err) != KVP_OK) return apply_fail(&err, json);
+        g_run.applied[k] = true;
+        /* No kvp_cli_note_spelling here: "--tp (read as ...)" rewrites the start of
+         * a message for the spelling the user typed on kvplan's own command line,
+         * and a --tp given there must not read as the command's -tp. */
+        if (!g_run.row[r->id]) g_run.row[r->id] = (unsigned char)(k + 1);
     }
-    if (!from.rewritten) return false;
-    *rc = cmd(from.argc, from.argv);
-    kvp_cli_from_finish(&from, *rc);
+    kvp_cli_table_use(o);
+    return -1;
+}
+
+const char *kvp_cli_from_model(const char *given) {
+    if (!g_run.active) return given;
+    if (given) g_run.user_model = given;
+    return given ? given : g_run.cmd->model;
+}
+
+bool kvp_cli_from_word(const kvp_options *o, int argc, char **argv, int *i) {
+    if (!g_run.active || o != g_run.options || argv[*i] != g_run.word) return false;
+    if (strcmp(argv[*i], "--from") == 0 && *i + 1 < argc) ++*i;
     return true;
 }
 
-void kvp_cli_from_finish(kvp_from_argv *fa, int rc) {
-    if (!fa || !fa->rewritten) return;
-    if (rc != KVP_EXIT_BAD_INPUT && fa->note) fputs(fa->note, stderr);
-    kvp_cli_from_free(fa);
+int kvp_cli_from_given(const kvp_options *o, const kvp_option *r, const char *typed,
+                       const char *value, const char *word, bool json) {
+    if (!g_run.active || o != g_run.options || !g_run.row[r->id] || r->repeats) return 0;
+    const kvp_from_cmd *c = g_run.cmd;
+    if (g_run.row[r->id] == ROW_POLICY) {
+        /* --policy naming the command's engine is the same statement: said once. */
+        kvp_engine pe, ce;
+        if (value && kvp_engine_parse(value, &pe) == KVP_OK &&
+            kvp_engine_parse(c->engine, &ce) == KVP_OK && pe == ce) {
+            g_run.same_policy = word;
+            return -1;
+        }
+        char why[160];
+        snprintf(why, sizeof why, "the --from command is a %s command; give one", c->engine);
+        return kvp_cli_contradiction("--from", typed, why, json);
+    }
+    /* The command's side as it was pasted ("--from's -tp 2"). */
+    const kvp_from_setting *s = &c->set[g_run.row[r->id] - 1];
+    char side[160], why[200];
+    snprintf(side, sizeof side, "--from's %s%s%s", s->name, s->value ? " " : "",
+             s->value ? s->value : "");
+    snprintf(why, sizeof why, "both set %s; give one", r->field);
+    return kvp_cli_contradiction(side, typed, why, json);
 }

@@ -1,29 +1,39 @@
 /* from_cmd.h — `kvplan plan --from "<engine command>"`: read the command a user
  * already runs (vllm serve, python -m sglang.launch_server, llama-server,
- * trtllm-serve with an extra-options YAML) and turn it into the policy and
- * options of `kvplan plan`.
+ * trtllm-serve with an extra-options YAML) and fill the policy and settings
+ * of `kvplan plan`, `fit`, `sweep`, `compare` or `check` with it.
  *
  * The command is split like a POSIX shell would (single and double quotes,
  * backslash escapes, backslash-newline continuations, leading VAR=value
- * assignments). Options kvplan maps are translated to kvplan's names; every
- * other option is listed as ignored, with its value, so the user sees what
- * the plan does not take into account. */
+ * assignments). Options kvplan models are set through the option table
+ * under the engine's own spelling; every other option is listed as ignored,
+ * with its value, so the user sees what the plan does not take into account. */
 #ifndef KVP_CLI_FROM_CMD_H
 #define KVP_CLI_FROM_CMD_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "kvplan/options.h"
+
 #define KVP_FROM_MAX_INPUT 16384  /* bytes of a pasted command */
-#define KVP_FROM_MAX_ARGS 160     /* translated arguments */
+#define KVP_FROM_MAX_ARGS 160     /* settings of one command */
 #define KVP_FROM_MAX_YAML (1u << 20)
+
+/* One setting the command gives: a spelling of the option table
+ * (kvplan/options.h; the engine's own flag, "-tp", "--max-model-len") and its
+ * value (NULL for a bare flag). Both point into the command's storage. */
+typedef struct kvp_from_setting {
+    const char *name;
+    const char *value;
+} kvp_from_setting;
 
 /* A parsed engine command. Plain value; the strings point into `storage`. */
 typedef struct kvp_from_cmd {
     char engine[16];              /* "vllm", "sglang", "llamacpp", "trtllm" */
     const char *model;            /* as written in the command; NULL when none */
-    int argc;                     /* translated `kvplan plan` options (no "plan", no MODEL) */
-    const char *argv[KVP_FROM_MAX_ARGS];
+    int count;                    /* settings, in the command's order (the YAML's last) */
+    kvp_from_setting set[KVP_FROM_MAX_ARGS];
     int ignored_count;            /* options kvplan does not model */
     char ignored[4096];           /* "--port 8000, --host 0.0.0.0" */
     int unknown_count;            /* options the engine table does not know (warned) */
@@ -39,40 +49,46 @@ typedef struct kvp_from_cmd {
  * directory. */
 int kvp_from_parse(const char *cmdline, kvp_from_cmd *out, char *msg, size_t msg_size);
 
-/* argv of a `kvplan plan` run after --from was expanded. */
-typedef struct kvp_from_argv {
-    bool rewritten;   /* false: no --from; argc/argv are the caller's */
-    int argc;
-    char **argv;      /* "plan", MODEL, --policy ENGINE, translated options, the user's others */
-    kvp_from_cmd *cmd;/* owned when rewritten */
-    char *note;       /* "kvplan: --from: planning as: ..." lines, printed by _finish */
-} kvp_from_argv;
-
-/* For `kvplan plan`: when argv holds `--from CMD` (or --from=CMD), parse CMD
- * and build a new argv: "plan", the command's MODEL, --policy ENGINE, the
- * translated options, then the user's own arguments (without --from), so
- * the user's options come last and win. Returns 0 (out set) or 2 after
- * printing a one-line error. Use:
+/* --from fills the settings; it never rebuilds argv. A command that takes
+ * --from runs its body through kvp_cli_from_run, which reads `--from CMD` (or
+ * --from=CMD) from argv and keeps it as the running command's --from. The body
+ * creates its kvp_options and calls kvp_cli_from_apply before reading its own
+ * argv: the command's policy and settings are set through the table rows its
+ * engine spellings name, then the user's argv goes on top (kvp_cli_table_option
+ * skips the --from words and refuses a row both give, naming both, exit 2).
  *
- *     kvp_from_argv from;
- *     if (kvp_cli_from_rewrite(argc, argv, &from) != 0) return KVP_EXIT_BAD_INPUT;
- *     if (from.rewritten) {
- *         int rc = kvp_cmd_plan(from.argc, from.argv);
- *         kvp_cli_from_finish(&from, rc);
- *         return rc;
+ *     static int fit_main(int argc, char **argv) {
+ *         kvp_options *o = ...;
+ *         if ((rc = kvp_cli_from_apply(o, json)) >= 0) return rc;
+ *         ... argv through kvp_cli_table_option, MODEL ...
+ *         model = kvp_cli_from_model(model);
  *     }
- */
-int kvp_cli_from_rewrite(int argc, char **argv, kvp_from_argv *out);
-/* The use above in one call, for every command that takes --from: true when
- * argv held --from (then *rc is `cmd`'s exit status on the rewritten argv, or
- * 2 after a bad --from); false when the caller goes on with its own argv. */
-bool kvp_cli_run_from(int argc, char **argv, int (*cmd)(int, char **), int *rc);
-/* After the rewritten run: unless it ended in bad input (rc 2, whose one
- * error line stands alone), print on stderr how the command was read
- * ("kvplan: --from: planning as: kvplan plan ...") and which options were
- * ignored; then free. */
-void kvp_cli_from_finish(kvp_from_argv *fa, int rc);
-/* Free without printing. NULL / not rewritten: no-op. */
-void kvp_cli_from_free(kvp_from_argv *fa);
+ *     int kvp_cmd_fit(int argc, char **argv) { return kvp_cli_from_run(argc, argv, fit_main); }
+ *
+ * After the body, unless it ended in bad input (exit 2, whose one error line
+ * stands alone), stderr says how the command was read ("kvplan: --from:
+ * planning as: kvplan fit MODEL --policy vllm --tp 2 ..."), which options
+ * were ignored and which were unknown. One command runs at a time in a
+ * process (the CLI is single-threaded). */
+int kvp_cli_from_run(int argc, char **argv, int (*body)(int, char **));
+/* The running command's engine ("vllm"), NULL without --from. */
+const char *kvp_cli_from_engine(void);
+/* Fill `o` from the running --from (nothing without one). -1 to go on, else the
+ * exit status after printing the error (JSON on stdout with `json`). */
+int kvp_cli_from_apply(kvp_options *o, bool json);
+/* The MODEL to plan: the user's (`given`, wins and is noted when it differs),
+ * else the command's; `given` without --from. */
+const char *kvp_cli_from_model(const char *given);
+/* For kvp_cli_table_option. argv[*i] is the running --from's own word
+ * ("--from CMD", "--from=CMD"; the same string, argv may be a copy): *i past
+ * it, true. */
+bool kvp_cli_from_word(const kvp_options *o, int argc, char **argv, int *i);
+/* For kvp_cli_table_option: the user gives row `r` (spelled `typed`, `value`;
+ * `word` is the option's argv word). 0 when --from did not fill the row (go
+ * on); -1 when it is a --policy naming the command's engine (the same
+ * statement: consumed); else a contradiction naming both, printed, and its
+ * exit status (2). */
+int kvp_cli_from_given(const kvp_options *o, const kvp_option *r, const char *typed,
+                       const char *value, const char *word, bool json);
 
 #endif

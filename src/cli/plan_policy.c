@@ -23,6 +23,7 @@
 #include "kvplan/deploy.h"
 #include "kvplan/gpu.h"
 #include "kvplan/policy.h"
+#include "from_cmd.h"
 #include "plan_policy.h"
 #include "admission_out.h"
 #include "startup_cli.h"
@@ -35,7 +36,7 @@
 
 /* An unknown option: "did you mean" over the table's names and this command's own. */
 static int unknown_option(const char *arg) {
-    static const char *const own[] = {"--geometry", "--json", "--help", NULL};
+    static const char *const own[] = {"--geometry", "--json", "--help", "--from", NULL};
     return kvp_cli_table_unknown(arg, KVP_COMMAND_PLAN, own, NULL);
 }
 
@@ -262,6 +263,12 @@ static int plan_policy_main(int argc, char **argv, cli_notes *notes) {
     }
     for (int i = 1; i < argc; i++) /* known first: the first error already comes as JSON */
         if (!strcmp(argv[i], "--json")) json = true;
+    int frc = kvp_cli_from_apply(o, json); /* --from's settings first, argv on top */
+    if (frc >= 0) {
+        kvp_options_free(o);
+        free(ss);
+        return frc;
+    }
     for (int i = 1; i < argc && !bad; i++) {
         const char *a = argv[i], *v = NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -294,6 +301,7 @@ static int plan_policy_main(int argc, char **argv, cli_notes *notes) {
             model_arg = a;
         }
     }
+    model_arg = kvp_cli_from_model(model_arg); /* the --from command's, unless given */
     int trc = bad ? KVP_EXIT_BAD_INPUT : kvp_cli_table_finish(o, json);
     if (trc >= 0) {
         kvp_options_free(o);

@@ -34,7 +34,19 @@ expect policy-policies 2 "--policy contradicts --policies" -- compare $M --polic
 expect over-tp 2 "--tp contradicts --over tp" -- sweep $M --over tp=1,2 --tp 2
 expect over-policy 2 "--policy contradicts --over policy" -- sweep $M --over policy=vllm,sglang --policy vllm
 expect csv-json 2 "--json contradicts --csv" -- sweep $M --over tp=1,2 --csv --json
-expect from-tp 2 "--tp contradicts --from's --tp 2" -- plan $M --from "vllm serve m -tp 2" --tp 4
+# The command's side is named as it was pasted (its -tp), the user's as typed.
+expect from-tp 2 "--tp contradicts --from's -tp 2: both set tp; give one" -- plan $M --from "vllm serve m -tp 2" --tp 4
+expect from-len 2 "--max-seq-len contradicts --from's --max-model-len 8192: both set max_seq_len" -- fit $M --from "vllm serve m --max-model-len 8192" --max-seq-len 4096
+expect from-policy 2 "--policy contradicts --from: the --from command is a vllm command; give one" -- check $M --from "vllm serve m" --policy sglang
+# The command's settings fill the same rows the flags do: every command that
+# takes --from prints the same stdout for the command as for the flags.
+for cmd in plan fit "sweep --over pp=1,2" compare check; do
+  a=$("$kvplan" $cmd $M --from "vllm serve m --max-model-len 8192 -tp 2 --kv-cache-dtype fp8" --json 2>/dev/null)
+  b=$("$kvplan" $cmd $M --policy vllm --max-model-len 8192 -tp 2 --kv-cache-dtype fp8 --json 2>/dev/null)
+  if [ -z "$a" ] || [ "$a" != "$b" ] || grep -q '"error"' <<<"$a"; then
+    echo "FAIL from-same-$cmd: --from and the same flags differ, or failed: ${a:0:200}"; fail=1
+  fi
+done
 expect gpu-gpumem 2 "--gpu contradicts --gpu-mem" -- fit llama-3.1-8b --gpu h100 --gpu-mem 80GiB
 expect peak-pair 2 "--peak contradicts --activation-peak" -- fit $M --policy vllm --peak 20GiB --activation-peak 4GiB
 expect engine-version 2 "'banana' is not a vllm version kvplan knows; expected a release (0.9.1)" -- fit $M --policy vllm --engine-version banana

@@ -1,7 +1,8 @@
 /* test_from_cmd.c — `kvplan plan --from "<engine command>"`: shell-like
- * splitting, engine detection, option translation per engine (vLLM, SGLang,
- * llama.cpp, trtllm-serve with an extra-options YAML), ignored options and
- * the argv rewrite. The parser is CLI code, so it is compiled in here. */
+ * splitting, engine detection, the settings per engine (vLLM, SGLang,
+ * llama.cpp, trtllm-serve with an extra-options YAML) under table spellings,
+ * ignored options, and the settings filled before the command's own argv.
+ * The parser is CLI code, so it is compiled in here. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,8 +20,10 @@
 
 static kvp_from_cmd g_cmd;
 static char g_msg[512];
+static char g_rows[2048]; /* the table rows the settings name (kvplan names), joined */
 
-/* Parse and join the translated options with single spaces. */
+/* Parse and join the settings ("NAME VALUE", the name as the command spelled
+ * it) with single spaces; g_rows gets the rows those spellings set. */
 static const char *parse_ok(const char *line) {
     static char joined[2048];
     memset(g_msg, 0, sizeof g_msg);
@@ -28,9 +31,17 @@ static const char *parse_ok(const char *line) {
     if (rc) fprintf(stderr, "parse failed: %s\n", g_msg);
     assert_int_equal(rc, 0);
     joined[0] = '\0';
-    for (int i = 0; i < g_cmd.argc; i++) {
-        if (i) strcat(joined, " ");
-        strcat(joined, g_cmd.argv[i]);
+    g_rows[0] = '\0';
+    for (int i = 0; i < g_cmd.count; i++) {
+        const kvp_from_setting *s = &g_cmd.set[i];
+        if (i) strcat(joined, " "), strcat(g_rows, " ");
+        strcat(joined, s->name);
+        if (s->value) strcat(joined, " "), strcat(joined, s->value);
+        /* Every setting is a spelling of the one option table. */
+        const kvp_option *r = kvp_option_lookup(s->name, NULL);
+        if (!r) fprintf(stderr, "no table row spells %s\n", s->name);
+        assert_non_null(r);
+        strcat(g_rows, r->name);
     }
     return joined;
 }
@@ -41,8 +52,10 @@ static void test_vllm(void **state) {
                              "--kv-cache-dtype fp8 --gpu-memory-utilization 0.85");
     assert_string_equal(g_cmd.engine, "vllm");
     assert_string_equal(g_cmd.model, "meta-llama/Llama-3.1-8B");
-    assert_string_equal(a, "--max-model-len 32768 --tp 2 --kv-dtype fp8 "
+    /* The engine's own spellings, set through the table's rows. */
+    assert_string_equal(a, "--max-model-len 32768 -tp 2 --kv-cache-dtype fp8 "
                            "--gpu-memory-utilization 0.85");
+    assert_string_equal(g_rows, "--max-seq-len --tp --kv-dtype --gpu-memory-utilization");
     assert_int_equal(g_cmd.ignored_count, 0);
 }
 
@@ -57,7 +70,9 @@ static void test_vllm_shell_words(void **state) {
     assert_string_equal(g_cmd.model, "my model");
     /* CUDA_VISIBLE_DEVICES=0,1 gives the GPU count; --enforce-eager is a start-up
      * flag (issue 21), passed on. */
-    assert_string_equal(a, "--gpus 2 --enforce-eager --tp 4 --kv-budget 40GiB");
+    /* --kv-cache-memory-bytes is vLLM's KV budget: an alias the table does not spell. */
+    assert_string_equal(a, "--gpus 2 --enforce-eager --tensor-parallel-size 4 --kv-budget 40GiB");
+    assert_string_equal(g_rows, "--gpus --enforce-eager --tp --kv-budget");
     assert_int_equal(g_cmd.ignored_count, 3);
     assert_string_equal(g_cmd.ignored, "--port 8000, --host 0.0.0.0, --served-model-name a b");
     assert_int_equal(g_cmd.unknown_count, 0);
@@ -87,13 +102,14 @@ static void test_llamacpp(void **state) {
                              "-ctv q8_0 -fa on -ngl 99 --kv-unified");
     assert_string_equal(g_cmd.engine, "llamacpp");
     assert_string_equal(g_cmd.model, "model.gguf");
-    assert_string_equal(a, "--ctx-size 8192 --parallel 4 --cache-type-k q8_0 --cache-type-v q8_0 "
-                           "--flash-attn on --kv-unified");
+    assert_string_equal(a, "-c 8192 -np 4 -ctk q8_0 -ctv q8_0 -fa on --kv-unified");
+    assert_string_equal(g_rows, "--ctx-size --parallel --cache-type-k --cache-type-v --flash-attn "
+                                "--kv-unified");
     assert_int_equal(g_cmd.ignored_count, 1);
     assert_string_equal(g_cmd.ignored, "-ngl 99");
     /* An old-style bare -fa followed by another option. */
     a = parse_ok("llama-server -fa -m x.gguf");
-    assert_string_equal(a, "--flash-attn");
+    assert_string_equal(a, "-fa");
     assert_string_equal(g_cmd.model, "x.gguf");
 }
 
@@ -128,12 +144,28 @@ static void test_trtllm_yaml(void **state) {
     assert_string_equal(g_cmd.model, "meta-llama/Llama-3.1-8B");
     /* Command-line flags first, then the YAML (it overrides them); the false
      * enable_block_reuse emits nothing. */
-    assert_string_equal(a, "--tp 2 --max-seq-len 16384 --free-gpu-memory-fraction 0.8 "
+    assert_string_equal(a, "--tp_size 2 --max_seq_len 16384 --free-gpu-memory-fraction 0.8 "
                            "--kv-dtype fp8 --max-tokens 65536 --max-attention-window 4096,32768 "
                            "--max-batch-size 64 --speculative-method MTP "
                            "--cuda-graph-batch-size 32 --attention-dp");
+    assert_string_equal(g_rows, "--tp --max-seq-len --free-gpu-memory-fraction --kv-dtype "
+                                "--max-tokens --max-attention-window --max-batch-size "
+                                "--speculative-method --cuda-graph-batch-size --attention-dp");
     assert_int_equal(g_cmd.ignored_count, 1);
     assert_string_equal(g_cmd.ignored, "--port 8000");
+
+    /* A flag and a file key of the same row: the file's wins, the flag is listed. */
+    strcpy(path, "/tmp/kvp_from_XXXXXX");
+    fd = mkstemp(path);
+    assert_true(fd >= 0);
+    const char *tp = "tensor_parallel_size: 4\n";
+    assert_int_equal(write(fd, tp, strlen(tp)), (ssize_t)strlen(tp));
+    close(fd);
+    snprintf(line, sizeof line, "trtllm-serve m --tp_size 2 --max_seq_len 4096 --config %s", path);
+    a = parse_ok(line);
+    unlink(path);
+    assert_string_equal(a, "--max_seq_len 4096 --tp 4");
+    assert_string_equal(g_cmd.ignored, "--tp_size 2 (the options file overrides it)");
 }
 
 /* The recurrent-state dtype options map to the table's names, not "ignored": vLLM's two
@@ -209,39 +241,115 @@ static void test_errors(void **state) {
     }
 }
 
-static void test_rewrite(void **state) {
+/* What a command body saw: its settings after its own argv went on top. */
+static struct {
+    int calls;
+    int rc;
+    uint32_t tp;
+    uint64_t max_seq_len;
+    kvp_engine engine;
+    char model[64];
+    char tp_typed[KVP_OPTIONS_TYPED_MAX];
+    bool engine_during; /* kvp_cli_from_engine() answered inside the body */
+} g_seen;
+
+/* A command body as cmd_plan.c's: options, --from's settings, argv on top. */
+static int fake_body(int argc, char **argv) {
+    g_seen.calls++;
+    g_seen.engine_during = kvp_cli_from_engine() != NULL;
+    kvp_options *o = kvp_options_new(KVP_COMMAND_PLAN);
+    assert_non_null(o);
+    int rc = kvp_cli_from_apply(o, false);
+    const char *model = NULL;
+    for (int i = 1; i < argc && rc < 0; i++) {
+        int t = kvp_cli_table_option(o, argc, argv, &i, false);
+        if (t > 0) rc = t;
+        else if (t == 0 && argv[i][0] == '-') rc = KVP_EXIT_BAD_INPUT; /* not a row */
+        else if (t == 0) model = argv[i];
+    }
+    model = kvp_cli_from_model(model);
+    if (rc < 0) rc = kvp_cli_table_finish(o, false);
+    if (rc < 0) {
+        rc = 0;
+        g_seen.tp = o->deployment.point.tp;
+        g_seen.max_seq_len = o->deployment.point.max_seq_len;
+        g_seen.engine = o->deployment.point.engine;
+        snprintf(g_seen.model, sizeof g_seen.model, "%s", model ? model : "");
+        snprintf(g_seen.tp_typed, sizeof g_seen.tp_typed, "%s", kvp_options_typed(o, "--tp"));
+    }
+    kvp_options_free(o);
+    g_seen.rc = rc;
+    return rc;
+}
+
+/* kvp_cli_from_run with stderr caught in `err` (what the user reads). */
+static int run_from(int argc, char **argv, char *err, size_t size) {
+    memset(&g_seen, 0, sizeof g_seen);
+    char path[] = "/tmp/kvp_from_err_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    fflush(stderr);
+    int saved = dup(2);
+    dup2(fd, 2);
+    int rc = kvp_cli_from_run(argc, argv, fake_body);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    ssize_t n = pread(fd, err, size - 1, 0);
+    err[n > 0 ? n : 0] = '\0';
+    close(fd);
+    unlink(path);
+    return rc;
+}
+
+static void test_from_run(void **state) {
     (void)state;
-    char *argv[] = {"plan", "--gpu", "h100", "--from", "vllm serve llama-3.1-8b -tp 2", "--json",
-                    NULL};
-    kvp_from_argv fa;
-    assert_int_equal(kvp_cli_from_rewrite(6, argv, &fa), 0);
-    assert_true(fa.rewritten);
-    const char *want[] = {"plan", "llama-3.1-8b", "--policy", "vllm", "--tp", "2",
-                          "--gpu", "h100", "--json"};
-    assert_int_equal(fa.argc, 9);
-    for (int i = 0; i < 9; i++) assert_string_equal(fa.argv[i], want[i]);
-    assert_null(fa.argv[9]);
-    /* The notes wait for the run: printed by _finish unless it was bad input. */
-    assert_non_null(fa.note);
-    assert_non_null(strstr(fa.note, "planning as: kvplan plan llama-3.1-8b --policy vllm --tp 2"));
-    kvp_cli_from_free(&fa);
+    char err[4096];
+    /* The command fills the settings, the user's --gpu goes on top; the body
+     * reads the same argv (no rebuilt one). tp 2 and 8192 come from the command. */
+    char *argv[] = {"plan", "--gpu", "h100", "--from",
+                    "vllm serve llama-3.1-8b -tp 2 --max-model-len 8192", NULL};
+    assert_int_equal(run_from(5, argv, err, sizeof err), 0);
+    assert_int_equal(g_seen.calls, 1);
+    assert_true(g_seen.engine_during);
+    assert_int_equal(g_seen.tp, 2);
+    assert_int_equal(g_seen.max_seq_len, 8192);
+    assert_int_equal(g_seen.engine, KVP_ENGINE_VLLM);
+    assert_string_equal(g_seen.model, "llama-3.1-8b");
+    assert_string_equal(g_seen.tp_typed, "-tp"); /* the command's spelling */
+    assert_non_null(strstr(err, "kvplan: --from: planning as: kvplan plan llama-3.1-8b --policy "
+                                "vllm --tp 2 --max-seq-len 8192 --gpu h100\n"));
+    assert_null(kvp_cli_from_engine()); /* cleared after the run */
 
-    /* No --from: argv untouched. */
-    char *plain[] = {"plan", "m", NULL};
-    assert_int_equal(kvp_cli_from_rewrite(2, plain, &fa), 0);
-    assert_false(fa.rewritten);
-    assert_ptr_equal(fa.argv, plain);
-    kvp_cli_from_free(&fa);
+    /* No --from: the body runs on its argv, trtllm the default. */
+    char *plain[] = {"plan", "m", "--tp", "4", NULL};
+    assert_int_equal(run_from(4, plain, err, sizeof err), 0);
+    assert_false(g_seen.engine_during);
+    assert_int_equal(g_seen.tp, 4);
+    assert_int_equal(g_seen.engine, KVP_ENGINE_TRTLLM);
+    assert_string_equal(g_seen.model, "m");
+    assert_string_equal(err, "");
 
-    /* --from=... form; a missing value is bad input. */
+    /* --from=... form. */
     char *eq[] = {"plan", "--from=llama-server -m a.gguf -c 4096", NULL};
-    assert_int_equal(kvp_cli_from_rewrite(2, eq, &fa), 0);
-    assert_int_equal(fa.argc, 6);
-    assert_string_equal(fa.argv[3], "llamacpp");
-    assert_string_equal(fa.argv[4], "--ctx-size");
-    kvp_cli_from_free(&fa);
+    assert_int_equal(run_from(2, eq, err, sizeof err), 0);
+    assert_int_equal(g_seen.engine, KVP_ENGINE_LLAMACPP);
+    assert_string_equal(g_seen.model, "a.gguf");
+    assert_non_null(strstr(err, "planning as: kvplan plan a.gguf --policy llamacpp --ctx-size 4096\n"));
+
+    /* A missing value, --from twice: bad input before the body runs. */
     char *missing[] = {"plan", "--from", NULL};
-    assert_int_equal(kvp_cli_from_rewrite(2, missing, &fa), KVP_EXIT_BAD_INPUT);
+    assert_int_equal(run_from(2, missing, err, sizeof err), KVP_EXIT_BAD_INPUT);
+    assert_int_equal(g_seen.calls, 0);
+    char *twice[] = {"plan", "--from", "vllm serve m", "--from=vllm serve n", NULL};
+    assert_int_equal(run_from(4, twice, err, sizeof err), KVP_EXIT_BAD_INPUT);
+    assert_int_equal(g_seen.calls, 0);
+    assert_non_null(strstr(err, "--from given twice"));
+
+    /* A value the table refuses, from the command: one line saying so, no notes. */
+    char *bad[] = {"plan", "--from", "vllm serve m -tp 0", NULL};
+    assert_int_equal(run_from(3, bad, err, sizeof err), KVP_EXIT_BAD_INPUT);
+    assert_string_equal(err, "kvplan: --from: -tp: 0 is out of range, expected 1 to 65536\n");
 }
 
 /* Seeded random commands built from the characters the parser cares about:
@@ -332,27 +440,34 @@ static void test_from_bad_input_named(void **state) {
 
 static void test_from_contradicts_user(void **state) {
     (void)state;
-    kvp_from_argv fa;
-    /* The command's -tp 2 and the user's --tp 4: exit 2 naming both. */
+    char err[4096];
+    /* The command's -tp 2 and the user's --tp 4: exit 2 naming both, the
+     * command's side as pasted. */
     char *tp[] = {"plan", "--from", "vllm serve m -tp 2", "--tp", "4", NULL};
-    assert_int_equal(kvp_cli_from_rewrite(5, tp, &fa), KVP_EXIT_BAD_INPUT);
-    assert_false(fa.rewritten);
+    assert_int_equal(run_from(5, tp, err, sizeof err), KVP_EXIT_BAD_INPUT);
+    assert_string_equal(err, "kvplan: --tp contradicts --from's -tp 2: both set tp; give one\n");
     /* The same setting under another spelling is the same setting. */
     char *len[] = {"plan", "--from", "vllm serve m --max-model-len 8192", "--max-seq-len=4096", NULL};
-    assert_int_equal(kvp_cli_from_rewrite(4, len, &fa), KVP_EXIT_BAD_INPUT);
+    assert_int_equal(run_from(4, len, err, sizeof err), KVP_EXIT_BAD_INPUT);
+    assert_non_null(strstr(err, "--max-seq-len contradicts --from's --max-model-len 8192: both set "
+                                "max_seq_len; give one"));
     /* --policy naming the command's engine is said once; another engine contradicts. */
     char *same[] = {"plan", "--from", "vllm serve m", "--policy", "vllm", NULL};
-    assert_int_equal(kvp_cli_from_rewrite(5, same, &fa), 0);
-    assert_int_equal(fa.argc, 4);
-    assert_string_equal(fa.argv[3], "vllm");
-    kvp_cli_from_free(&fa);
+    assert_int_equal(run_from(5, same, err, sizeof err), 0);
+    assert_int_equal(g_seen.engine, KVP_ENGINE_VLLM);
+    assert_non_null(strstr(err, "planning as: kvplan plan m --policy vllm\n"));
     char *other[] = {"plan", "--from", "vllm serve m", "--policy=sglang", NULL};
-    assert_int_equal(kvp_cli_from_rewrite(4, other, &fa), KVP_EXIT_BAD_INPUT);
-    /* Settings the command does not give combine with it. */
-    char *more[] = {"plan", "--from", "vllm serve m -tp 2", "--gpu", "h100", NULL};
-    assert_int_equal(kvp_cli_from_rewrite(5, more, &fa), 0);
-    assert_int_equal(fa.argc, 8);
-    kvp_cli_from_free(&fa);
+    assert_int_equal(run_from(4, other, err, sizeof err), KVP_EXIT_BAD_INPUT);
+    assert_string_equal(err, "kvplan: --policy contradicts --from: the --from command is a vllm "
+                             "command; give one\n");
+    /* Settings the command does not give combine with it; the user's MODEL wins. */
+    char *more[] = {"plan", "other", "--from", "vllm serve m -tp 2", "--max-seq-len", "4096", NULL};
+    assert_int_equal(run_from(6, more, err, sizeof err), 0);
+    assert_int_equal(g_seen.tp, 2);
+    assert_int_equal(g_seen.max_seq_len, 4096);
+    assert_string_equal(g_seen.model, "other");
+    assert_non_null(strstr(err, "planning as: kvplan plan other --policy vllm --tp 2 --max-seq-len 4096\n"
+                                "kvplan: --from: MODEL 'other' given: it overrides the command's 'm'\n"));
 }
 
 int main(void) {
@@ -361,7 +476,7 @@ int main(void) {
         cmocka_unit_test(test_sglang),      cmocka_unit_test(test_llamacpp),
         cmocka_unit_test(test_trtllm_yaml),
         cmocka_unit_test(test_state_dtypes), cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_rewrite),     cmocka_unit_test(test_random_commands),
+        cmocka_unit_test(test_from_run),     cmocka_unit_test(test_random_commands),
         cmocka_unit_test(test_yaml_crlf),   cmocka_unit_test(test_from_bad_input_named),
         cmocka_unit_test(test_from_contradicts_user),
     };
