@@ -34,11 +34,27 @@ static int write_all(const char *p, size_t n) {
     return 0;
 }
 
+/* Bytes at the start of IN that kvp__escape_controls with KVP__ESC_KEEP_NEWLINES
+ * copies as they are: printable ASCII, newline and tab (every byte of nearly
+ * every --json document and text row). They are written without the copy. */
+static size_t plain_prefix(const char *in, size_t len) {
+    const unsigned char *p = (const unsigned char *)in;
+    size_t i = 0;
+    while (i < len && ((p[i] >= 0x20 && p[i] < 0x7f) || p[i] == '\n' || p[i] == '\t')) i++;
+    return i;
+}
+
 /* Escape IN (LEN bytes) and write it; FINAL flushes a cut sequence as escaped bytes. */
 static int emit(out_state *s, const char *in, size_t len, bool final) {
     char out[4096 * 6 + 8];
     size_t i = 0;
     while (i < len) {
+        size_t run = plain_prefix(in + i, len - i);
+        if (run) {
+            if (write_all(in + i, run) != 0) return -1;
+            i += run;
+            continue;
+        }
         size_t used = 0;
         size_t piece = len - i > 4096 ? 4096 : len - i;
         bool last_piece = i + piece == len;
@@ -96,6 +112,8 @@ void kvp_cli_escape_stdout(void) {
     cookie_io_functions_t io = {NULL, out_write, NULL, out_close};
     FILE *f = fopencookie(&g_out, "w", io);
     if (!f) return; /* keep the plain stdout: output still correct, just unescaped */
-    (void)setvbuf(f, NULL, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF, BUFSIZ);
+    /* Not a terminal: 64 KiB writes (a 10,000-row sweep is megabytes). */
+    bool tty = isatty(STDOUT_FILENO);
+    (void)setvbuf(f, NULL, tty ? _IOLBF : _IOFBF, tty ? BUFSIZ : 65536);
     stdout = f;
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "plan_internal.h"
+#include "pools_memo.h"
 
 #define DEFAULT_FRACTION 0.9
 #define DEFAULT_MAX_BATCH 2048u
@@ -46,6 +47,10 @@ struct kvp_creator {
     bool mla_chunks_profiled;
     uint64_t mla_profile_len;
     kvp_notes notes;
+    /* The pools kept between model_pools calls (pools_memo.h): a run's, shared
+     * by its plans (kvp__creator_use_pools_memo), else the creator's own,
+     * allocated on the first call. */
+    kvp__pools_memo *pools_memo, *own_pools_memo;
 };
 
 static const kvp_allocator *calc(const kvp_creator *c) { return c->has_alc ? &c->alc : NULL; }
@@ -74,6 +79,7 @@ void kvp_creator_free(kvp_creator *c) {
     const kvp_allocator *alc = c->has_alc ? &copy : NULL;
     kvp__free(alc, c->user_windows);
     kvp__free(alc, c->pool_ratio);
+    kvp__free(alc, c->own_pools_memo);
     kvp__free(alc, c);
 }
 
@@ -492,17 +498,16 @@ static kvp_status manager_affine(const kvp_creator *c, kvp_manager_plan *mp, kvp
     return KVP_OK;
 }
 
-/* Pools of a manager over model m: layer records on the planned stage,
- * grouped by the window the manager stores. windows (count wn) index layers. */
-static kvp_status model_pools(kvp_creator *c, const kvp_model *m, kvp_dtype dt, uint32_t tp,
-                              bool whole_model, const uint64_t *windows, size_t wn,
-                              uint32_t only_layers, kvp_manager_plan *mp, kvp_error *err) {
-    kvp_cost_settings cs = cost_settings(c, m, dt, tp, whole_model);
+/* The pools model_pools keeps, costed: the stage's layer records (the stage
+ * costed in *pp_rank) grouped by window, appended to mp. */
+static kvp_status cost_pools(kvp_creator *c, const kvp_model *m, kvp_cost_settings cs,
+                             const uint64_t *windows, size_t wn, uint32_t only_layers,
+                             kvp_manager_plan *mp, uint32_t *pp_rank, kvp_error *err) {
     kvp_cost cost;
     kvp_status st = kvp_cost_compute(m, &cs, &cost, err);
     if (st) return st;
     cs.pp_rank = (int32_t)cost.pp_rank;
-    if (!whole_model) c->stage = cost.pp_rank;
+    *pp_rank = cost.pp_rank;
     uint32_t tpb = c->kv.tokens_per_block;
     if (only_layers) {
         /* A fixed count of target-shaped draft layers (MTP, multi-layer EAGLE3). */
@@ -545,6 +550,52 @@ static kvp_status model_pools(kvp_creator *c, const kvp_model *m, kvp_dtype dt, 
                       lc.bytes_per_sequence, 1, tpb, err);
         if (st) return st;
     }
+    return KVP_OK;
+}
+
+static kvp__pools_memo *pools_memo(kvp_creator *c) {
+    if (c->pools_memo) return c->pools_memo;
+    c->own_pools_memo = kvp__malloc(calc(c), sizeof *c->own_pools_memo);
+    kvp__pools_memo_clear(c->own_pools_memo);
+    return c->pools_memo = c->own_pools_memo; /* NULL when out of memory: no memo */
+}
+
+void kvp__creator_use_pools_memo(kvp_creator *c, kvp__pools_memo *memo) {
+    if (c && memo) c->pools_memo = memo;
+}
+
+/* Pools of a manager over model m: layer records on the planned stage,
+ * grouped by the window the manager stores. windows (count wn) index layers.
+ * The same inputs give the same pools: kept in the memo (pools_memo.h). */
+static kvp_status model_pools(kvp_creator *c, const kvp_model *m, kvp_dtype dt, uint32_t tp,
+                              bool whole_model, const uint64_t *windows, size_t wn,
+                              uint32_t only_layers, kvp_manager_plan *mp, kvp_error *err) {
+    kvp_cost_settings cs = cost_settings(c, m, dt, tp, whole_model);
+    kvp__pools_memo *memo = mp->pool_count == 0 && mp->layers == 0 ? pools_memo(c) : NULL;
+    kvp__pools_key key;
+    if (memo && !kvp__pools_key_make(&key, m, &cs, whole_model, m == c->target, only_layers,
+                                     windows, wn, c->d.max_seq_len))
+        memo = NULL;
+    const kvp__pools_value *hit = memo ? kvp__pools_memo_find(memo, &key) : NULL;
+    uint32_t pp_rank;
+    if (hit) {
+        memcpy(mp->pools, hit->pools, hit->pool_count * sizeof mp->pools[0]);
+        mp->pool_count = hit->pool_count;
+        mp->layers = hit->layers;
+        pp_rank = hit->pp_rank;
+    } else {
+        kvp_status st = cost_pools(c, m, cs, windows, wn, only_layers, mp, &pp_rank, err);
+        if (st) return st;
+        if (memo) {
+            kvp__pools_value v;
+            v.pp_rank = pp_rank;
+            v.pool_count = mp->pool_count;
+            v.layers = mp->layers;
+            memcpy(v.pools, mp->pools, mp->pool_count * sizeof v.pools[0]);
+            kvp__pools_memo_put(memo, &key, &v);
+        }
+    }
+    if (!whole_model) c->stage = pp_rank;
     return KVP_OK;
 }
 

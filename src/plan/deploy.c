@@ -19,9 +19,23 @@
 #include "deploy_internal.h"
 #include "estimate_memo.h"
 #include "plan_internal.h"
+#include "pools_memo.h"
 #include "util.h"
 
 #define DEFAULT_CUDA_GRAPH_BS 128u /* `kvplan plan`'s default */
+
+/* What the points of one run share (deploy_internal.h): the gate's scratch,
+ * the last memory estimate, the creator's pools, and the last tensor-parallel
+ * size the model's heads were checked against. */
+struct kvp__deploy_run {
+    kvp__deploy_gate gate;
+    kvp__estimate_memo estimate;
+    kvp__pools_memo pools;
+    const kvp_model *tp_model; /* kvp_cost_check_tp(tp_model, tp_checked) passed */
+    uint32_t tp_checked;
+    kvp_allocator alc; /* the one the run was made with (copied) */
+    bool has_alc;
+};
 
 kvp_deployment kvp_deployment_default(void) {
     kvp_deployment d;
@@ -431,8 +445,21 @@ static kvp_status trtllm_settings(const kvp_deployment *dep, kvp_deploy_settings
     return KVP_OK;
 }
 
+/* kvp_cost_check_tp, once per model and TP in a run (a pure function of both). */
+static kvp_status check_tp(kvp__deploy_run *run, const kvp_model *model, uint32_t tp,
+                           kvp_error *err) {
+    if (run && run->tp_model == model && run->tp_checked == tp) return KVP_OK;
+    kvp_status st = kvp_cost_check_tp(model, tp, err);
+    if (st == KVP_OK && run) {
+        run->tp_model = model;
+        run->tp_checked = tp;
+    }
+    return st;
+}
+
 static kvp_status plan_trtllm(const kvp_deployment *dep, kvp_deploy_result *out,
-                              kvp__deploy_gate *g, kvp__estimate_memo *memo, kvp_error *err) {
+                              kvp__deploy_gate *g, kvp__deploy_run *run, kvp_error *err) {
+    kvp__estimate_memo *memo = run ? &run->estimate : NULL;
     kvp_deploy_point *pt = &out->point;
     kvp_deploy_settings d;
     kvp_status st = trtllm_settings(dep, &d, out);
@@ -461,7 +488,7 @@ static kvp_status plan_trtllm(const kvp_deployment *dep, kvp_deploy_result *out,
     }
     /* Heads that do not divide by the attention TP are refused by every engine
      * (attention DP does not shard heads). */
-    st = kvp_cost_check_tp(dep->model, d.attention_dp ? 1 : (d.tp ? d.tp : 1), &e);
+    st = check_tp(run, dep->model, d.attention_dp ? 1 : (d.tp ? d.tp : 1), &e);
     if (st != KVP_OK) return step_failed(out, st, &e, err);
     kvp_creator *c = NULL;
     st = kvp_creator_new(dep->model, dep->draft, &d, &dep->kv, kvp_deployment_allocator(dep), &c,
@@ -470,6 +497,7 @@ static kvp_status plan_trtllm(const kvp_deployment *dep, kvp_deploy_result *out,
         report_memory(out, &m, have_mem);
         return step_failed(out, st, &e, err);
     }
+    if (run) kvp__creator_use_pools_memo(c, &run->pools);
     /* The settings with defaults applied, kept past the creator (pointers cleared). */
     out->trtllm = *kvp_creator_deploy(c);
     out->trtllm.attn_backend = NULL;
@@ -847,7 +875,7 @@ kvp_status kvp_deploy_plan(const kvp_deployment *dep, kvp_deploy_result *out, kv
 
 /* The pipeline: the engine's plan, its admission rule, whether it starts. */
 static kvp_status deploy_plan(const kvp_deployment *dep, kvp_deploy_result *out,
-                              kvp__deploy_gate *g, kvp__estimate_memo *memo, kvp_error *err) {
+                              kvp__deploy_gate *g, kvp__deploy_run *run, kvp_error *err) {
     if (!dep || !dep->model || !out)
         return kvp__fail(err, KVP_INVALID_ARG, NULL, "model",
                          "a deployment needs a model and a result");
@@ -858,8 +886,9 @@ static kvp_status deploy_plan(const kvp_deployment *dep, kvp_deploy_result *out,
         return kvp__fail(err, KVP_INVALID_ARG, NULL, "engine", "unknown engine %d",
                          (int)dep->point.engine);
     g->ready = false;
-    kvp_status st = dep->point.engine == KVP_ENGINE_TRTLLM ? plan_trtllm(dep, out, g, memo, err)
-                                                            : plan_policy(dep, out, g, memo, err);
+    kvp_status st = dep->point.engine == KVP_ENGINE_TRTLLM
+                        ? plan_trtllm(dep, out, g, run, err)
+                        : plan_policy(dep, out, g, run ? &run->estimate : NULL, err);
     if (st != KVP_OK) return st;
     kvp__admission(dep, out); /* the engine's admission rule (admission.c) */
     startup_verdict(out);
@@ -872,12 +901,6 @@ kvp_status kvp__deploy_plan_gated(const kvp_deployment *dep, kvp_deploy_result *
     return deploy_plan(dep, out, g, NULL, err);
 }
 
-struct kvp__deploy_run {
-    kvp__deploy_gate gate;
-    kvp__estimate_memo estimate;
-    kvp_allocator alc; /* the one the run was made with (copied) */
-    bool has_alc;
-};
 
 kvp__deploy_run *kvp__deploy_run_new(const kvp_allocator *alc) {
     kvp__deploy_run *run = kvp__malloc(alc, sizeof *run);
@@ -886,6 +909,9 @@ kvp__deploy_run *kvp__deploy_run_new(const kvp_allocator *alc) {
     kvp__estimate_memo_clear(&run->estimate);
     run->has_alc = alc != NULL;
     if (alc) run->alc = *alc;
+    kvp__pools_memo_clear(&run->pools);
+    run->tp_model = NULL;
+    run->tp_checked = 0;
     return run;
 }
 
@@ -898,5 +924,5 @@ void kvp__deploy_run_free(kvp__deploy_run *run) {
 kvp_status kvp__deploy_plan_in(kvp__deploy_run *run, const kvp_deployment *dep,
                                kvp_deploy_result *out, kvp_error *err) {
     if (!run) return kvp_deploy_plan(dep, out, err);
-    return deploy_plan(dep, out, &run->gate, &run->estimate, err);
+    return deploy_plan(dep, out, &run->gate, run, err);
 }

@@ -33,4 +33,10 @@ kvp_status kvp__memory_resolve_memo(const kvp_model *model, const kvp_memory_mea
                                     struct kvp__estimate_memo *memo, kvp_memory_facts *m,
                                     kvp_error *err);
 
+/* Plans of many points (a sweep's rows, a fit's steps) share one pools memo
+ * (pools_memo.h): the creator keeps its pools there instead of in its own. The
+ * memo outlives the creator; the caller owns it. */
+struct kvp__pools_memo;
+void kvp__creator_use_pools_memo(kvp_creator *c, struct kvp__pools_memo *memo);
+
 #endif

@@ -183,8 +183,10 @@ kvp_status kvp_render_sweep_json_row(const kvp_fit_eval *row, uint64_t index, ch
     if (!out) return kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "out is NULL");
     *out = NULL;
     if (!row) return kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "row is NULL");
+    kvp_status st;
+    if (kvp__sweep_row_text(row, index, out, err, &st)) return st; /* the same bytes, direct */
     char *text = NULL;
-    kvp_status st = kvp__json_finish(sweep_row_json(row), KVP__JSON_FLAGS, &text, err);
+    st = kvp__json_finish(sweep_row_json(row), KVP__JSON_FLAGS, &text, err);
     if (st) return st;
     static const char indent[] = "\n    ";
     size_t len = 0, lines = 0;

@@ -44,6 +44,13 @@ json_t *kvp__startup_json(const kvp_deploy_startup *st);
  * was not planned, and "startup" (kvp__startup_json). New reference. */
 json_t *kvp__point_json(const kvp_deploy_result *e, bool sequences);
 
+/* kvp_render_sweep_json_row's text written directly (json_sweep_row.c): true
+ * with *st KVP_OK and *out set (free with kvp_render_free), or *st KVP_NOMEM;
+ * false when a string of the row needs more than '"' / '\\' escaped (the
+ * caller renders the row through jansson then). */
+bool kvp__sweep_row_text(const kvp_fit_eval *e, uint64_t index, char **out, kvp_error *err,
+                         kvp_status *st);
+
 /* The engine's admission rule (json_admission.c): "admitted" (null when unknown)
  * and the object saying the rule, the reservation and what binds. New references. */
 json_t *kvp__admitted_json(const kvp_admission *a);

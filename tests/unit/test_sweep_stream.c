@@ -168,6 +168,47 @@ static void test_rows_equal_alone(void **state) {
     kvp_model_free(m);
 }
 
+/* The creator's pools are kept across rows (pools_memo.h, keyed on the cost
+ * settings and the windows as kept): rows that change TP, pipeline stage, KV
+ * dtype and max_seq_len across a sliding window (Gemma-3 with its 5:1 pattern
+ * of 1024-token windows as max_attention_window: a window at or above
+ * max_seq_len is kept as full context, so 512..1024 plan one full pool and
+ * 1025 a window pool and a full one), a hybrid on the V2 manager (Qwen3.5), and MTP draft layers
+ * (DeepSeek-V3, spec MTP: a folded draft on the last stage) must each equal
+ * the point planned alone, with a fresh creator. 2 x 2 x 2 x 5 = 40 rows a
+ * model. */
+static void test_creator_rows_equal_alone(void **state) {
+    (void)state;
+    static const char *const models[] = {"gemma-3-27b-pt", "gemma-3-27b-pt", "qwen3.5-27b",
+                                         "deepseek-v3-0324"};
+    static const char *const specs[] = {"tp=1,2", "pp=1,2", "kv-dtype=auto,fp8",
+                                        "max-seq-len=512,1023,1024,1025,32768", NULL};
+    for (size_t k = 0; k < sizeof models / sizeof models[0]; k++) {
+        kvp_model *m = NULL;
+        kvp_error err;
+        assert_int_equal(kvp_model_open(models[k], NULL, &m, &err), KVP_OK);
+        kvp_sweep_grid *g = grid_of(specs);
+        kvp_deployment d = deployment();
+        d.model = m;
+        d.memory.total_bytes = 141ull << 30;
+        /* Gemma-3's 5:1 pattern as TensorRT-LLM's max_attention_window (the
+         * creator normalises it against each row's max_seq_len). */
+        static const uint64_t windows[] = {1024, 1024, 1024, 1024, 1024, 131072};
+        if (k == 1) {
+            d.kv.max_attention_window = windows;
+            d.kv.max_attention_window_count = 6;
+        }
+        if (k == 3) d.trtllm.spec_mode = KVP_SPEC_MTP;
+        alone a = {g, &d, kvp_deploy_result_new(), 0, 0};
+        assert_non_null(a.direct);
+        assert_int_equal(kvp_sweep_run(g, &d, &d.point, 10000, same_as_alone, &a, &err), KVP_OK);
+        assert_int_equal(a.rows, 40);
+        kvp_deploy_result_free(a.direct);
+        kvp_sweep_grid_free(g);
+        kvp_model_free(m);
+    }
+}
+
 /* ------------------------------------------------ memory does not grow */
 
 /* Heap in use: glibc's count, or ASan's when its allocator replaces glibc's
@@ -307,6 +348,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rows_in_order),
         cmocka_unit_test(test_rows_equal_alone),
+        cmocka_unit_test(test_creator_rows_equal_alone),
         cmocka_unit_test(test_heap_flat),
         cmocka_unit_test(test_stream_is_tree),
     };
