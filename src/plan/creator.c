@@ -553,11 +553,13 @@ static kvp_status cost_pools(kvp_creator *c, const kvp_model *m, kvp_cost_settin
     return KVP_OK;
 }
 
+/* The memo model_pools keeps pools in: the run's, else the creator's own
+ * (allocated on first use; NULL when out of memory, which the caller reports). */
 static kvp__pools_memo *pools_memo(kvp_creator *c) {
     if (c->pools_memo) return c->pools_memo;
     c->own_pools_memo = kvp__malloc(calc(c), sizeof *c->own_pools_memo);
     kvp__pools_memo_clear(c->own_pools_memo);
-    return c->pools_memo = c->own_pools_memo; /* NULL when out of memory: no memo */
+    return c->pools_memo = c->own_pools_memo;
 }
 
 void kvp__creator_use_pools_memo(kvp_creator *c, kvp__pools_memo *memo) {
@@ -571,7 +573,9 @@ static kvp_status model_pools(kvp_creator *c, const kvp_model *m, kvp_dtype dt, 
                               bool whole_model, const uint64_t *windows, size_t wn,
                               uint32_t only_layers, kvp_manager_plan *mp, kvp_error *err) {
     kvp_cost_settings cs = cost_settings(c, m, dt, tp, whole_model);
-    kvp__pools_memo *memo = mp->pool_count == 0 && mp->layers == 0 ? pools_memo(c) : NULL;
+    kvp__pools_memo *memo = NULL;
+    if (mp->pool_count == 0 && mp->layers == 0 && !(memo = pools_memo(c)))
+        return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory (the creator's pools)");
     kvp__pools_key key;
     if (memo && !kvp__pools_key_make(&key, m, &cs, whole_model, m == c->target, only_layers,
                                      windows, wn, c->d.max_seq_len))
