@@ -4,11 +4,12 @@
  *   1. a plan with estimated memory (kvp_deploy_plan on a catalogue GPU, no
  *      measured term): median time over every catalogue model, per engine,
  *      on one core (goal 20 us);
- *   2. a 10,000-plan `kvplan sweep --json` of a catalogue model, wall time of
- *      the command (goal 0.5 s), for the model whose plan is slowest and for
- *      llama-3.1-8b;
+ *   2. a 10,000-plan `kvplan sweep --json` of every catalogue model, wall time
+ *      of the command (goal 0.5 s for any model): the slowest model's time and
+ *      the median, then llama-3.1-8b's;
  *   3. the sweep's peak RSS at 10,000 rows over its RSS at 1,000 rows (goal 1.0:
- *      rows are streamed, memory does not grow with them).
+ *      rows are streamed, memory does not grow with them), for the slowest
+ *      sweep and llama-3.1-8b.
  * Run: cmake -S . -B build-rel -DCMAKE_BUILD_TYPE=Release && cmake --build build-rel
  *      && ./build-rel/bench/bench_plan ./build-rel/kvplan [GPU]
  * Without the kvplan path only item 1 runs. The process pins itself to CPU 0
@@ -98,8 +99,10 @@ static int run_sweep(const char *kvplan, const char *model, const char *gpu, uns
     if (wait4(pid, &status, 0, &ru) != pid) return -1;
     *secs = now_s() - t0;
     *rss_kib = ru.ru_maxrss;
-    /* 0: some row starts; 1: none does (still every row planned and written). */
-    return WIFEXITED(status) && WEXITSTATUS(status) <= 1 ? 0 : -1;
+    /* 0: some row starts; 1: none does; 2: every row refused for its input (a
+     * model the engine does not plan: DeepSeek-V4 under the creator). Every row
+     * is still planned and written. */
+    return WIFEXITED(status) && WEXITSTATUS(status) <= 2 ? 0 : -1;
 }
 
 int main(int argc, char **argv) {
@@ -155,10 +158,27 @@ int main(int argc, char **argv) {
         printf("  %-9s median %6.2f us  (ratio to 20 us: %.2f)  slowest %-28s %7.2f us\n",
                kvp_engine_name((kvp_engine)e), med, med / GOAL_PLAN_US, mt[imax].name, max_us);
     }
-    printf("  plan: worst engine's median / goal = %.2f\n", worst_median / GOAL_PLAN_US);
+    printf("  plan: worst engine's median / goal = %.2f (slowest plan: %s, %.2f us)\n",
+           worst_median / GOAL_PLAN_US, mt[slowest].name, slowest_us);
     kvp_deploy_result_free(r);
     if (kvplan) {
-        const char *models[2] = {mt[slowest].name, "llama-3.1-8b"};
+        /* Every catalogue model's 10k sweep: the slowest is the one to meet the goal. */
+        size_t slow_sweep = 0;
+        for (size_t i = 0; i < n; i++) {
+            double s;
+            long rss;
+            if (run_sweep(kvplan, mt[i].name, gpu, 10000, &s, &rss)) {
+                fprintf(stderr, "bench_plan: %s sweep %s failed\n", kvplan, mt[i].name);
+                return 1;
+            }
+            col[i] = s;
+            if (s > col[slow_sweep]) slow_sweep = i;
+        }
+        double slow_s = col[slow_sweep];
+        printf("sweep --json, 10,000 plans, every one of %zu catalogue models: slowest %s %.3f s "
+               "(ratio to 0.5 s: %.2f), median %.3f s\n",
+               n, mt[slow_sweep].name, slow_s, slow_s / GOAL_SWEEP_S, median(col, n));
+        const char *models[2] = {mt[slow_sweep].name, "llama-3.1-8b"};
         double worst_sweep = 0, rss_ratio = 0;
         for (int k = 0; k < 2; k++) {
             double s10k, s1k;

@@ -34,13 +34,34 @@ static int write_all(const char *p, size_t n) {
     return 0;
 }
 
+/* Bytes of the UTF-8 sequence kvp__escape_controls copies as it is at p (valid,
+ * whole within len, not a C1 control U+0080..U+009F, which is C2 80..C2 9F);
+ * 0 for anything else. */
+static size_t plain_utf8(const unsigned char *p, size_t len) {
+    size_t n = p[0] >= 0xF0 ? 4 : p[0] >= 0xE0 ? 3 : p[0] >= 0xC0 ? 2 : 0;
+    if (n == 0 || n > len || !kvp__utf8_valid((const char *)p, n, NULL)) return 0;
+    return p[0] == 0xC2 && p[1] < 0xA0 ? 0 : n;
+}
+
 /* Bytes at the start of IN that kvp__escape_controls with KVP__ESC_KEEP_NEWLINES
- * copies as they are: printable ASCII, newline and tab (every byte of nearly
- * every --json document and text row). They are written without the copy. */
+ * copies as they are: printable ASCII, newline, tab and whole UTF-8 text (every
+ * byte of nearly every --json document and text row). They are written
+ * without the copy; the escaping starts at the first byte it would change (or
+ * a sequence cut by the end, which it keeps for the next write). */
 static size_t plain_prefix(const char *in, size_t len) {
     const unsigned char *p = (const unsigned char *)in;
     size_t i = 0;
-    while (i < len && ((p[i] >= 0x20 && p[i] < 0x7f) || p[i] == '\n' || p[i] == '\t')) i++;
+    while (i < len) {
+        if ((p[i] >= 0x20 && p[i] < 0x7f) || p[i] == '\n' || p[i] == '\t') {
+            i++;
+        } else if (p[i] >= 0x80) {
+            size_t n = plain_utf8(p + i, len - i);
+            if (!n) break;
+            i += n;
+        } else {
+            break;
+        }
+    }
     return i;
 }
 

@@ -7,9 +7,8 @@
  * own lines, ": " after a key, "," between members, "[]" / "{}" when empty),
  * integers as jansson prints them (%lld; a figure above INT64_MAX is null,
  * kvp__json_u64), and strings that need no escape but '"' and '\\'. A row with
- * any other string byte (a control character, non-ASCII text jansson would
- * check as UTF-8) returns false and is rendered by the tree instead, so every
- * byte is jansson's. test_sweep_stream's test_stream_is_tree compares the
+ * any other string (a control character, bytes that are not UTF-8) returns
+ * false and is rendered by the tree instead, so every byte is jansson's. test_sweep_stream's test_stream_is_tree compares the
  * streamed document with the tree's. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -65,11 +64,15 @@ static void close_(row_writer *w, int depth, const char *bracket) {
 }
 
 /* True when jansson dumps `s` as the bytes themselves, with only '"' and '\\'
- * escaped: printable ASCII. */
+ * escaped: no control character below 0x20 (jansson writes \n, \u001b, ...),
+ * and valid UTF-8 (json_string refuses anything else, and the member is left
+ * out: kvp__utf8_valid has jansson's rules, overlong forms and surrogates
+ * refused). DEL and non-ASCII text are copied as they are. */
 static bool simple(const char *s) {
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-        if (*p < 0x20 || *p >= 0x7f) return false;
-    return true;
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++, n++)
+        if (*p < 0x20) return false;
+    return kvp__utf8_valid(s, n, NULL);
 }
 
 static void str(row_writer *w, const char *s) {
