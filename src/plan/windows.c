@@ -40,15 +40,18 @@ bool kvp_windows_use_vswa(const uint64_t *windows, size_t n) {
     return windows && kvp_windows_distinct(windows, n) >= 2;
 }
 
-/* The window record of each decoder layer: sliding/chunked layers their
- * window; full attention (and any type not recognised as sliding) None. */
-static uint64_t layer_window(const kvp_model *model, uint32_t layer) {
-    size_t n = kvp_model_cache_count(model);
-    for (size_t i = 0; i < n; i++) {
+/* The window record of each of the first `layers` decoder layers into out:
+ * a sliding layer its first sliding record's window; full attention (and any
+ * type not recognised as sliding) 0, None. One pass over the records, last to
+ * first, so the first record of a layer is the one that stays (once a search
+ * of every record per layer: quadratic in the layers, a quarter of a Gemma-4
+ * sweep row). */
+static void layer_windows(const kvp_model *model, uint32_t layers, uint64_t *out) {
+    memset(out, 0, layers * sizeof *out);
+    for (size_t i = kvp_model_cache_count(model); i-- > 0;) {
         const kvp_layer_cache *c = kvp_model_cache(model, i);
-        if (c->layer == layer && c->kind == KVP_CACHE_SLIDING) return c->window_tokens;
+        if (c->layer < layers && c->kind == KVP_CACHE_SLIDING) out[c->layer] = c->window_tokens;
     }
-    return 0;
 }
 
 size_t kvp_windows_from_layer_types(const kvp_model *model, uint64_t max_seq_len, uint64_t *out,
@@ -56,10 +59,9 @@ size_t kvp_windows_from_layer_types(const kvp_model *model, uint64_t max_seq_len
     uint32_t layers = kvp_model_get_info(model)->num_layers;
     if (layers == 0 || layers > out_cap) return 0;
     if (kvp__count_kind(model, KVP_CACHE_SLIDING) == 0) return 0; /* no schedule to derive */
-    for (uint32_t l = 0; l < layers; l++) {
-        uint64_t w = layer_window(model, l);
-        out[l] = w == 0 ? max_seq_len : w;
-    }
+    layer_windows(model, layers, out);
+    for (uint32_t l = 0; l < layers; l++)
+        if (out[l] == 0) out[l] = max_seq_len;
     size_t k = kvp_windows_normalize(out, layers, max_seq_len, out);
     /* Fewer than two distinct windows cannot select the multi-pool layout. */
     if (k == 0 || !kvp_windows_use_vswa(out, k)) return 0;
