@@ -71,6 +71,7 @@ typedef enum map_kind {
     MAP_IGNORE_FLAG, /* known flag without a value kvplan does not model */
     MAP_IGNORE_VALUE,/* known option with a value kvplan does not model */
     MAP_BOOL,        /* --flag or --flag=VALUE */
+    MAP_LIST,        /* --opt N [N ...] (argparse nargs='+'): the CUDA graph capture sizes */
 } map_kind;
 
 /* Which options of an engine's command kvplan models, ignores or reads as the
@@ -111,7 +112,7 @@ static const opt_map k_vllm[] = {
     {{"--enable-expert-parallel"}, NULL, MAP_BOOL},
     {{"--speculative-config", "--speculative_config"}, NULL, MAP_VALUE},
     {{"--num-speculative-tokens"}, NULL, MAP_VALUE},
-    {{"--cuda-graph-sizes"}, NULL, MAP_VALUE},
+    {{"--cuda-graph-sizes"}, NULL, MAP_LIST},
     {{"--disable-log-requests", "--disable-log-stats", "--enable-auto-tool-choice",
       "--async-scheduling"}, NULL, MAP_IGNORE_FLAG},
     {{"--port", "--host", "--served-model-name", "--api-key"}, NULL, MAP_IGNORE_VALUE},
@@ -146,7 +147,7 @@ static const opt_map k_sglang[] = {
     {{"--speculative-num-draft-tokens"}, NULL, MAP_VALUE},
     {{"--disable-cuda-graph"}, NULL, MAP_FLAG},
     {{"--cuda-graph-max-bs"}, NULL, MAP_VALUE},
-    {{"--cuda-graph-bs"}, NULL, MAP_VALUE},
+    {{"--cuda-graph-bs"}, NULL, MAP_LIST},
     {{"--enable-ep-moe"}, NULL, MAP_FLAG},
     {{"--enable-torch-compile"}, NULL, MAP_IGNORE_FLAG},
     {{"--enable-metrics", "--enable-mixed-chunk", "--skip-server-warmup"}, NULL,
@@ -252,6 +253,7 @@ static const yaml_map k_yaml[] = {
     {"kv_cache_config.cross_kv_cache_fraction", "--cross-kv-cache-fraction", false},
     {"kv_cache_config.mamba_ssm_cache_dtype", "--mamba-ssm-cache-dtype", false},
     {"cuda_graph_config.max_batch_size", "--cuda-graph-batch-size", false},
+    {"cuda_graph_config.batch_sizes", "--cuda-graph-batch-sizes", false},
     {"speculative_config.decoding_type", "--speculative-method", false},
     {"speculative_config.max_draft_len", "--num-speculative-tokens", false},
     {"trust_remote_code", "--trust-remote-code", true},
@@ -296,7 +298,8 @@ static kvp_status yaml_pair(void *vctx, const char *key, kvp__yaml_kind kind, co
     const yaml_map *m = NULL;
     for (const yaml_map *t = k_yaml; t->key; t++)
         if (!strcmp(t->key, key)) m = t;
-    bool list_ok = m && !strcmp(m->key, "kv_cache_config.max_attention_window");
+    bool list_ok = m && (!strcmp(m->key, "kv_cache_config.max_attention_window") ||
+                         !strcmp(m->key, "cuda_graph_config.batch_sizes"));
     if (!m || kind == KVP_YAML_OTHER || (kind == KVP_YAML_LIST && !list_ok)) {
         char what[320];
         snprintf(what, sizeof what, "%s: %s", key,
@@ -568,7 +571,7 @@ int kvp_from_parse(const char *cmdline, kvp_from_cmd *c, char *msg, size_t msg_s
         }
         const char *value = inline_value;
         if (m->kind == MAP_VALUE || m->kind == MAP_MODEL || m->kind == MAP_YAML ||
-            m->kind == MAP_IGNORE_VALUE) {
+            m->kind == MAP_IGNORE_VALUE || m->kind == MAP_LIST) {
             if (!value) {
                 if (i + 1 >= n) {
                     snprintf(msg, msg_size, "--from: %s needs a value", name);
@@ -581,7 +584,7 @@ int kvp_from_parse(const char *cmdline, kvp_from_cmd *c, char *msg, size_t msg_s
          * held "=value"), or the alias's row. */
         const char *set_as = m->to ? m->to : !eq ? a : NULL;
         if (!set_as && (m->kind == MAP_VALUE || m->kind == MAP_FLAG || m->kind == MAP_FA ||
-                        m->kind == MAP_BOOL) &&
+                        m->kind == MAP_BOOL || m->kind == MAP_LIST) &&
             !(set_as = store(c, name, strlen(name))))
             goto too_many;
         switch (m->kind) {
@@ -603,6 +606,28 @@ int kvp_from_parse(const char *cmdline, kvp_from_cmd *c, char *msg, size_t msg_s
             break;
         case MAP_IGNORE_FLAG: ignore(c, a, NULL); break;
         case MAP_IGNORE_VALUE: ignore(c, name, value); break;
+        case MAP_LIST: {
+            /* `--cuda-graph-sizes 1 2 4 8` is a capture list (nargs='+'): the
+             * nwords after it up to the next option, joined as the table's
+             * N,N,... list. vLLM's single value N means "up to N" (its own
+             * spelling of --cuda-graph-max-bs); SGLang's is a list of one. */
+            size_t nwords = 1;
+            while (!inline_value && i + (int)nwords < n && tok[i + (int)nwords][0] >= '0' &&
+                   tok[i + (int)nwords][0] <= '9')
+                nwords++;
+            if (nwords > 1) {
+                char list[KVP_FROM_MAX_INPUT];
+                size_t len = 0;
+                for (size_t w = 0; w < nwords && len < sizeof list; w++)
+                    len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", w ? "," : "",
+                                            w ? tok[i + (int)w] : value);
+                if (len >= sizeof list || !(value = store(c, list, len))) goto too_many;
+                i += (int)nwords - 1;
+                if (!strcmp(name, "--cuda-graph-sizes")) set_as = "--cuda-graph-batch-sizes";
+            }
+            if (!add(c, set_as, value)) goto too_many;
+            break;
+        }
         case MAP_BOOL:
             /* --flag, --flag=false, --flag true: the table's flags take the same forms. */
             if (!value && i + 1 < n && (is_false(tok[i + 1]) || !kvp__strcasecmp(tok[i + 1], "true")))
