@@ -134,6 +134,7 @@ typedef struct walker {
     const kvp_local_deployment *dep;
     kvp_local_report *r;
     kvp_error *err;
+    kvp__local_configs configs; /* the hf_configs opened, once each */
 } walker;
 
 static kvp_status nomem(walker *w) {
@@ -183,7 +184,7 @@ static kvp_status size_entry(walker *w, const kvp__local_decl *d, kvp_local_entr
     kvp_status st = kvp__local_positions(d, w->ds->source, &e->positions, formula, formula_size,
                                          w->err);
     if (st) return st;
-    if ((st = kvp__local_resolve_geometry(w->ds, d, g, w->err))) return st;
+    if ((st = kvp__local_resolve_geometry(w->ds, d, &w->configs, g, w->err))) return st;
     if ((st = kvp_local_bytes_per_row(g->layers, g->kv_heads, g->head_dim, e->positions,
                                       g->element_bytes, &e->bytes_per_row, w->err))) {
         /* Re-word with the declaration and the field it came from. */
@@ -328,7 +329,7 @@ kvp_status kvp__local_collect_ex(const kvp_local_decls *ds, const kvp_local_depl
         r->has_alc = true;
     }
     r->dep = *dep;
-    walker w = {ds, dep, r, err};
+    walker w = {ds, dep, r, err, {kvp__local_decls_alc(ds), NULL, 0, 0}};
     kvp_status st = KVP_OK;
     r->model = rstr(r, ds->model);
     if (!r->model) st = nomem(&w);
@@ -341,6 +342,7 @@ kvp_status kvp__local_collect_ex(const kvp_local_decls *ds, const kvp_local_depl
     } else if (!st) {
         st = walk(&w, ds->root, "");
     }
+    kvp__local_configs_free(&w.configs);
     if (!st) {
         kvp_local_totals *t = &r->totals;
         t->max_num_seqs = dep->max_num_seqs;

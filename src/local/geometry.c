@@ -307,8 +307,57 @@ kvp_status kvp__local_geometry_from_config(const char *text, size_t len, const c
                                               err);
 }
 
+void kvp__local_configs_free(kvp__local_configs *cache) {
+    if (!cache) return;
+    for (size_t i = 0; i < cache->count; i++) {
+        kvp__free(cache->alc, cache->items[i].name);
+        kvp_model_free(cache->items[i].model);
+    }
+    kvp__free(cache->alc, cache->items);
+    memset(cache, 0, sizeof *cache);
+}
+
+/* The config `name`, opened once per collection. Borrowed: the cache owns it.
+ * A NULL cache opens into *owned, which the caller frees. */
+static kvp_status open_config(kvp__local_configs *cache, const kvp_allocator *alc,
+                              const char *name, const kvp_model **out, kvp_model **owned,
+                              kvp_error *err) {
+    *owned = NULL;
+    if (!cache) {
+        kvp_status st = kvp_model_open(name, alc, owned, err);
+        *out = *owned;
+        return st;
+    }
+    for (size_t i = 0; i < cache->count; i++) {
+        const kvp__local_config *c = &cache->items[i];
+        if (strcmp(c->name, name) != 0) continue;
+        if (c->status && err) *err = c->error;
+        *out = c->model;
+        return c->status;
+    }
+    if (cache->count == cache->cap) {
+        size_t cap = cache->cap ? 2 * cache->cap : 8;
+        kvp__local_config *grown =
+            kvp__realloc(cache->alc, cache->items, cap * sizeof *grown);
+        if (!grown) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
+        cache->items = grown;
+        cache->cap = cap;
+    }
+    kvp__local_config *c = &cache->items[cache->count];
+    memset(c, 0, sizeof *c);
+    if (!(c->name = kvp__strdup(cache->alc, name)))
+        return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
+    kvp_error_clear(&c->error);
+    c->status = kvp_model_open(name, alc, &c->model, &c->error);
+    cache->count++;
+    if (c->status && err) *err = c->error;
+    *out = c->model;
+    return c->status;
+}
+
 kvp_status kvp__local_resolve_geometry(const kvp_local_decls *decls, const kvp__local_decl *d,
-                                       kvp__local_geometry *out, kvp_error *err) {
+                                       kvp__local_configs *cache, kvp__local_geometry *out,
+                                       kvp_error *err) {
     const kvp__local_geometry_decl *g = &d->geometry;
     memset(out, 0, sizeof *out);
     if (!g->hf_config) {
@@ -325,8 +374,10 @@ kvp_status kvp__local_resolve_geometry(const kvp_local_decls *decls, const kvp__
                              "declaration '%s': incomplete explicit geometry", d->name);
         return KVP_OK;
     }
-    kvp_model *model = NULL;
-    kvp_status st = kvp_model_open(g->hf_config, kvp__local_decls_alc(decls), &model, err);
+    const kvp_model *model = NULL;
+    kvp_model *owned = NULL;
+    kvp_status st =
+        open_config(cache, kvp__local_decls_alc(decls), g->hf_config, &model, &owned, err);
     if (st) {
         if (err) {
             char msg[KVP_ERROR_MESSAGE_MAX];
@@ -348,6 +399,6 @@ kvp_status kvp__local_resolve_geometry(const kvp_local_decls *decls, const kvp__
         if (!st && g->note && g->note[0])
             appendf(out->source, sizeof out->source, " (%s)", g->note);
     }
-    kvp_model_free(model);
+    kvp_model_free(owned);
     return st;
 }

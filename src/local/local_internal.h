@@ -115,10 +115,28 @@ kvp_status kvp__local_geometry_from_subconfig(const kvp_subconfig_facts *obj,
 kvp_status kvp__local_geometry_from_config(const char *text, size_t len, const char *config_name,
                                            const kvp__local_decl *d, const char *decl_file,
                                            kvp__local_geometry *out, kvp_error *err);
+/* The configs one collection has opened, by the hf_config name declarations
+ * give: each is opened (parsed) once however many declarations name it (1,024
+ * declarations of one 6 MB config re-parsed it 1,024 times: issue 17). A failure
+ * is kept too, so a broken config is not re-read either. Zero-initialise;
+ * kvp__local_configs_free releases what it holds. */
+typedef struct kvp__local_config {
+    char *name;
+    kvp_model *model; /* NULL when opening failed: `status` and `error` say why */
+    kvp_status status;
+    kvp_error error;
+} kvp__local_config;
+typedef struct kvp__local_configs {
+    const kvp_allocator *alc;
+    kvp__local_config *items;
+    size_t count, cap;
+} kvp__local_configs;
+void kvp__local_configs_free(kvp__local_configs *cache);
 /* Resolve geometry: explicit numbers, else open d->geometry.hf_config with
- * kvp_model_open and read it. */
+ * kvp_model_open (through `cache` when not NULL) and read it. */
 kvp_status kvp__local_resolve_geometry(const kvp_local_decls *decls, const kvp__local_decl *d,
-                                       kvp__local_geometry *out, kvp_error *err);
+                                       kvp__local_configs *cache, kvp__local_geometry *out,
+                                       kvp_error *err);
 
 /* The collector with the graph-wrapper unwrap switchable, so a test can show
  * what entering through both the wrapper and its runnable would count. */

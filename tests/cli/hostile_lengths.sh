@@ -112,5 +112,21 @@ len "sweep-100k-layers-100-lengths" 0 "" 128 -- "$KVPLAN" sweep "$TMP/layers-100
 len "fit-100k-layers" 0 "" 128 -- "$KVPLAN" fit "$TMP/layers-100k.json" $BIG
 len "sim-100k-layers" 0 "" 128 -- "$KVPLAN" sim "$TMP/layers-100k.json" --kv-budget 64TiB --no-timing --synthetic requests=4,$SYN
 
+# 1,024 local-cache declarations that all name one 6 MB config: the config is
+# parsed once and shared (issue 17), so this stays small and fast; re-parsing
+# it per declaration took seconds and a gigabyte.
+python3 - "$2/data/models/Qwen__Qwen2-0.5B.json" "$TMP/big-config.json" "$TMP/decls.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["padding"] = "x" * (6 << 20)  # an unread key: 6 MB to parse
+json.dump(c, open(sys.argv[2], "w"))
+decl = lambda i: {"name": "cache_%d" % i, "kind": "static_cache",
+                  "bound": {"mechanism": "constant", "max_cache_len": 2048},
+                  "geometry": {"hf_config": sys.argv[2]}, "scope": "invocation",
+                  "row_driver": "FIXED", "rows_fixed": 1, "rows_reason": "one per call"}
+json.dump({"model": "many-decls", "module_tree": {"class": "M",
+           "declares": [decl(i) for i in range(1024)]}}, open(sys.argv[3], "w"))
+PY
+len "local-1024-declarations-one-6MB-config" 0 "" 128 -- "$KVPLAN" local many-decls --decl "$TMP/decls.json" --max-num-seqs 8
 echo "hostile lengths: $cases cases, $fails failures"
 [ "$fails" -eq 0 ]
