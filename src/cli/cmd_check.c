@@ -185,12 +185,15 @@ static int check_main(int argc, char **argv) {
         d.point.tp = s->tp;
         d.point.pp = s->pp;
         d.policy = *s;
-        d.startup = *ss;
         /* The memory terms as the option table wrote them (--peak, --activation-peak,
          * --non-torch, --cuda-graph included: a hand copy from the policy settings
          * dropped them), the device's total from --gpu-mem or the GPU. */
         d.memory = mem;
         d.memory.total_bytes = s->kv_budget_bytes ? 0 : s->total_memory_bytes;
+        /* The start-up settings and the GPU, the one step every command takes
+         * (deploy.h); it also drops mem's --quantization, a pointer into the
+         * option table freed above (the pipeline reads the setting from startup). */
+        kvp_deployment_settle(&d, ss, ss->gpu_known ? &ss->gpu : NULL, true);
         /* One plan gives the result and every rule's row. */
         if (kvp_deploy_plan_report(&d, res, rep, &perr) != KVP_OK) {
             rc = kvp_cli_report_error(&perr, json);

@@ -625,7 +625,9 @@ static int run(plan_ctx *p) {
      * refusal is exit 1 with its rule; a max_seq_len above the model's is clamped
      * as trtllm-serve does, and planned with. */
     o->startup.gpu_known = o->gpu && kvp_gpu_lookup_in(kvp_cli_gpu_catalog(), o->gpu, &o->startup.gpu, NULL) == KVP_OK;
-    dep.startup = o->startup;
+    /* The one step every command takes (deploy.h): the start-up settings and the
+     * GPU's identity; the memory was decided above (--gpu, --gpu-mem, --probe). */
+    kvp_deployment_settle(&dep, &o->startup, o->startup.gpu_known ? &o->startup.gpu : NULL, true);
     dep.startup.enforce_eager = o->startup.enforce_eager || o->local_dep.enforce_eager;
     if ((rc = kvp_cli_startup_inputs(p->model, &o->startup, o->json)) >= 0) return rc;
     if (o->local) {

@@ -286,10 +286,9 @@ static int pool_from_plan(const options *o, const kvp_model *m, kvp_pool_config 
             kvp_gpu_info g;
             if (kvp_gpu_lookup_in(kvp_cli_gpu_catalog(), o->gpu, &g, err) != KVP_OK)
                 return kvp_cli_report_error(err, o->json);
-            dep.memory.total_bytes = g.total_bytes;
-            /* Its compute capability for the start-up rules the pipeline runs. */
-            dep.startup.gpu = g;
-            dep.startup.gpu_known = true;
+            /* Its memory, and its compute capability for the start-up rules the
+             * pipeline runs: the one step every command takes (deploy.h). */
+            kvp_deployment_settle(&dep, NULL, &g, false);
         }
         /* Exact weights from safetensors headers when MODEL is a checkpoint
          * folder (or a config.json inside one), as `kvplan plan` does. */
