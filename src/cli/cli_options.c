@@ -134,26 +134,22 @@ const char *const *kvp_cli_table_names(unsigned command) {
     return names;
 }
 
+/* The table row of a typed option ("--name=value": the name before '='; a
+ * single-dash word whole), its name in `name`; NULL when it is no row. */
+static const kvp_option *typed_row(const char *a, char name[KVP_OPTIONS_TYPED_MAX], size_t *sp) {
+    size_t n = a[1] == '-' ? strcspn(a, "=") : strlen(a);
+    if (a[0] != '-' || a[1] == '\0' || n >= KVP_OPTIONS_TYPED_MAX) return NULL;
+    memcpy(name, a, n);
+    name[n] = '\0';
+    return kvp_option_lookup(name, sp);
+}
+
 int kvp_cli_table_unknown(const char *arg, unsigned command, const char *const *own,
                           const char *const *more) {
-    static const char *known[KVP_OPTIONS_MAX * (KVP_OPTION_SPELLINGS_MAX + 1) + 64];
-    const size_t cap = sizeof known / sizeof known[0] - 1;
-    size_t n = 0;
-    const char *const *table = kvp_cli_table_names(command);
-    for (size_t k = 0; table[k] && n < cap; k++) known[n++] = table[k];
-    for (size_t k = 0; own && own[k] && n < cap; k++) known[n++] = own[k];
-    for (size_t k = 0; more && more[k] && n < cap; k++) known[n++] = more[k];
-    known[n] = NULL;
     /* A table option of other commands: say where it belongs, rather than
      * suggest the nearest spelling of an unrelated one. */
     char name[KVP_OPTIONS_TYPED_MAX];
-    size_t len = strcspn(arg, "=");
-    const kvp_option *r = NULL;
-    if (arg[0] == '-' && len < sizeof name) {
-        memcpy(name, arg, len);
-        name[len] = '\0';
-        r = kvp_option_lookup(name, NULL);
-    }
+    const kvp_option *r = typed_row(arg, name, NULL);
     if (r && !(r->commands & command)) {
         static const struct {
             unsigned bit;
@@ -170,6 +166,14 @@ int kvp_cli_table_unknown(const char *arg, unsigned command, const char *const *
         return kvp_cli_fail("%s is not an option of this command (only %s take it)", name,
                             where);
     }
+    static const char *known[KVP_OPTIONS_MAX * (KVP_OPTION_SPELLINGS_MAX + 1) + 64];
+    const size_t cap = sizeof known / sizeof known[0] - 1;
+    size_t n = 0;
+    const char *const *table = kvp_cli_table_names(command);
+    for (size_t k = 0; table[k] && n < cap; k++) known[n++] = table[k];
+    for (size_t k = 0; own && own[k] && n < cap; k++) known[n++] = own[k];
+    for (size_t k = 0; more && more[k] && n < cap; k++) known[n++] = more[k];
+    known[n] = NULL;
     return kvp_cli_unknown_option(arg, known);
 }
 
@@ -203,17 +207,10 @@ int kvp_cli_contradiction(const char *a, const char *b, const char *why, bool js
 int kvp_cli_implied_engine(int argc, char **argv, unsigned command, int *engine, char *by,
                            size_t by_size, bool json) {
     *engine = -1;
-    const char *first = NULL;
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (a[0] != '-' || a[1] == '\0') continue;
         char name[KVP_OPTIONS_TYPED_MAX];
-        size_t n = a[1] == '-' ? strcspn(a, "=") : strlen(a);
-        if (n >= sizeof name) continue;
-        memcpy(name, a, n);
-        name[n] = '\0';
         size_t sp = 0;
-        const kvp_option *r = kvp_option_lookup(name, &sp);
+        const kvp_option *r = typed_row(argv[i], name, &sp);
         if (!r || !(r->commands & command)) continue;
         /* The rule of kvp_options_finish: an engine's own spelling, or a row only
          * one engine reads. */
@@ -224,13 +221,11 @@ int kvp_cli_implied_engine(int argc, char **argv, unsigned command, int *engine,
         while (e < KVP_ENGINE_COUNT && eng != KVP_OPTION_ENGINE(e)) e++;
         if (*engine < 0) {
             *engine = e;
-            first = a;
             snprintf(by, by_size, "%s", name);
         } else if (e != *engine) {
             char why[200];
             snprintf(why, sizeof why, "%s is %s's flag and %s is %s's: give --policy to say which engine",
                      by, kvp_engine_name((kvp_engine)*engine), name, kvp_engine_name((kvp_engine)e));
-            (void)first;
             return kvp_cli_contradiction(by, name, why, json);
         }
     }

@@ -552,12 +552,6 @@ int kvp_cmd_sim(int argc, char **argv) {
         uint64_t mp = kvp_model_get_info(m)->max_position_embeddings;
         o.max_model_len = mp && mp <= 2ull * KVP_WORKLOAD_MAX_TOKENS ? mp : 8192;
     }
-    if (o.max_new_tokens > o.max_model_len) {
-        exit_code = kvp_cli_fail("--max-new-tokens %llu is above max_model_len %llu",
-                                 (unsigned long long)o.max_new_tokens,
-                                 (unsigned long long)o.max_model_len);
-        goto out;
-    }
     kvp_pool_config pc;
     uint64_t promised = 0;
     /* The pool as `kvplan plan` sizes it first: the pipeline's start-up rules
@@ -568,7 +562,7 @@ int kvp_cmd_sim(int argc, char **argv) {
      * engine's caps, T-LEN-1), and so do the servers' default max_new_tokens. */
     if (!o.have_blocks) o.max_model_len = pc.max_seq_tokens;
     if (o.max_new_tokens > o.max_model_len) {
-        exit_code = kvp_cli_fail("--max-new-tokens %llu is above the planned max_model_len %llu",
+        exit_code = kvp_cli_fail("--max-new-tokens %llu is above max_model_len %llu",
                                  (unsigned long long)o.max_new_tokens,
                                  (unsigned long long)o.max_model_len);
         goto out;

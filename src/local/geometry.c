@@ -317,17 +317,9 @@ void kvp__local_configs_free(kvp__local_configs *cache) {
     memset(cache, 0, sizeof *cache);
 }
 
-/* The config `name`, opened once per collection. Borrowed: the cache owns it.
- * A NULL cache opens into *owned, which the caller frees. */
+/* The config `name`, opened once per collection. Borrowed: the cache owns it. */
 static kvp_status open_config(kvp__local_configs *cache, const kvp_allocator *alc,
-                              const char *name, const kvp_model **out, kvp_model **owned,
-                              kvp_error *err) {
-    *owned = NULL;
-    if (!cache) {
-        kvp_status st = kvp_model_open(name, alc, owned, err);
-        *out = *owned;
-        return st;
-    }
+                              const char *name, const kvp_model **out, kvp_error *err) {
     for (size_t i = 0; i < cache->count; i++) {
         const kvp__local_config *c = &cache->items[i];
         if (strcmp(c->name, name) != 0) continue;
@@ -375,9 +367,7 @@ kvp_status kvp__local_resolve_geometry(const kvp_local_decls *decls, const kvp__
         return KVP_OK;
     }
     const kvp_model *model = NULL;
-    kvp_model *owned = NULL;
-    kvp_status st =
-        open_config(cache, kvp__local_decls_alc(decls), g->hf_config, &model, &owned, err);
+    kvp_status st = open_config(cache, kvp__local_decls_alc(decls), g->hf_config, &model, err);
     if (st) {
         if (err) {
             char msg[KVP_ERROR_MESSAGE_MAX];
@@ -399,6 +389,5 @@ kvp_status kvp__local_resolve_geometry(const kvp_local_decls *decls, const kvp__
         if (!st && g->note && g->note[0])
             appendf(out->source, sizeof out->source, " (%s)", g->note);
     }
-    kvp_model_free(owned);
     return st;
 }

@@ -133,7 +133,7 @@ typedef struct kvp__local_configs {
 } kvp__local_configs;
 void kvp__local_configs_free(kvp__local_configs *cache);
 /* Resolve geometry: explicit numbers, else open d->geometry.hf_config with
- * kvp_model_open (through `cache` when not NULL) and read it. */
+ * kvp_model_open (once per name, through `cache`) and read it. */
 kvp_status kvp__local_resolve_geometry(const kvp_local_decls *decls, const kvp__local_decl *d,
                                        kvp__local_configs *cache, kvp__local_geometry *out,
                                        kvp_error *err);
