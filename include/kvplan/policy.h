@@ -50,6 +50,30 @@ KVP_API const char *kvp_engine_name(kvp_engine engine);
  * KVP_INVALID_ARG when unknown. */
 KVP_API KVP_NODISCARD kvp_status kvp_engine_parse(const char *name, kvp_engine *out);
 
+/* What an --engine-version names (kvp_engine_release_resolve): its form, the
+ * numbers read from it, and the release line (rule set) that governs it. */
+typedef struct kvp_engine_release {
+    kvp_engine engine;
+    char form[16];          /* "release", "build", "year", "word", "latest" */
+    char line[24];          /* the line: TRT-LLM "2025"/"2026", vLLM "v1-mid", SGLang
+                               "post-11309", llama.cpp "pad256" ... */
+    uint32_t version;       /* a release: MAJOR*10000 + MINOR*100 + PATCH; else 0 */
+    uint32_t build;         /* a llama.cpp build number; else 0 */
+    uint32_t year;          /* a year or a date's year; else 0 */
+    bool newer_than_known;  /* past the newest release kvplan read: planned with `line` */
+} kvp_engine_release;
+
+/* Read `version` (NULL or "" = latest) as `engine`'s users type it and its
+ * binaries print it: vLLM "0.12.0rc1.dev5+g1a2b3c4", "v0.11.0"; SGLang
+ * "v0.4.9.post2"; TensorRT-LLM "1.2.0rc4", "0.20.0", "1.1"; llama.cpp "b6000",
+ * "version: 6000 (abc)"; a year or date; an era word; "latest".
+ * KVP_INVALID_ARG (key engine_version) listing the forms when it is none. */
+KVP_API KVP_NODISCARD kvp_status kvp_engine_release_resolve(kvp_engine engine, const char *version,
+                                                            kvp_engine_release *out,
+                                                            kvp_error *err);
+/* The forms kvp_engine_release_resolve accepts for `engine`, in words. */
+KVP_API const char *kvp_engine_version_forms(kvp_engine engine);
+
 /* Deployment settings as the engines name them. Start from
  * kvp_policy_settings_default() and set what the deployment states; every
  * field left at its default means "the engine's default for this version". */

@@ -311,6 +311,7 @@ static int plan_policy_main(int argc, char **argv, cli_notes *notes) {
     /* The table's settings as this path reads them. */
     s = o->deployment.policy;
     mem = o->deployment.memory;
+    kvp_deploy_point point = o->deployment.point; /* the length, KV dtype and slots asked */
     kvp_admission_settings adm = o->deployment.admission; /* --isl, --osl, --max-new-tokens */
     gpu = o->gpu;
     gpu_mem = o->given[kvp_option_lookup("--gpu-mem", NULL)->id] ? mem.total_bytes : 0;
@@ -355,6 +356,7 @@ static int plan_policy_main(int argc, char **argv, cli_notes *notes) {
      * are estimated from the config there, the same way for every command, and
      * the engine's start-up rules run on it (docs/startup.md). */
     d.model = model;
+    d.point = point;
     d.point.engine = s.engine;
     d.policy = s;
     d.memory = mem;

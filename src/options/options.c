@@ -687,48 +687,9 @@ static int spelling_engine(const kvp_options *o, size_t id) {
     return -1;
 }
 
-static bool has_word(const char *text, const char *word) {
-    size_t n = strlen(word);
-    for (const char *p = text; *p; p++) {
-        size_t k = 0;
-        while (k < n && p[k] && tolower((unsigned char)p[k]) == tolower((unsigned char)word[k])) k++;
-        if (k == n) return true;
-    }
-    return false;
-}
-
 kvp_status kvp_engine_version_check(kvp_engine engine, const char *v, kvp_error *err) {
-    static const char *const words[KVP_ENGINE_COUNT][8] = {
-        [KVP_ENGINE_TRTLLM] = {"latest", "pre-2026", NULL},
-        [KVP_ENGINE_VLLM] = {"latest", "v0", "v1-jan25", "v1-mid", "v1-new", "VLLM_USE_V1", NULL},
-        [KVP_ENGINE_SGLANG] = {"latest", "pre-11309", "post-11309", "pre-pr", "pre-18039", NULL},
-        [KVP_ENGINE_LLAMACPP] = {"latest", "unified", NULL},
-    };
-    static const char *const forms[KVP_ENGINE_COUNT] = {
-        [KVP_ENGINE_TRTLLM] = "2026 or 2025 (the rule set), or latest",
-        [KVP_ENGINE_VLLM] = "a release (0.9.1), or v0, v1-jan25, v1-mid, v1-new, latest",
-        [KVP_ENGINE_SGLANG] = "a release (0.5.3), a date (2025-10-07), or pre-11309, post-11309, "
-                              "pre-18039, latest",
-        [KVP_ENGINE_LLAMACPP] = "a build (b7217), a release (0.4.0), a date or year (2025-08), "
-                                "or unified, latest",
-    };
-    if ((unsigned)engine >= KVP_ENGINE_COUNT)
-        return kvp__fail(err, KVP_INVALID_ARG, NULL, "engine", "unknown engine %d", (int)engine);
-    if (!v || !*v) return KVP_OK;
-    if (engine == KVP_ENGINE_TRTLLM) {
-        kvp_trtllm_rules rules;
-        if (kvp_trtllm_rules_parse(v, &rules) == KVP_OK) return KVP_OK;
-    } else {
-        /* The policies read a release, build or date out of free text ("b7217
-         * (77334097)", "PR #11309 branch (2025-10-07)"): any digit is one of them. */
-        for (const char *p = v; *p; p++)
-            if (isdigit((unsigned char)*p)) return KVP_OK;
-    }
-    for (size_t k = 0; words[engine][k]; k++)
-        if (has_word(v, words[engine][k])) return KVP_OK;
-    return kvp__fail(err, KVP_INVALID_ARG, NULL, "engine_version",
-                     "'%.60s' is not a %s version kvplan knows; expected %s", v,
-                     kvp_engine_name(engine), forms[engine]);
+    kvp_engine_release rel;
+    return kvp_engine_release_resolve(engine, v, &rel, err);
 }
 
 static const char *engine_title(int e) {
@@ -774,14 +735,22 @@ kvp_status kvp_options_finish(kvp_options *o, kvp_error *err) {
                    "%s contradicts %s: the peak with weights or without them, not both",
                    o->typed[O_PEAK], o->typed[O_ACTIVATION_PEAK]);
     if (o->given[O_ENGINE_VERSION]) {
+        /* The release line that governs the release (policy/versions.c); one past
+         * the newest kvplan read is planned with the newest line, and said. */
         kvp_error e;
-        if (kvp_engine_version_check(eng, d->policy.engine_version, &e) != KVP_OK)
+        kvp_engine_release rel;
+        if (kvp_engine_release_resolve(eng, d->policy.engine_version, &rel, &e) != KVP_OK)
             return bad(err, o->typed[O_ENGINE_VERSION], "%s%s", o->typed[O_ENGINE_VERSION],
                        e.message + strlen("engine_version"));
-        kvp_trtllm_rules rules;
-        if (eng == KVP_ENGINE_TRTLLM &&
-            kvp_trtllm_rules_parse(d->policy.engine_version, &rules) == KVP_OK)
-            d->trtllm.trtllm_rules = rules;
+        if (eng == KVP_ENGINE_TRTLLM)
+            d->trtllm.trtllm_rules =
+                strcmp(rel.line, "2025") == 0 ? KVP_TRTLLM_RULES_2025 : KVP_TRTLLM_RULES_2026;
+        if (rel.newer_than_known && !o->engines_vary)
+            kvp__note(&o->warnings,
+                      "%s %s is newer than the newest %s release kvplan knows; planned with the "
+                      "rules of its newest line (%s)",
+                      o->typed[O_ENGINE_VERSION], d->policy.engine_version, engine_title((int)eng),
+                      rel.line);
     }
 
     /* A setting the engine does not read is said, never dropped silently. */

@@ -684,8 +684,12 @@ static kvp_status plan_policy(const kvp_deployment *dep, kvp_deploy_result *out,
         uint32_t seqs = pt->sequences ? pt->sequences : (s.n_seq_max ? s.n_seq_max : 1);
         s.n_seq_max = seqs;
         pt->sequences = seqs;
-        if (len && !kvp__mul_u64(len, seqs, &s.n_ctx))
-            return not_planned_fmt(out, KVP_OVERFLOW, "max_seq_len", "n_ctx overflows");
+        /* The length is per request under every engine; the policy makes n_ctx
+         * of it by the slots (llamacpp.c), in place of a --ctx-size. */
+        if (len) {
+            s.max_model_len = len;
+            s.n_ctx = 0;
+        }
         (void)info;
     } else if (len) {
         s.max_model_len = len;

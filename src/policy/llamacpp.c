@@ -239,7 +239,17 @@ kvp_status kvp__policy_llamacpp(const kvp_model *model, const kvp_policy_setting
     /* Builds before per-sequence streams (≈b6000, mid-2025) keep one cache for all
      * sequences ("non-unified KV cache requires ggml_set_rows() - forcing unified"). */
     bool unified = s->kv_unified == 1 || (build && build < 6000) || (date && date < 202508);
-    uint64_t n_ctx = s->n_ctx ? s->n_ctx : info->max_position_embeddings;
+    /* The context length of one request (--max-seq-len, --max-model-len,
+     * --context-length: its meaning under every engine) is llama-server's slot
+     * context n_ctx_seq, which llama_context derives from -c as
+     * n_ctx_seq = kv_unified ? n_ctx : n_ctx / n_seq_max (ENGINES.md §3.1): the
+     * n_ctx it asks for is the length, times the slots unless the cache is unified.
+     * -c itself keeps its llama.cpp meaning, the context of all slots. */
+    uint64_t n_ctx = s->n_ctx;
+    if (!n_ctx && s->max_model_len && !kvp__mul_u64(s->max_model_len, unified ? 1 : n_seq, &n_ctx))
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "max_seq_len", "context %llu x %u slots "
+                         "is too large", (unsigned long long)s->max_model_len, n_seq);
+    if (!n_ctx) n_ctx = info->max_position_embeddings;
     if (n_ctx == 0)
         return kvp__fail(err, KVP_INVALID_ARG, kvp_model_name(model), "n_ctx",
                          "--ctx-size 0 needs the train context length, which the model lacks");

@@ -109,6 +109,11 @@ kvp_status kvp__policy_sglang(const kvp_model *model, const kvp_policy_settings 
                 break;
             }
     }
+    /* A year alone: the line in force at its end (versions.c's table). */
+    kvp_engine_release rel;
+    if (!pre_11309 && kvp_engine_release_resolve(KVP_ENGINE_SGLANG, ver, &rel, NULL) == KVP_OK &&
+        rel.year && !strcmp(rel.line, "pre-11309"))
+        pre_11309 = true;
     bool pre_18039 = kvp__policy_contains(s->engine_version, "pre-18039");
     kvp__strlcpy(out->era, pre_11309 ? "pre-11309" : "post-11309", sizeof out->era);
 

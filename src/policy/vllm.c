@@ -90,6 +90,11 @@ static vllm_era parse_era(const char *v, uint32_t *version, bool *have_version,
         return ERA_V1_MID;
     }
     if (says_v0) return ERA_V0;
+    /* A year or date: the line in force at its end (versions.c's table). */
+    kvp_engine_release rel;
+    if (kvp_engine_release_resolve(KVP_ENGINE_VLLM, v, &rel, NULL) == KVP_OK && rel.year)
+        return !strcmp(rel.line, "v0") ? ERA_V0 : !strcmp(rel.line, "v1-mid") ? ERA_V1_MID
+                                                                                : ERA_V1_NEW;
     kvp__policy_note(out, "engine version '%s' not understood; using the latest vLLM rules", v);
     return ERA_V1_NEW;
 }
