@@ -129,9 +129,11 @@ void kvp_cli_startup_print(const kvp_startup_report *rep, const kvp_startup_sett
         for (uint32_t i = 0; i < rep->undecided_count; i++)
             printf("%-8s %s\n", rep->undecided[i].rule, rep->undecided[i].reason);
     }
-    printf("\nruns with: dtype %s%s, max_model_len %llu%s\n", kvp_dtype_name(rep->run_dtype),
-           rep->run_dtype_adjusted ? " (adjusted)" : "", (unsigned long long)rep->max_model_len,
-           rep->max_model_len_adjusted ? " (adjusted)" : "");
+    /* A refused deployment does not run: no "runs with". */
+    if (rep->starts)
+        printf("\nruns with: dtype %s%s, max_model_len %llu%s\n", kvp_dtype_name(rep->run_dtype),
+               rep->run_dtype_adjusted ? " (adjusted)" : "", (unsigned long long)rep->max_model_len,
+               rep->max_model_len_adjusted ? " (adjusted)" : "");
     summary_line(stdout, rep);
 }
 

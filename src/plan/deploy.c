@@ -843,29 +843,23 @@ static kvp_status plan_policy(const kvp_deployment *dep, kvp_deploy_result *out,
 
 /* ------------------------------------------------------------- start-up */
 
-/* Would the engine start and serve one request of the deployment's length?
- * TensorRT-LLM adopts a reduced max_seq_len and starts (plan_trtllm); vLLM
- * refuses a max_model_len one request cannot hold (ENGINES.md §1.8), and
- * SGLang and llama.cpp cannot serve one request of it either. */
+/* Would the engine start? A plan that failed is the answer; else the engine's
+ * own start-up rules decide (kvp__deploy_gate_after, one evaluation for every
+ * command): vLLM refuses a max_model_len one request cannot hold (V-MEM-3),
+ * SGLang starts and caps the input at the pool (S-LEN-2, STARTUP.md A.3),
+ * TensorRT-LLM adopts a reduced max_seq_len (plan_trtllm), llama.cpp allocates
+ * what it is asked for (L-MEM-1). The longest length that fits is kept for the
+ * fixes the commands print. */
 static void startup_verdict(kvp_deploy_result *out) {
-    out->starts = false;
+    out->starts = out->status == KVP_OK;
     out->refusal[0] = '\0';
     out->largest_max_seq_len = 0;
     if (out->status != KVP_OK) {
         kvp__strlcpy(out->refusal, out->message, sizeof out->refusal);
         return;
     }
-    uint64_t L = out->point.max_seq_len;
-    if (out->point.engine != KVP_ENGINE_TRTLLM && out->longest_tokens < L) {
+    if (out->point.engine != KVP_ENGINE_TRTLLM && out->longest_tokens < out->point.max_seq_len)
         out->largest_max_seq_len = out->longest_tokens;
-        snprintf(out->refusal, sizeof out->refusal,
-                 "max_seq_len %llu does not fit: the KV budget holds one sequence of at most "
-                 "%llu tokens; the largest max_seq_len that fits is %llu",
-                 (unsigned long long)L, (unsigned long long)out->longest_tokens,
-                 (unsigned long long)out->longest_tokens);
-        return;
-    }
-    out->starts = true;
 }
 
 kvp_status kvp_deploy_plan(const kvp_deployment *dep, kvp_deploy_result *out, kvp_error *err) {

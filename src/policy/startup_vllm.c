@@ -44,6 +44,21 @@ static void par_2(kvp__startup_ctx *c, kvp_check_row *r) {
     kvp_error e;
     bool bad = kvp_cost_check_tp(c->model, tp, &e) != KVP_OK &&
                strcmp(e.key, "num_attention_heads") != 0;
+    if (!bad && kvp_cost_check_tp(c->model, tp, &e) != KVP_OK) {
+        /* The cost room stops at the query heads (V-PAR-1's refusal): the KV heads
+         * are tested here by QKVParallelLinear's own arithmetic, and the line says
+         * that this is all that was tested. */
+        bool kv_ok = tp >= kv ? tp % kv == 0 : kv % tp == 0;
+        if (kv_ok)
+            kvp__check_set(r, KVP_CHECK_PASS, "",
+                           "%u KV heads at TP %u: %u %% %u = 0 (recurrent heads not tested: "
+                           "V-PAR-1 refuses first)", kv, tp, tp >= kv ? tp : kv, tp >= kv ? kv : tp);
+        else
+            kvp__check_set(r, KVP_CHECK_REFUSE, "a TP size that divides the KV heads or is a "
+                           "multiple of them", "%u is not divisible by %u", tp >= kv ? tp : kv,
+                           tp >= kv ? kv : tp);
+        return;
+    }
     if (bad && strcmp(e.key, "num_key_value_heads") != 0) {
         kvp__check_set(r, KVP_CHECK_REFUSE, "a TP size that divides the recurrent heads",
                        "AssertionError while building the layers: %s", e.message);
@@ -57,7 +72,8 @@ static void par_2(kvp__startup_ctx *c, kvp_check_row *r) {
                        "%u KV head%s at TP %u: each replicated on %u ranks", kv, kv == 1 ? "" : "s",
                        tp, tp / kv);
     } else {
-        kvp__check_set(r, KVP_CHECK_PASS, "", "%u KV heads divide by TP %u", kv, tp);
+        kvp__check_set(r, KVP_CHECK_PASS, "", "%u KV heads divide by TP %u (%u %% %u = 0)", kv, tp,
+                       kv, tp);
     }
 }
 
