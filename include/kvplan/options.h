@@ -94,7 +94,8 @@ typedef struct kvp_option {
     uint64_t min, max;     /* COUNT range; BYTES: min 1 = positive; TEXT: max length */
     const char *choices;   /* CHOICE words, '|'-separated */
     unsigned commands;     /* KVP_COMMAND_* bits taking it */
-    unsigned engines;      /* engines whose plan reads the field; others ignore it (warned) */
+    unsigned engines;      /* the engines whose flag the name is (one engine: the name
+                              chooses it); what each engine reads is kvp_option_meaning_for */
     bool value_optional;   /* CHOICE: may stand alone ("--flash-attn" = on) */
     bool zero_ok;          /* FRACTION: 0 is allowed too, [0, 1] */
     bool repeats;          /* may be given more than once (--env K=V) */
@@ -111,6 +112,18 @@ KVP_API const kvp_option *kvp_option_lookup(const char *name, size_t *spelling);
 /* The option that sets a settings field ("max_seq_len" -> "--max-seq-len"), NULL
  * when no row does. */
 KVP_API const kvp_option *kvp_option_for_field(const char *field);
+
+/* What one option means under one engine (engine_reads.c: one table per
+ * engine, a row for every option): the engine reads it as `text`, or it has no
+ * meaning there and `text` says why. The rows' `engines` bits are exactly the
+ * engines that read them (tests/unit/test_option_meanings.c). */
+typedef struct kvp_option_meaning {
+    const char *option; /* the row's kvplan name */
+    bool reads;         /* the engine's plan reads it */
+    const char *text;   /* reads: what it maps to; else why it has no meaning there */
+} kvp_option_meaning;
+/* NULL for an engine out of range or a row no table classifies. */
+KVP_API const kvp_option_meaning *kvp_option_meaning_for(const kvp_option *row, kvp_engine engine);
 
 #define KVP_OPTIONS_MAX 128      /* rows the table may hold */
 #define KVP_OPTIONS_TYPED_MAX 40 /* bytes of a spelling kept for messages */
@@ -163,7 +176,9 @@ typedef struct kvp_options {
     bool engines_vary;           /* the command plans several engines (compare, sweep
                                     --over policy): spellings choose none, none warned */
     kvp_notes notes;             /* what kvp_options_finish decided (the engine chosen) */
-    kvp_notes warnings;          /* settings the chosen engine does not read */
+    kvp_notes warnings;          /* what kvp_options_finish warns (a release newer than known) */
+    unsigned char pasted[KVP_OPTIONS_MAX]; /* 1: set from a pasted engine command (--from):
+                                    that engine's own flag, not refused under another */
 } kvp_options;
 
 /* A new set with the engines' defaults (kvp_deployment_default,

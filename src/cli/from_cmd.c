@@ -861,6 +861,7 @@ int kvp_cli_from_apply(kvp_options *o, bool json) {
         kvp_error_clear(&err);
         if (kvp_options_set(o, s->name, s->value, &err) != KVP_OK) return apply_fail(&err, json);
         g_run.applied[k] = true;
+        o->pasted[r->id] = 1; /* the engine's own flag (kvp_options_finish) */
         /* No kvp_cli_note_spelling here: "--tp (read as ...)" rewrites the start of
          * a message for the spelling the user typed on kvplan's own command line,
          * and a --tp given there must not read as the command's -tp. */

@@ -753,13 +753,30 @@ kvp_status kvp_options_finish(kvp_options *o, kvp_error *err) {
                       rel.line);
     }
 
-    /* A setting the engine does not read is said, never dropped silently. */
+    /* A setting means one thing under every engine (engine_reads.c): given
+     * directly, one with no meaning under the chosen engine is refused naming
+     * both, never dropped silently. A pasted engine command's flags are that
+     * engine's own: one its engine does not read is said, as before. */
     for (size_t id = 0; id < O_COUNT; id++) {
         const kvp_option *r = &kvp__options[id];
-        if (o->given[id] && !o->engines_vary && !(r->engines & KVP_OPTION_ENGINE(eng)))
-            kvp__note(&o->warnings, "%s is not a %s setting; policy %s does not read it", o->typed[id],
-                 engine_title((int)eng), kvp_engine_name(eng));
+        if (!o->given[id] || o->engines_vary) continue;
+        if (o->pasted[id]) {
+            if (!(r->engines & KVP_OPTION_ENGINE(eng)))
+                kvp__note(&o->warnings, "%s is not a %s setting; policy %s does not read it",
+                          o->typed[id], engine_title((int)eng), kvp_engine_name(eng));
+            continue;
+        }
+        const kvp_option_meaning *m = kvp_option_meaning_for(r, eng);
+        if (m && !m->reads)
+            return bad(err, o->typed[id], "%s has no meaning under %s (policy %s): %s",
+                       o->typed[id], engine_title((int)eng), kvp_engine_name(eng), m->text);
     }
+    /* llama.cpp: -c is the context of all slots, --max-seq-len one request's. */
+    if (eng == KVP_ENGINE_LLAMACPP && o->given[O_CTX_SIZE] && o->given[O_MAX_SEQ_LEN])
+        return bad(err, o->typed[O_MAX_SEQ_LEN],
+                   "%s contradicts %s: both set the context (%s: all slots, %s: one request); "
+                   "give one", o->typed[O_MAX_SEQ_LEN], o->typed[O_CTX_SIZE], o->typed[O_CTX_SIZE],
+                   o->typed[O_MAX_SEQ_LEN]);
 
     /* The weights format (--quantization) the memory estimate reads. */
     d->memory.quantization = o->startup.quantization[0] ? o->startup.quantization : NULL;
