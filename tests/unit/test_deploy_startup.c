@@ -94,14 +94,16 @@ static void test_vllm_tp_heads(void **state) {
         assert_true(r->max_sequences > 0);
     }
     /* Switched off, the rule no longer refuses (the policy then refuses the heads
-     * itself: the cost model's check, KVP_CONFIG). */
+     * itself: the cost model's check, KVP_CONFIG). V-PAR-2 tests the 8 KV heads
+     * at TP 5 itself (8 % 5 = 3: refused), so it is switched off too. */
     d = vllm_on(m, "h100", 5);
     kvp_error err;
     assert_int_equal(kvp_startup_disable(&d.startup, "V-PAR-1", &err), KVP_OK);
+    assert_int_equal(kvp_startup_disable(&d.startup, "V-PAR-2", &err), KVP_OK);
     assert_int_equal(kvp_startup_disable(&d.startup, "V-PAR-3", &err), KVP_OK);
     plan(&d, r);
     assert_null(row_of(r, "V-PAR-1"));
-    assert_int_equal(r->startup.disabled_count, 2);
+    assert_int_equal(r->startup.disabled_count, 3);
     assert_int_not_equal(r->status, KVP_OK);
     assert_int_equal(strncmp(r->message, "V-PAR-", 6) == 0, 0);
     kvp_deploy_result_free(r);

@@ -296,16 +296,106 @@ static void test_policy_wins_and_ignored_warned(void **state) {
     (void)state;
     assert_int_equal(set("--policy", "trtllm"), KVP_OK);
     assert_int_equal(set("--max-model-len", "8192"), KVP_OK); /* read as max_seq_len */
-    assert_int_equal(set("--gpu-memory-utilization", "0.8"), KVP_OK);
     assert_int_equal(kvp_options_finish(g_o, &g_err), KVP_OK);
     assert_int_equal(g_o->deployment.point.engine, KVP_ENGINE_TRTLLM);
     assert_int_equal(g_o->deployment.point.max_seq_len, 8192);
     assert_int_equal(g_o->notes.count, 0);
-    /* The vLLM fraction is not TRT-LLM's: warned, not dropped silently. */
+    /* The vLLM fraction has no meaning under TRT-LLM: given directly, refused
+     * naming both (issue 27), never a warning for something dropped. */
+    assert_int_equal(set("--gpu-memory-utilization", "0.8"), KVP_OK);
+    assert_int_equal(kvp_options_finish(g_o, &g_err), KVP_INVALID_ARG);
+    assert_string_equal(g_err.key, "--gpu-memory-utilization");
+    assert_string_equal(g_err.message,
+                        "--gpu-memory-utilization has no meaning under TensorRT-LLM (policy "
+                        "trtllm): TensorRT-LLM's fraction is --free-gpu-memory-fraction, of free "
+                        "memory");
+}
+
+static void test_pasted_flag_warned(void **state) {
+    (void)state;
+    /* Inside a pasted engine command (--from) the flag is the engine's own: the
+     * same setting is said, not refused. */
+    assert_int_equal(set("--policy", "trtllm"), KVP_OK);
+    assert_int_equal(set("--gpu-memory-utilization", "0.8"), KVP_OK);
+    g_o->pasted[kvp_option_lookup("--gpu-memory-utilization", NULL)->id] = 1;
+    assert_int_equal(kvp_options_finish(g_o, &g_err), KVP_OK);
     assert_int_equal(g_o->warnings.count, 1);
     assert_string_equal(g_o->warnings.text[0],
                         "--gpu-memory-utilization is not a TensorRT-LLM setting; policy trtllm "
                         "does not read it");
+}
+
+static void test_llamacpp_lengths(void **state) {
+    (void)state;
+    /* -c is llama.cpp's context of all slots, --max-seq-len one request's. */
+    assert_int_equal(set("--policy", "llamacpp"), KVP_OK);
+    assert_int_equal(set("-c", "8192"), KVP_OK);
+    assert_int_equal(set("--max-seq-len", "4096"), KVP_OK);
+    assert_int_equal(kvp_options_finish(g_o, &g_err), KVP_INVALID_ARG);
+    assert_string_equal(g_err.message,
+                        "--max-seq-len contradicts -c: both set the context (-c: all slots, "
+                        "--max-seq-len: one request); give one");
+}
+
+static void test_release_lines(void **state) {
+    (void)state;
+    /* TensorRT-LLM releases: 0.x to 1.2.x are rule set 2025, 1.3.0rc0 on 2026
+     * (STARTUP.md A.4); past 1.3.x the newest line, said. */
+    static const struct {
+        kvp_engine e;
+        const char *v, *form, *line;
+        uint32_t version;
+        bool newer;
+    } k[] = {
+        {KVP_ENGINE_TRTLLM, "1.2.0rc4", "release", "2025", 10200, false},
+        {KVP_ENGINE_TRTLLM, "0.20.0", "release", "2025", 2000, false},
+        {KVP_ENGINE_TRTLLM, "1.1", "release", "2025", 10100, false},
+        {KVP_ENGINE_TRTLLM, "1.2.0rc6.post3", "release", "2025", 10200, false},
+        {KVP_ENGINE_TRTLLM, "1.3.0rc0", "release", "2026", 10300, false},
+        {KVP_ENGINE_TRTLLM, "v1.3.0rc13", "release", "2026", 10300, false},
+        {KVP_ENGINE_TRTLLM, "1.4.0", "release", "2026", 10400, true},
+        {KVP_ENGINE_TRTLLM, "2025", "year", "2025", 0, false},
+        {KVP_ENGINE_TRTLLM, "2026", "year", "2026", 0, false},
+        {KVP_ENGINE_TRTLLM, "2027", "year", "2026", 0, true},
+        {KVP_ENGINE_TRTLLM, "latest", "latest", "2026", 0, false},
+        {KVP_ENGINE_VLLM, "0.12.0rc1.dev5+g1a2b3c4", "release", "v1-mid", 1200, false},
+        {KVP_ENGINE_VLLM, "v0.11.0", "release", "v1-mid", 1100, false},
+        {KVP_ENGINE_VLLM, "0.7.3", "release", "v0", 703, false},
+        {KVP_ENGINE_VLLM, "0.24.0", "release", "v1-new", 2400, false},
+        {KVP_ENGINE_VLLM, "0.30.1", "release", "v1-new", 3001, true},
+        {KVP_ENGINE_VLLM, "2024", "year", "v0", 0, false},
+        {KVP_ENGINE_VLLM, "v1-mid 0.9.1", "word", "v1-mid", 0, false},
+        {KVP_ENGINE_SGLANG, "v0.4.9.post2", "release", "pre-11309", 409, false},
+        {KVP_ENGINE_SGLANG, "0.5.4", "release", "post-11309", 504, false},
+        {KVP_ENGINE_SGLANG, "2024", "year", "pre-11309", 0, false},
+        {KVP_ENGINE_LLAMACPP, "b6000", "build", "pad-old", 0, false},
+        {KVP_ENGINE_LLAMACPP, "version: 7445 (4b2a4778f)", "build", "pad256", 0, false},
+        {KVP_ENGINE_LLAMACPP, "0.4.0", "release", "pad256", 400, false},
+        {KVP_ENGINE_LLAMACPP, "2024", "year", "pad-old", 0, false},
+    };
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+        kvp_engine_release rel;
+        kvp_error e;
+        if (kvp_engine_release_resolve(k[i].e, k[i].v, &rel, &e) != KVP_OK)
+            fail_msg("%s: %s", k[i].v, e.message);
+        assert_string_equal(rel.form, k[i].form);
+        assert_string_equal(rel.line, k[i].line);
+        assert_int_equal(rel.version, k[i].version);
+        assert_int_equal(rel.newer_than_known, k[i].newer);
+    }
+    /* No version at all: exit 2 listing the forms. */
+    kvp_engine_release rel;
+    kvp_error e;
+    assert_int_equal(kvp_engine_release_resolve(KVP_ENGINE_TRTLLM, "banana", &rel, &e),
+                     KVP_INVALID_ARG);
+    assert_non_null(strstr(e.message, "a release (1.2.0rc4, 0.20.0, 1.1, v1.3.0)"));
+    assert_int_equal(kvp_engine_release_resolve(KVP_ENGINE_VLLM, "foo1", &rel, &e), KVP_INVALID_ARG);
+    assert_int_equal(kvp_engine_release_resolve(KVP_ENGINE_VLLM, "b6000", &rel, &e), KVP_INVALID_ARG);
+    /* Through the options: the rule set the creator plans with, and the warning. */
+    assert_int_equal(set("--engine-version", "1.2.0rc4"), KVP_OK);
+    assert_int_equal(kvp_options_finish(g_o, &g_err), KVP_OK);
+    assert_int_equal(g_o->deployment.trtllm.trtllm_rules, KVP_TRTLLM_RULES_2025);
+    assert_int_equal(g_o->warnings.count, 0);
 }
 
 static void test_engine_version(void **state) {
@@ -320,7 +410,8 @@ static void test_engine_version(void **state) {
     assert_int_equal(kvp_engine_version_check(KVP_ENGINE_VLLM, "banana", &e), KVP_INVALID_ARG);
     assert_string_equal(e.message,
                         "engine_version: 'banana' is not a vllm version kvplan knows; expected a "
-                        "release (0.9.1), or v0, v1-jan25, v1-mid, v1-new, latest");
+                        "release (0.9.1, v0.11.0, 0.12.0rc1.dev5+g1a2b3c4), a year or date (2025, "
+                        "2025-10-07), or v0, v1-jan25, v1-mid, v1-new, latest");
     /* Through the options: refused at finish, named by the option. */
     assert_int_equal(set("--policy", "vllm"), KVP_OK);
     assert_int_equal(set("--engine-version", "banana"), KVP_OK);
@@ -371,6 +462,9 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_engine_spellings_conflict, setup, teardown),
         cmocka_unit_test_setup_teardown(test_policy_wins_and_ignored_warned, setup, teardown),
         cmocka_unit_test_setup_teardown(test_engine_version, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pasted_flag_warned, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_llamacpp_lengths, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_release_lines, setup, teardown),
         cmocka_unit_test_setup_teardown(test_command_mask, setup, teardown),
         cmocka_unit_test_setup_teardown(test_trtllm_flags_say_nothing, setup, teardown),
     };

@@ -162,12 +162,11 @@ static void test_options_and_trtllm(void **state) {
     assert_string_equal(err.key, "--mamba-ssm-cache-dtype");
     assert_non_null(strstr(err.message, "auto, float32, bfloat16, float16"));
     assert_int_equal(kvp_options_set(o, "--mamba-cache-dtype", "fp8", &err), KVP_INVALID_ARG);
-    /* llama.cpp keeps its states in f32: the option is said to be ignored. */
+    /* llama.cpp keeps its states in f32: the option has no meaning there (exit 2). */
     assert_int_equal(kvp_options_set(o, "--policy", "llamacpp", &err), KVP_OK);
     assert_int_equal(kvp_options_set(o, "--mamba-ssm-cache-dtype", "float32", &err), KVP_OK);
-    assert_int_equal(kvp_options_finish(o, &err), KVP_OK);
-    assert_int_equal(o->warnings.count, 1);
-    assert_non_null(strstr(o->warnings.text[0], "--mamba-ssm-cache-dtype is not a llama.cpp"));
+    assert_int_equal(kvp_options_finish(o, &err), KVP_INVALID_ARG);
+    assert_non_null(strstr(err.message, "--mamba-ssm-cache-dtype has no meaning under llama.cpp"));
     kvp_options_free(o);
 
     kvp_model *m = family_catalog("Qwen/Qwen3-Next-80B-A3B-Thinking");
