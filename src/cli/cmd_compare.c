@@ -97,6 +97,12 @@ static int compare_main(int argc, char **argv) {
     if (n_engines == 0)
         for (int k = 0; k < KVP_ENGINE_COUNT; k++) engines[n_engines++] = (kvp_engine)k;
     c.opt->engines_vary = n_engines > 1;
+    if (policies_given && n_engines == 1) {
+        /* One engine compared: the settings are read as that engine reads them
+         * (an option with no meaning there is refused, engine_reads.c). */
+        c.opt->deployment.point.engine = c.opt->deployment.policy.engine = engines[0];
+        c.opt->engine_given = true;
+    }
     /* A dtype is spelled per engine: it can be given for one engine only. */
     if (c.base.kv_dtype[0] && n_engines > 1)
         return fit_cli_bad(&c, KVP_INVALID_ARG, "--kv-dtype",

@@ -49,8 +49,8 @@ for cmd in plan fit "sweep --over pp=1,2" compare check; do
 done
 expect gpu-gpumem 2 "--gpu contradicts --gpu-mem" -- fit llama-3.1-8b --gpu h100 --gpu-mem 80GiB
 expect peak-pair 2 "--peak contradicts --activation-peak" -- fit $M --policy vllm --peak 20GiB --activation-peak 4GiB
-expect engine-version 2 "'banana' is not a vllm version kvplan knows; expected a release (0.9.1)" -- fit $M --policy vllm --engine-version banana
-expect ignored-warned 0 "warning: --gpu-memory-utilization is not a TensorRT-LLM setting" -- fit $M --policy trtllm --gpu-memory-utilization 0.8
+expect engine-version 2 "'banana' is not a vllm version kvplan knows; expected a release (0.9.1, v0.11.0" -- fit $M --policy vllm --engine-version banana
+expect no-meaning 2 "--gpu-memory-utilization has no meaning under TensorRT-LLM (policy trtllm)" -- fit $M --policy trtllm --gpu-memory-utilization 0.8
 expect same-spelling-twice 2 "--tp is given twice" -- fit $M --tp 2 --tp 4
 expect two-spellings 2 "--tensor-parallel-size contradicts --tp" -- fit $M --tp 2 --tensor-parallel-size 4
 expect check-vllm-flag 0 "planning for vLLM (policy vllm)" -- check $M --max-model-len 8192
