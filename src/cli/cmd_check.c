@@ -76,6 +76,7 @@ static int check_main(int argc, char **argv) {
     bool json = false, bad = false;
     uint64_t gpu_mem = 0;
     kvp_deploy_memory mem; /* the memory terms as the table wrote them */
+    kvp_deployment given = kvp_deployment_default(); /* the deployment the table built */
     memset(&mem, 0, sizeof mem);
     /* The deployment settings come through the one option table (options.h). */
     kvp_options *o = kvp_options_new(KVP_COMMAND_CHECK);
@@ -117,6 +118,7 @@ static int check_main(int argc, char **argv) {
         gpu_mem = kvp_options_given(o, "--gpu-mem") ? o->deployment.memory.total_bytes : 0;
         mem = o->deployment.memory;
         if (mem.has_weights) s->weights_bytes = mem.weights_bytes;
+        given = o->deployment; /* the length, KV dtype and TensorRT-LLM settings asked */
     }
     kvp_options_free(o);
     if (rc0 >= 0) {
@@ -163,23 +165,19 @@ static int check_main(int argc, char **argv) {
     kvp_startup_plan_input in;
     memset(&in, 0, sizeof in);
     bool have_plan = s->total_memory_bytes > 0 || s->kv_budget_bytes > 0;
-    if (have_plan && s->engine == KVP_ENGINE_TRTLLM && !s->kv_budget_bytes) {
-        /* TensorRT-LLM's memory is the creator's (kvplan plan --policy trtllm); the
-         * policy report here needs the KV figure itself. */
-        in.status = KVP_UNSUPPORTED;
-        in.message = "TensorRT-LLM's KV memory is planned by 'kvplan plan --policy trtllm'; "
-                     "pass --kv-budget BYTES (its KV cache size) to check T-MEM-1/T-MEM-2";
-        if (kvp_startup_check(model, ss, &in, rep, &err) != KVP_OK) {
-            rc = kvp_cli_report_error(&err, json);
-            goto done;
-        }
-    } else if (have_plan) {
+    if (have_plan) {
         /* The deployment pipeline (deploy.h) runs the rules, as for `kvplan plan`:
          * the ones that need no memory first (what the engine adjusts is planned
          * with), then the memory rules on its plan. */
         kvp_error perr;
         kvp_error_clear(&perr);
-        kvp_deployment d = kvp_deployment_default();
+        /* The deployment the option table built, as `plan` plans it (the length
+         * and the creator's settings included: TensorRT-LLM's check ran on the
+         * model's length whatever --max-seq-len said). check takes no window
+         * list: the table's pointer into the freed options is dropped. */
+        kvp_deployment d = given;
+        d.kv.max_attention_window = NULL;
+        d.kv.max_attention_window_count = 0;
         d.model = model;
         d.point.engine = s->engine;
         d.point.tp = s->tp;

@@ -66,6 +66,24 @@ want trt-banana 2 "+'banana' is not a trtllm version kvplan knows; expected a re
 want vllm-dev 0 "-not understood" -- plan qwen3-32b --policy vllm --gpu h100 --max-seq-len 8192 --engine-version 0.12.0rc1.dev5+g1a2b3c4
 want sglang-post 0 "+policy: sglang (pre-11309, v0.4.9.post2)" -- plan qwen3-32b --policy sglang --gpu h100 --max-seq-len 8192 --engine-version v0.4.9.post2
 want llamacpp-version 0 "+policy: llamacpp (pad-old" -- plan qwen3-32b --policy llamacpp --gpu h100 --max-seq-len 8192 --engine-version "version: 6000 (abc)"
+# One start-up verdict: check, plan and compare (one engine) exit the same way
+# for the same deployment (0 starts, 1 refused), from the one pipeline.
+verdict() { # WANT ENGINE ARGS...: check, plan and compare agree on WANT
+  local want=$1 eng=$2; shift 2
+  "$kvplan" check "$@" --policy "$eng" >/dev/null 2>&1; local c=$?
+  "$kvplan" plan "$@" --policy "$eng" >/dev/null 2>&1; local p=$?
+  "$kvplan" compare "$@" --policies "$eng" >/dev/null 2>&1; local m=$?
+  if [ "$c$p$m" != "$want$want$want" ]; then
+    echo "FAIL verdict $eng $*: check $c, plan $p, compare $m (want $want)"; fail=1
+  fi
+}
+verdict 1 vllm qwen3-32b --gpu h100                 # V-MEM-3: 40960 tokens need 10 GiB
+verdict 0 vllm qwen3-32b --gpu h100 --max-seq-len 8192
+verdict 0 sglang qwen3-32b --gpu h100               # S-LEN-2: starts, inputs capped
+verdict 1 vllm qwen3-32b --gpu h100 --tp 5          # V-PAR-1, V-PAR-2, V-PAR-3
+verdict 1 trtllm qwen3-32b --gpu l40s               # T-MEM-2: the weights do not fit
+verdict 0 trtllm qwen3-32b --gpu h100 --max-seq-len 200000  # T-LEN-1 clamps to 40960
+verdict 0 llamacpp qwen3-32b --gpu "RTX 4090" --max-seq-len 16384 --quantization Q4_K_M
 # An option with no meaning under the engine: exit 2 naming both (test_options:
 # inside a pasted --from command, the engine's own flag is a warning).
 want no-meaning 2 "+--gpu-memory-utilization has no meaning under TensorRT-LLM (policy trtllm)" \
