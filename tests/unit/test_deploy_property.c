@@ -92,7 +92,9 @@ static void common_tp(argvec *a, const deployment *d, bool tp) {
         add(a, "--gpu");
         add(a, d->gpu);
     }
-    if (tp) {
+    /* llama.cpp has no tensor parallelism: --tp has no meaning there (exit 2,
+     * engine_reads.c); its deployments are one device. */
+    if (tp && strcmp(d->engine, "llamacpp") != 0) {
         add(a, "--tp");
         add_u(a, d->tp);
     }
