@@ -27,22 +27,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "kvplan/kvplan.h"
 
 #define GOAL_PLAN_US 20.0
 #define GOAL_SWEEP_S 0.5
 #define REPS 200 /* plans per model and engine: the median of REPS timed calls */
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 static double median(double *v, size_t n) {
     qsort(v, n, sizeof *v, cmp_double);

@@ -43,7 +43,12 @@
  * ("/tp", "/gpu_mem"), or the model file and key, with the line and column of a request
  * that is not JSON. *out_json is NULL then.
  *
- * Thread safety: pure function of its inputs; no global state.
+ * Thread safety: callable from any thread. The answer is a pure function of
+ * the request and the files it names; the only state kept between calls is a
+ * small cache of parsed models (src/bind/request_model.c: eight, keyed by the
+ * catalogue name, the config file's path with its inode, mtime and size, or
+ * the inline config's text; guarded by a mutex; a model is only read while
+ * shared) and the embedded GPU catalogue, parsed once.
  */
 #ifndef KVPLAN_JSON_H
 #define KVPLAN_JSON_H

@@ -186,8 +186,19 @@ typedef struct kvp_policy_pool {
     uint64_t page_bytes;          /* one block of one layer (vLLM), cell bytes (SGLang) */
     uint64_t tokens;              /* capacity in tokens / cells (0 for state pools) */
     uint64_t k_bytes, v_bytes;    /* bytes of K and V (llama.cpp, SGLang); recurrent R and S */
-    uint64_t bytes;               /* bytes of the pool */
+    uint64_t bytes;               /* bytes the pool holds (vLLM: its share of the one block
+                                     pool its KV cache groups draw on, see pool_bytes) */
     uint64_t per_request_blocks;  /* vLLM: blocks one max_model_len request takes */
+    /* The same meaning under every engine (JSON pools[], schema_version 2):
+     * bytes = blocks x block_bytes. */
+    uint64_t blocks;              /* blocks (pages) held: vLLM block ids of its share,
+                                     SGLang pages (its padding page included), llama.cpp
+                                     cells; state pools: slots */
+    uint64_t block_bytes;         /* one block across every layer it serves on this rank:
+                                     block_size_tokens tokens of each layer (vLLM: one KV
+                                     cache group's group_size layers, padding included);
+                                     state pools: one slot's state */
+    uint32_t kv_cache_groups;     /* vLLM: KV cache groups of this spec (0 elsewhere) */
 } kvp_policy_pool;
 
 #define KVP_POLICY_MAX_POOLS 16
@@ -230,6 +241,12 @@ typedef struct kvp_policy_result {
 
     uint32_t note_count;
     char notes[KVP_POLICY_MAX_NOTES][KVP_POLICY_NOTE_MAX];
+
+    /* vLLM's one block pool (ENGINES.md 1.6), which every KV cache group draws
+     * block ids from: pool_blocks (num_gpu_blocks) of pool_block_bytes (page x
+     * group_size, or the page sum of one group) = pool_bytes. pools[] hold
+     * shares of it. 0 for the engines whose pools are separate buffers. */
+    uint64_t pool_blocks, pool_block_bytes, pool_bytes;
 } kvp_policy_result;
 
 /* Plan `model` under `settings` with the engine's rules.

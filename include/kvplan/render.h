@@ -37,7 +37,7 @@ extern "C" {
 
 /* The layout version of every document (docs/schema/). Raised when a field
  * changes meaning or goes away; adding a field keeps it. */
-#define KVP_JSON_SCHEMA_VERSION 1
+#define KVP_JSON_SCHEMA_VERSION 2
 
 /* TensorRT-LLM rules around the creator that `plan` reports as
  * "engine_rules" (plan.h types; each pointer may be NULL = not used). */

@@ -178,7 +178,7 @@ class Plans(unittest.TestCase):
         # 40 GiB / 131,072 B = 327,680 tokens; / 8,192 = 40 sequences.
         self.assertEqual(p["max_tokens"], 327680)
         self.assertEqual(p["max_sequences"]["count"], 40)
-        self.assertEqual((p["schema_version"], p["kvplan_version"]), (1, kvplan.version()))
+        self.assertEqual((p["schema_version"], p["kvplan_version"]), (2, kvplan.version()))
         self.assertEqual(p["deployment"]["policy"], "trtllm")
 
     def test_plan_policies(self):

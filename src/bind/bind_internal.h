@@ -42,10 +42,14 @@ kvp_status kvp__deploy_call(const char *command, const json_t *req, const kvp__j
 
 /* The request's model: "model" (a string, see catalog_only) or "config" (a
  * config.json object read by the model's reader under the name
- * "config.json"); each NULL when missing. *out: a new model the caller frees
- * with kvp_model_free. */
+ * "config.json"); each NULL when missing. *out: a model the caller only reads
+ * and gives back with kvp__request_model_release; a repeated request gets the
+ * model parsed before (request_model.c: a small cache keyed by the catalogue
+ * name, the path with its mtime and size, or the inline config's text). */
 kvp_status kvp__request_model(const json_t *model, const json_t *config,
                               const kvp__json_call_opts *o, kvp_model **out, kvp_error *err);
+/* Give back a model of kvp__request_model (NULL: nothing). */
+void kvp__request_model_release(kvp_model *m);
 
 /* One GPU as `kvplan gpus --json` writes it (free_bytes only when `live`);
  * a new reference. */

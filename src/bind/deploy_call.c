@@ -112,7 +112,7 @@ typedef struct call {
 
 static void call_free(call *c) {
     kvp_options_free(c->opt);
-    kvp_model_free(c->model);
+    kvp__request_model_release(c->model);
 }
 
 /* Apply every key but the command's own (`own`, NULL-terminated, handled by

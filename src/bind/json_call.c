@@ -116,7 +116,7 @@ static kvp_status call_cost(const json_t *req, const kvp__json_call_opts *o, cha
     kvp_cost c;
     st = kvp_cost_compute(m, &s, &c, err);
     if (st == KVP_OK) st = kvp__cost_json_text(m, &s, &c, layers, out, err);
-    kvp_model_free(m);
+    kvp__request_model_release(m);
     return st;
 }
 

@@ -188,6 +188,8 @@ static int check_main(int argc, char **argv) {
          * dropped them), the device's total from --gpu-mem or the GPU. */
         d.memory = mem;
         d.memory.total_bytes = s->kv_budget_bytes ? 0 : s->total_memory_bytes;
+        char model_dir[4096]; /* exact weights from a checkpoint folder's safetensors */
+        d.memory.model_dir = kvp_cli_model_dir(model_arg, model_dir, sizeof model_dir);
         /* The start-up settings and the GPU, the one step every command takes
          * (deploy.h); it also drops mem's --quantization, a pointer into the
          * option table freed above (the pipeline reads the setting from startup). */

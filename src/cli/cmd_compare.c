@@ -172,7 +172,9 @@ static int compare_main(int argc, char **argv) {
             }
             char page[24], why[96];
             snprintf(page, sizeof page, "%u tok", e->block_tokens);
-            kvp__strlcpy(why, e->binding, sizeof why);
+            const char *bound = NULL;
+            uint64_t admitted = fit_eval_admitted(e, &bound);
+            kvp__strlcpy(why, bound, sizeof why);
             char *paren = strstr(why, " (");
             if (paren) *paren = '\0';
             char left[24];
@@ -185,7 +187,7 @@ static int compare_main(int argc, char **argv) {
                    kvp_cli_fmt_count(e->point.max_seq_len, n1, sizeof n1),
                    (double)e->budget_bytes / 1073741824.0, (double)e->kv_bytes / 1073741824.0,
                    page, kvp_cli_fmt_count(e->tokens, n2, sizeof n2),
-                   kvp_cli_fmt_count(e->max_sequences, b1, sizeof b1), left, why);
+                   kvp_cli_fmt_count(admitted, b1, sizeof b1), left, why);
         }
         printf("\nhow each engine defines its KV budget:\n");
         for (size_t k = 0; k < n_engines; k++)
@@ -237,11 +239,12 @@ static int compare_main(int argc, char **argv) {
             r[1] = e->point.kv_dtype;
             snprintf(text[k][0], 32, "%.2f", (double)e->budget_bytes / 1073741824.0);
             kvp_cli_fmt_count(e->tokens, text[k][1], 32);
-            kvp_cli_fmt_count(e->max_sequences, text[k][2], 32);
+            const char *bound = NULL;
+            kvp_cli_fmt_count(fit_eval_admitted(e, &bound), text[k][2], 32);
             r[2] = text[k][0];
             r[3] = text[k][1];
             r[4] = text[k][2];
-            r[5] = fit_eval_reason(e, reason[k], sizeof reason[k]);
+            r[5] = e->status == KVP_OK ? bound : fit_eval_reason(e, reason[k], sizeof reason[k]);
             r[6] = e->budget_formula;
         }
         kvp_html_table(&page, "every engine, same model, GPU and memory terms", COLS, header,

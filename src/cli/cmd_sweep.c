@@ -301,10 +301,12 @@ static void write_text_row(const kvp_fit_eval *e) {
     printf("%-8s %4u %3u %-9s %11s ", kvp_engine_name(e->point.engine), e->point.tp, e->point.pp,
            e->point.kv_dtype, kvp_cli_fmt_count(e->point.max_seq_len, n1, sizeof n1));
     if (e->status == KVP_OK) {
-        short_reason(e->binding, why, sizeof why);
+        const char *bound = NULL;
+        uint64_t admitted = fit_eval_admitted(e, &bound);
+        short_reason(bound, why, sizeof why);
         printf("%10.2f %12s %9s %9s  %s\n", (double)e->budget_bytes / 1073741824.0,
                kvp_cli_fmt_count(e->tokens, n2, sizeof n2), kvp_cli_fmt_count(e->blocks, n3, sizeof n3),
-               kvp_cli_fmt_count(e->max_sequences, n4, sizeof n4), why);
+               kvp_cli_fmt_count(admitted, n4, sizeof n4), why);
     } else {
         char buf[KVP_ERROR_MESSAGE_MAX + 32];
         short_reason(fit_eval_reason(e, buf, sizeof buf), why, sizeof why);
@@ -339,13 +341,15 @@ static kvp_status sweep_row(uint64_t index, uint64_t count, const kvp_fit_eval *
     }
     if (so->keep) {
         chart_row *k = &so->keep[so->kept];
-        const char *why = e->status == KVP_OK ? e->binding : e->message;
+        const char *bound = NULL;
+        uint64_t admitted = fit_eval_admitted(e, &bound);
+        const char *why = e->status == KVP_OK ? bound : e->message;
         k->point = e->point;
         k->ok = e->status == KVP_OK;
         k->budget_bytes = e->budget_bytes;
         k->tokens = e->tokens;
         k->blocks = e->blocks;
-        k->max_sequences = e->max_sequences;
+        k->max_sequences = admitted; /* as the table prints it */
         k->why = strdup(why);
         if (!k->why) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
         so->kept++;

@@ -154,6 +154,15 @@ const char *fit_eval_reason(const kvp_fit_eval *e, char *buf, size_t n) {
     return buf;
 }
 
+uint64_t fit_eval_admitted(const kvp_fit_eval *e, const char **why) {
+    if (e->admission.present) {
+        *why = e->admission.binding[0] ? e->admission.binding : e->binding;
+        return e->admission.admitted;
+    }
+    *why = e->binding;
+    return e->batch_limit && e->batch_limit < e->max_sequences ? e->batch_limit : e->max_sequences;
+}
+
 bool fit_eval_bad_input(const kvp_fit_eval *e) {
     return e->status != KVP_OK && e->status != KVP_INFEASIBLE && e->startup.first_refusal < 0;
 }

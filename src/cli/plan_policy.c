@@ -361,6 +361,10 @@ static int plan_policy_main(int argc, char **argv, cli_notes *notes) {
     d.policy = s;
     d.memory = mem;
     d.memory.total_bytes = gpu_mem;
+    /* Exact weights from safetensors headers when MODEL is a checkpoint folder,
+     * under every engine, as under TensorRT-LLM (issue 27 item 5). */
+    char model_dir[4096];
+    if (!geometry) d.memory.model_dir = kvp_cli_model_dir(model_arg, model_dir, sizeof model_dir);
     kvp_deployment_settle(&d, ss, NULL, false);
     d.admission = adm;
     kvp_deploy_result *res = kvp_deploy_result_new();

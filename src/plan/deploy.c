@@ -744,6 +744,8 @@ static kvp_status plan_policy(const kvp_deployment *dep, kvp_deploy_result *out,
         uint64_t sum;
         if (kvp__add_u64(out->kv_bytes, r->pools[i].bytes, &sum)) out->kv_bytes = sum;
     }
+    /* vLLM: one block pool the groups share, allocated once; pools[] are its shares. */
+    if (r->pool_bytes) out->kv_bytes = r->pool_bytes;
     uint64_t L = pt->max_seq_len ? pt->max_seq_len : 1;
     switch (pt->engine) {
     case KVP_ENGINE_VLLM: {

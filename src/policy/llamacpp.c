@@ -56,9 +56,11 @@ static bool acc(uint64_t *sum, uint64_t a, uint64_t b) {
 static uint64_t pad_to(uint64_t x, uint64_t n) { return n ? (x + n - 1) / n * n : x; }
 
 /* One reported cache of the context (K and V bytes already summed without overflow). */
+/* `cells`: the cells it holds, every stream's (a cell is one token's row in each
+ * layer; a recurrent cell one sequence's state), so block_bytes is one cell. */
 static void add_pool(kvp_policy_result *out, const char *name, kvp_cache_kind kind,
-                     uint32_t layers, uint32_t block_size_tokens, uint64_t tokens, uint64_t k,
-                     uint64_t v) {
+                     uint32_t layers, uint32_t block_size_tokens, uint64_t tokens, uint64_t cells,
+                     uint64_t k, uint64_t v) {
     kvp_policy_pool *p = &out->pools[out->pool_count++];
     kvp__strlcpy(p->name, name, sizeof p->name);
     p->kind = kind;
@@ -68,6 +70,8 @@ static void add_pool(kvp_policy_result *out, const char *name, kvp_cache_kind ki
     p->k_bytes = k;
     p->v_bytes = v;
     p->bytes = k + v;
+    p->blocks = cells;
+    p->block_bytes = cells ? p->bytes / cells : 0;
 }
 
 /* "2025-08" style dates in a version string: year*100 + month, 0 when none. */
@@ -429,13 +433,16 @@ kvp_status kvp__policy_llamacpp(const kvp_model *model, const kvp_policy_setting
      * (LFM2, PLaMo-3 with fewer layers than the period): 0 layers, 0 bytes. */
     if (main_c.layers || swa_c.layers)
         add_pool(out, swa_c.layers ? "non-swa" : "main", KVP_CACHE_FULL, main_c.layers, 1,
-                 n_ctx_seq, main_c.k, main_c.v);
+                 n_ctx_seq, n_ctx_seq * n_stream, main_c.k, main_c.v);
     if (swa_c.layers)
-        add_pool(out, "swa", KVP_CACHE_SLIDING, swa_c.layers, 1, size_swa, swa_c.k, swa_c.v);
+        add_pool(out, "swa", KVP_CACHE_SLIDING, swa_c.layers, 1, size_swa, size_swa * n_stream,
+                 swa_c.k, swa_c.v);
     if (idx_c.layers)
-        add_pool(out, "indexer", KVP_CACHE_INDEXER, idx_c.layers, 1, n_ctx_seq, idx_c.k, 0);
+        add_pool(out, "indexer", KVP_CACHE_INDEXER, idx_c.layers, 1, n_ctx_seq,
+                 n_ctx_seq * n_stream, idx_c.k, 0);
     /* Recurrent: K holds the r (conv) states, V the s (SSM) states, one cell per sequence. */
-    if (rec_layers) add_pool(out, "recurrent", KVP_CACHE_RECURRENT, rec_layers, 0, 0, rec_r, rec_s);
+    if (rec_layers)
+        add_pool(out, "recurrent", KVP_CACHE_RECURRENT, rec_layers, 0, 0, mem_size, rec_r, rec_s);
     if (s->kv_budget_bytes) kvp__policy_note(out, "--kv-budget is ignored: llama.cpp has no KV budget");
     return KVP_OK;
 overflow:

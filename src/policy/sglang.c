@@ -367,6 +367,9 @@ kvp_status kvp__policy_sglang(const kvp_model *model, const kvp_policy_settings 
     pl->k_bytes = rep->k_size_bytes;
     pl->v_bytes = rep->v_size_bytes;
     pl->bytes = rep->k_size_bytes + rep->v_size_bytes;
+    /* Pages of page_size rows, the padding page included (§2.5). */
+    pl->blocks = rows / page;
+    pl->block_bytes = pl->blocks ? pl->bytes / pl->blocks : 0;
     if (n_swa) {
         pl = &out->pools[out->pool_count++];
         kvp__strlcpy(pl->name, "swa", sizeof pl->name);
@@ -378,6 +381,8 @@ kvp_status kvp__policy_sglang(const kvp_model *model, const kvp_policy_settings 
         pl->k_bytes = swa_rows * swa_k;
         pl->v_bytes = swa_rows * swa_v;
         pl->bytes = pl->k_bytes + pl->v_bytes;
+        pl->blocks = swa_rows / page;
+        pl->block_bytes = pl->blocks ? pl->bytes / pl->blocks : 0;
         kvp__policy_note(out, "Use sliding window memory pool. full_layer_tokens=%llu, "
                               "swa_layer_tokens=%llu",
                          (unsigned long long)N, (unsigned long long)swa_n);
@@ -390,6 +395,8 @@ kvp_status kvp__policy_sglang(const kvp_model *model, const kvp_policy_settings 
         pl->page_bytes = state;
         pl->tokens = 0;
         pl->bytes = max_mamba * state;
+        pl->blocks = max_mamba;
+        pl->block_bytes = state;
         kvp__policy_note(out, "Mamba Cache is allocated. max_mamba_cache_size: %llu",
                          (unsigned long long)max_mamba);
     }

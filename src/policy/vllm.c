@@ -672,6 +672,8 @@ kvp_status kvp__policy_vllm(const kvp_model *model, const kvp_policy_settings *s
     (void)nattn_types;
 
     /* Blocks per worker, then the minimum over workers (§1.2, §1.6). */
+    uint64_t block_bytes = 0; /* one block id on the binding worker (§1.6) */
+    uint32_t bind_b = 0, bind_e = total_layers;
     if (P.nspec > 0) {
         B = UINT64_MAX;
         for (uint32_t stage = 0; stage < s->pp; stage++) {
@@ -694,7 +696,12 @@ kvp_status kvp__policy_vllm(const kvp_model *model, const kvp_policy_settings *s
             }
             if (denom == 0) continue;
             uint64_t bs_stage = avail / denom;
-            if (bs_stage < B) B = bs_stage;
+            if (bs_stage < B || block_bytes == 0) {
+                if (bs_stage < B) B = bs_stage;
+                block_bytes = denom;
+                bind_b = b;
+                bind_e = e;
+            }
         }
         if (B == UINT64_MAX) B = 0;
     }
@@ -748,7 +755,18 @@ kvp_status kvp__policy_vllm(const kvp_model *model, const kvp_policy_settings *s
     out->report.present = KVP_REPORT_NUM_GPU_BLOCKS | KVP_REPORT_GPU_KV_CACHE_TOKENS |
                           KVP_REPORT_MAX_CONCURRENCY | KVP_REPORT_AVAILABLE_KV_CACHE_BYTES;
 
-    /* Pools: one per spec. */
+    /* The pool, once (§1.6): B block ids of block_bytes each on the binding worker
+     * (group_size tensors of page x B bytes; with one group, every layer's page).
+     * Every KV cache group draws its block ids from it, so a group owns no
+     * blocks of its own: what pools[] report is each spec's share, the block ids
+     * its groups hold when the pool is full of max_model_len requests (B /
+     * per_req of them, each taking the spec's blocks per request): floor(B x
+     * rb_k / per_req), computed as q x rb_k + r x rb_k / per_req so it cannot
+     * overflow; the shares add up to at most B. With one group a block id spans
+     * every spec, and a spec owns its layers' slice of each block. */
+    out->pool_blocks = B;
+    out->pool_block_bytes = block_bytes;
+    out->pool_bytes = mul_sat(B, block_bytes);
     for (uint32_t k = 0; k < P.nspec && out->pool_count < KVP_POLICY_MAX_POOLS; k++) {
         vspec *v = &P.specs[k];
         kvp_policy_pool *pl = &out->pools[out->pool_count++];
@@ -762,9 +780,24 @@ kvp_status kvp__policy_vllm(const kvp_model *model, const kvp_policy_settings *s
         pl->layers = v->count;
         pl->block_size_tokens = v->bs;
         pl->page_bytes = v->page;
-        pl->tokens = v->type == VT_MAMBA ? 0 : mul_sat(B, v->bs);
-        pl->bytes = mul_sat(mul_sat(B, v->page), v->count);
         pl->per_request_blocks = spec_blocks(v, len, mnbt, mamba_mode) * v->groups;
+        pl->kv_cache_groups = v->groups;
+        if (P.num_groups <= 1) {
+            uint32_t on_stage = 0;
+            for (uint32_t i = 0; i < v->count; i++)
+                if (v->layers[i] >= bind_b && v->layers[i] < bind_e) on_stage++;
+            pl->blocks = B;
+            pl->block_bytes = mul_sat(v->page, on_stage);
+            pl->tokens = v->type == VT_MAMBA ? 0 : mul_sat(B, v->bs);
+        } else {
+            uint64_t rb = pl->per_request_blocks;
+            pl->blocks = per_req ? sat_add(mul_sat(B / per_req, rb), mul_sat(B % per_req, rb) / per_req) : 0;
+            if (pl->blocks > B) pl->blocks = B;
+            pl->block_bytes = block_bytes;
+            /* Each of its groups holds blocks / groups block ids of bs tokens. */
+            pl->tokens = v->type == VT_MAMBA || !v->groups ? 0 : mul_sat(pl->blocks / v->groups, v->bs);
+        }
+        pl->bytes = mul_sat(pl->blocks, pl->block_bytes);
     }
 
     if (has_mamba && s->max_num_seqs && B > 0) {

@@ -159,7 +159,10 @@ kvp_status kvp__policy_vllm_v4(const kvp_model *model, const kvp_policy_settings
         pl->per_request_blocks = group_blocks(&p, g, len);
         /* What the admitted requests hold in this group: their blocks at the stride. */
         uint64_t held = 0, b = 0;
+        pl->kv_cache_groups = 1;
+        pl->block_bytes = p.stride;
         if (kvp__mul_u64(whole, pl->per_request_blocks, &held)) {
+            pl->blocks = held;
             pl->tokens = kvp__mul_u64(held, pl->block_size_tokens, &b) ? b : UINT64_MAX;
             pl->bytes = kvp__mul_u64(held, p.stride, &b) ? b : UINT64_MAX;
         }
@@ -171,9 +174,16 @@ kvp_status kvp__policy_vllm_v4(const kvp_model *model, const kvp_policy_settings
         pl->layers = p.lay.state_layers;
         pl->page_bytes = p.lay.state_bytes;
         pl->per_request_blocks = 1;
+        pl->blocks = whole;
+        pl->block_bytes = p.lay.state_bytes;
         uint64_t b;
         pl->bytes = kvp__mul_u64(whole, p.lay.state_bytes, &b) ? b : UINT64_MAX;
     }
+    /* One packed pool every group draws on (pools[] hold the shares the
+     * admitted requests take, blocks at the stride plus their state). */
+    out->pool_blocks = blocks;
+    out->pool_block_bytes = p.stride;
+    out->pool_bytes = blocks * p.stride; /* <= avail: blocks = avail / stride */
     kvp__policy_note(out, "DeepSeek-V4: %u cache groups in one packed pool, every block charged "
                           "the widest group's page sum (%llu B); one request of %llu tokens "
                           "takes %llu blocks + %llu B of fp32 compressor state = %llu B",

@@ -19,6 +19,7 @@
  */
 #include <ctype.h>
 #include <jansson.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -336,6 +337,33 @@ static json_t *load_embedded(kvp_error *err) {
     return parse_catalog((const char *)f->data, f->size, GPU_CATALOG_PATH, err);
 }
 
+/* The embedded catalogue is compiled in and never changes: it is parsed and
+ * checked once per process, and every lookup shares that read-only root
+ * (jansson's reference counts are atomic where JSON_HAVE_ATOMIC_BUILTINS or
+ * JSON_HAVE_SYNC_BUILTINS says so; elsewhere each call parses its own). Its
+ * parse was half the time of a plan through kvp_json_call (issue 27 item 8). */
+#if JSON_HAVE_ATOMIC_BUILTINS || JSON_HAVE_SYNC_BUILTINS
+static pthread_once_t g_embedded_once = PTHREAD_ONCE_INIT;
+static json_t *g_embedded;
+static kvp_error g_embedded_err;
+
+static void embedded_parse(void) {
+    kvp_error_clear(&g_embedded_err);
+    g_embedded = load_embedded(&g_embedded_err);
+}
+
+static json_t *embedded_root(kvp_error *err) {
+    pthread_once(&g_embedded_once, embedded_parse);
+    if (!g_embedded) {
+        if (err) *err = g_embedded_err;
+        return NULL;
+    }
+    return json_incref(g_embedded);
+}
+#else
+static json_t *embedded_root(kvp_error *err) { return load_embedded(err); }
+#endif
+
 /* The catalogue a lookup searches: a user's entries first (they win over an
  * embedded entry with the same name), then the embedded entries they do not
  * replace. Entries are borrowed from the two roots, which the struct owns. */
@@ -400,7 +428,7 @@ static kvp_status catalog_build(catalog *cat, const char *user_text, size_t user
                                 const char *user_file, kvp_error *err) {
     memset(cat, 0, sizeof *cat);
     cat->user_file = user_file;
-    cat->embedded = load_embedded(err);
+    cat->embedded = embedded_root(err);
     if (!cat->embedded) return err ? err->code : KVP_NOT_FOUND;
     if (user_text) {
         cat->user = parse_catalog(user_text, user_len, user_file, err);

@@ -217,6 +217,7 @@ static json_t *trtllm_json(const kvp_render_input *in, const kvp_deploy_result *
             json_object_set_new(j, "page_bytes", ju(q->page_bytes));
             json_object_set_new(j, "tokens_per_block",
                                 q->tokens_per_block ? ju(q->tokens_per_block) : json_null());
+            json_object_set_new(j, "block_size_tokens", ju(q->tokens_per_block));
             json_object_set_new(j, "bytes", ju(q->bytes));
             json_object_set_new(j, "blocks", ju(q->blocks));
             json_object_set_new(j, "tokens", ju(q->tokens));
@@ -225,6 +226,7 @@ static json_t *trtllm_json(const kvp_render_input *in, const kvp_deploy_result *
         }
     }
     json_object_set_new(o, "pools", pools);
+    json_object_set_new(o, "block_pool", json_null()); /* each pool its own buffer */
     json_t *mgrs = json_array();
     for (int role = 0; role < KVP_ROLE_COUNT; role++) {
         const kvp_manager_plan *mp = &r->plan.managers[role];
@@ -314,17 +316,30 @@ static json_t *policy_json(const kvp_render_input *in, const kvp_deploy_result *
         json_object_set_new(o, "name", json_string(p->name));
         json_object_set_new(o, "kind", json_string(kvp_cache_kind_name(p->kind)));
         json_object_set_new(o, "layers", ju(p->layers));
+        kvp__pool_unit_json(o, p->kind, p->block_size_tokens, p->block_bytes, p->blocks);
         json_object_set_new(o, "block_size_tokens", ju(p->block_size_tokens));
-        json_object_set_new(o, "page_bytes", ju(p->page_bytes));
         json_object_set_new(o, "tokens", ju(p->tokens));
         json_object_set_new(o, "k_bytes", ju(p->k_bytes));
         json_object_set_new(o, "v_bytes", ju(p->v_bytes));
         json_object_set_new(o, "bytes", ju(p->bytes));
-        if (r->engine == KVP_ENGINE_VLLM)
+        if (r->engine == KVP_ENGINE_VLLM) {
             json_object_set_new(o, "per_request_blocks", ju(p->per_request_blocks));
+            json_object_set_new(o, "kv_cache_groups", ju(p->kv_cache_groups));
+            json_object_set_new(o, "layer_page_bytes", ju(p->page_bytes));
+        }
         json_array_append_new(pools, o);
     }
     json_object_set_new(root, "pools", pools);
+    /* vLLM's one block pool (ENGINES.md 1.6), reported once; pools[] are its shares. */
+    json_t *bp = json_null();
+    if (r->pool_bytes) {
+        bp = json_object();
+        json_object_set_new(bp, "blocks", ju(r->pool_blocks));
+        json_object_set_new(bp, "block_bytes", ju(r->pool_block_bytes));
+        json_object_set_new(bp, "bytes", ju(r->pool_bytes));
+        json_object_set_new(bp, "kv_cache_groups", ju(r->num_groups));
+    }
+    json_object_set_new(root, "block_pool", bp);
     json_t *rep = json_object();
     /* Every contract field of the engine (issue 6), null where the engine prints
      * no such line (no SWA cache, no recurrent state). */

@@ -32,6 +32,19 @@ kvp_status kvp__json_finish(json_t *doc, size_t flags, char **out, kvp_error *er
 
 #define ju kvp__json_u64
 
+/* The fields of pools[] that mean the same under every engine (schema_version
+ * 2): tokens_per_block (null for a state pool, one slot per sequence),
+ * page_bytes (one block across every layer it serves on this rank; a state
+ * pool: one slot) and blocks (held; a state pool: slots), so that a pool's
+ * bytes are blocks x page_bytes. */
+void kvp__pool_unit_json(json_t *o, kvp_cache_kind kind, uint32_t tokens_per_block,
+                         uint64_t page_bytes, uint64_t blocks) {
+    bool state = kind == KVP_CACHE_RECURRENT || tokens_per_block == 0;
+    json_object_set_new(o, "tokens_per_block", state ? json_null() : ju(tokens_per_block));
+    json_object_set_new(o, "page_bytes", ju(page_bytes));
+    json_object_set_new(o, "blocks", ju(blocks));
+}
+
 /* UINT64_MAX means "no limit" in a result: null. */
 static json_t *ju_or_null(uint64_t v) { return v == UINT64_MAX ? json_null() : ju(v); }
 
@@ -111,8 +124,8 @@ json_t *kvp__eval_json(const kvp_deploy_result *e) {
                 json_object_set_new(j, "layers", ju(p->layers));
                 json_object_set_new(j, "window_tokens",
                                     p->window_tokens ? ju(p->window_tokens) : json_null());
+                kvp__pool_unit_json(j, p->kind, p->tokens_per_block, p->page_bytes, p->blocks);
                 json_object_set_new(j, "bytes", ju(p->bytes));
-                json_object_set_new(j, "blocks", ju(p->blocks));
                 json_object_set_new(j, "tokens", ju(p->tokens));
                 json_array_append_new(pools, j);
             }
@@ -124,6 +137,7 @@ json_t *kvp__eval_json(const kvp_deploy_result *e) {
             json_object_set_new(j, "name", json_string(p->name));
             json_object_set_new(j, "kind", json_string(kvp_cache_kind_name(p->kind)));
             json_object_set_new(j, "layers", ju(p->layers));
+            kvp__pool_unit_json(j, p->kind, p->block_size_tokens, p->block_bytes, p->blocks);
             json_object_set_new(j, "bytes", ju(p->bytes));
             json_object_set_new(j, "tokens", ju(p->tokens));
             json_array_append_new(pools, j);

@@ -62,6 +62,9 @@ json_t *kvp__eval_json(const kvp_deploy_result *e);
 /* The capacity every command reports for a planned deployment (`plan` "capacity";
  * the same field names as a fit / sweep / compare row). New reference. */
 json_t *kvp__capacity_json(const kvp_deploy_result *e);
+/* pools[]' tokens_per_block, page_bytes and blocks, one meaning under every engine. */
+void kvp__pool_unit_json(json_t *o, kvp_cache_kind kind, uint32_t tokens_per_block,
+                         uint64_t page_bytes, uint64_t blocks);
 
 /* The note a plan under vLLM, SGLang or llama.cpp carries when memory terms
  * were estimated from the config (which, and how to replace them) into buf;

@@ -119,7 +119,7 @@ good = run("plan", "llama-3.1-8b", "--gpu", "h100", "--policy", "vllm", "--json"
 if good is not None:
     for label, mutate in (
         ("no schema_version", lambda d: d.pop("schema_version")),
-        ("schema_version 2", lambda d: d.__setitem__("schema_version", 2)),
+        ("schema_version 1", lambda d: d.__setitem__("schema_version", 1)),
         ("no kvplan_version", lambda d: d.pop("kvplan_version")),
         ("no deployment", lambda d: d.pop("deployment")),
         ("negative tokens", lambda d: d["capacity"].__setitem__("tokens", -1)),
