@@ -94,7 +94,10 @@ typedef struct kvp_estimate_settings {
                                  each split by expert_ranks / ep; 0 -> 1. Must divide the
                                  experts and expert_ranks (else KVP_INVALID_ARG, "--ep") */
     uint32_t expert_inter_align; /* kernel padding of one rank's expert intermediate size
-                                 for mxfp4 experts (vLLM Mxfp4MoEMethod: 64); 0 = none */
+                                 for mxfp4 experts, that padding alone; 0 = the engine's:
+                                 under vLLM the kernel compute_capability picks (Marlin
+                                 128 and hidden 256 below 9.0, FlashInfer 256 / 256 on
+                                 SM100, Triton 64 otherwise) with bf16 expert biases */
     uint32_t engine;          /* kvp_estimate_engine; 0 = TensorRT-LLM */
     uint32_t compute_capability; /* 90 = Hopper (cuBLAS 32 MiB workspace, NVLS 16 channels);
                                  0 = unknown: Hopper figures, said in the terms' sources */

@@ -251,6 +251,10 @@ typedef struct kvp_weight_quant {
     char label[64];               /* "fp8 block-128x128", "int4 group-128", "nvfp4", ... */
     uint64_t rate_x65536;         /* bytes per quantized weight x 65536 (scales included) */
     bool excluded[KVP_QUANT_CAT_COUNT]; /* category named in the not-converted list */
+    uint64_t cat_rate_x65536[KVP_QUANT_CAT_COUNT]; /* a category's own rate (ModelOpt
+                                     MIXED_PRECISION per module); 0 = rate_x65536 */
+    uint64_t marlin_rate_x65536;  /* symmetric GPTQ: the rate once vLLM's Marlin kernel
+                                     drops the stored zero points; 0 = none */
 } kvp_weight_quant;
 
 /* What the weights estimate needs (src/estimate turns it into bytes). Values
@@ -275,6 +279,10 @@ typedef struct kvp_weight_facts {
     uint64_t rotary_dim;         /* rotated dims per head (partial rotary applied) */
     uint64_t ple_hidden, ple_vocab; /* Gemma 3n per-layer embeddings (0: none) */
     uint64_t vision_depth, vision_hidden, vision_inter, vision_out_hidden; /* 0 depth: no tower */
+    uint64_t vision_merge;       /* spatial_merge_size m (the merger's input is hidden x m^2) */
+    uint64_t vision_deepstack;   /* Qwen3-VL deepstack mergers (deepstack_visual_indexes) */
+    uint64_t vision_patch_elems; /* patch embedding inputs: in_channels x temporal x patch^2 */
+    uint64_t vision_positions;   /* learned position table rows (num_position_embeddings) */
     kvp_weight_quant quant;
     const kvp_layer_ffn *layers; /* [layer_count], owned by the model */
     uint32_t layer_count;        /* = kvp_model_info.num_layers */

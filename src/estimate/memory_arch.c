@@ -81,7 +81,12 @@ static void weight_rates(const kvp_weight_quant *ckpt, const kvp__arch_opts *o,
             snprintf(kept + n, sizeof kept - n, ", %s", k_names[k]);
             continue;
         }
-        a->rate[k_quantizable[k]] = q->rate_x65536;
+        uint64_t r = q->cat_rate_x65536[k] ? q->cat_rate_x65536[k] : q->rate_x65536;
+        /* vLLM serves symmetric GPTQ with Marlin from cc 8.0 (unknown: Hopper). */
+        if (q->marlin_rate_x65536 && o && o->engine == KVP_ESTIMATE_VLLM &&
+            (o->compute_capability == 0 || o->compute_capability >= 80))
+            r = q->marlin_rate_x65536;
+        a->rate[k_quantizable[k]] = r;
     }
     a->experts_mxfp4 = !strncmp(q->label, "mxfp4", 5) && !q->excluded[KVP_QUANT_CAT_EXPERTS];
     snprintf(a->format, sizeof a->format, "%s; %s: embeddings, lm_head, norms, router%s",
@@ -145,6 +150,31 @@ static void read_layers(const kvp_model *model, const kvp_weight_facts *w, kvp__
     }
 }
 
+/* vLLM's mxfp4 MoE method (mxfp4.py : get_mxfp4_backend, Mxfp4MoEMethod.create_weights,
+ * the ~0.11-0.13 copy; MEMORY.md 7.7) picks a kernel by the GPU and pads one rank's
+ * intermediate size I' and the hidden size h to that kernel's tiles:
+ *   cc < 9.0 (Ampere, Ada): Marlin, I' to 128, h to 256;
+ *   SM100 family (cc 10.x): FlashInfer (BF16 / MXFP8-TRTLLM, the default), 256 / 256;
+ *   Hopper and later otherwise: Triton (triton_kernels), I' to 64, h unpadded.
+ * Opt-in paths (SM90 FlashInfer BF16, SM100 MXFP8-CUTLASS: 128 / 128), Marlin forced
+ * by LoRA or VLLM_MXFP4_USE_MARLIN, and ROCm are not chosen by default. An unknown
+ * GPU is planned as Hopper, as every other term here. */
+const char *kvp__mxfp4_vllm_padding(uint32_t cc, uint32_t *inter_align, uint32_t *hidden_align) {
+    if (cc && cc < 90) {
+        *inter_align = 128;
+        *hidden_align = 256;
+        return "Marlin";
+    }
+    if (cc / 10 == 10) {
+        *inter_align = 256;
+        *hidden_align = 256;
+        return "FlashInfer (SM100)";
+    }
+    *inter_align = 64;
+    *hidden_align = 0;
+    return "Triton";
+}
+
 /* Expert parallelism and the llama.cpp file type: validated here, so that an
  * EP that does not divide the experts is refused by name. */
 static kvp_status expert_sharding(const kvp_model *model, const kvp__arch_opts *o, kvp__arch *a,
@@ -158,7 +188,13 @@ static kvp_status expert_sharding(const kvp_model *model, const kvp__arch_opts *
     }
     a->expert_ranks = o->expert_ranks;
     a->ep = o->ep > 1 ? o->ep : 1;
-    a->expert_inter_align = a->experts_mxfp4 ? o->expert_inter_align : 0;
+    if (a->experts_mxfp4 && o->expert_inter_align) {
+        a->expert_inter_align = o->expert_inter_align; /* asked: that padding alone */
+    } else if (a->experts_mxfp4 && o->engine == KVP_ESTIMATE_VLLM) {
+        (void)kvp__mxfp4_vllm_padding(o->compute_capability, &a->expert_inter_align,
+                                      &a->expert_hidden_align);
+        a->expert_bias = true;
+    }
     if (a->ep > 1 && a->experts == 0)
         return kvp__fail(err, KVP_INVALID_ARG, file, "ep",
                          "expert parallelism (EP %u) on a model without routed experts", a->ep);
@@ -234,14 +270,28 @@ kvp_status kvp__arch_read(const kvp_model *model, const kvp__arch_opts *opts, kv
                                   (tgt + src) * a->hidden;
     }
     /* Vision tower: blocks of attention (4 h^2) and an MLP (2 or 3 h x I), plus
-     * a merger projecting into the language model. An estimate of the right
-     * order; engines load it on every rank group. */
+     * the mergers projecting into the language model, each fc1 C m^2 -> C m^2 and
+     * fc2 C m^2 -> out with biases and a LayerNorm of 2 C (the merger) or 2 C m^2
+     * (Qwen3-VL's deepstack mergers, one per deepstack index), the patch embedding
+     * (Conv3d with bias) and the learned position table (qwen3_vl.py
+     * Qwen3_VisionTransformer @002d7b9, MEMORY.md 7.7). Engines load it on every
+     * rank group. vLLM also builds one zero deepstack_input_embeds tensor of
+     * [max_num_batched_tokens, hidden] per deepstack level with the model, so inside
+     * its weights memory [inferred: on the device]. */
     if (w->vision_depth) {
         uint64_t H = w->vision_hidden, D = w->vision_depth, I = w->vision_inter;
         uint64_t per_block = 4 * H * H + 2 * H * I + 4 * H;
-        uint64_t out = w->vision_out_hidden;
-        uint64_t merger = out ? 4 * H * 4 * H + 4 * H * out : 0;
-        a->vision_params = D * per_block + merger;
+        uint64_t out = w->vision_out_hidden, cm = H * w->vision_merge * w->vision_merge;
+        uint64_t fc = out ? cm * cm + cm * out + cm + out : 0;
+        uint64_t merger = out ? fc + 2 * H : 0;
+        uint64_t deepstack = out ? w->vision_deepstack * (fc + 2 * cm) : 0;
+        uint64_t patch = w->vision_patch_elems ? w->vision_patch_elems * H + H : 0;
+        a->vision_params = D * per_block + merger + deepstack + patch + w->vision_positions * H;
+        if (out && opts->deepstack_tokens &&
+            !kvp__mul_many_u64(&a->deepstack_buffer_elems, 3, w->vision_deepstack,
+                               opts->deepstack_tokens, a->hidden))
+            return kvp__fail(err, KVP_OVERFLOW, file, "/vision_config/deepstack_visual_indexes",
+                             "the deepstack buffers overflow 64 bits");
     }
     weight_rates(&w->quant, opts, info->dtype == KVP_DTYPE_AUTO ? KVP_DTYPE_BF16 : info->dtype,
                  a);

@@ -291,6 +291,9 @@ kvp_status kvp_memory_estimate_detail(const kvp_model *model, const kvp_estimate
     o.expert_ranks = s->expert_ranks;
     o.ep = s->ep;
     o.expert_inter_align = s->expert_inter_align;
+    o.engine = s->engine;
+    o.compute_capability = s->compute_capability;
+    o.deepstack_tokens = s->engine == KVP_ESTIMATE_VLLM ? T : 0;
     o.alc = s->alc ? s->alc : kvp_model_allocator(model);
     if (s->quantization && *s->quantization) {
         kvp_status qs = kvp_weight_format_for_model(model, s->quantization, &fmt, err);

@@ -102,7 +102,11 @@ typedef struct kvp__arch_opts {
     kvp_dtype weights_dtype;          /* AUTO = checkpoint; 16/32-bit: the unquantized dtype */
     const kvp_weight_format *format;  /* --quantization; NULL = the checkpoint's */
     uint32_t expert_ranks, ep;        /* kvp_estimate_settings; 0 = tp / 1 */
-    uint32_t expert_inter_align;      /* mxfp4 expert padding; 0 = none */
+    uint32_t expert_inter_align;      /* mxfp4 expert padding; 0 = the engine's kernel's */
+    uint32_t engine;                  /* kvp_estimate_engine: whose loader pads mxfp4 experts */
+    uint32_t compute_capability;      /* the GPU's (80 = 8.0); 0 = unknown (Hopper figures) */
+    uint64_t deepstack_tokens;        /* vLLM: max_num_batched_tokens of the deepstack
+                                         buffers built with the model; 0 = none */
     const kvp_allocator *alc;         /* the layer array's allocator; NULL = libc */
 } kvp__arch_opts;
 
@@ -136,7 +140,15 @@ typedef struct kvp__arch {
     bool experts_mxfp4;          /* routed experts stored as mxfp4 */
     int gguf_ftype;              /* >= 0: costed as this llama.cpp file type (memory_gguf.c) */
     uint32_t expert_ranks, ep, expert_inter_align; /* kvp__arch_opts, resolved (0 = per tp) */
+    uint32_t expert_hidden_align; /* mxfp4: the kernel pads the experts' hidden size too */
+    bool expert_bias;             /* vLLM Mxfp4MoEMethod: bf16 w13/w2 biases per expert */
+    uint64_t deepstack_buffer_elems; /* Qwen3-VL deepstack_input_embeds (vLLM), per stage 0 */
 } kvp__arch;
+
+/* The MoE kernel vLLM's mxfp4 method picks on a GPU of compute capability `cc`
+ * (0 = unknown: Hopper), and how it pads one rank's expert intermediate size
+ * and the hidden size (MEMORY.md 7.7). Returns the kernel's name. */
+const char *kvp__mxfp4_vllm_padding(uint32_t cc, uint32_t *inter_align, uint32_t *hidden_align);
 
 /* The architecture of `model` from its facts (kvp_model_get_facts: read from
  * the config, or from the kvp_model_info of a GGUF) and cache records, and the

@@ -97,18 +97,27 @@ static uint64_t ceil_div(uint64_t a, uint64_t b) { return kvp__ceil_div_u64(a, b
 /* Routed experts of one rank. Spread over R = expert_ranks GPUs (TP, or TP x
  * DP in vLLM) in EP groups: each rank holds E / ep experts, each split
  * R / ep ways along the intermediate size, which mxfp4 kernels pad up
- * (expert_inter_align). Without EP or padding: E * mats * h * I / t. */
+ * (expert_inter_align), and some pad the hidden size too (expert_hidden_align,
+ * memory_arch.c). Without EP or padding: E * mats * h * I / t. vLLM's mxfp4
+ * method also keeps bf16 biases, w13 E x 2I' and w2 E x h' (Mxfp4MoEMethod.
+ * create_weights, MEMORY.md 7.7): 16-bit MoE parameters, counted with the
+ * router. */
 static void expert_params(const kvp__arch *a, uint64_t t, acc *s) {
-    uint64_t mats = (a->gated_experts ? 3 : 2) * a->hidden;
     uint64_t ranks = a->expert_ranks ? a->expert_ranks : t, ep = a->ep ? a->ep : 1;
-    if (ep == 1 && ranks == t && !a->expert_inter_align) {
+    uint64_t h = a->hidden, ha = a->expert_hidden_align;
+    if (ha > 1) h = ceil_div(h, ha) * ha;
+    uint64_t mats = (a->gated_experts ? 3 : 2) * h;
+    if (ep == 1 && ranks == t && !a->expert_inter_align && ha <= 1 && !a->expert_bias) {
         add3(s, KVP__W_EXPERTS, a->experts, mats, a->expert_inter, t, false);
         return;
     }
     uint64_t inter = ceil_div(a->expert_inter, ranks / ep ? ranks / ep : 1);
     uint64_t al = a->expert_inter_align;
     if (al > 1) inter = ceil_div(inter, al) * al;
-    add3(s, KVP__W_EXPERTS, ceil_div(a->experts, ep), mats, inter, 1, false);
+    uint64_t local = ceil_div(a->experts, ep);
+    add3(s, KVP__W_EXPERTS, local, mats, inter, 1, false);
+    if (a->expert_bias)
+        add3(s, KVP__W_ROUTER, local, (a->gated_experts ? 2 : 1) * inter + h, 1, 1, false);
 }
 
 static void layer_params(const kvp__arch *a, const kvp__layer_arch *L, uint64_t t, acc *s) {
@@ -245,6 +254,8 @@ kvp_status kvp__arch_params(const kvp__arch *a, uint32_t tp, uint32_t begin, uin
         if (a->extra_embedding_params)
             add3(&s, KVP__W_EMBEDDING, a->extra_embedding_params, 1, 1, t, false);
         if (a->vision_params) add3(&s, KVP__W_VISION, a->vision_params, 1, 1, t, false);
+        if (a->deepstack_buffer_elems)
+            add3(&s, KVP__W_BUFFER, a->deepstack_buffer_elems, 1, 1, 1, true);
         if (a->encoder_layers) {
             uint64_t h = a->hidden;
             /* encoder layer: 4 h^2 attention + 2 h I MLP + 2 norms of 2 h */

@@ -15,6 +15,7 @@
 #include <math.h>
 #include <regex.h>
 #include <stdio.h>
+#include <ctype.h>
 #include <string.h>
 
 #include "facts_internal.h"
@@ -199,6 +200,26 @@ static void vision_tower(kvp__fx *c, kvp_weight_facts *w) {
     w->vision_hidden = (uint64_t)h;
     w->vision_inter = (uint64_t)inter;
     w->vision_out_hidden = out > 0 && out < 1 << 20 ? (uint64_t)out : 0;
+    /* Qwen2-VL family (qwen3_vl.py Qwen3_VisionTransformer @002d7b9, MEMORY.md 7.7):
+     * the merger's input is hidden x spatial_merge_size^2 (default 2); Qwen3-VL adds
+     * one deepstack merger per deepstack_visual_indexes entry; the patch embedding
+     * (Conv3d in_channels x temporal_patch_size x patch^2 -> hidden, with bias) and
+     * a learned table of num_position_embeddings rows. */
+    json_int_t m = kvp__fx_int(kvp__fx_get(c, v, p, "spatial_merge_size"));
+    w->vision_merge = m > 0 && m <= 16 ? (uint64_t)m : 2;
+    json_t *ds = kvp__fx_get(c, v, p, "deepstack_visual_indexes");
+    w->vision_deepstack = json_is_array(ds) && json_array_size(ds) <= (size_t)depth
+                              ? (uint64_t)json_array_size(ds)
+                              : 0;
+    json_int_t ch = kvp__fx_int(kvp__fx_get(c, v, p, "in_channels"));
+    if (ch <= 0) ch = kvp__fx_int(kvp__fx_get(c, v, p, "in_chans"));
+    json_int_t ps = kvp__fx_int(kvp__fx_get(c, v, p, "patch_size"));
+    json_int_t tps = kvp__fx_int(kvp__fx_get(c, v, p, "temporal_patch_size"));
+    if (tps <= 0) tps = 1;
+    if (ch > 0 && ch <= 16 && ps > 0 && ps <= 1024 && tps <= 16)
+        w->vision_patch_elems = (uint64_t)ch * (uint64_t)tps * (uint64_t)ps * (uint64_t)ps;
+    json_int_t np = kvp__fx_int(kvp__fx_get(c, v, p, "num_position_embeddings"));
+    w->vision_positions = np > 0 && np <= 1 << 24 ? (uint64_t)np : 0;
 }
 
 /* ------------------------------------------------------------ quantization */
@@ -306,6 +327,91 @@ static json_t *qget(kvp__fx *c, json_t *q, const char *qptr, const char *key) {
     return json_is_object(q) ? kvp__fx_get(c, q, qptr, key) : NULL;
 }
 
+/* The quantizable category of a ModelOpt module name ("model.layers.3.mlp.experts.
+ * 7.down_proj"): what follows its "layers.N." component; -1 for a module outside
+ * the decoder layers (lm_head, the vision tower) or of no quantizable kind. */
+static int module_category(const char *name) {
+    const char *p = strstr(name, "layers.");
+    while (p && !(p == name || p[-1] == '.')) p = strstr(p + 1, "layers.");
+    if (!p) return -1;
+    p += 7;
+    if (!isdigit((unsigned char)*p)) return -1;
+    while (isdigit((unsigned char)*p)) p++;
+    if (*p++ != '.') return -1;
+    if (strstr(p, "shared_expert")) return KVP_QUANT_CAT_SHARED;
+    if (strstr(p, "experts") || !strncmp(p, "block_sparse_moe.", 17)) return KVP_QUANT_CAT_EXPERTS;
+    if (!strncmp(p, "self_attn.", 10) || !strncmp(p, "attn.", 5) || !strncmp(p, "attention.", 10))
+        return KVP_QUANT_CAT_ATTENTION;
+    if (!strncmp(p, "mixer.", 6) || !strncmp(p, "linear_attn.", 12)) return KVP_QUANT_CAT_MIXER;
+    if (!strncmp(p, "mlp.", 4) || !strncmp(p, "feed_forward.", 13)) return KVP_QUANT_CAT_MLP;
+    return -1;
+}
+
+/* ModelOpt MIXED_PRECISION (vLLM modelopt.py : ModelOptMixedPrecisionConfig, the 2026
+ * copy; MEMORY.md 7.7): each module of `quantized_layers` names its own quant_algo:
+ * FP8 (1 B), NVFP4 and W4A16_NVFP4 (4 bits + an fp8 scale per group_size, default
+ * 16), MXFP8 (1 B + an e8m0 scale per 32). A module the map does not list is not
+ * quantized. Each category is charged the mean rate of its listed modules (all of
+ * one algorithm in the checkpoints seen); a category no module lists stays at the
+ * model dtype. An algorithm outside these is refused by name. */
+static void mixed_precision(kvp__fx *c, json_t *layers, const char *lptr, kvp_weight_quant *wq) {
+    if (!json_is_object(layers)) {
+        kvp__fx_fail(c, lptr, "quantized_layers",
+                     "MIXED_PRECISION states no quantized_layers map (module -> quant_algo)");
+        return;
+    }
+    uint64_t sum[KVP_QUANT_CAT_COUNT] = {0}, n[KVP_QUANT_CAT_COUNT] = {0};
+    const char *algo_of[KVP_QUANT_CAT_COUNT] = {0};
+    bool mixed[KVP_QUANT_CAT_COUNT] = {0};
+    const char *name;
+    json_t *e;
+    json_object_foreach(layers, name, e) {
+        int k = module_category(name);
+        const char *algo = json_string_value(json_object_get(e, "quant_algo"));
+        char eptr[160];
+        snprintf(eptr, sizeof eptr, "%s/%.100s", lptr, name);
+        if (!algo) {
+            kvp__fx_fail(c, eptr, "quant_algo", "a quantized layer without a quant_algo");
+            return;
+        }
+        uint64_t rate;
+        if (!strcmp(algo, "FP8")) {
+            rate = RATE_ONE;
+        } else if (!strcmp(algo, "NVFP4") || !strcmp(algo, "W4A16_NVFP4")) {
+            uint64_t g = quant_group(c, e, eptr, "group_size", 16);
+            if (c->st) return;
+            rate = RATE_ONE / 2 + (g ? RATE_ONE / g : 0);
+        } else if (!strcmp(algo, "MXFP8")) {
+            rate = RATE_ONE + RATE_ONE / 32;
+        } else {
+            kvp__fx_fail(c, eptr, "quant_algo",
+                         "'%.40s': ModelOpt mixed precision knows FP8, NVFP4, W4A16_NVFP4 and "
+                         "MXFP8",
+                         algo);
+            return;
+        }
+        if (k < 0) continue;
+        if (algo_of[k] && strcmp(algo_of[k], algo)) mixed[k] = true;
+        algo_of[k] = algo;
+        sum[k] += rate;
+        n[k]++;
+    }
+    static const char *const k_short[KVP_QUANT_CAT_COUNT] = {"attention", "mlp", "experts",
+                                                             "shared", "mixer"};
+    kvp__strlcpy(wq->method, "modelopt", sizeof wq->method);
+    kvp__strlcpy(wq->label, "mixed", sizeof wq->label);
+    wq->state = KVP_WEIGHT_QUANT_MODELLED;
+    for (size_t k = 0; k < KVP_QUANT_CAT_COUNT; k++) {
+        wq->excluded[k] = n[k] == 0;
+        if (!n[k]) continue;
+        wq->cat_rate_x65536[k] = kvp__ceil_div_u64(sum[k], n[k]);
+        if (!wq->rate_x65536) wq->rate_x65536 = wq->cat_rate_x65536[k];
+        size_t len = strlen(wq->label);
+        snprintf(wq->label + len, sizeof wq->label - len, "%s %s %s", len == 5 ? ":" : ",",
+                 k_short[k], mixed[k] ? "mixed" : algo_of[k]);
+    }
+}
+
 static void weight_quant(kvp__fx *c, kvp_weight_quant *wq) {
     memset(wq, 0, sizeof *wq);
     const char *qptr = "/quantization_config";
@@ -347,7 +453,17 @@ static void weight_quant(kvp__fx *c, kvp_weight_quant *wq) {
         snprintf(iptr, sizeof iptr, "%s/quantization", qptr);
         if (!algo && json_is_object(inner))
             algo = json_string_value(qget(c, inner, iptr, "quant_algo"));
-        if (algo && strstr(algo, "FP4")) {
+        if (algo && !strcmp(algo, "MIXED_PRECISION")) {
+            json_t *layers = qget(c, q, qptr, "quantized_layers");
+            char lptr[96];
+            snprintf(lptr, sizeof lptr, "%s/quantized_layers", qptr);
+            if (!layers && json_is_object(inner)) {
+                layers = qget(c, inner, iptr, "quantized_layers");
+                snprintf(lptr, sizeof lptr, "%s/quantized_layers", iptr);
+            }
+            mixed_precision(c, layers, lptr, wq);
+            return;
+        } else if (algo && strstr(algo, "FP4")) {
             rate = RATE_ONE / 2 + RATE_ONE / 16;
             snprintf(what, wsz, "nvfp4");
         } else if (algo && strstr(algo, "W4A")) {
@@ -378,7 +494,16 @@ static void weight_quant(kvp__fx *c, kvp_weight_quant *wq) {
                                : "q_group_size";
         uint64_t group = quant_group(c, q, qptr, gkey, 128);
         if (c->st) return;
-        rate = grouped_rate(bits, group, true);
+        /* Stored per group: a 16-bit scale and a zero point of `bits` (AWQ qzeros,
+         * unless its zero_point is false; GPTQ always writes qzeros). vLLM's
+         * GPTQ-Marlin serves symmetric 4- and 8-bit GPTQ (gptq_marlin.py TYPE_MAP)
+         * and drops those zeros after loading (MarlinLinearKernel.
+         * process_weights_after_loading: marlin_make_empty_g_idx). */
+        bool awq = !strncmp(method, "awq", 3);
+        bool zeros = !(awq && json_is_false(qget(c, q, qptr, "zero_point")));
+        rate = grouped_rate(bits, group, zeros);
+        if (!awq && !json_is_false(qget(c, q, qptr, "sym")) && (bits == 4 || bits == 8))
+            wq->marlin_rate_x65536 = grouped_rate(bits, group, false);
         if (group)
             snprintf(what, wsz, "int%llu group-%llu", (unsigned long long)bits,
                      (unsigned long long)group);

@@ -306,6 +306,54 @@ kvp_status kvp_model_from_hf_json(const char *text, size_t len, const char *name
     return st;
 }
 
+/* A JSON file of at most KVP_MAX_CONFIG_BYTES, parsed (the caller json_decrefs it). */
+static kvp_status read_json_file(const char *path, const kvp_allocator *alc, json_t **out,
+                                 kvp_error *err) {
+    char *buf;
+    size_t len;
+    kvp_status s = kvp__read_file(path, KVP_MAX_CONFIG_BYTES, alc, &buf, &len, err);
+    if (s) return s;
+    s = kvp__config_parse(buf, len, path, alc, out, err);
+    kvp__free(alc, buf);
+    return s;
+}
+
+/* A ModelOpt checkpoint states its quantization in hf_quant_config.json beside
+ * config.json ({"producer": ..., "quantization": {"quant_algo": ...,
+ * "quantized_layers": ...}}), which vLLM reads when config.json has no
+ * quantization_config (ModelConfig._parse_quant_hf_config; modelopt.py
+ * ModelOptFp8Config.from_config reads the "quantization" block). Its block is
+ * taken as config.json's quantization_config with quant_method "modelopt". */
+static kvp_status hf_quant_config(const char *config_file, json_t *root, const kvp_allocator *alc,
+                                  kvp_error *err) {
+    if (!json_is_object(root) || json_object_get(root, "quantization_config")) return KVP_OK;
+    char path[4096];
+    const char *slash = strrchr(config_file, '/');
+    int n = slash ? snprintf(path, sizeof path, "%.*s/hf_quant_config.json",
+                             (int)(slash - config_file), config_file)
+                  : snprintf(path, sizeof path, "hf_quant_config.json");
+    struct stat st;
+    if (n < 0 || (size_t)n >= sizeof path || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return KVP_OK;
+    json_t *hq = NULL;
+    kvp_status s = read_json_file(path, alc, &hq, err);
+    if (s) return s;
+    json_t *block = json_is_object(hq) ? json_object_get(hq, "quantization") : NULL;
+    if (!json_is_object(block)) {
+        json_decref(hq);
+        return kvp__fail(err, KVP_CONFIG, path, "/quantization",
+                         "expected the ModelOpt quantization block (an object)");
+    }
+    json_t *q = json_object();
+    if (!q || json_object_set_new(q, "quant_method", json_string("modelopt")) ||
+        json_object_update(q, block) || json_object_set_new(root, "quantization_config", q)) {
+        json_decref(hq);
+        return kvp__fail(err, KVP_NOMEM, path, NULL, "out of memory");
+    }
+    json_decref(hq);
+    return KVP_OK;
+}
+
 kvp_status kvp_model_from_hf_file(const char *path, const kvp_allocator *alc, kvp_model **out,
                                   kvp_error *err) {
     *out = NULL;
@@ -320,11 +368,11 @@ kvp_status kvp_model_from_hf_file(const char *path, const kvp_allocator *alc, kv
     } else {
         kvp__strlcpy(file, path, sizeof file);
     }
-    char *buf;
-    size_t len;
-    kvp_status s = kvp__read_file(file, KVP_MAX_CONFIG_BYTES, alc, &buf, &len, err);
+    json_t *root = NULL;
+    kvp_status s = read_json_file(file, alc, &root, err);
     if (s) return s;
-    s = kvp_model_from_hf_json(buf, len, file, alc, out, err);
-    kvp__free(alc, buf);
+    s = hf_quant_config(file, root, alc, err);
+    if (!s) s = kvp__model_from_hf_root(root, file, alc, out, err);
+    json_decref(root);
     return s;
 }

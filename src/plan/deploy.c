@@ -200,12 +200,12 @@ static mem_knobs knobs_for(const kvp_deployment *d, const kvp_deploy_settings *t
         k.cuda_graph_max_batch = d->memory.cuda_graph_max_bs;
         k.cuda_graph_apart = true;
         /* MoE layers span TP x DP, split by TP or held whole by EP
-         * (FusedMoEParallelConfig); mxfp4 experts padded (Mxfp4MoEMethod). */
+         * (FusedMoEParallelConfig); mxfp4 experts padded by the kernel the GPU's
+         * compute capability picks (Mxfp4MoEMethod: kvp__mxfp4_vllm_padding). */
         uint32_t tp = s->tp ? s->tp : 1, dp = s->dp ? s->dp : 1;
         k.expert_ranks = tp * dp;
         bool ep = d->memory.enable_expert_parallel || d->startup.enable_expert_parallel;
         k.ep = ep ? tp * dp : 1;
-        k.expert_inter_align = 64;
         break;
     }
     default:

@@ -108,6 +108,21 @@ static const char *era_name(vllm_era e) {
     }
 }
 
+/* The 2026 sizing rules (ADMISSION.md "vLLM (V1)", ENGINES.md 1.3), each from the
+ * release that first carried it, so planned for "latest" (no version) and for a
+ * release at or after it. The null block is PR #47272 (merged 2026-07-01); the
+ * others have no release of their own in the references. [uncertain] 0.25 is taken
+ * as the first release of all four: the first one after 2026-07-01 by the release
+ * cadence (0.19 in April, 0.21 with graph profiling, 0.24 by mid-2026). */
+#define VLLM_NULL_BLOCK_RELEASE 2500u   /* one block kept back in capacity checks, auto-fit */
+#define VLLM_STAGE_CHECK_RELEASE 2500u  /* each PP worker checks only its own layers */
+#define VLLM_PAGE_PADDING_RELEASE 2500u /* unequal pages padded instead of NotImplementedError */
+#define VLLM_GDN_SPEC_CONV_RELEASE 2500u /* GDN conv state + num_speculative_tokens columns */
+
+static bool vllm_rule(bool have_version, uint32_t version, vllm_era era, uint32_t first) {
+    return have_version ? version >= first : era == ERA_V1_NEW;
+}
+
 /* KV dtype spellings of --kv-cache-dtype. */
 typedef struct vdtype {
     kvp_dtype dtype;
@@ -234,9 +249,11 @@ static void state_dtypes(const kvp_model *model, const kvp_layer_cache *c,
 /* Mamba / GDN state of one layer on one rank, in the dtypes above. A KDA
  * layer's conv state keeps kernel - 1 + num_speculative_tokens positions
  * (FAMILIES.md "Kimi linear attention": vLLM widens the conv state by the
- * speculative tokens; MambaStateShapeCalculator.kda_state_shape(num_spec)). */
+ * speculative tokens; MambaStateShapeCalculator.kda_state_shape(num_spec)), and from
+ * the 2026 rules a GDN layer's too (gdn_spec_conv). */
 static kvp_status mamba_state(const kvp_model *model, const kvp_layer_cache *c,
-                              const kvp_policy_settings *s, uint64_t *out, kvp_error *err) {
+                              const kvp_policy_settings *s, bool gdn_spec_conv, uint64_t *out,
+                              kvp_error *err) {
     const kvp_recurrent_geometry *r = &c->recurrent;
     uint32_t tp = s->tp, num_spec = s->num_speculative_tokens;
     kvp_dtype cd, sd;
@@ -250,7 +267,12 @@ static kvp_status mamba_state(const kvp_model *model, const kvp_layer_cache *c,
     if (groups) groups = groups % tp == 0 ? groups / tp : 1; /* replicated groups */
     uint64_t inner, grp, width, conv_e, ssm_e, cb, sb;
     uint64_t positions = r->conv_kernel ? r->conv_kernel - 1u : 0u;
-    if (is_kda_model(model)) positions += num_spec;
+    /* GDN (Qwen3-Next, Qwen3.5/3.6) under the 2026 rules likewise: one conv column per
+     * speculative token (MambaStateShapeCalculator.gated_delta_net_state_shape(...,
+     * num_spec): conv (conv_dim / tp, conv_kernel - 1 + num_spec); ENGINES.md 1.3). */
+    bool gdn = kvp_model_get_facts(model)->weights.gated_delta_net && r->conv_kernel > 0 &&
+               !c->replicated;
+    if (is_kda_model(model) || (gdn && gdn_spec_conv)) positions += num_spec;
     if (!kvp__mul_u64(heads, r->head_dim, &inner) ||
         !kvp__mul_many_u64(&grp, 3, (uint64_t)2, groups, (uint64_t)r->group_dim) ||
         !kvp__add_u64(inner, grp, &width) ||
@@ -473,7 +495,9 @@ kvp_status kvp__policy_vllm(const kvp_model *model, const kvp_policy_settings *s
         if (key.type == VT_SLIDING || key.type == VT_CHUNKED || key.type == VT_CROSS)
             key.window = c->window_tokens;
         if (key.type == VT_MAMBA) {
-            st = mamba_state(model, c, s, &key.unit, err);
+            st = mamba_state(model, c, s,
+                             vllm_rule(have_version, version, era, VLLM_GDN_SPEC_CONV_RELEASE),
+                             &key.unit, err);
             key.spec_blocks = s->num_speculative_tokens;
         }
         else
@@ -638,6 +662,16 @@ kvp_status kvp__policy_vllm(const kvp_model *model, const kvp_policy_settings *s
         }
         for (uint32_t k = 0; k < P.nspec; k++) {
             vspec *v = &P.specs[k];
+            if (maxp % v->page != 0 &&
+                vllm_rule(have_version, version, era, VLLM_PAGE_PADDING_RELEASE)) {
+                /* 2026 (ADMISSION.md): the smaller page is padded to the larger
+                 * (page_size_padded) instead of failing; its block size stays. */
+                kvp__policy_note(out, "page of %llu bytes padded to %llu to unify the KV cache "
+                                      "groups' page sizes (2026 rule)",
+                                 (unsigned long long)v->page, (unsigned long long)maxp);
+                v->page = maxp;
+                continue;
+            }
             if (maxp % v->page != 0) {
                 vplan_free(&P);
                 return kvp__fail(err, KVP_UNSUPPORTED, kvp_model_name(model), NULL,
@@ -671,9 +705,12 @@ kvp_status kvp__policy_vllm(const kvp_model *model, const kvp_policy_settings *s
     }
     (void)nattn_types;
 
-    /* Blocks per worker, then the minimum over workers (§1.2, §1.6). */
-    uint64_t block_bytes = 0; /* one block id on the binding worker (§1.6) */
+    /* Blocks per worker, then the minimum over workers (§1.2, §1.6). block_bytes: one
+     * block id on the binding worker; stage_unit: the largest bytes one block id costs
+     * on one worker. */
+    uint64_t block_bytes = 0;
     uint32_t bind_b = 0, bind_e = total_layers;
+    uint64_t stage_unit = 0;
     if (P.nspec > 0) {
         B = UINT64_MAX;
         for (uint32_t stage = 0; stage < s->pp; stage++) {
@@ -695,6 +732,7 @@ kvp_status kvp__policy_vllm(const kvp_model *model, const kvp_policy_settings *s
                 denom = mul_sat(P.page, gs);
             }
             if (denom == 0) continue;
+            if (denom > stage_unit) stage_unit = denom;
             uint64_t bs_stage = avail / denom;
             if (bs_stage < B || block_bytes == 0) {
                 if (bs_stage < B) B = bs_stage;
@@ -706,17 +744,27 @@ kvp_status kvp__policy_vllm(const kvp_model *model, const kvp_policy_settings *s
         if (B == UINT64_MAX) B = 0;
     }
 
-    /* Admission check and the estimated maximum length (§1.8). */
+    /* Admission check and the estimated maximum length (§1.8). Under the 2026 rules
+     * (ADMISSION.md "vLLM (V1)") each pipeline worker checks only its own layers
+     * (the worker costing the most per block decides), and one block is kept back as
+     * the null block (PR #47272) in the check and in auto-fit. Before them the check
+     * charged every layer ([inferred] 0.15.2, ENGINES.md 1.4) and the whole budget. */
     {
         uint64_t unit = P.uniform_type ? page_sum : mul_sat(P.page, P.group_size);
+        if (s->pp > 1 && stage_unit &&
+            vllm_rule(have_version, version, era, VLLM_STAGE_CHECK_RELEASE))
+            unit = stage_unit;
+        uint64_t room = avail;
+        if (P.nspec > 0 && vllm_rule(have_version, version, era, VLLM_NULL_BLOCK_RELEASE))
+            room = avail > unit ? avail - unit : 0;
         uint64_t needed = 0, req0 = req_blocks(&P, len, mnbt, mamba_mode);
-        if (req0 && kvp__mul_u64(unit, req0, &needed) && needed > avail) {
+        if (req0 && kvp__mul_u64(unit, req0, &needed) && needed > room) {
             out->needed_bytes = needed;
             uint64_t lo = 0, hi = len;
             while (lo < hi) {
                 uint64_t mid = lo + (hi - lo + 1) / 2, r = req_blocks(&P, mid, mnbt, mamba_mode);
                 uint64_t nb = 0;
-                if (kvp__mul_u64(unit, r, &nb) && nb <= avail) lo = mid;
+                if (kvp__mul_u64(unit, r, &nb) && nb <= room) lo = mid;
                 else hi = mid - 1;
             }
             len = kvp__policy_vllm_too_long(s, len, needed, avail, lo, out);

@@ -1,5 +1,7 @@
 /* fuzz_weights.c — libFuzzer harness for the weights estimate: the first byte
- * chooses tp (1, 2, 4, 8), pp (1..4) and CUDA graphs, the rest is a config.json.
+ * chooses tp (1, 2, 4, 8), pp (1..4), CUDA graphs, the profile's tokens, and
+ * vLLM's loader (mxfp4 padding, GPTQ-Marlin, deepstack buffers) on an A100 or a
+ * B200 against TensorRT-LLM's; the rest is a config.json.
  * A config that reads is estimated term by term (kvp_memory_estimate_detail);
  * an estimate that succeeds must add up: a rank never holds more than the whole
  * model, the replicated part never more than the rank, and the parts' parameter
@@ -28,6 +30,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     s.cuda_graphs = (knobs >> 4) & 1;
     s.max_num_tokens = (knobs >> 5) & 1 ? 512 : 8192;
     s.total_bytes = UINT64_C(80) << 30;
+    s.engine = (knobs >> 6) & 1 ? KVP_ESTIMATE_VLLM : KVP_ESTIMATE_TRTLLM;
+    s.compute_capability = (knobs >> 7) & 1 ? 100 : 80;
     kvp_memory_facts f;
     kvp_estimate_detail d;
     memset(&d, 0, sizeof d);

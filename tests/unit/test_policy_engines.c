@@ -12,40 +12,7 @@
 #include "kvplan/deploy.h"
 #include "kvplan/policy.h"
 #include "model/model_internal.h"
-
-static void add(kvp_model *m, uint32_t layer, kvp_cache_kind kind, uint32_t heads, uint32_t k,
-                uint32_t v) {
-    kvp_layer_cache c;
-    memset(&c, 0, sizeof c);
-    c.layer = layer;
-    c.kind = kind;
-    c.kv_heads = heads;
-    c.k_head_dim = k;
-    c.v_head_dim = v;
-    c.replicated = kind == KVP_CACHE_MLA;
-    assert_int_equal(kvp__model_add_cache(m, &c, NULL), KVP_OK);
-}
-
-/* Llama-3.1-8B geometry: 32 layers of 8 KV heads x 128, bf16, 131072 context. */
-static kvp_model *llama8b(void) {
-    kvp_model *m = kvp__model_new(NULL, "llama8b");
-    kvp_model_info *i = kvp__model_info(m);
-    i->num_layers = 32;
-    i->max_position_embeddings = 131072;
-    i->head_dim = 128;
-    i->dtype = KVP_DTYPE_BF16;
-    strcpy(i->model_type, "llama");
-    for (uint32_t l = 0; l < 32; l++) add(m, l, KVP_CACHE_FULL, 8, 128, 128);
-    return m;
-}
-
-static kvp_policy_settings vllm(const char *version, uint64_t budget) {
-    kvp_policy_settings s = kvp_policy_settings_default();
-    s.engine = KVP_ENGINE_VLLM;
-    strcpy(s.engine_version, version);
-    s.kv_budget_bytes = budget;
-    return s;
-}
+#include "policy_fixtures.h"
 
 /* §1.9 B (dev vllm-17): 33 layers x 64 KiB per block = 2,162,688 B; 25,633 blocks
  * need 25633 * 2162688 = 55,436,181,504 B; tokens 25633 * 16 = 410,128; concurrency
@@ -84,11 +51,12 @@ static void test_vllm_dense_with_draft(void **state) {
 
 /* §1.8: 8 GiB hold 8 GiB / (32 * 64 KiB) = 4096 blocks = 65,536 tokens; one 131,072-token
  * request needs 16 GiB, so the estimated maximum length is 65,536; --max-model-len -1
- * shrinks to it (concurrency 4096 / 4096 = 1). */
+ * shrinks to it (concurrency 4096 / 4096 = 1). That is 0.24 (v1-new, before the null
+ * block); the latest release keeps one block back (65,520: test_vllm_2026_rules.c). */
 static void test_vllm_auto_fit(void **state) {
     (void)state;
     kvp_model *m = llama8b();
-    kvp_policy_settings s = vllm("v1-new", 8ull << 30);
+    kvp_policy_settings s = vllm("0.24.0", 8ull << 30);
     kvp_policy_result r;
     kvp_error err;
     assert_int_equal(kvp_policy_plan(m, &s, &r, &err), KVP_OK);
