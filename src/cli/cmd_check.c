@@ -118,17 +118,23 @@ static int check_main(int argc, char **argv) {
         mem = o->deployment.memory;
         if (mem.has_weights) s->weights_bytes = mem.weights_bytes;
     }
-    kvp_options_free(o);
     if (rc0 >= 0) {
+        kvp_options_free(o);
         free(ss);
         return rc0;
     }
+    /* TensorRT-LLM's creator settings as the table wrote them; the table (and the
+     * strings they point into) lives until the plan is done. */
+    kvp_deploy_settings trtllm = o->deployment.trtllm;
+    kvp_deploy_point point = o->deployment.point; /* --max-seq-len, --kv-dtype as typed */
     if (!named) s->engine = KVP_ENGINE_COUNT; /* must be named */
     if (!model_arg) {
+        kvp_options_free(o);
         free(ss);
         return kvp_cli_fail("check: missing MODEL (usage: kvplan check MODEL --gpu G --policy P)");
     }
     if (s->engine == KVP_ENGINE_COUNT) {
+        kvp_options_free(o);
         free(ss);
         return kvp_cli_fail("check: name the engine: --policy vllm|sglang|trtllm|llamacpp, or "
                             "--from \"ENGINE COMMAND\"");
@@ -137,6 +143,7 @@ static int check_main(int argc, char **argv) {
     kvp_error_clear(&err);
     if (gpu) {
         if (kvp_gpu_lookup_in(kvp_cli_gpu_catalog(), gpu, &ss->gpu, &err) != KVP_OK) {
+            kvp_options_free(o);
             free(ss);
             return kvp_cli_report_error(&err, json);
         }
@@ -145,6 +152,7 @@ static int check_main(int argc, char **argv) {
     s->total_memory_bytes = gpu_mem ? gpu_mem : ss->gpu.total_bytes;
     kvp_model *model = NULL;
     if (kvp_model_open(model_arg, NULL, &model, &err) != KVP_OK) {
+        kvp_options_free(o);
         free(ss);
         return kvp_cli_report_error(&err, json);
     }
@@ -163,17 +171,7 @@ static int check_main(int argc, char **argv) {
     kvp_startup_plan_input in;
     memset(&in, 0, sizeof in);
     bool have_plan = s->total_memory_bytes > 0 || s->kv_budget_bytes > 0;
-    if (have_plan && s->engine == KVP_ENGINE_TRTLLM && !s->kv_budget_bytes) {
-        /* TensorRT-LLM's memory is the creator's (kvplan plan --policy trtllm); the
-         * policy report here needs the KV figure itself. */
-        in.status = KVP_UNSUPPORTED;
-        in.message = "TensorRT-LLM's KV memory is planned by 'kvplan plan --policy trtllm'; "
-                     "pass --kv-budget BYTES (its KV cache size) to check T-MEM-1/T-MEM-2";
-        if (kvp_startup_check(model, ss, &in, rep, &err) != KVP_OK) {
-            rc = kvp_cli_report_error(&err, json);
-            goto done;
-        }
-    } else if (have_plan) {
+    if (have_plan) {
         /* The deployment pipeline (deploy.h) runs the rules, as for `kvplan plan`:
          * the ones that need no memory first (what the engine adjusts is planned
          * with), then the memory rules on its plan. */
@@ -181,10 +179,14 @@ static int check_main(int argc, char **argv) {
         kvp_error_clear(&perr);
         kvp_deployment d = kvp_deployment_default();
         d.model = model;
+        d.point = point;
         d.point.engine = s->engine;
         d.point.tp = s->tp;
         d.point.pp = s->pp;
         d.policy = *s;
+        /* TensorRT-LLM is planned by its creator, as `kvplan plan` does: every
+         * engine's memory rules read the same plan. */
+        d.trtllm = trtllm;
         /* The memory terms as the option table wrote them (--peak, --activation-peak,
          * --non-torch, --cuda-graph included: a hand copy from the policy settings
          * dropped them), the device's total from --gpu-mem or the GPU. */
@@ -216,6 +218,7 @@ done:
     free(rep);
     kvp_deploy_result_free(res);
     kvp_model_free(model);
+    kvp_options_free(o);
     free(ss);
     return rc;
 }
