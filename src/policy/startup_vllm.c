@@ -404,6 +404,10 @@ static void mem_3(kvp__startup_ctx *c, kvp_check_row *r) {
         if (c->plan) kvp__check_set(r, KVP_CHECK_UNKNOWN, "", "no memory plan (see V-MEM-2)");
         return;
     }
+    if (!strcmp(p->era, "v0")) {
+        kvp__check_set(r, KVP_CHECK_PASS, "", "V0 engine: its own check is V-MEM-4");
+        return;
+    }
     uint64_t len = p->max_model_len ? p->max_model_len : c->rep->max_model_len;
     if (p->needed_bytes > p->budget_bytes && !c->s->policy.auto_fit_max_model_len) {
         char fix[200];
