@@ -261,8 +261,8 @@ typedef struct kvp_deploy_result {
                                         profile's activation peak, freed after profiling */
     bool headroom_refused;           /* sure > startup: an out-of-memory at start-up that
                                         follows from exact or bounded terms (a refusal:
-                                        the memory rule V-MEM-6 / S-MEM-3 / T-MEM-4 /
-                                        L-MEM-3) */
+                                        the memory rule V-MEM-6 / S-MEM-3 / T-MEM-4)
+                                        */
     char headroom_terms[160];        /* the names of the terms allocated after sizing */
 
     /* Budget and capacity. */

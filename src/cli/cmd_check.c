@@ -127,6 +127,7 @@ static int check_main(int argc, char **argv) {
      * strings they point into) lives until the plan is done. */
     kvp_deploy_settings trtllm = o->deployment.trtllm;
     kvp_deploy_point point = o->deployment.point; /* --max-seq-len, --kv-dtype as typed */
+    kvp_kv_config kv = o->deployment.kv; /* --free-gpu-memory-fraction and the KV manager */
     if (!named) s->engine = KVP_ENGINE_COUNT; /* must be named */
     if (!model_arg) {
         kvp_options_free(o);
@@ -187,6 +188,7 @@ static int check_main(int argc, char **argv) {
         /* TensorRT-LLM is planned by its creator, as `kvplan plan` does: every
          * engine's memory rules read the same plan. */
         d.trtllm = trtllm;
+        d.kv = kv;
         /* The memory terms as the option table wrote them (--peak, --activation-peak,
          * --non-torch, --cuda-graph included: a hand copy from the policy settings
          * dropped them), the device's total from --gpu-mem or the GPU. */

@@ -359,7 +359,10 @@ static void headroom_check(kvp_deploy_result *out, const kvp_memory_facts *m, ui
             !kvp__add_u64(sure, t->bytes, &sure))
             sure = UINT64_MAX;
         if (n + 1 < sizeof names) {
-            int w = snprintf(names + n, sizeof names - n, "%s%s", n ? ", " : "", t->name);
+            int w = snprintf(names + n, sizeof names - n, "%s%s%s", n ? ", " : "", t->name,
+                             t->under_load                          ? " (under load)"
+                             : t->mark == KVP_MEM_MARK_ESTIMATED ? " (estimated)"
+                                                                 : "");
             if (w > 0) n += (size_t)w;
         }
     }
