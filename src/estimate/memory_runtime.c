@@ -566,6 +566,13 @@ static void vllm_terms(tctx *c, const rin *r) {
         snprintf(src, sizeof src, "%s: R %llu x V x (2 + 4 + %llu) B + hidden [T, h] (7.1)",
                  sampler_name(L.sampler, R), (unsigned long long)R, (unsigned long long)extra);
     phase(c, "dummy_sampler", samp, samp_sure ? KVP_MEM_MARK_EXACT : KVP_MEM_MARK_BOUNDED, src);
+    /* Multimodal: the encoder runs first on its largest dummy items and their
+     * outputs (items x tokens per item x width x 2) stay alive through the LM
+     * pass (7.4). The tokens per item are the processor's, not config.json's:
+     * said, not guessed. */
+    if (a->vision_params && !L.v0)
+        phase(c, "mm_encoder_outputs", 0, KVP_MEM_MARK_ESTIMATED,
+              "not counted: tokens per item are the processor's, not in config.json (7.4)");
     bool shared = has_shared_stream(a, r->b, r->e) && r->T > 256;
     snprintf(src, sizeof src, "PyTorch CublasHandlePool: %s x %d stream%s (0.3)%s",
              cc == 90 ? "32 MiB" : "8.125 MiB", shared ? 2 : 1,
