@@ -9,6 +9,7 @@ if [ ! -x build/kvplan ] || [ -n "$(find src include data CMakeLists.txt -newer 
   cmake --build build -j"$(nproc 2>/dev/null || echo 2)" --target kvplan_cli >/dev/null
 fi
 if [ $# -eq 0 ]; then
-  set -- plan llama-3.1-70b --gpu h100 --gpus 2 --tp 2 --kv-dtype fp8 --max-seq-len 32768
+  set -- plan llama-3.1-70b --gpu h100 --gpus 2 --tp 2 --kv-dtype fp8 --max-seq-len 32768 \
+    --max-batch-size 512
 fi
 exec ./build/kvplan "$@"

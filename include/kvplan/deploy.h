@@ -254,6 +254,16 @@ typedef struct kvp_deploy_result {
                                         charged HEADROOM or UNCHARGED) */
     bool headroom_short;             /* need > headroom: the engine would fail after sizing
                                         (a warning says which terms) */
+    uint64_t headroom_sure_bytes;    /* of the need: the exact and bounded terms allocated
+                                        at start-up (not the estimated ones, not those only
+                                        allocated under load) */
+    uint64_t headroom_startup_bytes; /* what start-up has for them: the headroom plus the
+                                        profile's activation peak, freed after profiling */
+    bool headroom_refused;           /* sure > startup: an out-of-memory at start-up that
+                                        follows from exact or bounded terms (a refusal:
+                                        the memory rule V-MEM-6 / S-MEM-3 / T-MEM-4)
+                                        */
+    char headroom_terms[160];        /* the names of the terms allocated after sizing */
 
     /* Budget and capacity. */
     uint64_t reserve_bytes;          /* MLA workspace + multimodal reserve (trtllm) */

@@ -108,6 +108,16 @@ typedef struct kvp_estimate_settings {
     uint32_t cuda_graph_size_count; /* 0 = the engine's default list up to cuda_graph_max_batch */
     const kvp_allocator *alc; /* the estimate's scratch memory (freed before it returns);
                                  borrowed; NULL = the model's allocator (kvp_model_allocator) */
+    /* The engine's release line (docs/memory.md, one section per line). */
+    uint32_t engine_version;  /* the release as the policy reads --engine-version (X.Y.Z ->
+                                 X*10000 + Y*100 + Z: 0.21.0 = 2100); 0 = latest */
+    bool engine_v0;           /* vLLM's V0 engine (VLLM_USE_V1=0, or a release before 0.8) */
+    uint32_t sm_count;        /* streaming multiprocessors (vLLM's Triton sampler buffer);
+                                 0 = unknown: that buffer is not counted */
+    int flash_attn;           /* llama.cpp: 1 on (no KQ scores in the compute buffer), 0 off,
+                                 -1 auto (on where the backend supports it) */
+    uint64_t n_ctx;           /* llama.cpp: KV cells the worst-case graph attends (n_kv);
+                                 0 = the ubatch */
 } kvp_estimate_settings;
 
 /* What the estimate found, term by term, for reports and --explain.

@@ -39,6 +39,9 @@ typedef enum kvp_mem_charge {
     KVP_MEM_CHARGE_HEADROOM,   /* allocated after sizing: must fit in what the fraction leaves */
     KVP_MEM_CHARGE_UNCHARGED,  /* exists before the engine's snapshot (vLLM's context, NCCL
                                   init): never subtracted, it occupies the headroom */
+    KVP_MEM_CHARGE_PHASE,      /* one phase of a peak term listed before it (vLLM's profile:
+                                  the forward, the dummy sampler, ...): the peak is the
+                                  largest phase, so a phase is shown, never summed */
 } kvp_mem_charge;
 
 #define KVP_MEM_TERMS_MAX 24
@@ -55,6 +58,9 @@ typedef struct kvp_memory_term {
     uint32_t part;
     uint8_t mark;                         /* kvp_mem_mark */
     uint8_t charge;                       /* kvp_mem_charge */
+    bool under_load;                      /* allocated only when requests run (decode-time
+                                             sampling), not at start-up: a shortfall is a
+                                             warning, never a refusal */
     char source[KVP_MEM_TERM_SOURCE_MAX]; /* where the formula comes from */
 } kvp_memory_term;
 
@@ -72,6 +78,8 @@ typedef struct kvp_memory_facts {
     uint32_t term_count;
     kvp_memory_term terms[KVP_MEM_TERMS_MAX];
     uint64_t headroom_need_bytes; /* sum of the HEADROOM terms: what must fit after sizing */
+    char release_line[96];        /* the engine release line the terms follow ("vLLM >= 0.21
+                                     (latest: no --engine-version)"); "" = one line only */
 } kvp_memory_facts;
 
 #ifdef __cplusplus

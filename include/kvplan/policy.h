@@ -232,6 +232,8 @@ typedef struct kvp_policy_result {
     uint64_t cell_bytes;          /* SGLang cell_size (full layers) */
     uint64_t swa_tokens;          /* SGLang SWA pool tokens / llama.cpp SWA cells */
     uint64_t mamba_cache_size;    /* SGLang max_mamba_cache_size */
+    double mem_fraction_static;   /* SGLang: the fraction the pool was sized with (given or
+                                     kvp_sglang_default_mfs) */
     uint64_t n_ctx, n_ctx_seq;    /* llama.cpp */
     uint32_t n_seq_max, n_stream; /* llama.cpp */
     uint32_t main_layers, swa_layers, recurrent_layers, total_layers; /* llama.cpp line layers */
@@ -265,11 +267,50 @@ KVP_API KVP_NODISCARD kvp_status kvp_policy_plan(const kvp_model *model, const k
 KVP_API KVP_NODISCARD kvp_status kvp_llamacpp_row_bytes(const char *type_name, uint64_t n,
                                                 uint64_t *out_bytes, kvp_error *err);
 
+/* The vLLM release an engine version names, as the start-up memory terms follow
+ * it (docs/memory.md, one section per line): *version in the policy's encoding
+ * (X.Y.Z -> X*10000 + Y*100 + Z; 0 = latest: no version, or "v1-new"; the era
+ * tags without a number: "v1-jan25" 0.8.0, "v1-mid" 0.20.0, their last
+ * release), *v0 for the V0 engine ("v0", "VLLM_USE_V1=0", a release before
+ * 0.8). NULL or "" is the latest. */
+KVP_API void kvp_vllm_release(const char *engine_version, uint32_t *version, bool *v0);
+
+/* vLLM's batch defaults (vllm/engine/arg_utils.py EngineArgs.get_batch_defaults,
+ * MEMORY.md 1.8 and 7.6) for a GPU of `gpu_bytes` named `gpu_name` (NULL: by
+ * size alone) at `version` (kvp_vllm_release; 0 = latest), for the OpenAI
+ * server (`llm_class` false: `vllm serve`) or the LLM class: 0.9+ on >= 70 GiB
+ * not A100 16384 / 8192 tokens and 1,024 sequences, else 8192 / 2048 and 256;
+ * 0.7-0.8 8192 / 2048 and 256; max_num_seqs = min(seqs, tokens). V0
+ * (SchedulerConfig, 7.3): 256 sequences; tokens max(max_model_len, 2048)
+ * without chunked prefill, 2048 with it (on by default only past 32,768). */
+KVP_API void kvp_vllm_batch_defaults(uint64_t gpu_bytes, const char *gpu_name, uint32_t version,
+                                     bool v0, bool llm_class, uint64_t max_model_len,
+                                     int chunked_prefill, uint64_t *max_num_batched_tokens,
+                                     uint32_t *max_num_seqs);
+
 /* SGLang's GPU-memory tier (server_args.py _handle_gpu_memory_settings,
  * ENGINES.md 2.2): the default chunked_prefill_size and cuda_graph_max_bs for
  * a device of `gpu_bytes` at `tp`. */
 KVP_API void kvp_sglang_memory_tier(uint64_t gpu_bytes, uint32_t tp, uint32_t *chunked_prefill_size,
                                     uint32_t *cuda_graph_max_bs);
+
+/* SGLang's release as the memory defaults follow it (docs/memory.md): the
+ * policy's encoding of the version in `engine_version`, 0 = latest. */
+KVP_API uint32_t kvp_sglang_release(const char *engine_version);
+
+/* kvp_sglang_memory_tier at a release (0 = latest): before 0.5.4 one threshold
+ * at 25,000 MB (2048 / 8 below, 8192 / 160 above; MEMORY.md 7.8). */
+KVP_API void kvp_sglang_memory_tier_at(uint64_t gpu_bytes, uint32_t tp, uint32_t version,
+                                       uint32_t *chunked_prefill_size,
+                                       uint32_t *cuda_graph_max_bs);
+
+/* SGLang's automatic mem_fraction_static (server_args.py, MEMORY.md 7.8) for a
+ * GPU of `gpu_bytes` under `s` (tp, pp, dp attention, draft layers, the
+ * chunked_prefill_size given as max_num_batched_tokens, engine_version): 0.5.4
+ * on round((gpu - reserve) / gpu, 3) with reserve = 512 + 1.5 max(chunk, 2048)
+ * + 2 cuda_graph_max_bs + 1024 tp pp / 8 MB (>= 10,240 MB above 60 GiB, + 2,048
+ * with a draft); earlier releases a fixed value by TP size. */
+KVP_API double kvp_sglang_default_mfs(uint64_t gpu_bytes, const kvp_policy_settings *s);
 
 #ifdef __cplusplus
 }

@@ -152,6 +152,14 @@ typedef struct kvp_startup_plan_input {
     const char *message;              /* its error message otherwise */
     uint64_t weights_bytes;           /* per rank, as planned */
     bool weights_estimated;
+    /* The terms allocated after the KV cache against what sizing leaves
+     * (kvp_deploy_result's headroom figures; docs/memory.md "One headroom
+     * verdict"). headroom_compared false: not compared (no terms, a KV budget). */
+    bool headroom_compared;
+    bool headroom_short;              /* need > headroom: a warning with the bound */
+    bool headroom_refused;            /* sure > startup: out of memory at start-up */
+    uint64_t headroom_bytes, headroom_need_bytes, headroom_sure_bytes, headroom_startup_bytes;
+    const char *headroom_terms;       /* the terms' names; NULL = none */
 } kvp_startup_plan_input;
 
 /* The length the engine derives when the user gives none (vLLM

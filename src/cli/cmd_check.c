@@ -120,17 +120,24 @@ static int check_main(int argc, char **argv) {
         if (mem.has_weights) s->weights_bytes = mem.weights_bytes;
         given = o->deployment; /* the length, KV dtype and TensorRT-LLM settings asked */
     }
-    kvp_options_free(o);
     if (rc0 >= 0) {
+        kvp_options_free(o);
         free(ss);
         return rc0;
     }
+    /* TensorRT-LLM's creator settings as the table wrote them; the table (and the
+     * strings they point into) lives until the plan is done. */
+    kvp_deploy_settings trtllm = o->deployment.trtllm;
+    kvp_deploy_point point = o->deployment.point; /* --max-seq-len, --kv-dtype as typed */
+    kvp_kv_config kv = o->deployment.kv; /* --free-gpu-memory-fraction and the KV manager */
     if (!named) s->engine = KVP_ENGINE_COUNT; /* must be named */
     if (!model_arg) {
+        kvp_options_free(o);
         free(ss);
         return kvp_cli_fail("check: missing MODEL (usage: kvplan check MODEL --gpu G --policy P)");
     }
     if (s->engine == KVP_ENGINE_COUNT) {
+        kvp_options_free(o);
         free(ss);
         return kvp_cli_fail("check: name the engine: --policy vllm|sglang|trtllm|llamacpp, or "
                             "--from \"ENGINE COMMAND\"");
@@ -139,6 +146,7 @@ static int check_main(int argc, char **argv) {
     kvp_error_clear(&err);
     if (gpu) {
         if (kvp_gpu_lookup_in(kvp_cli_gpu_catalog(), gpu, &ss->gpu, &err) != KVP_OK) {
+            kvp_options_free(o);
             free(ss);
             return kvp_cli_report_error(&err, json);
         }
@@ -147,6 +155,7 @@ static int check_main(int argc, char **argv) {
     s->total_memory_bytes = gpu_mem ? gpu_mem : ss->gpu.total_bytes;
     kvp_model *model = NULL;
     if (kvp_model_open(model_arg, NULL, &model, &err) != KVP_OK) {
+        kvp_options_free(o);
         free(ss);
         return kvp_cli_report_error(&err, json);
     }
@@ -179,10 +188,15 @@ static int check_main(int argc, char **argv) {
         d.kv.max_attention_window = NULL;
         d.kv.max_attention_window_count = 0;
         d.model = model;
+        d.point = point;
         d.point.engine = s->engine;
         d.point.tp = s->tp;
         d.point.pp = s->pp;
         d.policy = *s;
+        /* TensorRT-LLM is planned by its creator, as `kvplan plan` does: every
+         * engine's memory rules read the same plan. */
+        d.trtllm = trtllm;
+        d.kv = kv;
         /* The memory terms as the option table wrote them (--peak, --activation-peak,
          * --non-torch, --cuda-graph included: a hand copy from the policy settings
          * dropped them), the device's total from --gpu-mem or the GPU. */
@@ -216,6 +230,7 @@ done:
     free(rep);
     kvp_deploy_result_free(res);
     kvp_model_free(model);
+    kvp_options_free(o);
     free(ss);
     return rc;
 }

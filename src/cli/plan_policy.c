@@ -130,12 +130,16 @@ static kvp_status load_model(const char *arg, bool forced_geometry, kvp_model **
 static double mib(uint64_t b) { return (double)b / 1048576.0; }
 static double gib(uint64_t b) { return (double)b / 1073741824.0; }
 
-static void print_text(const kvp_model *model, const kvp_policy_result *r, const kvp_admission *adm,
-                       const cli_notes *cn) {
+static void print_text(const kvp_model *model, const kvp_deploy_result *res, const cli_notes *cn) {
+    const kvp_policy_result *r = &res->policy;
+    const kvp_admission *adm = &res->admission;
     const kvp_engine_report *e = &r->report;
     char buf[64];
     printf("model: %s\npolicy: %s (%s%s%s)\n", kvp_model_name(model), kvp_engine_name(r->engine),
            r->era, r->engine_version[0] ? ", " : "", r->engine_version);
+    /* Which release line the start-up terms were derived for (docs/memory.md). */
+    if (res->have_memory && res->memory.term_count && res->memory.release_line[0])
+        printf("start-up memory: %s\n", res->memory.release_line);
     switch (r->engine) {
     case KVP_ENGINE_VLLM:
         printf("Available KV cache memory: %.2f GiB\n", gib(e->available_kv_cache_bytes));
@@ -422,7 +426,7 @@ static int plan_policy_main(int argc, char **argv, cli_notes *notes) {
     if (json)
         prc = print_json(model, gpu ? gpu_name : NULL, total_source, res, notes);
     else
-        print_text(model, &res->policy, &res->admission, notes);
+        print_text(model, res, notes);
     if (g_show.explain && !json) kvp_cli_policy_explain(res, total_source, stdout);
     if (prc < 0 && (g_show.svg || g_show.html))
         prc = kvp_cli_policy_pictures(model, res, total_source, g_show.svg, g_show.html);

@@ -39,11 +39,6 @@
 /* Driver memory of one instantiated graph: vLLM's floor for the per-graph
  * estimate (§1.7, §0.5); the real figure grows with the kernel nodes. */
 #define GRAPH_FLOOR (1ull * MIB)
-/* vLLM sampler: bytes per (row x vocab) element beside the bf16 logits (2) and
- * the fp32 copy (4): FlashInfer / Triton top-k/top-p keep probs + noise or a
- * renormed copy, 8 (§1.4). The PyTorch sort path (~0.11.1 to ~0.17) is 18 + its
- * sort scratch (~20): give sampler_bytes_per_logit to model it. */
-#define VLLM_SAMPLER_PER_LOGIT (2u + 4u + 8u)
 /* TRT-LLM decode sampling for max_batch_size rows (§2.6): fp32 logits + fp32
  * softmax probabilities. */
 #define TRT_DECODE_SAMPLER_PER_LOGIT 8u
@@ -86,6 +81,7 @@ static void term(tctx *c, const char *name, uint64_t bytes, uint32_t part, kvp_m
     t->part = charge == KVP_MEM_CHARGE_PEAK ? part : 0;
     t->mark = (uint8_t)mark;
     t->charge = (uint8_t)charge;
+    t->under_load = false;
     kvp__strlcpy(t->source, source, sizeof t->source);
     if (charge == KVP_MEM_CHARGE_HEADROOM) {
         f->headroom_need_bytes = add(c, f->headroom_need_bytes, bytes);
@@ -97,6 +93,11 @@ static void term(tctx *c, const char *name, uint64_t bytes, uint32_t part, kvp_m
                                                     : &f->cuda_graph_bytes;
     *sum = add(c, *sum, bytes);
     f->estimated |= part;
+}
+
+/* The term just added is allocated only when requests run, not at start-up. */
+static void under_load(tctx *c) {
+    if (c->f->term_count) c->f->terms[c->f->term_count - 1].under_load = true;
 }
 
 /* ------------------------------------------------------------ shared terms */
@@ -154,6 +155,21 @@ static uint32_t graph_sizes(const kvp_estimate_settings *s, uint64_t max, uint32
         for (uint64_t b = 256; b <= max; b += 16) SIZE(b);
         break;
     case KVP_ESTIMATE_SGLANG:
+        if (s->engine_version && s->engine_version < 504) {
+            /* Mid-2025 cuda_graph_runner.get_batch_sizes_to_capture (7.8): [1, 2, 4, 8]
+             * + 16..160 step 8, + 168..256 step 8 above 96 GiB, + 272..512 step 16
+             * above 180 GB. */
+            SIZE(1);
+            SIZE(2);
+            SIZE(4);
+            SIZE(8);
+            for (uint32_t b = 16; b <= 160; b += 8) SIZE(b);
+            if (s->total_bytes > (96ull << 30))
+                for (uint32_t b = 168; b <= 256; b += 8) SIZE(b);
+            if (s->total_bytes > 180000000000ull)
+                for (uint32_t b = 272; b <= 512; b += 16) SIZE(b);
+            break;
+        }
         /* server_args.py _generate_cuda_graph_batch_sizes (§3.3). */
         SIZE(1);
         SIZE(2);
@@ -325,79 +341,324 @@ static void trtllm_terms(tctx *c, const rin *r) {
              (unsigned long long)r->batch);
     term(c, "decode_sampler", mul3(c, r->batch, a->vocab, TRT_DECODE_SAMPLER_PER_LOGIT), 0,
          KVP_MEM_MARK_BOUNDED, KVP_MEM_CHARGE_HEADROOM, src);
+    under_load(c); /* decode-time sampling of a full batch (2.6) */
 }
 
-/* Shared by vLLM and SGLang: the graph capture sizes for the engine's list. */
+/* ------------------------------------------------------------ vLLM release lines */
+
+/* Which top-k/top-p kernel the dummy sampler runs (MEMORY.md 1.4, 7.1). */
+typedef enum vsamp { VS_FLASHINFER = 0, VS_SORT, VS_TRITON } vsamp;
+/* What vLLM's non-torch figure holds (MEMORY.md 7.2): everything on the device
+ * (V0 <= 0.7.1, V1 0.8), the growth over a snapshot taken before the
+ * distributed init (V0 0.7.2-0.10, V1 0.9-0.10), or the growth after it. */
+typedef enum vnt { NT_ALL = 0, NT_BEFORE_DIST, NT_AFTER } vnt;
+
+/* Release boundaries, kvp__policy_version's encoding (X*10000 + Y*100 + Z). */
+#define V_V1_DEFAULT 800u     /* V1 the default engine (0.8.0) */
+#define V_V0_SNAPSHOT 702u    /* V0 determine_num_available_blocks with a baseline (0.7.2) */
+#define V_V1_SNAPSHOT 900u    /* V1 MemorySnapshot before the distributed init (~0.9) */
+#define V_AFTER_DIST 1100u    /* "Initialize the distributed environment BEFORE taking memory
+                                 snapshot" [uncertain: ~0.11] */
+#define V_NEW_GRAPHS 1100u    /* _set_cudagraph_sizes list, FULL_AND_PIECEWISE (~0.11) */
+#define V_SORT_FROM 1101u     /* PR #26859: FlashInfer sampler off by default (0.11.1) */
+#define V_SYMM_MEM 1000u      /* VLLM_ALLREDUCE_USE_SYMM_MEM=1 in every 2025-26 envs.py
+                                 [uncertain: first release] */
+#define V_2026 1400u          /* the 2026 releases: custom all-reduce buffers deferred to
+                                 finalize_p2p [uncertain: 0.14.0, January 2026] */
+#define V_TRITON_FROM 1800u   /* PR #33538: Triton top-k/top-p (page in the v0.18.0 docs) */
+#define V_FI_FUSION 1800u     /* FlashInfer AR+RMSNorm fusion on at -O2 (v0.18.2 fusion doc;
+                                 False in v0.12.0 / v0.14.1 OPTIMIZATION_LEVEL_02) */
+#define V_GRAPHS 2100u        /* profile_cudagraph_memory "default since v0.21.0" */
+#define V_FI_AGAIN 2100u      /* PR #40376: VLLM_USE_FLASHINFER_SAMPLER on (opt-in in v0.18.2
+                                 docs, on in v0.22.1) [uncertain: taken with 0.21] */
+
+typedef struct vline {
+    const char *range;     /* the line, as docs/memory.md titles it */
+    bool v0;
+    vsamp sampler;
+    bool sampler_sure;     /* the kernel path is pinned for this line */
+    vnt nontorch;
+    bool graphs_charged;   /* >= 0.21: subtracted before sizing */
+    bool old_graph_list;   /* V0 / V1 <= 0.10: [1, 2, 4] + multiples of 8 */
+    bool custom_ar_after;  /* 2026: custom all-reduce IPC buffers after the snapshot */
+    bool symm_mem;
+    bool fi_fusion;
+} vline;
+
+static vline vllm_line(const kvp_estimate_settings *s) {
+    vline L;
+    memset(&L, 0, sizeof L);
+    uint32_t v = s->engine_version;
+    L.v0 = s->engine_v0 || (v && v < V_V1_DEFAULT);
+    if (L.v0) {
+        /* V0 samples with the PyTorch sort path (FlashInfer only with
+         * VLLM_USE_FLASHINFER_SAMPLER=1), graphs after the KV cache (7.3, 7.5). */
+        uint32_t e = v ? v : 1000u; /* V0 without a release: its last line (0.10) */
+        L.range = e < V_V0_SNAPSHOT ? "V0 <= 0.7.1" : "V0 0.7.2-0.10";
+        L.sampler = VS_SORT;
+        L.sampler_sure = true;
+        L.nontorch = e < V_V0_SNAPSHOT ? NT_ALL : NT_BEFORE_DIST;
+        L.old_graph_list = true;
+        L.symm_mem = e >= V_SYMM_MEM;
+        return L;
+    }
+    uint32_t e = v ? v : UINT32_MAX;
+    L.sampler = e <= 1100u ? VS_FLASHINFER : e < V_TRITON_FROM ? VS_SORT
+                : e < V_FI_AGAIN ? VS_TRITON : VS_FLASHINFER;
+    /* Up to 0.11.0 FlashInfer runs only when it is installed [uncertain]. */
+    L.sampler_sure = e > 1100u;
+    L.nontorch = e < V_V1_SNAPSHOT ? NT_ALL : e < V_AFTER_DIST ? NT_BEFORE_DIST : NT_AFTER;
+    L.graphs_charged = e >= V_GRAPHS;
+    L.old_graph_list = e < V_NEW_GRAPHS;
+    L.custom_ar_after = e >= V_2026;
+    L.symm_mem = e >= V_SYMM_MEM;
+    L.fi_fusion = e >= V_FI_FUSION;
+    L.range = e < V_V1_SNAPSHOT      ? "V1 0.8"
+              : e < V_AFTER_DIST     ? "V1 0.9-0.10"
+              : e < V_SORT_FROM      ? "V1 0.11.0"
+              : e < V_2026           ? "V1 0.11.1-0.13 (sort sampler)"
+              : e < V_TRITON_FROM    ? "2026: 0.14-0.17 (sort sampler)"
+              : e < V_GRAPHS         ? "2026: 0.18-0.20 (Triton sampler)"
+                                     : ">= 0.21 (graphs profiled, FlashInfer sampler)";
+    return L;
+}
+
+/* Bytes per [R, V] element the sampler path keeps beside the logits (b_act)
+ * and their fp32 copy (4) at its peak (MEMORY.md 7.1). */
+static uint64_t sampler_extra(vsamp p, uint64_t R) {
+    if (p == VS_TRITON && R < 8) p = VS_SORT; /* Triton only for R >= 8 */
+    if (p != VS_SORT) return 8;               /* probs 4 + noise 4 (FlashInfer: renorm + probs) */
+    /* logits.sort: fp32 values 4 + int64 indices 8; R >= 128 segmented sort: int64
+     * reverse indices 8 + CUB keys 4 + values 8; 2 <= R < 128 full sort: 2 int2
+     * arrays 16 + keys-out 4 + CUB 12 [inferred: CUB not read]. */
+    return R >= 2 && R < 128 ? 44 : 32;
+}
+
+static const char *sampler_name(vsamp p, uint64_t R) {
+    if (p == VS_TRITON && R < 8) return "sort (Triton needs R >= 8)";
+    return p == VS_SORT ? "PyTorch sort" : p == VS_TRITON ? "Triton" : "FlashInfer";
+}
+
+/* CUSTOM_ALL_REDUCE_MAX_SIZES / SYMM_MEM_ALL_REDUCE_MAX_SIZES (all_reduce_utils.py,
+ * MEMORY.md 1.6): per compute capability and TP size; 0 = none. */
+static uint64_t ar_table(uint32_t cc, uint32_t tp, bool symm) {
+    static const struct {
+        uint32_t cc;
+        uint64_t custom[4], symm[4]; /* tp 2, 4, 6, 8 */
+    } k[] = {
+        {90, {64 * MIB, 32 * MIB, 512 * 1024, 256 * 1024}, {64 * MIB, 32 * MIB, 64 * MIB, 64 * MIB}},
+        {100, {2 * MIB, 2 * MIB, 1 * MIB, 1 * MIB}, {8 * MIB, 32 * MIB, 128 * MIB, 128 * MIB}},
+        {103, {4 * MIB, 4 * MIB, 8 * MIB, 4 * MIB}, {4 * MIB, 32 * MIB, 32 * MIB, 64 * MIB}},
+    };
+    if (tp != 2 && tp != 4 && tp != 6 && tp != 8) return 0;
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
+        if (k[i].cc == cc) return symm ? k[i].symm[tp / 2 - 1] : k[i].custom[tp / 2 - 1];
+    return 0;
+}
+
+static uint64_t round2m(tctx *c, uint64_t x) { return mul(c, cdiv(x, 2 * MIB), 2 * MIB); }
+
+/* FlashInfer all-reduce + RMSNorm fusion IPC workspace per rank
+ * (trtllm_create_ipc_workspace_for_all_reduce_fusion, MEMORY.md 7.2):
+ * r2(tp M) + r2(tp 1 KiB) + r2(3 tp M), M = 2h min(MB[cc][tp] MiB / 2h, T). */
+static uint64_t fi_fusion_bytes(tctx *c, const kvp__arch *a, uint32_t cc, uint32_t tp, uint64_t T) {
+    uint64_t mb = 0;
+    if (cc == 90) mb = tp == 2 ? 64 : tp == 4 ? 2 : tp == 8 ? 1 : 0;
+    else if (cc >= 100 && cc < 110) mb = tp == 2 ? 64 : tp == 4 ? 32 : tp == 8 ? 1 : 0;
+    if (!mb || !a->hidden) return 0;
+    uint64_t row = mul(c, a->hidden, ACT);
+    uint64_t rows = mul(c, mb, MIB) / row;
+    if (rows > T) rows = T;
+    uint64_t M = mul(c, rows, row);
+    return add(c, add(c, round2m(c, mul(c, tp, M)), round2m(c, mul(c, tp, 1024))),
+               round2m(c, mul3(c, 3, tp, M)));
+}
+
+/* vLLM's old capture list: [1, 2, 4] + multiples of 8 up to max (V1 <= 0.10:
+ * range(8, N + 1, 8); V0: up to the first size >= max_num_seqs). */
+static uint32_t old_graph_sizes(const kvp_estimate_settings *s, uint64_t max, bool v0,
+                                uint32_t *out_max) {
+    if (s->cuda_graph_size_count) return graph_sizes(s, max, out_max);
+    uint32_t n = 0, mx = 0;
+    static const uint32_t head[] = {1, 2, 4};
+    for (size_t i = 0; i < 3; i++)
+        if (head[i] <= max || (v0 && mx < max)) {
+            n++;
+            mx = head[i];
+        }
+    for (uint64_t b = 8; b <= 8192 && (b <= max || (v0 && mx < max)); b += 8) {
+        n++;
+        mx = (uint32_t)b;
+    }
+    *out_max = mx;
+    return n;
+}
+
+/* The line's name for the plan: "vLLM V1 0.11.1-0.13 (sort sampler), --engine-version 0.12.0". */
+static void line_name(kvp_memory_facts *f, const char *engine, const char *range,
+                      const kvp_estimate_settings *s) {
+    if (s->engine_version || s->engine_v0) {
+        unsigned v = s->engine_version;
+        if (v)
+            snprintf(f->release_line, sizeof f->release_line, "%s %s (release %u.%u.%u)", engine,
+                     range, v / 10000, v / 100 % 100, v % 100);
+        else
+            snprintf(f->release_line, sizeof f->release_line, "%s %s", engine, range);
+    } else {
+        snprintf(f->release_line, sizeof f->release_line, "%s %s: latest, no --engine-version",
+                 engine, range);
+    }
+}
+
+/* A term kept only as one phase of the peak listed before it. */
+static void phase(tctx *c, const char *name, uint64_t bytes, kvp_mem_mark mark, const char *src) {
+    term(c, name, bytes, 0, mark, KVP_MEM_CHARGE_PHASE, src);
+}
+
+/* vLLM: the profile run and what the line charges beside it (MEMORY.md 1, 7). */
 static void vllm_terms(tctx *c, const rin *r) {
     const kvp__arch *a = r->a;
     const kvp_estimate_settings *s = r->s;
+    const vline L = vllm_line(s);
+    line_name(c->f, "vLLM", L.range, s);
     char src[KVP_MEM_TERM_SOURCE_MAX];
     uint64_t seqs = r->batch;
-    /* profile_run: the layer stack at T tokens (no attention kernel) and the
-     * dummy sampler over R = min(max_num_seqs, T) rows, full vocabulary on every
-     * rank (logits all-gathered), with hidden states [T, h] alive (1.2-1.4). */
+    uint32_t cc = cc_of(s);
+    /* profile_run: the layer stack at T tokens (no attention kernel), the logits
+     * of R rows and the dummy sampler over them, hidden states [T, h] alive
+     * (1.2-1.4). V1 all-gathers the logits (every rank holds [R, V]); V0 gathers
+     * them to rank 0, whose block count is the minimum (7.1). V0 runs
+     * max_num_seqs prompts of T / R tokens (7.3). */
     const char *ph = "none";
     uint64_t fwd = kvp__forward_peak(a, r->T, r->tp, r->b, r->e, &c->overflow, &ph);
     uint64_t R = s->sampler_rows ? s->sampler_rows : seqs;
-    if (R > r->T) R = r->T;
-    uint64_t per = s->sampler_bytes_per_logit ? s->sampler_bytes_per_logit : VLLM_SAMPLER_PER_LOGIT;
+    if (R > r->T && !L.v0) R = r->T;
     uint64_t hidden = mul3(c, r->T, a->hidden, ACT);
+    uint64_t extra = sampler_extra(L.sampler, R);
+    uint64_t per = s->sampler_bytes_per_logit ? s->sampler_bytes_per_logit : ACT + 4 + extra;
     uint64_t samp = add(c, mul3(c, R, a->vocab, per), hidden);
+    /* LogitsProcessor: lm_head output [R, V_pad / tp] (V_pad: 64 per rank), and
+     * under TP the all-gather buffer [tp, R, V_pad / tp] and its reshaped copy;
+     * the logits processors are no-ops for the dummy's parameters (1.3, 1.4). */
+    uint64_t vpad = mul(c, cdiv(a->vocab, 64ull * r->tp), 64ull * r->tp);
+    uint64_t logits = mul3(c, R, vpad / r->tp, ACT);
+    if (r->tp > 1) logits = add(c, logits, mul3(c, 2 * R, vpad, ACT));
+    logits = add(c, logits, hidden);
+    uint64_t peak = max2(max2(fwd, samp), logits);
     r->d->activation_layer_bytes = fwd;
     r->d->activation_logits_bytes = samp;
-    kvp__strlcpy(r->d->activation_phase, samp > fwd ? "logits" : ph,
-                 sizeof r->d->activation_phase);
-    if (samp > fwd)
-        snprintf(src, sizeof src, "dummy sampler: %llu rows x vocab x %llu B + hidden [T, h] (1.4)",
+    kvp__strlcpy(r->d->activation_phase, peak == fwd ? ph : "logits", sizeof r->d->activation_phase);
+    bool samp_sure = L.sampler_sure && (L.sampler != VS_SORT) && !s->sampler_bytes_per_logit;
+    snprintf(src, sizeof src, "profile_run at max_num_batched_tokens %llu: largest phase below (1.2)",
+             (unsigned long long)r->T);
+    term(c, "profile_peak", peak, KVP_MEM_EST_ACTIVATION, KVP_MEM_MARK_BOUNDED, KVP_MEM_CHARGE_PEAK,
+         src);
+    snprintf(src, sizeof src, "%s%llu tokens: %s (_dummy_run, no attention kernel, 1.2)",
+             L.v0 ? "V0: " : "", (unsigned long long)r->T, ph);
+    phase(c, "profile_forward", fwd, KVP_MEM_MARK_BOUNDED, src);
+    snprintf(src, sizeof src, "lm_head %llu rows%s + hidden [T, h]; logits processors no-ops (1.3)",
+             (unsigned long long)R, r->tp > 1 ? " + all-gather [tp, R, V/tp] + copy" : "");
+    phase(c, "logits_processor", logits, KVP_MEM_MARK_EXACT, src);
+    if (s->sampler_bytes_per_logit)
+        snprintf(src, sizeof src, "R %llu x V x %llu B (given) + hidden [T, h] (1.4)",
                  (unsigned long long)R, (unsigned long long)per);
     else
-        snprintf(src, sizeof src, "layer stack at max_num_batched_tokens %llu: %s (1.2)",
-                 (unsigned long long)r->T, ph);
-    term(c, "profile_peak", max2(fwd, samp), KVP_MEM_EST_ACTIVATION, KVP_MEM_MARK_BOUNDED,
-         KVP_MEM_CHARGE_PEAK, src);
+        snprintf(src, sizeof src, "%s: R %llu x V x (2 + 4 + %llu) B + hidden [T, h] (7.1)",
+                 sampler_name(L.sampler, R), (unsigned long long)R, (unsigned long long)extra);
+    phase(c, "dummy_sampler", samp, samp_sure ? KVP_MEM_MARK_EXACT : KVP_MEM_MARK_BOUNDED, src);
+    /* Multimodal: the encoder runs first on its largest dummy items and their
+     * outputs (items x tokens per item x width x 2) stay alive through the LM
+     * pass (7.4). The tokens per item are the processor's, not config.json's:
+     * said, not guessed. */
+    if (a->vision_params && !L.v0)
+        phase(c, "mm_encoder_outputs", 0, KVP_MEM_MARK_ESTIMATED,
+              "not counted: tokens per item are the processor's, not in config.json (7.4)");
     bool shared = has_shared_stream(a, r->b, r->e) && r->T > 256;
     snprintf(src, sizeof src, "PyTorch CublasHandlePool: %s x %d stream%s (0.3)%s",
-             cc_of(s) == 90 ? "32 MiB" : "8.125 MiB", shared ? 2 : 1,
+             cc == 90 ? "32 MiB" : "8.125 MiB", shared ? 2 : 1,
              shared ? "s (shared experts)" : "", c->hopper_assumed ? "; GPU unknown: Hopper" : "");
     term(c, "cublas_workspace", mul(c, cublas_bytes(s), shared ? 2 : 1), KVP_MEM_EST_ACTIVATION,
          KVP_MEM_MARK_EXACT, KVP_MEM_CHARGE_PEAK, src);
 
-    /* Before the init snapshot: in the 1 - u headroom, never subtracted (1.1). */
-    term(c, "cuda_context", CONTEXT_BYTES, 0, KVP_MEM_MARK_ESTIMATED, KVP_MEM_CHARGE_UNCHARGED,
-         "CUDA context, before vLLM's init snapshot: not charged (1.1, 0.2)");
-    if (r->tp * r->pp > 1)
-        term(c, "nccl_rings", nccl_ring_bytes(c, s, r->tp * r->pp), 0, KVP_MEM_MARK_BOUNDED,
-             KVP_MEM_CHARGE_UNCHARGED, "connected by the init warm-up, before the snapshot (1.6)");
-    /* After the snapshot: the non-torch increase (1.6). */
-    if (r->tp == 2 || r->tp == 4 || r->tp == 6 || r->tp == 8)
-        term(c, "custom_allreduce", 2 * CUSTOM_AR_MAX_SIZE, KVP_MEM_EST_NON_TORCH,
-             KVP_MEM_MARK_EXACT, KVP_MEM_CHARGE_PEAK,
-             "meta + data IPC buffers of max_size 8 MiB, finalize_p2p (2026, 1.6)");
+    /* Non-torch (7.2): what the line's snapshot leaves out lives in 1 - u. */
+    bool all = L.nontorch == NT_ALL, before = L.nontorch != NT_AFTER;
+    term(c, "cuda_context", CONTEXT_BYTES, KVP_MEM_EST_NON_TORCH, KVP_MEM_MARK_ESTIMATED,
+         all ? KVP_MEM_CHARGE_PEAK : KVP_MEM_CHARGE_UNCHARGED,
+         all ? "CUDA context: in used - allocated (V0 <= 0.7.1, V1 0.8; 7.2, 0.2)"
+             : "CUDA context, before the init snapshot: not charged (1.1, 0.2)");
+    uint32_t ranks = r->tp * r->pp;
+    if (ranks > 1)
+        term(c, "nccl_rings", nccl_ring_bytes(c, s, ranks), KVP_MEM_EST_NON_TORCH,
+             KVP_MEM_MARK_BOUNDED, before ? KVP_MEM_CHARGE_PEAK : KVP_MEM_CHARGE_UNCHARGED,
+             before ? "NCCL init after the snapshot (snapshot before dist init, 7.2, 0.4)"
+                    : "connected by the init warm-up, before the snapshot (1.6)");
+    uint64_t ar = ar_table(cc, r->tp, false);
+    if (r->tp == 2 || r->tp == 4 || r->tp == 6 || r->tp == 8) {
+        /* custom_all_reduce.py: max_size 8 MiB, lowered to the table with symmetric
+         * memory on; meta (meta_size + max_size) + data (max_size) IPC buffers. */
+        uint64_t max_size = L.symm_mem && ar && ar < CUSTOM_AR_MAX_SIZE ? ar : CUSTOM_AR_MAX_SIZE;
+        bool charged = before || L.custom_ar_after;
+        snprintf(src, sizeof src, "meta + data IPC buffers of max_size %llu KiB, %s (1.6, 7.2)",
+                 (unsigned long long)(max_size / 1024),
+                 L.custom_ar_after ? "finalize_p2p (2026)"
+                 : before          ? "after the snapshot"
+                                   : "in the constructor, before the snapshot");
+        term(c, "custom_allreduce", mul(c, 2, max_size), KVP_MEM_EST_NON_TORCH, KVP_MEM_MARK_EXACT,
+             charged ? KVP_MEM_CHARGE_PEAK : KVP_MEM_CHARGE_UNCHARGED, src);
+        term(c, "custom_ar_rank_data", CUSTOM_AR_MAX_SIZE, 0, KVP_MEM_MARK_EXACT,
+             KVP_MEM_CHARGE_UNCHARGED, "rank_data 8 MiB (torch), before the profile baseline (7.2)");
+    }
+    uint64_t symm = L.symm_mem ? ar_table(cc, r->tp, true) : 0;
+    if (symm)
+        term(c, "symm_mem_allreduce", symm, KVP_MEM_EST_NON_TORCH, KVP_MEM_MARK_EXACT,
+             before ? KVP_MEM_CHARGE_PEAK : KVP_MEM_CHARGE_UNCHARGED,
+             "SYMM_MEM_ALL_REDUCE_MAX_SIZES[cc][tp], with the TP group (1.6, 7.2)");
     uint64_t nv = nvls_bytes(c, s, r->tp);
     if (nv)
         term(c, "nccl_nvls", nv, KVP_MEM_EST_NON_TORCH, KVP_MEM_MARK_BOUNDED, KVP_MEM_CHARGE_PEAK,
              "NVLS connected by the profile's large all-reduce (1.6, 0.4)");
+    uint64_t fi = L.fi_fusion && r->tp > 1 && !L.v0 ? fi_fusion_bytes(c, a, cc, r->tp, r->T) : 0;
+    if (fi)
+        term(c, "flashinfer_ar_fusion", fi, KVP_MEM_EST_NON_TORCH, KVP_MEM_MARK_BOUNDED,
+             KVP_MEM_CHARGE_PEAK, "r2(tp M) + r2(tp KiB) + r2(3 tp M) at first compile, -O2 (7.2)");
     if (!s->cuda_graphs) return;
-    /* >= 0.21: profile_cudagraph_memory. max = min(2 x max_num_seqs, 512),
-     * capped at max_num_batched_tokens; FULL_AND_PIECEWISE: piecewise graphs for
-     * every size, full graphs for sizes <= max_num_seqs (1.7). */
+    /* Capture sizes (1.7, 7.5): max = min(2 x max_num_seqs, 512) capped at T;
+     * >= 0.11 FULL_AND_PIECEWISE (full graphs for sizes <= max_num_seqs), older
+     * V1 PIECEWISE only, V0 one full graph per size up to max_num_seqs. */
     uint64_t gmax = s->cuda_graph_max_batch ? s->cuda_graph_max_batch
+                    : L.v0                  ? seqs
                                             : (2 * seqs < 512 ? 2 * seqs : 512);
-    if (gmax > r->T) gmax = r->T;
-    uint32_t top = 0, n = graph_sizes(s, gmax, &top);
-    uint32_t top_full = 0, n_full = graph_sizes(s, seqs < gmax ? seqs : gmax, &top_full);
+    if (gmax > r->T && !L.v0) gmax = r->T;
+    uint32_t top = 0, n, top_full = 0, n_full = 0;
+    if (L.old_graph_list) {
+        n = old_graph_sizes(s, gmax, L.v0, &top);
+    } else {
+        n = graph_sizes(s, gmax, &top);
+        n_full = graph_sizes(s, seqs < gmax ? seqs : gmax, &top_full);
+    }
     r->d->cuda_graph_count = n;
     r->d->cuda_graph_max_batch = top;
     if (!n) return;
     const char *gph = "none";
     uint64_t first = kvp__forward_peak(a, top, r->tp, r->b, r->e, &c->overflow, &gph);
-    snprintf(src, sizeof src, "first capture: live set of a %u-token forward (1.7)", top);
-    term(c, "cuda_graph_first", first, KVP_MEM_EST_CUDA_GRAPH, KVP_MEM_MARK_BOUNDED,
-         KVP_MEM_CHARGE_PEAK, src);
-    uint64_t rest = mul(c, (uint64_t)(n - 1) + (n_full ? n_full - 1 : 0), GRAPH_FLOOR);
-    snprintf(src, sizeof src, "(%u piecewise - 1 + %u full - 1) x max(g, 1 MiB) (1.7)", n, n_full);
-    term(c, "cuda_graph_rest", rest, KVP_MEM_EST_CUDA_GRAPH, KVP_MEM_MARK_BOUNDED,
-         KVP_MEM_CHARGE_PEAK, src);
+    if (L.graphs_charged) {
+        snprintf(src, sizeof src, "first capture: live set of a %u-token forward (1.7)", top);
+        term(c, "cuda_graph_first", first, KVP_MEM_EST_CUDA_GRAPH, KVP_MEM_MARK_BOUNDED,
+             KVP_MEM_CHARGE_PEAK, src);
+        uint64_t rest = mul(c, (uint64_t)(n - 1) + (n_full ? n_full - 1 : 0), GRAPH_FLOOR);
+        snprintf(src, sizeof src, "(%u piecewise - 1 + %u full - 1) x max(g, 1 MiB) (1.7)", n,
+                 n_full);
+        term(c, "cuda_graph_rest", rest, KVP_MEM_EST_CUDA_GRAPH, KVP_MEM_MARK_BOUNDED,
+             KVP_MEM_CHARGE_PEAK, src);
+        return;
+    }
+    /* Before 0.21 (and V0) the graphs are captured after the KV cache: not
+     * charged, they must fit in what sizing leaves (7.5). */
+    uint64_t ng = (uint64_t)n + n_full;
+    snprintf(src, sizeof src, "%llu graphs up to %u captured after the KV cache: pool + 1 MiB each (7.5)",
+             (unsigned long long)ng, top);
+    term(c, "cuda_graphs_after_kv", add(c, first, mul(c, ng, GRAPH_FLOOR)), 0, KVP_MEM_MARK_BOUNDED,
+         KVP_MEM_CHARGE_HEADROOM, src);
 }
 
 /* SGLang (§3): no profile. What exists before the pre-load free-memory
@@ -406,6 +667,11 @@ static void sglang_terms(tctx *c, const rin *r) {
     const kvp__arch *a = r->a;
     const kvp_estimate_settings *s = r->s;
     char src[KVP_MEM_TERM_SOURCE_MAX];
+    line_name(c->f, "SGLang",
+              s->engine_version && s->engine_version < 504
+                  ? "<= 0.5.3 (mem_fraction_static by TP, 25,000 MB tier)"
+                  : ">= 0.5.4 (PR #10975 reserve formula, GPU tiers)",
+              s);
     term(c, "cuda_context", CONTEXT_BYTES, KVP_MEM_EST_NON_TORCH, KVP_MEM_MARK_ESTIMATED,
          KVP_MEM_CHARGE_PEAK, "CUDA context, before pre_model_load_memory (3.2, 0.2)");
     if (r->tp * r->pp > 1) {
@@ -426,6 +692,7 @@ static void sglang_terms(tctx *c, const rin *r) {
     snprintf(src, sizeof src, "a chunked_prefill_size %llu forward: %s (3.3)",
              (unsigned long long)r->T, ph);
     term(c, "prefill_activations", fwd, 0, KVP_MEM_MARK_BOUNDED, KVP_MEM_CHARGE_HEADROOM, src);
+    under_load(c);
     if (!s->cuda_graphs) return;
     uint64_t gmax = s->cuda_graph_max_batch ? s->cuda_graph_max_batch : (r->batch ? r->batch : 256);
     uint32_t top = 0, n = graph_sizes(s, gmax, &top);
@@ -441,24 +708,49 @@ static void sglang_terms(tctx *c, const rin *r) {
     snprintf(src, sizeof src, "%u rows x vocab x (bf16 + fp32 logits) (3.3)", top);
     term(c, "sampler", mul3(c, top, a->vocab, 6), 0, KVP_MEM_MARK_BOUNDED,
          KVP_MEM_CHARGE_HEADROOM, src);
+    under_load(c);
 }
 
 /* llama.cpp (§4): the compute buffer of the worst-case graph of n_ubatch
- * tokens, every token an output; the context sits in --fit-target's margin. */
+ * tokens, every token an output; the context sits in --fit-target's margin.
+ * Without flash attention the graph holds the KQ scores of one layer,
+ * n_kv x n_ubatch x n_head x fp32 (soft_max in place); with it the fused kernel
+ * keeps none. Auto (-1) is on: the CUDA backend supports it [inferred]. */
 static void llamacpp_terms(tctx *c, const rin *r) {
     const kvp__arch *a = r->a;
+    const kvp_estimate_settings *s = r->s;
     char src[KVP_MEM_TERM_SOURCE_MAX];
     const char *ph = "none";
     uint64_t fwd = kvp__forward_peak(a, r->T, r->tp, r->b, r->e, &c->overflow, &ph);
+    bool fa = s->flash_attn != 0;
+    uint64_t kq = 0;
+    if (!fa) {
+        uint64_t n_kv = s->n_ctx ? s->n_ctx : r->T, heads = 0;
+        for (uint32_t l = r->b; l < r->e && l < a->layers; l++)
+            if (a->layer[l].attention && a->layer[l].q_heads > heads) heads = a->layer[l].q_heads;
+        kq = mul(c, mul3(c, n_kv, r->T, heads), 4);
+    }
+    uint64_t layer = add(c, fwd, kq);
     uint64_t logits = mul3(c, r->T, a->vocab, 4);
-    r->d->activation_layer_bytes = fwd;
+    r->d->activation_layer_bytes = layer;
     r->d->activation_logits_bytes = logits;
-    kvp__strlcpy(r->d->activation_phase, logits > fwd ? "logits" : ph,
+    kvp__strlcpy(r->d->activation_phase, logits > layer ? "logits" : kq > fwd ? "kq scores" : ph,
                  sizeof r->d->activation_phase);
-    snprintf(src, sizeof src, "worst-case graph of n_ubatch %llu tokens: max(%s, logits) (4)",
-             (unsigned long long)r->T, ph);
-    term(c, "compute_buffer", max2(fwd, logits), KVP_MEM_EST_ACTIVATION, KVP_MEM_MARK_BOUNDED,
+    snprintf(src, sizeof src, "worst-case graph of n_ubatch %llu, flash-attn %s: largest phase (4)",
+             (unsigned long long)r->T, fa ? "on" : "off");
+    term(c, "compute_buffer", max2(layer, logits), KVP_MEM_EST_ACTIVATION, KVP_MEM_MARK_BOUNDED,
          KVP_MEM_CHARGE_PEAK, src);
+    snprintf(src, sizeof src, "one layer at n_ubatch %llu: %s + residual (4)",
+             (unsigned long long)r->T, ph);
+    phase(c, "ubatch_layer", fwd, KVP_MEM_MARK_BOUNDED, src);
+    if (!fa) {
+        snprintf(src, sizeof src, "n_kv %llu x n_ubatch x n_head x 4 B, no flash attention (4)",
+                 (unsigned long long)(s->n_ctx ? s->n_ctx : r->T));
+        phase(c, "kq_scores", kq, KVP_MEM_MARK_EXACT, src);
+    }
+    snprintf(src, sizeof src, "n_ubatch %llu x vocab x fp32, every token an output (4)",
+             (unsigned long long)r->T);
+    phase(c, "output_logits", logits, KVP_MEM_MARK_EXACT, src);
     term(c, "cuda_context", CONTEXT_BYTES, KVP_MEM_EST_NON_TORCH, KVP_MEM_MARK_ESTIMATED,
          KVP_MEM_CHARGE_PEAK, "CUDA context and kernel modules (4, 0.2)");
 }

@@ -150,19 +150,34 @@ typedef struct mem_knobs {
     uint32_t cuda_graph_max_batch, sampler_rows, sampler_bytes_per_logit;
     uint32_t expert_ranks, ep, expert_inter_align; /* kvp_estimate_settings */
     uint32_t engine;           /* kvp_estimate_engine */
+    uint32_t engine_version;   /* kvp_estimate_settings: the release line */
+    bool engine_v0;
+    int flash_attn;            /* llama.cpp */
+    uint64_t n_ctx;
     bool free_is_held;         /* TRT-LLM: memory already held counts as outside the allocator */
     bool cuda_graph_apart;     /* graphs are their own term, not inside a measured non-torch */
 } mem_knobs;
 
-static uint32_t vllm_default_max_num_seqs(const kvp_deployment *d) {
-    /* vllm/engine/arg_utils.py EngineArgs.get_batch_defaults (MEMORY.md 1.8): 1,024
-     * on a device of at least 70 GiB whose name does not say A100, else 256. A GPU
-     * named only by --gpu-mem is taken by its size. */
+/* vLLM's batch defaults for this deployment (kvp_vllm_batch_defaults): the GPU's
+ * memory and name, the release, the OpenAI server's usage context, the length
+ * and the chunked-prefill setting. A GPU named only by --gpu-mem is taken by its
+ * size. */
+static void vllm_defaults(const kvp_deployment *d, uint64_t max_model_len, uint64_t *tokens,
+                          uint32_t *seqs) {
     uint64_t total = d->memory.total_bytes ? d->memory.total_bytes : d->startup.gpu.total_bytes;
-    bool a100 = false;
-    for (const char *p = d->startup.gpu.name; *p && !a100; p++)
-        a100 = (p[0] == 'a' || p[0] == 'A') && p[1] == '1' && p[2] == '0' && p[3] == '0';
-    return total >= (70ull << 30) && !a100 ? 1024u : 256u;
+    uint32_t version;
+    bool v0;
+    kvp_vllm_release(d->policy.engine_version, &version, &v0);
+    if (!max_model_len) max_model_len = kvp_model_get_info(d->model)->max_position_embeddings;
+    kvp_vllm_batch_defaults(total, d->startup.gpu.name, version, v0, false, max_model_len,
+                            d->startup.enable_chunked_prefill, tokens, seqs);
+}
+
+static uint32_t vllm_default_max_num_seqs(const kvp_deployment *d, uint64_t max_model_len) {
+    uint64_t tokens;
+    uint32_t seqs;
+    vllm_defaults(d, max_model_len, &tokens, &seqs);
+    return seqs;
 }
 
 static mem_knobs knobs_for(const kvp_deployment *d, const kvp_deploy_settings *t,
@@ -192,9 +207,13 @@ static mem_knobs knobs_for(const kvp_deployment *d, const kvp_deploy_settings *t
          * non-torch term is the increase over that snapshot (MEMORY.md 1.1): the
          * CUDA context and NCCL init are not charged. CUDA graphs are their own term
          * (era c), never inside non-torch. */
-        uint32_t seqs = s->max_num_seqs ? s->max_num_seqs : vllm_default_max_num_seqs(d);
+        uint64_t dtokens;
+        uint32_t dseqs;
+        vllm_defaults(d, s->max_model_len, &dtokens, &dseqs);
+        uint32_t seqs = s->max_num_seqs ? s->max_num_seqs : dseqs;
         k.engine = KVP_ESTIMATE_VLLM;
-        k.max_num_tokens = s->max_num_batched_tokens;
+        kvp_vllm_release(d->policy.engine_version, &k.engine_version, &k.engine_v0);
+        k.max_num_tokens = s->max_num_batched_tokens ? s->max_num_batched_tokens : dtokens;
         k.max_batch_size = seqs;
         k.cuda_graphs = !eager;
         k.cuda_graph_max_batch = d->memory.cuda_graph_max_bs;
@@ -214,7 +233,9 @@ static mem_knobs knobs_for(const kvp_deployment *d, const kvp_deploy_settings *t
          * for and must fit beside one ubatch's compute buffer. */
         if (d->point.engine == KVP_ENGINE_SGLANG) {
             uint32_t chunk = 0, graph_bs = 0;
-            kvp_sglang_memory_tier(d->memory.total_bytes, s->tp ? s->tp : 1, &chunk, &graph_bs);
+            k.engine_version = kvp_sglang_release(d->policy.engine_version);
+            kvp_sglang_memory_tier_at(d->memory.total_bytes, s->tp ? s->tp : 1, k.engine_version,
+                                      &chunk, &graph_bs);
             k.engine = KVP_ESTIMATE_SGLANG;
             k.max_num_tokens = s->max_num_batched_tokens ? s->max_num_batched_tokens : chunk;
             k.max_batch_size = s->max_num_seqs;
@@ -227,6 +248,9 @@ static mem_knobs knobs_for(const kvp_deployment *d, const kvp_deploy_settings *t
             k.engine = KVP_ESTIMATE_LLAMACPP;
             k.max_num_tokens = s->n_ubatch ? s->n_ubatch : 512;
             k.max_batch_size = s->max_num_seqs;
+            k.flash_attn = s->flash_attn;
+            k.n_ctx = s->n_ctx ? s->n_ctx
+                               : kvp_model_get_info(d->model)->max_position_embeddings;
         }
         break;
     }
@@ -285,6 +309,10 @@ static kvp_status memory_terms(const kvp_deployment *d, uint32_t tp, uint32_t pp
     es.engine = k->engine;
     es.compute_capability = d->startup.gpu_known ? d->startup.gpu.compute_capability : 0;
     es.max_seq_len = k->max_seq_len;
+    es.engine_version = k->engine_version;
+    es.engine_v0 = k->engine_v0;
+    es.flash_attn = k->flash_attn;
+    es.n_ctx = k->n_ctx;
     es.cuda_graph_size_count = in->cuda_graph_size_count;
     memcpy(es.cuda_graph_sizes, in->cuda_graph_sizes, sizeof es.cuda_graph_sizes);
     kvp_status st = kvp__memory_resolve_memo(d->model, &meas, &es, memo, m, err);
@@ -310,30 +338,52 @@ static void report_memory(kvp_deploy_result *out, const kvp_memory_facts *m, boo
 }
 
 /* Whether the terms allocated after sizing fit what sizing left (MEMORY.md 1.1,
- * 2.6): TRT-LLM's second capture and decode sampler in 1 - fraction, vLLM's
- * context and NCCL init in 1 - u. A shortfall is flagged: the engine would fail
- * after the KV cache is allocated, and every such term is an estimate. */
+ * 2.6, 3.3; docs/memory.md "One headroom verdict"): TRT-LLM's second capture
+ * and decode sampler in 1 - fraction, vLLM's graphs before 0.21 and what exists
+ * before its snapshot in 1 - u, SGLang's graphs and prefill in X (1 - mfs).
+ * At start-up the profile's activations are freed again, so the terms allocated
+ * then have the headroom plus that peak; under load the activations come back
+ * and everything must fit in the headroom. A start-up shortfall that follows
+ * from exact or bounded terms is a refusal (the memory rule reads
+ * headroom_refused); any other shortfall is a warning with the bound. */
 static void headroom_check(kvp_deploy_result *out, const kvp_memory_facts *m, uint64_t headroom) {
-    uint64_t need = 0;
-    for (uint32_t i = 0; i < m->term_count; i++)
-        if (m->terms[i].charge != KVP_MEM_CHARGE_PEAK && !kvp__add_u64(need, m->terms[i].bytes, &need))
-            need = UINT64_MAX;
-    out->headroom_bytes = headroom;
-    out->headroom_need_bytes = need;
-    out->headroom_short = need > headroom;
-    if (!out->headroom_short) return;
+    uint64_t need = 0, sure = 0;
     char names[160] = "";
     size_t n = 0;
-    for (uint32_t i = 0; i < m->term_count && n + 1 < sizeof names; i++)
-        if (m->terms[i].charge != KVP_MEM_CHARGE_PEAK) {
-            int w = snprintf(names + n, sizeof names - n, "%s%s", n ? ", " : "", m->terms[i].name);
+    for (uint32_t i = 0; i < m->term_count; i++) {
+        const kvp_memory_term *t = &m->terms[i];
+        if (t->charge != KVP_MEM_CHARGE_HEADROOM && t->charge != KVP_MEM_CHARGE_UNCHARGED)
+            continue;
+        if (!kvp__add_u64(need, t->bytes, &need)) need = UINT64_MAX;
+        if (t->mark != KVP_MEM_MARK_ESTIMATED && !t->under_load &&
+            !kvp__add_u64(sure, t->bytes, &sure))
+            sure = UINT64_MAX;
+        if (n + 1 < sizeof names) {
+            int w = snprintf(names + n, sizeof names - n, "%s%s%s", n ? ", " : "", t->name,
+                             t->under_load                          ? " (under load)"
+                             : t->mark == KVP_MEM_MARK_ESTIMATED ? " (estimated)"
+                                                                 : "");
             if (w > 0) n += (size_t)w;
         }
+    }
     if (n >= sizeof names) names[sizeof names - 1] = '\0';
+    uint64_t startup = headroom;
+    if (!kvp__add_u64(startup, m->activation_bytes, &startup)) startup = UINT64_MAX;
+    out->headroom_bytes = headroom;
+    out->headroom_need_bytes = need;
+    out->headroom_sure_bytes = sure;
+    out->headroom_startup_bytes = startup;
+    out->headroom_short = need > headroom;
+    out->headroom_refused = sure > startup;
+    kvp__strlcpy(out->headroom_terms, names, sizeof out->headroom_terms);
+    /* A refusal is the memory rule's row; the plan's warning gives the bound. */
+    if (!out->headroom_short || out->headroom_refused) return;
     warn(out, "headroom: %.2f GiB left after sizing cannot hold the %.2f GiB allocated later "
-              "(%s): the engine would run out of memory after the KV cache is allocated; "
-              "lower the fraction or the batch",
-         (double)headroom / 1073741824.0, (double)need / 1073741824.0, names);
+              "(%s; %.2f GiB of it exact or bounded at start-up, with %.2f GiB there once the "
+              "profile's activations are freed): the engine may run out of memory after the KV "
+              "cache is allocated, at start-up or under load; lower the fraction or the batch",
+         (double)headroom / 1073741824.0, (double)need / 1073741824.0, names,
+         (double)sure / 1073741824.0, (double)startup / 1073741824.0);
 }
 
 /* ------------------------------------------------------ TensorRT-LLM */
@@ -664,7 +714,9 @@ static kvp_status plan_policy(const kvp_deployment *dep, kvp_deploy_result *out,
     if (!s.num_speculative_tokens) s.num_speculative_tokens = dep->startup.num_speculative_tokens;
     /* vLLM picks max_num_seqs by the GPU (get_batch_defaults): the sampler rows,
      * the graph list and the batch cap all follow from it. */
-    if (s.engine == KVP_ENGINE_VLLM && !s.max_num_seqs) s.max_num_seqs = vllm_default_max_num_seqs(dep);
+    if (s.engine == KVP_ENGINE_VLLM && !s.max_num_seqs)
+        s.max_num_seqs = vllm_default_max_num_seqs(dep, pt->max_seq_len ? pt->max_seq_len
+                                                                         : s.max_model_len);
     if (pt->tp) s.tp = pt->tp;
     if (pt->pp) s.pp = pt->pp;
     uint32_t tp = s.tp ? s.tp : 1, pp = s.pp ? s.pp : 1;
@@ -729,6 +781,13 @@ static kvp_status plan_policy(const kvp_deployment *dep, kvp_deploy_result *out,
         double u = s.gpu_memory_utilization > 0 ? s.gpu_memory_utilization : 0.9;
         uint64_t req = (uint64_t)ceil((double)m.total_bytes * u);
         headroom_check(out, &m, m.total_bytes > req ? m.total_bytes - req : 0);
+    }
+    if (have_mem && pt->engine == KVP_ENGINE_SGLANG && r->mem_fraction_static > 0) {
+        /* After the pool: X x (1 - mem_fraction_static), X the pre-load free memory
+         * (MEMORY.md 3.3). */
+        uint64_t pre = m.non_torch_bytes < m.total_bytes ? m.non_torch_bytes : 0;
+        double X = (double)(m.total_bytes - pre);
+        headroom_check(out, &m, kvp__double_to_u64(X * (1.0 - r->mem_fraction_static)));
     }
     out->report = r->report;
     for (uint32_t i = 0; i < r->note_count; i++) warn_text(out, r->notes[i]);

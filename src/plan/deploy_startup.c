@@ -115,6 +115,14 @@ kvp_status kvp__deploy_gate_after(kvp__deploy_gate *g, const kvp_deployment *dep
     in.message = out->message;
     in.weights_bytes = out->weights_bytes;
     in.weights_estimated = (out->memory.estimated & KVP_MEM_EST_WEIGHTS) != 0;
+    in.headroom_compared = out->have_memory && out->headroom_need_bytes > 0;
+    in.headroom_short = out->headroom_short;
+    in.headroom_refused = out->headroom_refused;
+    in.headroom_bytes = out->headroom_bytes;
+    in.headroom_need_bytes = out->headroom_need_bytes;
+    in.headroom_sure_bytes = out->headroom_sure_bytes;
+    in.headroom_startup_bytes = out->headroom_startup_bytes;
+    in.headroom_terms = out->headroom_terms;
     /* With a KV budget given directly there are no memory terms to check. */
     bool planned_memory = out->have_memory || dep->memory.kv_budget_bytes > 0;
     /* The same settings as before the plan (the device memory filled in): the rules

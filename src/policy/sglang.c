@@ -54,13 +54,26 @@ static uint64_t elem_size(const sdtype *d) {
     }
 }
 
-/* Default mem_fraction_static from the GPU size (server_args._handle_gpu_memory_settings,
- * 2025-2026). [uncertain] older releases used fixed values per TP size. */
-void kvp_sglang_memory_tier(uint64_t gpu_bytes, uint32_t tp, uint32_t *chunked_prefill_size,
-                            uint32_t *cuda_graph_max_bs) {
+/* SGLang release lines of the memory defaults (MEMORY.md 7.8; the dating of the
+ * copies is [inferred]): the 2024 copies (before 0.4.2), the 2025 H1 copies
+ * (0.4.2-0.5.3) and PR #10975's reserve formula (0.5.4 on, and the latest). */
+#define SG_2025 402u
+#define SG_RESERVE 504u
+
+uint32_t kvp_sglang_release(const char *engine_version) {
+    uint32_t v = 0;
+    return engine_version && kvp__policy_version(engine_version, &v) ? v : 0;
+}
+
+void kvp_sglang_memory_tier_at(uint64_t gpu_bytes, uint32_t tp, uint32_t version,
+                               uint32_t *chunked_prefill_size, uint32_t *cuda_graph_max_bs) {
     double mb = (double)gpu_bytes / 1048576.0;
     uint32_t chunk, graph_bs;
-    if (mb < 20 * 1024) { chunk = 2048; graph_bs = 8; }
+    if (version && version < SG_RESERVE) {
+        /* 2025 H1 server_args.py: one threshold at 25,000 MB (7.8). */
+        chunk = mb < 25000 ? 2048 : 8192;
+        graph_bs = mb < 25000 ? 8 : 160;
+    } else if (mb < 20 * 1024) { chunk = 2048; graph_bs = 8; }
     else if (mb < 35 * 1024) { chunk = 2048; graph_bs = tp < 4 ? 24 : 80; }
     else if (mb < 60 * 1024) { chunk = 4096; graph_bs = tp < 4 ? 32 : 160; }
     else if (mb < 90 * 1024) { chunk = 8192; graph_bs = tp < 4 ? 256 : 512; }
@@ -70,13 +83,33 @@ void kvp_sglang_memory_tier(uint64_t gpu_bytes, uint32_t tp, uint32_t *chunked_p
     *cuda_graph_max_bs = graph_bs;
 }
 
-static double default_mfs(uint64_t gpu_bytes, const kvp_policy_settings *s) {
+/* Default mem_fraction_static from the GPU size (server_args._handle_gpu_memory_settings,
+ * 2025-2026). */
+void kvp_sglang_memory_tier(uint64_t gpu_bytes, uint32_t tp, uint32_t *chunked_prefill_size,
+                            uint32_t *cuda_graph_max_bs) {
+    kvp_sglang_memory_tier_at(gpu_bytes, tp, 0, chunked_prefill_size, cuda_graph_max_bs);
+}
+
+double kvp_sglang_default_mfs(uint64_t gpu_bytes, const kvp_policy_settings *s) {
+    uint32_t version = kvp_sglang_release(s->engine_version);
+    uint32_t tp = s->tp ? s->tp : 1, pp = s->pp ? s->pp : 1;
+    if (version && version < SG_RESERVE) {
+        /* Fixed values by TP size: TP >= 16 / 8 / 4 / 2 / 1 -> 0.79 / 0.83 (2025 H1:
+         * 0.81) / 0.85 / 0.87 / 0.88 (7.8). */
+        if (tp >= 16) return 0.79;
+        if (tp >= 8) return version < SG_2025 ? 0.83 : 0.81;
+        if (tp >= 4) return 0.85;
+        if (tp >= 2) return 0.87;
+        return 0.88;
+    }
+    /* PR #10975: round((gpu - reserve) / gpu, 3), reserve in MB. */
     double mb = (double)gpu_bytes / 1048576.0;
     uint32_t chunk_u, graph_u;
-    kvp_sglang_memory_tier(gpu_bytes, s->tp, &chunk_u, &graph_u);
-    double chunk = chunk_u, graph_bs = graph_u;
+    kvp_sglang_memory_tier_at(gpu_bytes, tp, version, &chunk_u, &graph_u);
+    double chunk = s->max_num_batched_tokens ? (double)s->max_num_batched_tokens : chunk_u;
+    double graph_bs = graph_u;
     double reserve = 512 + (chunk > 2048 ? chunk : 2048) * 1.5 + graph_bs * 2 +
-                     (double)s->tp * (double)s->pp / 8.0 * 1024;
+                     (double)tp * (double)pp / 8.0 * 1024;
     if (s->enable_dp_attention) {
         reserve += graph_bs * s->dp * 3;
         if (graph_bs > 300) reserve += graph_bs * s->dp * 1.5;
@@ -286,7 +319,8 @@ kvp_status kvp__policy_sglang(const kvp_model *model, const kvp_policy_settings 
         kvp__strlcpy(out->budget_formula, "--kv-budget (rest memory)", sizeof out->budget_formula);
     } else if (s->total_memory_bytes) {
         double mfs = s->mem_fraction_static > 0 ? s->mem_fraction_static
-                                                : default_mfs(s->total_memory_bytes, s);
+                                                : kvp_sglang_default_mfs(s->total_memory_bytes, s);
+        out->mem_fraction_static = mfs;
         /* X is free memory before the weights load: after the CUDA context, NCCL init
          * and custom all-reduce exist (MEMORY.md 3.2), the non-torch term here. */
         uint64_t pre = s->non_torch_bytes < s->total_memory_bytes ? s->non_torch_bytes : 0;

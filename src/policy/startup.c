@@ -214,6 +214,38 @@ bool kvp__startup_need_plan(kvp__startup_ctx *c, kvp_check_row *row, const kvp_p
     return false;
 }
 
+void kvp__startup_headroom(kvp__startup_ctx *c, kvp_check_row *row) {
+    const kvp_policy_result *r;
+    if (!kvp__startup_need_plan(c, row, &r)) {
+        if (c->plan) kvp__check_set(row, KVP_CHECK_UNKNOWN, "", "no memory plan (see the KV budget rule)");
+        return;
+    }
+    const kvp_startup_plan_input *p = c->plan;
+    const char *terms = p->headroom_terms && *p->headroom_terms ? p->headroom_terms : "none";
+    if (!p->headroom_compared) {
+        kvp__check_set(row, KVP_CHECK_PASS, "", "nothing modelled is allocated after the KV cache");
+    } else if (p->headroom_refused) {
+        kvp__check_set(row, KVP_CHECK_REFUSE, "lower the memory fraction or the batch (graph sizes)",
+                       "CUDA out of memory after the KV cache is allocated: %.2f GiB of exact or "
+                       "bounded start-up terms (%s) > %.2f GiB left (%.2f GiB after sizing + the "
+                       "freed profile activations)",
+                       kvp__startup_gib(p->headroom_sure_bytes), terms,
+                       kvp__startup_gib(p->headroom_startup_bytes),
+                       kvp__startup_gib(p->headroom_bytes));
+    } else if (p->headroom_short) {
+        kvp__check_set(row, KVP_CHECK_WARN, "lower the memory fraction or the batch",
+                       "%.2f GiB allocated after the KV cache (%s) > %.2f GiB left: estimated "
+                       "terms or load-time allocations; bound: %.2f GiB exact or bounded at "
+                       "start-up of %.2f GiB there",
+                       kvp__startup_gib(p->headroom_need_bytes), terms,
+                       kvp__startup_gib(p->headroom_bytes), kvp__startup_gib(p->headroom_sure_bytes),
+                       kvp__startup_gib(p->headroom_startup_bytes));
+    } else {
+        kvp__check_set(row, KVP_CHECK_PASS, "", "%.2f GiB allocated after the KV cache fit %.2f GiB left",
+                       kvp__startup_gib(p->headroom_need_bytes), kvp__startup_gib(p->headroom_bytes));
+    }
+}
+
 void kvp__startup_set_run_dtype(kvp__startup_ctx *c, kvp_dtype d) {
     if (c->rep->run_dtype != d) c->rep->run_dtype_adjusted = true;
     c->rep->run_dtype = d;

@@ -78,6 +78,10 @@ size_t kvp__startup_split_widths(const kvp__startup_ctx *c, const char **names, 
 /* The memory rules share how the plan went: true when a plan is there (then
  * *r is set), false after marking the row unknown. */
 bool kvp__startup_need_plan(kvp__startup_ctx *c, kvp_check_row *row, const kvp_policy_result **r);
+/* The memory rule every engine has for the terms allocated after the KV cache
+ * (V-MEM-6, S-MEM-3, T-MEM-4): refuse when exact or bounded start-up terms do
+ * not fit what start-up has, warn with the bound otherwise (startup.c). */
+void kvp__startup_headroom(kvp__startup_ctx *c, kvp_check_row *row);
 /* Record the dtype the engine runs the weights in. */
 void kvp__startup_set_run_dtype(kvp__startup_ctx *c, kvp_dtype d);
 /* Capability as "8.0" for messages. */

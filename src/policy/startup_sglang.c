@@ -193,6 +193,9 @@ const kvp__startup_rule kvp__startup_sglang[] = {
      "block-FP8 checkpoint on sm < 89", "an sm89+ GPU", false, dt_2, NULL},
     {"S-MEM-1", "all", "read, unpinned", "mem_fraction_static", "KV pool tokens <= 0",
      "raise --mem-fraction-static", false, mem_1, NULL},
+    {"S-MEM-3", "all", "MEMORY.md 3.3", "mem_fraction_static",
+     "graphs, prefill and sampling after the pool exceed X x (1 - mem_fraction_static)",
+     "lower --mem-fraction-static or --cuda-graph-max-bs", false, kvp__startup_headroom, NULL},
     {"S-LEN-2", "all", "read, unpinned", "context_length",
      "pool smaller than the context: starts, inputs capped at pool - 1", "", false, len_2, NULL},
 };

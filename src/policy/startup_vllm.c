@@ -419,6 +419,10 @@ static void mem_3(kvp__startup_ctx *c, kvp_check_row *r) {
         if (c->plan) kvp__check_set(r, KVP_CHECK_UNKNOWN, "", "no memory plan (see V-MEM-2)");
         return;
     }
+    if (!strcmp(p->era, "v0")) {
+        kvp__check_set(r, KVP_CHECK_PASS, "", "V0 engine: its own check is V-MEM-4");
+        return;
+    }
     uint64_t len = p->max_model_len ? p->max_model_len : c->rep->max_model_len;
     if (p->needed_bytes > p->budget_bytes && !c->s->policy.auto_fit_max_model_len) {
         char fix[200];
@@ -443,6 +447,38 @@ static void mem_3(kvp__startup_ctx *c, kvp_check_row *r) {
                        "one request of %llu tokens needs %.2f GiB of %.2f GiB available",
                        (unsigned long long)len, kvp__startup_gib(p->needed_bytes),
                        kvp__startup_gib(p->budget_bytes));
+    }
+}
+
+/* V0 (LLMEngine._initialize_kv_caches -> _verify_args of the cache): the blocks
+ * the V0 profile leaves must hold max_model_len tokens. The budget comes from
+ * V0's own profile batch (max_num_seqs prompts up to max_model_len, MEMORY.md
+ * 7.3), so the boundary is not monotone in the length; the plan computes it. */
+static void mem_4(kvp__startup_ctx *c, kvp_check_row *r) {
+    const kvp_policy_result *p;
+    if (!kvp__startup_need_plan(c, r, &p)) {
+        if (c->plan) kvp__check_set(r, KVP_CHECK_UNKNOWN, "", "no memory plan (see V-MEM-2)");
+        return;
+    }
+    if (strcmp(p->era, "v0") != 0) {
+        kvp__check_set(r, KVP_CHECK_PASS, "", "V1 engine: one request is checked by V-MEM-3");
+        return;
+    }
+    uint64_t len = p->max_model_len ? p->max_model_len : c->rep->max_model_len;
+    uint64_t tokens = p->report.num_gpu_blocks * (uint64_t)p->block_size;
+    if (len > tokens) {
+        char fix[160];
+        snprintf(fix, sizeof fix, "--max-model-len %llu or less, or raise --gpu-memory-utilization",
+                 (unsigned long long)tokens);
+        kvp__check_set(r, KVP_CHECK_REFUSE, fix,
+                       "The model's max seq len (%llu) is larger than the maximum number of tokens "
+                       "that can be stored in KV cache (%llu). Try increasing "
+                       "`gpu_memory_utilization` or decreasing `max_model_len` when initializing "
+                       "the engine.",
+                       (unsigned long long)len, (unsigned long long)tokens);
+    } else {
+        kvp__check_set(r, KVP_CHECK_PASS, "", "max_model_len %llu <= %llu KV tokens",
+                       (unsigned long long)len, (unsigned long long)tokens);
     }
 }
 
@@ -799,8 +835,12 @@ const kvp__startup_rule kvp__startup_vllm[] = {
     {"V-MEM-3", "V1", "read @001cabc", "max_model_len",
      "one request of max_model_len tokens needs more KV than available",
      "--max-model-len <= the estimate", false, mem_3, NULL},
-    {"V-MEM-4", "V0 (<= 0.10, VLLM_USE_V1=0)", "thread", "max_model_len",
-     "max_model_len > GPU blocks x block size", "", false, NULL,
-     "V0 profiles with a max_model_len batch, so its boundary is not monotone; kvplan plans V1"},
+    {"V-MEM-4", "V0 (<= 0.10, VLLM_USE_V1=0)", "thread + MEMORY.md 7.3", "max_model_len",
+     "max_model_len > GPU blocks x block size (the budget from V0's own profile batch)",
+     "--max-model-len <= blocks x block size, or raise --gpu-memory-utilization", false, mem_4,
+     NULL},
+    {"V-MEM-6", "all (graphs after the KV cache before 0.21)", "MEMORY.md 1.1, 7.5",
+     "gpu_memory_utilization", "terms allocated after the KV cache exceed what sizing leaves",
+     "lower --gpu-memory-utilization or the capture sizes", false, kvp__startup_headroom, NULL},
 };
 const size_t kvp__startup_vllm_count = sizeof kvp__startup_vllm / sizeof kvp__startup_vllm[0];

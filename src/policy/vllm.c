@@ -99,6 +99,50 @@ static vllm_era parse_era(const char *v, uint32_t *version, bool *have_version,
     return ERA_V1_NEW;
 }
 
+void kvp_vllm_release(const char *engine_version, uint32_t *version, bool *v0) {
+    uint32_t v = 0;
+    bool have = engine_version && kvp__policy_version(engine_version, &v);
+    const char *t = engine_version ? engine_version : "";
+    bool says_v0 = has_word(t, "v0") || kvp__policy_contains(t, "v0 engine") ||
+                   kvp__policy_contains(t, "VLLM_USE_V1=0");
+    if (!have) {
+        /* An era tag alone: its last release (the budget's own reading, parse_era). */
+        if (kvp__policy_contains(t, "v1-jan25")) v = 800;
+        else if (kvp__policy_contains(t, "v1-mid")) v = 2000;
+    }
+    *version = v;
+    *v0 = says_v0 || (have && v < 800); /* V1 became the default in 0.8.0 */
+}
+
+void kvp_vllm_batch_defaults(uint64_t gpu_bytes, const char *gpu_name, uint32_t version, bool v0,
+                             bool llm_class, uint64_t max_model_len, int chunked_prefill,
+                             uint64_t *max_num_batched_tokens, uint32_t *max_num_seqs) {
+    uint64_t tokens;
+    uint32_t seqs;
+    if (v0) {
+        /* _set_default_args_v0 and SchedulerConfig (MEMORY.md 7.3): chunked
+         * prefill on by default only past 32,768 tokens (CUDA, no sliding
+         * window, spec decode, LoRA, MM or MLA: not known here, taken as none). */
+        bool chunked = chunked_prefill > 0 || (chunked_prefill < 0 && max_model_len > 32768);
+        seqs = 256;
+        tokens = chunked ? 2048 : (max_model_len > 2048 ? max_model_len : 2048);
+    } else {
+        bool a100 = false;
+        for (const char *p = gpu_name ? gpu_name : ""; *p && !a100; p++)
+            a100 = (p[0] == 'a' || p[0] == 'A') && p[1] == '1' && p[2] == '0' && p[3] == '0';
+        /* get_batch_defaults from ~0.9: the large tier on >= 70 GiB not named A100;
+         * the 0.7-0.8 copy has one tier (7.6). */
+        bool big = (version == 0 || version >= 900) && gpu_bytes >= (70ull << 30) && !a100;
+        tokens = big ? (llm_class ? 16384 : 8192) : (llm_class ? 8192 : 2048);
+        seqs = big ? 1024 : 256;
+        /* Without chunked prefill a step holds one whole prompt. */
+        if (chunked_prefill == 0 && max_model_len > tokens) tokens = max_model_len;
+    }
+    if (seqs > tokens) seqs = (uint32_t)tokens;
+    *max_num_batched_tokens = tokens;
+    *max_num_seqs = seqs;
+}
+
 static const char *era_name(vllm_era e) {
     switch (e) {
     case ERA_V0: return "v0";

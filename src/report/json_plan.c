@@ -55,7 +55,7 @@ static json_t *memory_json(const kvp_render_input *in, const kvp_deploy_result *
     /* The start-up terms (docs/memory.md): each with how it is known and where
      * the engine charges it. */
     static const char *const marks[] = {"exact", "bounded", "estimated", "given"};
-    static const char *const charges[] = {"peak", "headroom", "not_charged"};
+    static const char *const charges[] = {"peak", "headroom", "not_charged", "phase"};
     json_t *terms = json_array();
     for (uint32_t i = 0; have && i < m->term_count; i++) {
         const kvp_memory_term *t = &m->terms[i];
@@ -67,16 +67,25 @@ static json_t *memory_json(const kvp_render_input *in, const kvp_deploy_result *
             if (t->part == (1u << b)) part = k_est_names[b];
         json_object_set_new(j, "part", part ? json_string(part) : json_null());
         json_object_set_new(j, "mark", json_string(marks[t->mark < 4 ? t->mark : 2]));
-        json_object_set_new(j, "charged", json_string(charges[t->charge < 3 ? t->charge : 0]));
+        json_object_set_new(j, "charged", json_string(charges[t->charge < 4 ? t->charge : 0]));
+        if (t->under_load) json_object_set_new(j, "under_load", json_true());
         json_object_set_new(j, "source", json_string(t->source));
         json_array_append_new(terms, j);
     }
     json_object_set_new(mem, "terms", terms);
+    if (have && m->release_line[0])
+        json_object_set_new(mem, "release_line", json_string(m->release_line));
     json_t *hr = json_object();
     json_object_set_new(hr, "available_bytes", have && r->headroom_bytes ? ju(r->headroom_bytes)
                                                                            : json_null());
     json_object_set_new(hr, "need_bytes", ju(have ? r->headroom_need_bytes : 0));
     json_object_set_new(hr, "fits", json_boolean(!r->headroom_short));
+    if (have && r->headroom_need_bytes) {
+        /* The verdict's figures (docs/memory.md "One headroom verdict"). */
+        json_object_set_new(hr, "startup_sure_bytes", ju(r->headroom_sure_bytes));
+        json_object_set_new(hr, "startup_available_bytes", ju(r->headroom_startup_bytes));
+        json_object_set_new(hr, "refused", json_boolean(r->headroom_refused));
+    }
     json_object_set_new(mem, "headroom", hr);
     return mem;
 }

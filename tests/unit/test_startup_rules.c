@@ -390,7 +390,7 @@ static void test_memory_rules(void **state) {
     s.policy.total_memory_bytes = 80ull << 30;
     kvp_policy_result r;
     memset(&r, 0, sizeof r);
-    kvp_startup_plan_input in = {KVP_OK, &r, "", 10ull << 30, true};
+    kvp_startup_plan_input in = {.status = KVP_OK, .result = &r, .message = "", .weights_bytes = 10ull << 30, .weights_estimated = true};
     /* V-MEM-3: one request needs 4 GiB; available 4 GiB -> passes, 4 GiB - 1 -> refused
      * with the estimate. */
     r.needed_bytes = 4ull << 30;
@@ -403,7 +403,7 @@ static void test_memory_rules(void **state) {
     assert_non_null(strstr(row("V-MEM-3")->message, "estimated maximum model length is 32752"));
     assert_non_null(strstr(row("V-MEM-3")->fix, "--max-model-len 32752"));
     /* V-MEM-2: the policy found no memory for the cache. */
-    kvp_startup_plan_input none = {KVP_INFEASIBLE, NULL, "budget not positive", 10ull << 30, true};
+    kvp_startup_plan_input none = {.status = KVP_INFEASIBLE, .message = "budget not positive", .weights_bytes = 10ull << 30, .weights_estimated = true};
     assert_int_equal(status_of(m, &s, &none, "V-MEM-2"), KVP_CHECK_REFUSE);
     /* V-MEM-5: weights 72 GiB + 1 byte > 0.9 x 80 GiB = 72 GiB refused; 72 GiB passes. */
     in.weights_bytes = (72ull << 30) + 1;
