@@ -35,6 +35,10 @@
  *             deployment the engine would refuse to start is KVP_INFEASIBLE
  *             naming the rule and the setting (the CLI prints the start-up
  *             report and exits 1).
+ *   "check"   the keys of "plan" (the engine named by policy or an engine's
+ *             own option): every start-up rule of the engine, as
+ *             `kvplan check ... --json`. A refusal is the document itself
+ *             ("starts": false, "first_refusal": the rule), KVP_OK.
  *   "gpus"    no keys: the embedded GPU catalogue, as
  *             `kvplan gpus --catalog --json`
  * kvp_json_commands() lists them; any other command is KVP_UNSUPPORTED.
@@ -62,7 +66,7 @@ KVP_API KVP_NODISCARD kvp_status kvp_json_call(const char *command, const char *
 /* Free a result of kvp_json_call. NULL is a no-op. */
 KVP_API void kvp_json_free(char *json);
 /* The commands kvp_json_call answers, space-separated ("cost models gpus
- * plan fit compare sweep"); static. */
+ * plan fit compare sweep check"); static. */
 KVP_API const char *kvp_json_commands(void);
 
 #ifdef __cplusplus

@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import unittest
 
@@ -74,6 +75,42 @@ class Library(unittest.TestCase):
             with self.assertRaises(kvplan.KvplanError) as ctx:
                 kvplan._check(ctypes.CDLL(so2), so2)
             self.assertIn("lacks kvp_version_number, kvp_json_call", ctx.exception.message)
+
+
+class Loader(unittest.TestCase):
+    """Where the package looks for libkvplan: at most three places, each named."""
+
+    def run_copy(self, code, env_extra):
+        # A copy of the package alone (no library beside it, no source tree around it).
+        with tempfile.TemporaryDirectory() as d:
+            pkg = os.path.join(d, "kvplan")
+            os.mkdir(pkg)
+            shutil.copy(os.path.join(os.path.dirname(kvplan.__file__), "__init__.py"), pkg)
+            env = {k: v for k, v in os.environ.items()
+                   if k not in ("KVPLAN_LIBRARY", "LD_LIBRARY_PATH", "PYTHONPATH")}
+            env.update(env_extra, PYTHONPATH=d, PYTHONDONTWRITEBYTECODE="1")
+            proc = subprocess.run([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, check=False, cwd=d)
+            return d, proc.returncode, proc.stdout.decode(), proc.stderr.decode()
+
+    def test_places(self):
+        d, rc, out, err = self.run_copy("import kvplan; print(list(kvplan._candidates()))", {})
+        self.assertEqual(rc, 0, err)
+        # Its own folder, then the system loader by SONAME (no source tree here).
+        self.assertEqual(out.strip(), repr([os.path.join(d, "kvplan", "libkvplan.so.0"),
+                                            "libkvplan.so.0"]))
+
+    def test_not_found_names_what_it_tried(self):
+        missing = "/nonexistent/libkvplan.so.0"
+        d, rc, out, err = self.run_copy(
+            "import kvplan\ntry:\n    kvplan.version()\nexcept kvplan.KvplanError as e:\n"
+            "    print(e.status); print(e.message)", {"KVPLAN_LIBRARY": missing})
+        self.assertEqual(rc, 0, err)
+        status, message = out.strip().split("\n", 1)
+        self.assertEqual(status, "KVP_NOT_FOUND")
+        self.assertIn("(looked in: %s)" % missing, message)
+        self.assertIn("set KVPLAN_LIBRARY", message)
+        self.assertLess(len(message), 400, message)
 
 
 class Cost(unittest.TestCase):

@@ -14,7 +14,7 @@
 #include "kvplan/json.h"
 #include "util.h"
 
-const char *kvp_json_commands(void) { return "cost models gpus plan fit compare sweep"; }
+const char *kvp_json_commands(void) { return "cost models gpus plan fit compare sweep check"; }
 
 void kvp_json_free(char *json) { kvp__free(NULL, json); }
 

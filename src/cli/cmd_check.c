@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "cli_options.h"
+#include "check_run.h"
 #include "kvplan/deploy.h"
 #include "from_cmd.h"
 #include "plan_policy.h"
@@ -148,73 +149,22 @@ static int check_main(int argc, char **argv) {
         free(ss);
         return kvp_cli_report_error(&err, json);
     }
-    /* Without memory, the rules that need none (the memory rules `unknown`). */
+    /* The rules, the memory rules on the one pipeline's plan (src/plan/check_run.c,
+     * kvp_json_call's "check" too). */
     kvp_startup_report *rep = calloc(1, sizeof *rep);
-    kvp_deploy_result *res = kvp_deploy_result_new();
     int rc = KVP_EXIT_BAD_INPUT;
-    if (!rep || !res) {
+    if (!rep) {
         rc = kvp_cli_fail("out of memory");
         goto done;
     }
-    if (kvp_startup_check(model, ss, NULL, rep, &err) != KVP_OK) {
+    if (kvp__check_run(model, ss, &mem, rep, &err) != KVP_OK) {
         rc = kvp_cli_report_error(&err, json);
         goto done;
-    }
-    kvp_startup_plan_input in;
-    memset(&in, 0, sizeof in);
-    bool have_plan = s->total_memory_bytes > 0 || s->kv_budget_bytes > 0;
-    if (have_plan && s->engine == KVP_ENGINE_TRTLLM && !s->kv_budget_bytes) {
-        /* TensorRT-LLM's memory is the creator's (kvplan plan --policy trtllm); the
-         * policy report here needs the KV figure itself. */
-        in.status = KVP_UNSUPPORTED;
-        in.message = "TensorRT-LLM's KV memory is planned by 'kvplan plan --policy trtllm'; "
-                     "pass --kv-budget BYTES (its KV cache size) to check T-MEM-1/T-MEM-2";
-        if (kvp_startup_check(model, ss, &in, rep, &err) != KVP_OK) {
-            rc = kvp_cli_report_error(&err, json);
-            goto done;
-        }
-    } else if (have_plan) {
-        /* The deployment pipeline (deploy.h) runs the rules, as for `kvplan plan`:
-         * the ones that need no memory first (what the engine adjusts is planned
-         * with), then the memory rules on its plan. */
-        kvp_error perr;
-        kvp_error_clear(&perr);
-        kvp_deployment d = kvp_deployment_default();
-        d.model = model;
-        d.point.engine = s->engine;
-        d.point.tp = s->tp;
-        d.point.pp = s->pp;
-        d.policy = *s;
-        /* The memory terms as the option table wrote them (--peak, --activation-peak,
-         * --non-torch, --cuda-graph included: a hand copy from the policy settings
-         * dropped them), the device's total from --gpu-mem or the GPU. */
-        d.memory = mem;
-        d.memory.total_bytes = s->kv_budget_bytes ? 0 : s->total_memory_bytes;
-        /* The start-up settings and the GPU, the one step every command takes
-         * (deploy.h); it also drops mem's --quantization, a pointer into the
-         * option table freed above (the pipeline reads the setting from startup). */
-        kvp_deployment_settle(&d, ss, ss->gpu_known ? &ss->gpu : NULL, true);
-        /* One plan gives the result and every rule's row. */
-        if (kvp_deploy_plan_report(&d, res, rep, &perr) != KVP_OK) {
-            rc = kvp_cli_report_error(&perr, json);
-            goto done;
-        }
-        if (!res->startup.evaluated) {
-            /* A setting the pipeline refused before the rules ran: every rule on it,
-             * the memory rules with that refusal. */
-            in.status = res->status;
-            in.message = res->message;
-            if (kvp_startup_check(model, ss, &in, rep, &err) != KVP_OK) {
-                rc = kvp_cli_report_error(&err, json);
-                goto done;
-            }
-        }
     }
     kvp_cli_startup_print(rep, ss, kvp_model_name(model), json);
     rc = rep->starts ? KVP_EXIT_OK : KVP_EXIT_NO;
 done:
     free(rep);
-    kvp_deploy_result_free(res);
     kvp_model_free(model);
     free(ss);
     return rc;

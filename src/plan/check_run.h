@@ -1,0 +1,20 @@
+/* check_run.h — `kvplan check`'s evaluation, one function for the CLI
+ * (src/cli/cmd_check.c) and kvp_json_call's "check" (src/bind): every
+ * start-up rule of the engine (kvplan/startup.h), the memory rules on the
+ * one pipeline's plan when there is memory to plan from. */
+#ifndef KVP_PLAN_CHECK_RUN_H
+#define KVP_PLAN_CHECK_RUN_H
+
+#include "kvplan/deploy.h"
+#include "kvplan/startup.h"
+
+/* Evaluate the rules of `ss` (its engine named; gpu / gpu_known, and
+ * policy.total_memory_bytes from --gpu-mem or the GPU, set by the caller) for
+ * `model` into `rep`. `mem`: the memory terms as the option table wrote them
+ * (--peak, --non-torch, ...). Without memory (no total, no --kv-budget) the
+ * memory rules are `unknown`. A refusal is a report (rep->starts false), not
+ * an error; an error is bad input or out of memory. */
+kvp_status kvp__check_run(const kvp_model *model, const kvp_startup_settings *ss,
+                          const kvp_deploy_memory *mem, kvp_startup_report *rep, kvp_error *err);
+
+#endif
