@@ -35,6 +35,9 @@ const char *kvp_cli_typed_spelling(const char *flag) {
     return g_active->typed[r->id];
 }
 
+_Static_assert(KVP__FLAG_TEXT_MAX == KVP_OPTIONS_TYPED_MAX,
+               "respell.h rewrites flags as long as the option table keeps");
+
 const char *kvp_cli_flag_spelling(const void *ctx, const char *flag, char *buf, size_t size) {
     (void)ctx, (void)buf, (void)size;
     return kvp_cli_typed_spelling(flag);

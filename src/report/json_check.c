@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kvplan/options.h" /* KVP_OPTIONS_TYPED_MAX */
 #include "render_internal.h"
 #include "util.h"
 
@@ -17,8 +16,8 @@ void kvp__respell_flags(const char *text, kvp__flag_spelling spell, const void *
         /* A flag: '-' after the start, a space or '(', then name characters. */
         bool starts = spell && *p == '-' && (p == text || p[-1] == ' ' || p[-1] == '(');
         size_t k = starts ? strspn(p, "-abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") : 0;
-        if (k > 1 && k < KVP_OPTIONS_TYPED_MAX) {
-            char flag[KVP_OPTIONS_TYPED_MAX], buf[KVP_OPTIONS_TYPED_MAX + 2];
+        if (k > 1 && k < KVP__FLAG_TEXT_MAX) {
+            char flag[KVP__FLAG_TEXT_MAX], buf[KVP__FLAG_TEXT_MAX + 2];
             memcpy(flag, p, k);
             flag[k] = '\0';
             const char *typed = spell(ctx, flag, buf, sizeof buf);

@@ -5,6 +5,11 @@
 
 #include <stddef.h>
 
+/* The longest flag rewritten, its NUL included: KVP_OPTIONS_TYPED_MAX of
+ * kvplan/options.h (a room the report does not use; src/cli/cli_options.c
+ * checks the two agree). */
+#define KVP__FLAG_TEXT_MAX 40
+
 /* How the caller's user spelled option `flag` (a row's name or one of its
  * spellings: the CLI's typed flag, a request's key as a flag), written into buf
  * if needed; NULL to keep `flag` as it is. */

@@ -18,7 +18,8 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 prefix=$tmp/prefix
 cmake --install "$build" --prefix "$prefix" >/dev/null
 fail=0
-libdir=$(dirname "$(find "$prefix" -name 'libkvplan.so.?' | head -n1)")
+# (not the Python package's link to it)
+libdir=$(dirname "$(find "$prefix" -name 'libkvplan.so.?' -not -path '*/python/*' | head -n1)")
 for f in "$libdir/libkvplan.a" "$libdir/libkvplan.so" "$libdir/pkgconfig/kvplan.pc" \
          "$libdir/cmake/kvplan/kvplanConfig.cmake" "$libdir/cmake/kvplan/kvplanConfigVersion.cmake" \
          "$prefix/include/kvplan/kvplan.h" "$prefix/include/kvplan/version.h" "$prefix/bin/kvplan" \
