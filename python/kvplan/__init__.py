@@ -37,7 +37,7 @@ import json
 import os
 
 __all__ = ["KvplanError", "cost", "plan", "check", "fit", "compare", "sweep", "models", "gpus",
-           "why", "version", "library_path"]
+           "local", "why", "version", "library_path"]
 
 #: The library major version this package speaks (SONAME libkvplan.so.0).
 ABI_MAJOR = 0
@@ -216,6 +216,14 @@ def check(model=None, **options):
     document says ``"starts": false`` and ``"first_refusal"``; KvplanError is
     for bad input only."""
     return _command("check", model, options)
+
+
+def local(model=None, **options):
+    """The model-local KV caches a model declares (``kvplan local --json``):
+    max_num_seqs=N is required; async_chunk, streaming, enforce_eager are
+    flags; decl="FILE" reads a declarations file instead of the embedded ones."""
+    return _call("local", dict({k: v for k, v in options.items() if v is not None},
+                               **({} if model is None else {"model": str(model)})))
 
 
 def why(log_text, **options):

@@ -161,16 +161,18 @@ static kvp_status apply_from(call *c, const json_t *v, const kvp__json_call_opts
 }
 
 /* A request key giving a row from_command filled (row[] of apply_from): the
- * same engine as policy is the same statement; anything else names both. */
+ * same engine as policy is the same statement (*same: nothing to set);
+ * anything else names both. */
 static kvp_status from_given(const call *c, const unsigned char *row, const char *key,
-                             const json_t *v, kvp_error *err) {
+                             const json_t *v, bool *same, kvp_error *err) {
     const kvp_option *r = kvp_option_lookup(key, NULL);
+    *same = false;
     if (!r || !row[r->id] || r->repeats) return KVP_OK;
     if (row[r->id] == UCHAR_MAX) {
         kvp_engine pe, ce;
-        if (json_is_string(v) && kvp_engine_parse(json_string_value(v), &pe) == KVP_OK &&
-            kvp_engine_parse(c->from->engine, &ce) == KVP_OK && pe == ce)
-            return KVP_OK;
+        *same = json_is_string(v) && kvp_engine_parse(json_string_value(v), &pe) == KVP_OK &&
+                kvp_engine_parse(c->from->engine, &ce) == KVP_OK && pe == ce;
+        if (*same) return KVP_OK;
         return bad(err, KVP_INVALID_ARG, key,
                    "from_command and %s contradict: the from_command command is a %s command; "
                    "give one", key, c->from->engine);
@@ -211,7 +213,10 @@ static kvp_status call_settings(call *c, unsigned command, const json_t *req,
         if (!strcmp(key, "from_command")) continue;
         bool mine = false;
         for (size_t k = 0; own && own[k]; k++) mine = mine || !strcmp(own[k], key);
-        if (!mine && c->from && (st = from_given(c, from_row, key, v, err)) != KVP_OK) return st;
+        bool same = false;
+        if (!mine && c->from && (st = from_given(c, from_row, key, v, &same, err)) != KVP_OK)
+            return st;
+        if (same) continue;
         st = mine ? take(ctx, key, v, err) : set_option(c->opt, key, v, err);
         if (st) return st;
     }
@@ -454,9 +459,18 @@ static kvp_status call_compare(const json_t *req, const kvp__json_call_opts *o, 
     memset(&co, 0, sizeof co);
     call c;
     kvp_status st = call_begin(&c, KVP_COMMAND_COMPARE, req, o, own, compare_take, &co, err);
+    const kvp_deployment *d = &c.opt->deployment;
+    /* policy (or from_command's engine) names the one engine compared, as
+     * `kvplan compare --policy P` (src/cli/cmd_compare.c); policies the engines. */
+    bool policy_given = st == KVP_OK && kvp_options_given(c.opt, "--policy");
+    if (policy_given && co.n)
+        st = bad(err, KVP_INVALID_ARG, "policies",
+                 "policies and policy contradict: policies lists the engines compared; give "
+                 "one of them");
+    else if (policy_given)
+        co.engines[co.n++] = d->point.engine;
     if (co.n == 0)
         for (int k = 0; k < KVP_ENGINE_COUNT; k++) co.engines[co.n++] = (kvp_engine)k;
-    const kvp_deployment *d = &c.opt->deployment;
     if (st == KVP_OK && d->point.kv_dtype[0] && co.n > 1)
         st = bad(err, KVP_INVALID_ARG, "kv_dtype",
                  "compare keeps each engine's own KV dtype spelling: drop kv_dtype or give one "

@@ -42,6 +42,10 @@ json_t *kvp__check_json(const kvp_check_row *c);
 kvp_status kvp__check_json_text(const kvp_startup_report *rep, const kvp_startup_settings *ss,
                                 const char *model_name, kvp__flag_spelling spell,
                                 const void *spell_ctx, char **out, kvp_error *err);
+/* `kvplan local --json` of report `r` (json_local.c; kvp_json_call "local"
+ * too). *out: malloc'd text, freed with free() / kvp_json_free. */
+struct kvp_local_report;
+kvp_status kvp__local_json_text(const struct kvp_local_report *r, char **out, kvp_error *err);
 /* A deployment's start-up verdict (deploy.h): "starts", "first_refusal" (rule
  * id or null), "checks" (the rules that did not pass) and "checks_not_listed"
  * when some were left out. New reference. */
