@@ -32,6 +32,16 @@ def project_version():
     return m.group(1)
 
 
+def check_abi_major(version):
+    """The package speaks one library major (kvplan.ABI_MAJOR, the SONAME's):
+    it must be the major of the library this build compiles."""
+    with open(os.path.join(ROOT, "python", "kvplan", "__init__.py"), encoding="utf-8") as f:
+        m = re.search(r"^ABI_MAJOR = ([0-9]+)$", f.read(), re.M)
+    if not m or m.group(1) != version.split(".")[0]:
+        raise RuntimeError("python/kvplan/__init__.py: ABI_MAJOR = %s, but CMakeLists.txt builds "
+                           "libkvplan %s: make them agree" % (m.group(1) if m else "?", version))
+
+
 class BuildWithLibrary(build_py):
     """build_py, then the library built by CMake into the built package."""
 
@@ -48,7 +58,9 @@ class BuildWithLibrary(build_py):
         jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL") or str(os.cpu_count() or 1)
         subprocess.check_call([cmake, "--build", tree, "--target", "kvplan_shared",
                                "--parallel", jobs])
-        soname = ABI_SONAME % project_version().split(".")[0]
+        version = project_version()
+        check_abi_major(version)
+        soname = ABI_SONAME % version.split(".")[0]
         # The SONAME file itself (a link to libkvplan.so.X.Y.Z in the tree):
         # copied as a plain file under the name the loader asks for.
         src = os.path.realpath(os.path.join(tree, soname))
