@@ -18,7 +18,11 @@
  *             name or Hugging Face id, as `kvplan models FILTER`)
  *   "plan", "fit", "compare", "sweep"
  *             model (string: what `kvplan COMMAND MODEL` takes) or config (a
- *             config.json object); every other key is an option of the one
+ *             config.json object); from_command (string: the engine command
+ *             a user runs, read as `--from` reads it: its engine is the
+ *             policy, its model the model unless one is given, its settings
+ *             set before the other keys; a key setting the same option again
+ *             is refused naming both); every other key is an option of the one
  *             option table (kvplan/options.h, docs/options.md) by its name
  *             with '_' for '-' ("gpu", "gpu_mem", "policy", "tp",
  *             "max_model_len", "kv_budget", ...), its value a string, a
@@ -35,8 +39,16 @@
  *             deployment the engine would refuse to start is KVP_INFEASIBLE
  *             naming the rule and the setting (the CLI prints the start-up
  *             report and exits 1).
+ *   "check"   the keys of "plan" (the engine named by policy or an engine's
+ *             own option): every start-up rule of the engine, as
+ *             `kvplan check ... --json`. A refusal is the document itself
+ *             ("starts": false, "first_refusal": the rule), KVP_OK.
  *   "gpus"    no keys: the embedded GPU catalogue, as
  *             `kvplan gpus --catalog --json`
+ *   "local"   model (a name with embedded declarations) or decl (a
+ *             declarations file), max_num_seqs (integer, required),
+ *             async_chunk, streaming, enforce_eager (booleans): the
+ *             model-local KV caches, as `kvplan local ... --json`
  * kvp_json_commands() lists them; any other command is KVP_UNSUPPORTED.
  *
  * Errors: the status, and `err` names the request key as a JSON pointer
@@ -67,7 +79,7 @@ KVP_API KVP_NODISCARD kvp_status kvp_json_call(const char *command, const char *
 /* Free a result of kvp_json_call. NULL is a no-op. */
 KVP_API void kvp_json_free(char *json);
 /* The commands kvp_json_call answers, space-separated ("cost models gpus
- * plan fit compare sweep"); static. */
+ * plan fit compare sweep check local"); static. */
 KVP_API const char *kvp_json_commands(void);
 
 #ifdef __cplusplus

@@ -10,30 +10,34 @@ JSON document that ``kvplan COMMAND ... --json`` prints, as a dict (a list for
     p = kvplan.plan("llama-3.1-8b", gpu="h100", max_seq_len=8192)
     v = kvplan.plan("llama-3.1-8b", gpu="h100", policy="vllm", max_model_len=8192)
     f = kvplan.fit("llama-3.1-8b", gpu="h100", concurrency=64)
+    ok = kvplan.check("llama-3.1-8b", gpu="h100", policy="vllm")["starts"]
     cmp = kvplan.compare("llama-3.1-8b", kv_budget="40GiB", max_seq_len=32768)
     s = kvplan.sweep("llama-3.1-8b", "tp=1,2", gpu="h100")
 
 Options are the option table's names with underscores (``kv_dtype`` for
 ``--kv-dtype``, ``max_model_len`` for vLLM's spelling; docs/options.md):
 ``True``/``False`` set a flag, ``None`` leaves an option out, a list repeats it.
+``from_command="vllm serve M --tensor-parallel-size 2 ..."`` (plan, check, fit,
+compare, sweep) reads the engine command you already run, as ``--from`` does:
+its engine is the policy, its model the model unless one is given.
 Every call goes through the library's one JSON entry point, kvp_json_call, in
 this process (no ``kvplan`` program is run): the answer is the same document,
 byte for byte, that ``kvplan COMMAND ... --json`` prints. A model is a
 catalogue name, a path, or a config.json given as a dict.
 
-The library is looked for in $KVPLAN_LIBRARY, then next to this package
-(PREFIX/lib*/ of an install, or build/ of a source tree), then by the system
-loader. A library of another major version, or one without the symbols this
+The library is looked for in $KVPLAN_LIBRARY (alone, when set), else in this
+package's folder (``pip install .`` builds it there; an install prefix and the
+.deb put a link there to their lib folder), a source tree's build/, and the
+system loader: at most three places, each named if it is not found. A library of another major version, or one without the symbols this
 package calls, is refused with a message that says which.
 """
 
 import ctypes
-import ctypes.util
 import json
 import os
 
-__all__ = ["KvplanError", "cost", "plan", "fit", "compare", "sweep", "models", "version",
-           "library_path"]
+__all__ = ["KvplanError", "cost", "plan", "check", "fit", "compare", "sweep", "models", "gpus",
+           "local", "why", "version", "library_path"]
 
 #: The library major version this package speaks (SONAME libkvplan.so.0).
 ABI_MAJOR = 0
@@ -72,24 +76,22 @@ _lib_path = None
 
 
 def _candidates():
+    """Where the library is looked for, at most three places: $KVPLAN_LIBRARY
+    alone when set; else this package's own folder (where ``pip install`` and
+    the .deb put it, and where an install prefix has a link to PREFIX/lib*/),
+    a source tree's ``build/`` (python/kvplan/ beside build/, after
+    ``bash scripts/run.sh``), and the system loader (by SONAME)."""
     env = os.environ.get("KVPLAN_LIBRARY")
     if env:
         yield env
         return
     here = os.path.dirname(os.path.abspath(__file__))
     soname = "libkvplan.so.%d" % ABI_MAJOR
-    # An install: PREFIX/share/kvplan/python/kvplan/__init__.py
-    prefix = os.path.normpath(os.path.join(here, "..", "..", "..", ".."))
-    for libdir in ("lib", "lib64"):
-        yield os.path.join(prefix, libdir, soname)
-    multi = os.path.join(prefix, "lib")
-    if os.path.isdir(multi):
-        for d in sorted(os.listdir(multi)):
-            yield os.path.join(multi, d, soname)
-    # A source tree: python/kvplan/ beside build/.
-    yield os.path.normpath(os.path.join(here, "..", "..", "build", soname))
-    found = ctypes.util.find_library("kvplan")
-    yield found if found else soname
+    yield os.path.join(here, soname)
+    tree = os.path.normpath(os.path.join(here, "..", ".."))
+    if os.path.isfile(os.path.join(tree, "CMakeLists.txt")):
+        yield os.path.join(tree, "build", soname)
+    yield soname
 
 
 def _check(lib, path):
@@ -128,13 +130,15 @@ def _load():
         try:
             lib = ctypes.CDLL(path)
         except OSError as e:
-            tried.append("%s (%s)" % (path, e))
+            tried.append("%s (%s)" % (path, e) if os.sep in path else "the system loader (%s)" % e)
             continue
         _check(lib, path)
         _lib, _lib_path = lib, path
         return lib
     raise KvplanError("KVP_NOT_FOUND",
-                      "libkvplan.so.%d not found (tried: %s); set KVPLAN_LIBRARY to its path"
+                      "libkvplan.so.%d not found (looked in: %s). Fix: install the package with "
+                      "pip (it builds the library into the package), build this source tree "
+                      "(bash scripts/run.sh), or set KVPLAN_LIBRARY to the library's path"
                       % (ABI_MAJOR, "; ".join(tried)))
 
 
@@ -200,19 +204,48 @@ def models(filter=None):
     return _call("models", {} if filter is None else {"filter": filter})
 
 
-def plan(model, **options):
+def gpus():
+    """The GPU catalogue (``kvplan gpus --catalog --json``): {"gpus": [...]}."""
+    return _call("gpus", {})
+
+
+def check(model=None, **options):
+    """Will the engine start? (``kvplan check --json``): every start-up rule of
+    the engine named by policy="vllm" (sglang, trtllm, llamacpp) with pass,
+    refuse, adjust, warn or unknown. A refusal is data, not an exception: the
+    document says ``"starts": false`` and ``"first_refusal"``; KvplanError is
+    for bad input only."""
+    return _command("check", model, options)
+
+
+def local(model=None, **options):
+    """The model-local KV caches a model declares (``kvplan local --json``):
+    max_num_seqs=N is required; async_chunk, streaming, enforce_eager are
+    flags; decl="FILE" reads a declarations file instead of the embedded ones."""
+    return _call("local", dict({k: v for k, v in options.items() if v is not None},
+                               **({} if model is None else {"model": str(model)})))
+
+
+def why(log_text, **options):
+    """Every figure of an engine's start-up log explained (``kvplan why --json``):
+    log_text is the log itself (a str); model="..." names the model's config
+    when the log does not."""
+    return _call("why", dict({k: v for k, v in options.items() if v is not None}, log=log_text))
+
+
+def plan(model=None, **options):
     """The KV cache plan of one GPU (``kvplan plan --json``); options as the
     command's (gpu="h100", tp=2, max_seq_len=8192, policy="vllm", ...)."""
     return _command("plan", model, options)
 
 
-def fit(model, **options):
+def fit(model=None, **options):
     """Solve for a setting (``kvplan fit --json``): concurrency=64 gives the
     longest context serving 64 sequences, and so on."""
     return _command("fit", model, options)
 
 
-def compare(model, **options):
+def compare(model=None, **options):
     """Every engine side by side (``kvplan compare --json``); policies="vllm,sglang"
     (or a list) picks the engines."""
     return _command("compare", model, options)

@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import unittest
 
@@ -74,6 +75,42 @@ class Library(unittest.TestCase):
             with self.assertRaises(kvplan.KvplanError) as ctx:
                 kvplan._check(ctypes.CDLL(so2), so2)
             self.assertIn("lacks kvp_version_number, kvp_json_call", ctx.exception.message)
+
+
+class Loader(unittest.TestCase):
+    """Where the package looks for libkvplan: at most three places, each named."""
+
+    def run_copy(self, code, env_extra):
+        # A copy of the package alone (no library beside it, no source tree around it).
+        with tempfile.TemporaryDirectory() as d:
+            pkg = os.path.join(d, "kvplan")
+            os.mkdir(pkg)
+            shutil.copy(os.path.join(os.path.dirname(kvplan.__file__), "__init__.py"), pkg)
+            env = {k: v for k, v in os.environ.items()
+                   if k not in ("KVPLAN_LIBRARY", "LD_LIBRARY_PATH", "PYTHONPATH")}
+            env.update(env_extra, PYTHONPATH=d, PYTHONDONTWRITEBYTECODE="1")
+            proc = subprocess.run([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, check=False, cwd=d)
+            return d, proc.returncode, proc.stdout.decode(), proc.stderr.decode()
+
+    def test_places(self):
+        d, rc, out, err = self.run_copy("import kvplan; print(list(kvplan._candidates()))", {})
+        self.assertEqual(rc, 0, err)
+        # Its own folder, then the system loader by SONAME (no source tree here).
+        self.assertEqual(out.strip(), repr([os.path.join(d, "kvplan", "libkvplan.so.0"),
+                                            "libkvplan.so.0"]))
+
+    def test_not_found_names_what_it_tried(self):
+        missing = "/nonexistent/libkvplan.so.0"
+        d, rc, out, err = self.run_copy(
+            "import kvplan\ntry:\n    kvplan.version()\nexcept kvplan.KvplanError as e:\n"
+            "    print(e.status); print(e.message)", {"KVPLAN_LIBRARY": missing})
+        self.assertEqual(rc, 0, err)
+        status, message = out.strip().split("\n", 1)
+        self.assertEqual(status, "KVP_NOT_FOUND")
+        self.assertIn("(looked in: %s)" % missing, message)
+        self.assertIn("set KVPLAN_LIBRARY", message)
+        self.assertLess(len(message), 400, message)
 
 
 class Cost(unittest.TestCase):
@@ -251,6 +288,114 @@ class Plans(unittest.TestCase):
                                        "over": ["tp=1,2", "max-seq-len=4k..16k"]},
                              ["llama-3.1-8b", "--gpu", "h100", "--policy", policy, "--over",
                               "tp=1,2", "--over", "max-seq-len=4k..16k"])
+
+    def test_check(self):
+        # Llama-3.1-8B has 32 attention heads: vLLM refuses TP 3 at start-up
+        # (V-PAR-1, 32 % 3 != 0). A refusal is the document, not an exception.
+        c = kvplan.check("llama-3.1-8b", gpu="h100", policy="vllm", tp=3)
+        self.assertEqual((c["starts"], c["first_refusal"]), (False, "V-PAR-1"))
+        self.assertEqual(c["gpu"]["name"], "H100 SXM 80GB")
+        v1 = [r for r in c["checks"] if r["rule"] == "V-PAR-1"][0]
+        self.assertEqual((v1["status"], v1["fix"]),
+                         ("refuse", "--tp one of 1, 2, 4, 8, 16, 32 (divides 32 heads)"))
+        ok = kvplan.check("llama-3.1-8b", gpu="h100", policy="vllm", tp=2)
+        self.assertEqual((ok["starts"], ok["first_refusal"], ok["summary"]["refuse"]),
+                         (True, None, 0))
+        # Byte for byte the CLI's document (exit 1 for a refusal, 0 when it starts),
+        # the fixes naming the flags as given (request key tp = --tp).
+        cases = [({"model": "llama-3.1-8b", "gpu": "h100", "policy": "vllm", "tp": 3},
+                  ["llama-3.1-8b", "--gpu", "h100", "--policy", "vllm", "--tp", "3"], 1),
+                 ({"model": "llama-3.1-8b", "gpu": "h100", "policy": "vllm", "tp": 2,
+                   "max_model_len": 8192},
+                  ["llama-3.1-8b", "--gpu", "h100", "--policy", "vllm", "--tp", "2",
+                   "--max-model-len", "8192"], 0),
+                 ({"model": "qwen3-8b", "gpu": "rtx4090", "policy": "sglang"},
+                  ["qwen3-8b", "--gpu", "rtx4090", "--policy", "sglang"], None),
+                 ({"model": "llama-3.1-70b", "gpu": "h100", "policy": "trtllm", "tp": 2,
+                   "kv_budget": "20GiB"},
+                  ["llama-3.1-70b", "--gpu", "h100", "--policy", "trtllm", "--tp", "2",
+                   "--kv-budget", "20GiB"], None),
+                 ({"model": "llama-3.1-8b", "policy": "llamacpp", "ctx_size": 8192},
+                  ["llama-3.1-8b", "--policy", "llamacpp", "--ctx-size", "8192"], None)]
+        for request, args, want_rc in cases:
+            rc, want = cli_json_text("check", *args)
+            if want_rc is not None:
+                self.assertEqual(rc, want_rc, args)
+            got = kvplan._call_text("check", json.dumps(request))
+            self.assertEqual(got + "\n", want, args)
+            self.assertEqual(json.loads(got)["starts"], rc == 0, args)
+
+    def test_check_bad_input_raises(self):
+        with self.assertRaises(kvplan.KvplanError) as ctx:
+            kvplan.check("llama-3.1-8b", gpu="h100")
+        self.assertEqual((ctx.exception.status, ctx.exception.key), ("KVP_INVALID_ARG", "/policy"))
+        with self.assertRaises(kvplan.KvplanError) as ctx:
+            kvplan.check("llama-3.1-8b", gpu="h100", policy="vllm", tp=0)
+        self.assertEqual(ctx.exception.key, "/tp")
+
+    def test_local(self):
+        # MiMo-Audio's local transformer graph pool: group_size + max(delay_pattern)
+        # = 4 + 7 = 11 positions (the declaration's own formula).
+        d = kvplan.local("mimo-audio", max_num_seqs=8)
+        pool = [e for e in d["local_caches"] if e["name"] == "local_transformer_graph_pool"][0]
+        self.assertEqual(pool["positions"], 11)
+        self.assertEqual(d["deployment"]["max_num_seqs"], 8)
+        for request, args in (({"model": "mimo-audio", "max_num_seqs": 8},
+                               ["mimo-audio", "--max-num-seqs", "8"]),
+                              ({"model": "minicpm-o", "max_num_seqs": 64, "streaming": True,
+                                "enforce_eager": True},
+                               ["minicpm-o", "--max-num-seqs", "64", "--streaming",
+                                "--enforce-eager"])):
+            rc, want = cli_json_text("local", *args)
+            self.assertEqual(rc, 0, args)
+            self.assertEqual(kvplan._call_text("local", json.dumps(request)) + "\n", want, args)
+        with self.assertRaises(kvplan.KvplanError) as ctx:
+            kvplan.local("mimo-audio")
+        self.assertEqual(ctx.exception.key, "/max_num_seqs")
+        with self.assertRaises(kvplan.KvplanError) as ctx:
+            kvplan.local("mimo-audio", max_num_seqs=0)
+        self.assertEqual(ctx.exception.key, "/max_num_seqs")
+
+    def test_gpus(self):
+        g = kvplan.gpus()
+        self.assertEqual(json.dumps(g, indent=2) + "\n", cli_json_text("gpus", "--catalog")[1])
+        h100 = [x for x in g["gpus"] if x["name"] == "H100 SXM 80GB"][0]
+        self.assertEqual(h100["compute_capability"], "9.0")
+
+    def test_from_command(self):
+        vllm = ("vllm serve meta-llama/Llama-3.1-8B --tensor-parallel-size 2 "
+                "--max-model-len 8192 --kv-cache-dtype fp8 --port 8000")
+        # The command's engine, model and settings: TP 2, fp8, 8,192 tokens.
+        p = kvplan.plan(from_command=vllm, gpu="h100")
+        self.assertEqual((p["deployment"]["policy"], p["deployment"]["tp"], p["model"]),
+                         ("vllm", 2, "meta-llama/Llama-3.1-8B"))
+        # The CLI's --from, byte for byte, for each command that takes it.
+        for command, request, extra in (
+                ("plan", {}, []),
+                ("check", {}, []),
+                ("fit", {"concurrency": 8}, ["--concurrency", "8"]),
+                ("compare", {}, []),
+                ("sweep", {"over": "max-seq-len=4k,8k"}, ["--over", "max-seq-len=4k,8k"])):
+            # fit solves for the length and sweep sweeps it: the command leaves it out.
+            cmd = vllm.replace(" --max-model-len 8192", "") if command in ("fit", "sweep") else vllm
+            rc, want = cli_json_text(command, "--from", cmd, "--gpu", "h100", *extra)
+            self.assertIn(rc, (0, 1), command)
+            got = kvplan._call_text(command, json.dumps(dict(request, from_command=cmd, gpu="h100")))
+            self.assertEqual(got + "\n", want, command)
+        # A request key giving a setting the command gave: both named.
+        with self.assertRaises(kvplan.KvplanError) as ctx:
+            kvplan.plan(from_command=vllm, gpu="h100", tp=4)
+        self.assertEqual(ctx.exception.key, "/tp")
+        self.assertIn("--tensor-parallel-size 2", ctx.exception.message)
+        # policy naming the command's engine is the same statement; another is not.
+        kvplan.plan(from_command=vllm, gpu="h100", policy="vllm")
+        with self.assertRaises(kvplan.KvplanError) as ctx:
+            kvplan.plan(from_command=vllm, gpu="h100", policy="sglang")
+        self.assertEqual(ctx.exception.key, "/policy")
+        with self.assertRaises(kvplan.KvplanError) as ctx:
+            kvplan.plan(from_command="", gpu="h100")
+        self.assertEqual((ctx.exception.status, ctx.exception.key),
+                         ("KVP_INVALID_ARG", "/from_command"))
 
     def test_config_dict(self):
         # A config.json as a dict: 2 layers x 8 KV heads x (128 + 128) x 2 bytes = 8,192 B a

@@ -1,4 +1,5 @@
-/* deploy_call.c — kvp_json_call's "plan", "fit" and "compare" (kvplan/json.h):
+/* deploy_call.c — kvp_json_call's "plan", "fit", "compare", "sweep" and
+ * "check" (kvplan/json.h):
  * the request's keys are the option table's names (kvplan/options.h), each set
  * through kvp_options_set as the CLI sets a flag, so a request and a command
  * line are read by one parser with one message per error; then the same steps
@@ -7,12 +8,15 @@
  * prints too. A key neither the table nor the command knows is refused by
  * name: never ignored. */
 #include <jansson.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bind_internal.h"
+#include "check_run.h"
+#include "from_parse.h"
 #include "json_error.h"
 #include "kvplan/deploy.h"
 #include "kvplan/fit.h"
@@ -107,27 +111,96 @@ typedef struct call {
     kvp_gpu_info gpu;
     bool gpu_known;
     const char *total_source;
+    kvp_from_cmd *from; /* from_command, read (NULL without one) */
     char dir[4096];
 } call;
 
 static void call_free(call *c) {
     kvp_options_free(c->opt);
     kvp__request_model_release(c->model);
+    free(c->from);
 }
 
 /* Apply every key but the command's own (`own`, NULL-terminated, handled by
  * `take`), finish the settings, load the model and look up the GPU. */
 typedef kvp_status (*take_fn)(void *ctx, const char *key, const json_t *v, kvp_error *err);
 
-static kvp_status call_begin(call *c, unsigned command, const json_t *req,
-                             const kvp__json_call_opts *o, const char *const *own, take_fn take,
-                             void *ctx, kvp_error *err) {
+/* "from_command": the engine command a user runs ("vllm serve M
+ * --tensor-parallel-size 2 ..."), read by the options room as `--from` reads it
+ * (src/options/from_parse.c): its engine is the policy, the settings this
+ * command takes are set under the engine's spellings (the others are ignored,
+ * as the CLI lists them), and row[] records which setting filled each row
+ * (1 + its index) so a request key giving the same row again is refused by
+ * name. Under catalog_only (kvplan serve) an options file it names is not read. */
+static kvp_status apply_from(call *c, const json_t *v, const kvp__json_call_opts *o,
+                             unsigned char *row, kvp_error *err) {
+    if (!json_is_string(v))
+        return bad(err, KVP_INVALID_ARG, "from_command",
+                   "from_command: expected the engine command as a string, found %s",
+                   kvp__json_type_name(v));
+    char msg[512];
+    if (kvp_from_parse(json_string_value(v), !o->catalog_only, c->from, msg, sizeof msg) != 0)
+        return bad(err, KVP_INVALID_ARG, "from_command", "from_command: %s",
+                   strncmp(msg, "--from: ", 8) ? msg : msg + 8);
+    kvp_error e;
+    kvp_error_clear(&e);
+    const kvp_option *policy = kvp_option_lookup("--policy", NULL);
+    if (kvp_options_set(c->opt, policy->name, c->from->engine, &e) != KVP_OK)
+        return bad(err, KVP_INVALID_ARG, "from_command", "from_command: %s", e.message);
+    row[policy->id] = UCHAR_MAX;
+    for (int k = 0; k < c->from->count; k++) {
+        const kvp_from_setting *fs = &c->from->set[k];
+        const kvp_option *r = kvp_option_lookup(fs->name, NULL);
+        if (!r || !(r->commands & c->opt->command)) continue; /* not this command's */
+        kvp_error_clear(&e);
+        if (kvp_options_set(c->opt, fs->name, fs->value, &e) != KVP_OK)
+            return bad(err, KVP_INVALID_ARG, "from_command", "from_command: %s", e.message);
+        if (!row[r->id]) row[r->id] = (unsigned char)(k + 1);
+    }
+    return KVP_OK;
+}
+
+/* A request key giving a row from_command filled (row[] of apply_from): the
+ * same engine as policy is the same statement (*same: nothing to set);
+ * anything else names both. */
+static kvp_status from_given(const call *c, const unsigned char *row, const char *key,
+                             const json_t *v, bool *same, kvp_error *err) {
+    const kvp_option *r = kvp_option_lookup(key, NULL);
+    *same = false;
+    if (!r || !row[r->id] || r->repeats) return KVP_OK;
+    if (row[r->id] == UCHAR_MAX) {
+        kvp_engine pe, ce;
+        *same = json_is_string(v) && kvp_engine_parse(json_string_value(v), &pe) == KVP_OK &&
+                kvp_engine_parse(c->from->engine, &ce) == KVP_OK && pe == ce;
+        if (*same) return KVP_OK;
+        return bad(err, KVP_INVALID_ARG, key,
+                   "from_command and %s contradict: the from_command command is a %s command; "
+                   "give one", key, c->from->engine);
+    }
+    const kvp_from_setting *fs = &c->from->set[row[r->id] - 1];
+    return bad(err, KVP_INVALID_ARG, key,
+               "from_command's %s%s%.120s and %s contradict: both set %s; give one", fs->name,
+               fs->value ? " " : "", fs->value ? fs->value : "", key, r->field);
+}
+
+static kvp_status call_settings(call *c, unsigned command, const json_t *req,
+                                const kvp__json_call_opts *o, const char *const *own, take_fn take,
+                                void *ctx, kvp_error *err) {
     memset(c, 0, sizeof *c);
     c->opt = kvp_options_new(command);
     if (!c->opt) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
     const json_t *model = NULL, *config = NULL, *v;
     const char *key;
     kvp_status st;
+    /* from_command first, the request's keys on top (as --from and argv). */
+    unsigned char from_row[KVP_OPTIONS_MAX];
+    memset(from_row, 0, sizeof from_row);
+    const json_t *from = json_object_get(req, "from_command");
+    if (from) {
+        if (!(c->from = malloc(sizeof *c->from)))
+            return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
+        if ((st = apply_from(c, from, o, from_row, err)) != KVP_OK) return st;
+    }
     json_object_foreach((json_t *)req, key, v) {
         if (!strcmp(key, "model")) {
             model = v;
@@ -137,8 +210,13 @@ static kvp_status call_begin(call *c, unsigned command, const json_t *req,
             config = v;
             continue;
         }
+        if (!strcmp(key, "from_command")) continue;
         bool mine = false;
         for (size_t k = 0; own && own[k]; k++) mine = mine || !strcmp(own[k], key);
+        bool same = false;
+        if (!mine && c->from && (st = from_given(c, from_row, key, v, &same, err)) != KVP_OK)
+            return st;
+        if (same) continue;
         st = mine ? take(ctx, key, v, err) : set_option(c->opt, key, v, err);
         if (st) return st;
     }
@@ -150,16 +228,30 @@ static kvp_status call_begin(call *c, unsigned command, const json_t *req,
     }
     kvp_deployment *d = &c->opt->deployment;
     const char *mdir = NULL;
-    if ((st = request_model(model, config, o, &c->model, c->dir, sizeof c->dir, &mdir, err)) !=
-        KVP_OK)
-        return st;
+    /* The request's model, else the one the engine command names. */
+    json_t *from_model = !model && !config && c->from && c->from->model
+                             ? json_string(c->from->model) : NULL;
+    st = request_model(from_model ? from_model : model, config, o, &c->model, c->dir,
+                       sizeof c->dir, &mdir, err);
+    json_decref(from_model);
+    if (st != KVP_OK) return st;
     d->model = c->model;
     d->memory.model_dir = mdir;
-    bool gpu_mem = kvp_options_given(c->opt, "--gpu-mem");
     if (c->opt->gpu) {
         if ((st = kvp_gpu_lookup_in(NULL, c->opt->gpu, &c->gpu, err)) != KVP_OK) return st;
         c->gpu_known = true;
     }
+    return KVP_OK;
+}
+
+/* call_settings, then the deployment settled: memory to plan from. */
+static kvp_status call_begin(call *c, unsigned command, const json_t *req,
+                             const kvp__json_call_opts *o, const char *const *own, take_fn take,
+                             void *ctx, kvp_error *err) {
+    kvp_status st = call_settings(c, command, req, o, own, take, ctx, err);
+    if (st != KVP_OK) return st;
+    kvp_deployment *d = &c->opt->deployment;
+    bool gpu_mem = kvp_options_given(c->opt, "--gpu-mem");
     /* The start-up flags and the GPU's identity and memory: the pipeline's rules
      * read them (the step every command takes). */
     kvp_deployment_settle(d, &c->opt->startup, c->gpu_known ? &c->gpu : NULL, gpu_mem);
@@ -367,9 +459,18 @@ static kvp_status call_compare(const json_t *req, const kvp__json_call_opts *o, 
     memset(&co, 0, sizeof co);
     call c;
     kvp_status st = call_begin(&c, KVP_COMMAND_COMPARE, req, o, own, compare_take, &co, err);
+    const kvp_deployment *d = &c.opt->deployment;
+    /* policy (or from_command's engine) names the one engine compared, as
+     * `kvplan compare --policy P` (src/cli/cmd_compare.c); policies the engines. */
+    bool policy_given = st == KVP_OK && kvp_options_given(c.opt, "--policy");
+    if (policy_given && co.n)
+        st = bad(err, KVP_INVALID_ARG, "policies",
+                 "policies and policy contradict: policies lists the engines compared; give "
+                 "one of them");
+    else if (policy_given)
+        co.engines[co.n++] = d->point.engine;
     if (co.n == 0)
         for (int k = 0; k < KVP_ENGINE_COUNT; k++) co.engines[co.n++] = (kvp_engine)k;
-    const kvp_deployment *d = &c.opt->deployment;
     if (st == KVP_OK && d->point.kv_dtype[0] && co.n > 1)
         st = bad(err, KVP_INVALID_ARG, "kv_dtype",
                  "compare keeps each engine's own KV dtype spelling: drop kv_dtype or give one "
@@ -388,6 +489,59 @@ static kvp_status call_compare(const json_t *req, const kvp__json_call_opts *o, 
         st = kvp_render_compare_json(&in, ev, co.n, out, err);
     }
     kvp__free(alc, ev);
+    call_free(&c);
+    return st;
+}
+
+/* ----------------------------------------------------------------- check */
+
+/* A flag of a fix as the request spelled its row: the key as a flag ("tp" ->
+ * "--tp", "max_model_len" -> "--max-model-len"), an engine command's spelling as
+ * it is; NULL (kept) for a row the request did not give. The CLI writes what
+ * its user typed, so equivalent requests and command lines print the same. */
+static const char *request_flag(const void *ctx, const char *flag, char *buf, size_t size) {
+    const kvp_options *opt = ctx;
+    const kvp_option *r = kvp_option_lookup(flag, NULL);
+    if (!r || !opt->given[r->id]) return NULL;
+    const char *typed = opt->typed[r->id];
+    if (typed[0] == '-') return typed;
+    snprintf(buf, size, "--%s", typed);
+    for (char *p = buf + 2; *p; p++)
+        if (*p == '_') *p = '-';
+    return buf;
+}
+
+/* `kvplan check --json`: the settings as the command reads them (the option
+ * table's start-up settings, the GPU, --gpu-mem), kvp__check_run, and the
+ * same renderer. A refusal is the document ("starts": false), not an error. */
+static kvp_status call_check(const json_t *req, const kvp__json_call_opts *o, char **out,
+                             kvp_error *err) {
+    call c;
+    kvp_status st = call_settings(&c, KVP_COMMAND_CHECK, req, o, NULL, NULL, NULL, err);
+    if (st == KVP_OK && !c.opt->engine_given && !c.opt->engine_implied)
+        st = bad(err, KVP_INVALID_ARG, "policy",
+                 "check: name the engine: policy (vllm, sglang, trtllm, llamacpp), an engine's "
+                 "own option, or from_command");
+    kvp_startup_settings *ss = NULL;
+    kvp_startup_report *rep = NULL;
+    if (st == KVP_OK && (!(ss = malloc(sizeof *ss)) || !(rep = calloc(1, sizeof *rep))))
+        st = kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
+    if (st == KVP_OK) {
+        *ss = c.opt->startup;
+        ss->gpu = c.gpu;
+        ss->gpu_known = c.gpu_known;
+        kvp_deploy_memory mem = c.opt->deployment.memory;
+        if (mem.has_weights) ss->policy.weights_bytes = mem.weights_bytes;
+        uint64_t gpu_mem = kvp_options_given(c.opt, "--gpu-mem") ? mem.total_bytes : 0;
+        ss->policy.total_memory_bytes = gpu_mem ? gpu_mem : ss->gpu.total_bytes;
+        kvp_deployment given = c.opt->deployment; /* as the table built it */
+        given.memory = mem;
+        st = kvp__check_run(c.model, ss, &given, rep, err);
+    }
+    if (st == KVP_OK) st = kvp__check_json_text(rep, ss, kvp_model_name(c.model), request_flag, c.opt, out,
+                                  err);
+    free(rep);
+    free(ss);
     call_free(&c);
     return st;
 }
@@ -480,7 +634,7 @@ static kvp_status call_sweep(const json_t *req, const kvp__json_call_opts *o, ch
 
 bool kvp__deploy_command(const char *command) {
     return !strcmp(command, "plan") || !strcmp(command, "fit") || !strcmp(command, "compare") ||
-           !strcmp(command, "sweep");
+           !strcmp(command, "sweep") || !strcmp(command, "check");
 }
 
 kvp_status kvp__deploy_call(const char *command, const json_t *req, const kvp__json_call_opts *o,
@@ -488,5 +642,6 @@ kvp_status kvp__deploy_call(const char *command, const json_t *req, const kvp__j
     if (!strcmp(command, "plan")) return call_plan(req, o, out, err);
     if (!strcmp(command, "fit")) return call_fit(req, o, out, err);
     if (!strcmp(command, "sweep")) return call_sweep(req, o, out, err);
+    if (!strcmp(command, "check")) return call_check(req, o, out, err);
     return call_compare(req, o, out, err);
 }

@@ -12,9 +12,10 @@
 #include "bind_internal.h"
 #include "json_error.h"
 #include "kvplan/json.h"
+#include "kvplan/local.h"
 #include "util.h"
 
-const char *kvp_json_commands(void) { return "cost models gpus plan fit compare sweep"; }
+const char *kvp_json_commands(void) { return "cost models gpus plan fit compare sweep check local"; }
 
 void kvp_json_free(char *json) { kvp__free(NULL, json); }
 
@@ -144,6 +145,69 @@ static kvp_status call_gpus(const json_t *req, char **out, kvp_error *err) {
     return kvp__gpus_catalog_json_text(NULL, out, err);
 }
 
+/* "local": the model-local KV caches (`kvplan local MODEL --max-num-seqs N
+ * --json`), the CLI's ranges (src/cli/cmd_local.c). "decl" names a
+ * declarations file, which catalog_only (kvplan serve) refuses. */
+static kvp_status call_local(const json_t *req, const kvp__json_call_opts *o, char **out,
+                             kvp_error *err) {
+    static const char known[] = "model, max_num_seqs, async_chunk, streaming, enforce_eager, decl";
+    const char *model = NULL, *decl = NULL, *key;
+    kvp_local_deployment dep;
+    memset(&dep, 0, sizeof dep);
+    bool has_seqs = false;
+    json_t *v;
+    kvp_status st = KVP_OK;
+    json_object_foreach((json_t *)req, key, v) {
+        if (!strcmp(key, "model")) {
+            st = req_string(v, key, &model, err);
+        } else if (!strcmp(key, "decl")) {
+            st = req_string(v, key, &decl, err);
+            if (st == KVP_OK && o->catalog_only)
+                return bad_key(err, KVP_INVALID_ARG, key,
+                               "decl: a request never makes kvplan open a file here");
+        } else if (!strcmp(key, "max_num_seqs")) {
+            uint32_t n = 0;
+            st = req_u32(v, key, 1, UINT32_MAX, &n, err);
+            dep.max_num_seqs = n;
+            has_seqs = true;
+        } else if (!strcmp(key, "async_chunk") || !strcmp(key, "streaming") ||
+                   !strcmp(key, "enforce_eager")) {
+            if (!json_is_boolean(v))
+                return bad_key(err, KVP_INVALID_ARG, key, "%s: expected true or false, found %s",
+                               key, kvp__json_type_name(v));
+            bool *flag = !strcmp(key, "async_chunk") ? &dep.async_chunk
+                         : !strcmp(key, "streaming") ? &dep.streaming
+                                                     : &dep.enforce_eager;
+            *flag = json_is_true(v);
+        } else {
+            return unknown_key(key, known, err);
+        }
+        if (st) return st;
+    }
+    if (!model && !decl)
+        return bad_key(err, KVP_INVALID_ARG, "model", "local: model (or decl) is required");
+    if (!has_seqs)
+        return bad_key(err, KVP_INVALID_ARG, "max_num_seqs",
+                       "local: max_num_seqs is required (rows of MAX_NUM_SEQS caches)");
+    kvp_local_decls *decls = NULL;
+    st = decl ? kvp_local_decls_load_file(decl, NULL, &decls, err)
+              : kvp_local_decls_load_named(model, NULL, &decls, err);
+    if (st) return st;
+    if (decl && model && kvp_local_decls_model(decls) &&
+        kvp__strcasecmp(kvp_local_decls_model(decls), model) != 0) {
+        st = bad_key(err, KVP_INVALID_ARG, "decl", "local: %s declares model '%s', not '%s'", decl,
+                     kvp_local_decls_model(decls), model);
+        kvp_local_decls_free(decls);
+        return st;
+    }
+    kvp_local_report *report = NULL;
+    st = kvp_local_collect(decls, &dep, NULL, &report, err);
+    kvp_local_decls_free(decls);
+    if (st == KVP_OK) st = kvp__local_json_text(report, out, err);
+    kvp_local_report_free(report);
+    return st;
+}
+
 kvp_status kvp_json_call(const char *command, const char *request_json, char **out_json,
                          kvp_error *err) {
     static const kvp__json_call_opts defaults = {false};
@@ -174,6 +238,8 @@ kvp_status kvp__json_call_with(const char *command, const char *request_json,
         st = call_models(req, out_json, err);
     else if (!strcmp(command, "gpus"))
         st = call_gpus(req, out_json, err);
+    else if (!strcmp(command, "local"))
+        st = call_local(req, o, out_json, err);
     else if (kvp__deploy_command(command))
         st = kvp__deploy_call(command, req, o, out_json, err);
     else

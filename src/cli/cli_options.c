@@ -4,6 +4,7 @@
 #include "cli.h"
 #include "cli_options.h"
 #include "from_cmd.h"
+#include "respell.h"
 #include "util.h"
 
 /* Whose spellings kvp_cli_field_flag answers with: a copy, so it never points
@@ -34,26 +35,17 @@ const char *kvp_cli_typed_spelling(const char *flag) {
     return g_active->typed[r->id];
 }
 
+_Static_assert(KVP__FLAG_TEXT_MAX == KVP_OPTIONS_TYPED_MAX,
+               "respell.h rewrites flags as long as the option table keeps");
+
+const char *kvp_cli_flag_spelling(const void *ctx, const char *flag, char *buf, size_t size) {
+    (void)ctx, (void)buf, (void)size;
+    return kvp_cli_typed_spelling(flag);
+}
+
+/* The one flag rewriter (src/report/json_check.c), with the CLI's typed spellings. */
 void kvp_cli_user_flags(const char *text, char *out, size_t size) {
-    size_t n = 0;
-    if (!size) return;
-    for (const char *p = text; *p && n + 1 < size;) {
-        /* A flag: '-' after the start, a space or '(', then name characters. */
-        bool starts = *p == '-' && (p == text || p[-1] == ' ' || p[-1] == '(');
-        size_t k = starts ? strspn(p, "-abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") : 0;
-        if (k > 1 && k < KVP_OPTIONS_TYPED_MAX) {
-            char flag[KVP_OPTIONS_TYPED_MAX];
-            memcpy(flag, p, k);
-            flag[k] = '\0';
-            const char *typed = kvp_cli_typed_spelling(flag);
-            const char *w = typed ? typed : flag;
-            for (; *w && n + 1 < size; w++) out[n++] = *w;
-            p += k;
-            continue;
-        }
-        out[n++] = *p++;
-    }
-    out[n] = '\0';
+    kvp__respell_flags(text, kvp_cli_flag_spelling, NULL, out, size);
 }
 
 static bool is_bool_word(const char *v) {

@@ -36,6 +36,9 @@ const char *kvp_cli_typed_flag(const char *field);
 /* The spelling the user typed for the row `flag` names (any of its spellings),
  * NULL when that row was not given. */
 const char *kvp_cli_typed_spelling(const char *flag);
+/* kvp_cli_typed_spelling as the library's flag rewriter takes it
+ * (render_internal.h kvp__flag_spelling; ctx, buf unused). */
+const char *kvp_cli_flag_spelling(const void *ctx, const char *flag, char *buf, size_t size);
 /* `text` (a rule's fix, "--tensor-parallel-size one of 1, 2, 4") with every flag
  * of a row the user gave written as the user spelled it ("--tp one of ..."), into
  * out (truncated to size). The rules name the engine's flags; the user reads the

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "cli_options.h"
+#include "check_run.h"
 #include "kvplan/deploy.h"
 #include "from_cmd.h"
 #include "plan_policy.h"
@@ -76,7 +77,6 @@ static int check_main(int argc, char **argv) {
     bool json = false, bad = false;
     uint64_t gpu_mem = 0;
     kvp_deploy_memory mem; /* the memory terms as the table wrote them */
-    kvp_deployment given = kvp_deployment_default(); /* the deployment the table built */
     memset(&mem, 0, sizeof mem);
     /* The deployment settings come through the one option table (options.h). */
     kvp_options *o = kvp_options_new(KVP_COMMAND_CHECK);
@@ -118,18 +118,15 @@ static int check_main(int argc, char **argv) {
         gpu_mem = kvp_options_given(o, "--gpu-mem") ? o->deployment.memory.total_bytes : 0;
         mem = o->deployment.memory;
         if (mem.has_weights) s->weights_bytes = mem.weights_bytes;
-        given = o->deployment; /* the length, KV dtype and TensorRT-LLM settings asked */
     }
+    /* The table lives until the check is done: the deployment it built (the length,
+     * the KV settings, TensorRT-LLM's creator settings, the window list) is what
+     * check plans, as plan does. */
     if (rc0 >= 0) {
         kvp_options_free(o);
         free(ss);
         return rc0;
     }
-    /* TensorRT-LLM's creator settings as the table wrote them; the table (and the
-     * strings they point into) lives until the plan is done. */
-    kvp_deploy_settings trtllm = o->deployment.trtllm;
-    kvp_deploy_point point = o->deployment.point; /* --max-seq-len, --kv-dtype as typed */
-    kvp_kv_config kv = o->deployment.kv; /* --free-gpu-memory-fraction and the KV manager */
     if (!named) s->engine = KVP_ENGINE_COUNT; /* must be named */
     if (!model_arg) {
         kvp_options_free(o);
@@ -159,76 +156,26 @@ static int check_main(int argc, char **argv) {
         free(ss);
         return kvp_cli_report_error(&err, json);
     }
-    /* Without memory, the rules that need none (the memory rules `unknown`). */
+    /* The rules, the memory rules on the one pipeline's plan (src/plan/check_run.c,
+     * kvp_json_call's "check" too). */
     kvp_startup_report *rep = calloc(1, sizeof *rep);
-    kvp_deploy_result *res = kvp_deploy_result_new();
     int rc = KVP_EXIT_BAD_INPUT;
-    if (!rep || !res) {
+    if (!rep) {
         rc = kvp_cli_fail("out of memory");
         goto done;
     }
-    if (kvp_startup_check(model, ss, NULL, rep, &err) != KVP_OK) {
+    kvp_deployment given = o->deployment; /* the deployment the table built */
+    given.memory = mem;
+    char model_dir[4096]; /* exact weights from a checkpoint folder's safetensors */
+    given.memory.model_dir = kvp_cli_model_dir(model_arg, model_dir, sizeof model_dir);
+    if (kvp__check_run(model, ss, &given, rep, &err) != KVP_OK) {
         rc = kvp_cli_report_error(&err, json);
         goto done;
-    }
-    kvp_startup_plan_input in;
-    memset(&in, 0, sizeof in);
-    bool have_plan = s->total_memory_bytes > 0 || s->kv_budget_bytes > 0;
-    if (have_plan) {
-        /* The deployment pipeline (deploy.h) runs the rules, as for `kvplan plan`:
-         * the ones that need no memory first (what the engine adjusts is planned
-         * with), then the memory rules on its plan. */
-        kvp_error perr;
-        kvp_error_clear(&perr);
-        /* The deployment the option table built, as `plan` plans it (the length
-         * and the creator's settings included: TensorRT-LLM's check ran on the
-         * model's length whatever --max-seq-len said). check takes no window
-         * list: the table's pointer into the freed options is dropped. */
-        kvp_deployment d = given;
-        d.kv.max_attention_window = NULL;
-        d.kv.max_attention_window_count = 0;
-        d.model = model;
-        d.point = point;
-        d.point.engine = s->engine;
-        d.point.tp = s->tp;
-        d.point.pp = s->pp;
-        d.policy = *s;
-        /* TensorRT-LLM is planned by its creator, as `kvplan plan` does: every
-         * engine's memory rules read the same plan. */
-        d.trtllm = trtllm;
-        d.kv = kv;
-        /* The memory terms as the option table wrote them (--peak, --activation-peak,
-         * --non-torch, --cuda-graph included: a hand copy from the policy settings
-         * dropped them), the device's total from --gpu-mem or the GPU. */
-        d.memory = mem;
-        d.memory.total_bytes = s->kv_budget_bytes ? 0 : s->total_memory_bytes;
-        char model_dir[4096]; /* exact weights from a checkpoint folder's safetensors */
-        d.memory.model_dir = kvp_cli_model_dir(model_arg, model_dir, sizeof model_dir);
-        /* The start-up settings and the GPU, the one step every command takes
-         * (deploy.h); it also drops mem's --quantization, a pointer into the
-         * option table freed above (the pipeline reads the setting from startup). */
-        kvp_deployment_settle(&d, ss, ss->gpu_known ? &ss->gpu : NULL, true);
-        /* One plan gives the result and every rule's row. */
-        if (kvp_deploy_plan_report(&d, res, rep, &perr) != KVP_OK) {
-            rc = kvp_cli_report_error(&perr, json);
-            goto done;
-        }
-        if (!res->startup.evaluated) {
-            /* A setting the pipeline refused before the rules ran: every rule on it,
-             * the memory rules with that refusal. */
-            in.status = res->status;
-            in.message = res->message;
-            if (kvp_startup_check(model, ss, &in, rep, &err) != KVP_OK) {
-                rc = kvp_cli_report_error(&err, json);
-                goto done;
-            }
-        }
     }
     kvp_cli_startup_print(rep, ss, kvp_model_name(model), json);
     rc = rep->starts ? KVP_EXIT_OK : KVP_EXIT_NO;
 done:
     free(rep);
-    kvp_deploy_result_free(res);
     kvp_model_free(model);
     kvp_options_free(o);
     free(ss);

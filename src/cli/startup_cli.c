@@ -1,11 +1,10 @@
 /* startup_cli.c — start-up flags and the start-up gate (startup_cli.h): the
  * only place the CLI turns kvplan/startup.h reports into lines and exit codes. */
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "render_internal.h" /* kvp__json_document: the envelope */
+#include "render_internal.h" /* kvp__check_json_text: the check document */
 #include "cli.h"
 #include "cli_options.h"
 #include "kvplan/render.h"
@@ -22,62 +21,6 @@ static const char *engine_title(kvp_engine e) {
     case KVP_ENGINE_TRTLLM: return "TensorRT-LLM";
     default: return "llama.cpp";
     }
-}
-
-static json_t *report_json(const kvp_startup_report *rep, const kvp_startup_settings *ss,
-                           const char *model_name) {
-    json_t *o = kvp__json_document(); /* schema_version, kvplan_version */
-    json_object_set_new(o, "engine", json_string(kvp_engine_name(rep->engine)));
-    json_object_set_new(o, "engine_version",
-                        rep->engine_version[0] ? json_string(rep->engine_version) : json_null());
-    json_object_set_new(o, "model", json_string(model_name ? model_name : ""));
-    json_t *g = json_object();
-    char cc[16];
-    kvp_gpu_cc_string(ss->gpu.compute_capability, cc, sizeof cc);
-    json_object_set_new(g, "name", ss->gpu_known ? json_string(ss->gpu.name) : json_null());
-    json_object_set_new(g, "compute_capability", cc[0] ? json_string(cc) : json_null());
-    json_object_set_new(g, "arch", ss->gpu.arch[0] ? json_string(ss->gpu.arch) : json_null());
-    json_object_set_new(g, "total_bytes", json_integer((json_int_t)ss->policy.total_memory_bytes));
-    json_object_set_new(g, "count", json_integer(ss->gpu_count));
-    json_object_set_new(o, "gpu", g);
-    json_object_set_new(o, "starts", json_boolean(rep->starts));
-    json_object_set_new(o, "first_refusal",
-                        rep->first_refusal >= 0 ? json_string(rep->checks[rep->first_refusal].rule)
-                                                : json_null());
-    json_t *sum = json_object();
-    for (int k = 0; k < KVP_CHECK_STATUS_COUNT; k++)
-        json_object_set_new(sum, kvp_check_status_name((kvp_check_status)k),
-                            json_integer(rep->counts[k]));
-    json_object_set_new(sum, "disabled", json_integer(rep->disabled_count));
-    json_object_set_new(o, "summary", sum);
-    json_t *run = json_object();
-    json_object_set_new(run, "dtype", json_string(kvp_dtype_name(rep->run_dtype)));
-    json_object_set_new(run, "dtype_adjusted", json_boolean(rep->run_dtype_adjusted));
-    json_object_set_new(run, "max_model_len", json_integer((json_int_t)rep->max_model_len));
-    json_object_set_new(run, "max_model_len_adjusted", json_boolean(rep->max_model_len_adjusted));
-    json_object_set_new(o, "run", run);
-    json_t *arr = json_array();
-    for (uint32_t i = 0; i < rep->count; i++) {
-        const kvp_check_row *c = &rep->checks[i];
-        json_t *r = kvp__check_json(c);
-        char fix[sizeof c->fix];
-        kvp_cli_user_flags(c->fix, fix, sizeof fix);
-        if (fix[0]) json_object_set_new(r, "fix", json_string(fix));
-        json_object_set_new(r, "basis", json_string(c->basis));
-        json_object_set_new(r, "versions", json_string(c->versions));
-        json_object_set_new(r, "default", json_boolean(c->is_default));
-        json_array_append_new(arr, r);
-    }
-    json_object_set_new(o, "checks", arr);
-    json_t *und = json_array();
-    for (uint32_t i = 0; i < rep->undecided_count; i++) {
-        json_t *u = json_object();
-        json_object_set_new(u, "rule", json_string(rep->undecided[i].rule));
-        json_object_set_new(u, "reason", json_string(rep->undecided[i].reason));
-        json_array_append_new(und, u);
-    }
-    json_object_set_new(o, "not_decidable", und);
-    return o;
 }
 
 static void summary_line(FILE *f, const kvp_startup_report *rep) {
@@ -103,7 +46,16 @@ static void print_json_doc(json_t *o) {
 void kvp_cli_startup_print(const kvp_startup_report *rep, const kvp_startup_settings *ss,
                            const char *model_name, bool json) {
     if (json) {
-        print_json_doc(report_json(rep, ss, model_name));
+        /* The library's document (src/report/json_check.c), kvp_json_call's too;
+         * the fixes name the flags as the user typed them. */
+        char *s = NULL;
+        kvp_error err;
+        kvp_error_clear(&err);
+        if (kvp__check_json_text(rep, ss, model_name, kvp_cli_flag_spelling, NULL, &s, &err) == KVP_OK)
+            puts(s);
+        else
+            kvp_cli_report_error(&err, true);
+        free(s);
         return;
     }
     char cc[16];
@@ -231,9 +183,20 @@ static int print_refusal_json(const kvp_deployment *dep, const kvp_deploy_result
         ss->policy.tp = res->point.tp;
         ss->policy.pp = res->point.pp;
         ss->policy.total_memory_bytes = res->total_bytes;
-        json_t *o = report_json(rep, ss, model_name);
-        add_plan_figures(o, dep, res);
-        print_json_doc(o);
+        /* The library's check document, the plan's figures added beside it. */
+        char *text = NULL;
+        kvp_error err;
+        kvp_error_clear(&err);
+        json_t *o = NULL;
+        if (kvp__check_json_text(rep, ss, model_name, kvp_cli_flag_spelling, NULL, &text, &err) != KVP_OK) {
+            rc = kvp_cli_report_error(&err, true);
+        } else if (!(o = json_loads(text, 0, NULL))) {
+            rc = kvp_cli_fail("out of memory");
+        } else {
+            add_plan_figures(o, dep, res);
+            print_json_doc(o);
+        }
+        free(text);
     }
     free(ss);
     return rc;

@@ -13,6 +13,7 @@
 #include "kvplan/error.h"
 #include "kvplan/render.h"
 #include "kvplan/report.h"
+#include "respell.h"
 
 /* How every kvplan JSON document is laid out: 2-space indent, keys in the
  * order they were set; reals with 17 significant digits (round-trip exact)
@@ -34,6 +35,17 @@ kvp_status kvp__json_finish(json_t *doc, size_t flags, char **out, kvp_error *er
 /* One start-up check (kvplan/startup.h) with the fields every document shares:
  * rule, status, setting, message, fix (null when none). New reference. */
 json_t *kvp__check_json(const kvp_check_row *c);
+/* The start-up report `rep` of settings `ss` as `kvplan check --json` prints it
+ * (json_check.c; kvp_json_call "check" too): engine, gpu, starts,
+ * first_refusal, summary, run, checks, not_decidable; the fixes' flags as
+ * `spell` says. *out: malloc'd text, freed with free() / kvp_json_free. */
+kvp_status kvp__check_json_text(const kvp_startup_report *rep, const kvp_startup_settings *ss,
+                                const char *model_name, kvp__flag_spelling spell,
+                                const void *spell_ctx, char **out, kvp_error *err);
+/* `kvplan local --json` of report `r` (json_local.c; kvp_json_call "local"
+ * too). *out: malloc'd text, freed with free() / kvp_json_free. */
+struct kvp_local_report;
+kvp_status kvp__local_json_text(const struct kvp_local_report *r, char **out, kvp_error *err);
 /* A deployment's start-up verdict (deploy.h): "starts", "first_refusal" (rule
  * id or null), "checks" (the rules that did not pass) and "checks_not_listed"
  * when some were left out. New reference. */

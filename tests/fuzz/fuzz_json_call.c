@@ -1,6 +1,7 @@
 /* fuzz_json_call.c — libFuzzer harness for the request reader of
  * kvp_json_call (kvplan/json.h): any bytes as the request of "cost",
- * "models", "plan" and "compare" (option table keys, a "config" object) are
+ * "models", "plan", "compare" and "check" (option table keys, a "config"
+ * object, a "from_command") are
  * either answered with JSON or refused with a message, never a crash or a
  * leak (fit and sweep run many plans an input: the same reader, not fuzzed). A request whose model names a path is not run: the model
  * readers have their own harnesses, and a path could name a device that
@@ -35,6 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         call("cost", text);
         call("plan", text);
         call("compare", text);
+        call("check", text); /* and from_command: the engine command reader */
     }
     free(text);
     return 0;

@@ -2,7 +2,8 @@
  * splitting, engine detection, the settings per engine (vLLM, SGLang,
  * llama.cpp, trtllm-serve with an extra-options YAML) under table spellings,
  * ignored options, and the settings filled before the command's own argv.
- * The parser is CLI code, so it is compiled in here. */
+ * The parser is the options room's (src/options/from_parse.c, in the library);
+ * the CLI glue that fills the settings is compiled in here. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -27,7 +28,7 @@ static char g_rows[2048]; /* the table rows the settings name (kvplan names), jo
 static const char *parse_ok(const char *line) {
     static char joined[2048];
     memset(g_msg, 0, sizeof g_msg);
-    int rc = kvp_from_parse(line, &g_cmd, g_msg, sizeof g_msg);
+    int rc = kvp_from_parse(line, true, &g_cmd, g_msg, sizeof g_msg);
     if (rc) fprintf(stderr, "parse failed: %s\n", g_msg);
     assert_int_equal(rc, 0);
     joined[0] = '\0';
@@ -195,7 +196,7 @@ static void test_state_dtypes(void **state) {
 }
 
 static void expect_error(const char *line, const char *fragment) {
-    int rc = kvp_from_parse(line, &g_cmd, g_msg, sizeof g_msg);
+    int rc = kvp_from_parse(line, true, &g_cmd, g_msg, sizeof g_msg);
     assert_int_equal(rc, KVP_EXIT_BAD_INPUT);
     if (!strstr(g_msg, fragment)) fprintf(stderr, "message: %s\n", g_msg);
     assert_non_null(strstr(g_msg, fragment));
@@ -371,7 +372,7 @@ static void test_random_commands(void **state) {
         }
         line[o] = '\0';
         g_msg[0] = '\0';
-        int rc = kvp_from_parse(line, &g_cmd, g_msg, sizeof g_msg);
+        int rc = kvp_from_parse(line, true, &g_cmd, g_msg, sizeof g_msg);
         assert_true(rc == 0 || rc == KVP_EXIT_BAD_INPUT);
         if (rc) assert_true(g_msg[0] != '\0');
         else assert_non_null(g_cmd.model);
@@ -382,7 +383,7 @@ static void test_random_commands(void **state) {
     memset(huge, 'a', KVP_FROM_MAX_INPUT + 15);
     memcpy(huge, "vllm serve ", 11);
     huge[KVP_FROM_MAX_INPUT + 15] = '\0';
-    assert_int_equal(kvp_from_parse(huge, &g_cmd, g_msg, sizeof g_msg), KVP_EXIT_BAD_INPUT);
+    assert_int_equal(kvp_from_parse(huge, true, &g_cmd, g_msg, sizeof g_msg), KVP_EXIT_BAD_INPUT);
     free(huge);
 }
 

@@ -1,0 +1,60 @@
+/* from_parse.h — an engine command a user already runs (vllm serve, python -m
+ * sglang.launch_server, llama-server, trtllm-serve with an extra-options YAML),
+ * read as the settings of kvplan's option table: `kvplan COMMAND --from CMD`
+ * (src/cli/from_cmd.c) and kvp_json_call's "from_command" (src/bind).
+ *
+ * The command is split like a POSIX shell would (single and double quotes,
+ * backslash escapes, backslash-newline continuations, leading VAR=value
+ * assignments). Options kvplan models are kept under the engine's own spelling
+ * (a spelling of the option table); every other option is listed as ignored,
+ * with its value, so the user sees what the plan does not take into account. */
+#ifndef KVP_OPTIONS_FROM_PARSE_H
+#define KVP_OPTIONS_FROM_PARSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "kvplan/options.h"
+
+#define KVP_FROM_MAX_INPUT 16384  /* bytes of a pasted command */
+#define KVP_FROM_MAX_ARGS 160     /* settings of one command */
+#define KVP_FROM_MAX_YAML (1u << 20)
+
+/* One setting the command gives: a spelling of the option table
+ * (kvplan/options.h; the engine's own flag, "-tp", "--max-model-len") and its
+ * value (NULL for a bare flag). Both point into the command's storage. */
+typedef struct kvp_from_setting {
+    const char *name;
+    const char *value;
+} kvp_from_setting;
+
+/* A parsed engine command. Plain value; the strings point into `storage`. */
+typedef struct kvp_from_cmd {
+    char engine[16];              /* "vllm", "sglang", "llamacpp", "trtllm" */
+    const char *model;            /* as written in the command; NULL when none */
+    int count;                    /* settings, in the command's order (the YAML's last) */
+    kvp_from_setting set[KVP_FROM_MAX_ARGS];
+    int ignored_count;            /* options kvplan does not model */
+    char ignored[4096];           /* "--port 8000, --host 0.0.0.0" */
+    int unknown_count;            /* options the engine table does not know (warned) */
+    char unknown[1024];           /* "--foo, --bar 3" */
+    char variables[256];          /* "$HF_HOME, ${MODEL}": left as text, said so */
+    size_t used;
+    char storage[3 * KVP_FROM_MAX_INPUT];
+} kvp_from_cmd;
+
+/* Parse `cmdline`. Returns 0, or 2 with a one-line reason in msg (the
+ * caller prints it). YAML files named by trtllm-serve's
+ * --extra_llm_api_options / --config are read relative to the current
+ * directory when `read_files`, else refused (kvplan serve opens no file a
+ * request names). */
+int kvp_from_parse(const char *cmdline, bool read_files, kvp_from_cmd *out, char *msg,
+                   size_t msg_size);
+
+/* List `name` (and `value`, NULL for none) among the command's ignored options. */
+void kvp_from_ignore(kvp_from_cmd *c, const char *name, const char *value);
+/* Is `v` a word a flag reads as false ("false", "0", "no", "off", any case)? */
+bool kvp_from_is_false(const char *v);
+
+
+#endif
