@@ -22,12 +22,13 @@ trap 'rm -rf "$tmp"' EXIT
 # Llama-3.1-8B: 32 layers x 8 KV heads x (128 + 128) x 2 B = 131,072 B a token;
 # a 16-token block over 32 layers = 2 MiB; --kv-budget 8 GiB = 4,096 blocks =
 # 65,536 tokens. One request of 131,072 tokens needs 8,192 blocks = 16 GiB >
-# 8 GiB: refused, estimated maximum model length 4,096 x 16 = 65,536.
+# 8 GiB: refused. The latest release line keeps the null block back in the check
+# (PR #47272, ADMISSION.md): estimated maximum model length (4,096 - 1) x 16 = 65,520.
 out=$("$KVPLAN" plan llama-3.1-8b --gpu h100 --policy vllm --max-model-len 131072 \
       --kv-budget 8GiB --json 2>"$tmp/err")
 rc=$?
 [ "$rc" = 1 ] || fail "refused plan: exit $rc, expected 1"
-grep -q "estimated maximum model length is 65536" <<<"$out" ||
+grep -q "estimated maximum model length is 65520" <<<"$out" ||
     fail "refused plan: the refusal does not name the estimated maximum model length"
 python3 - "$out" <<'EOF' || fails=$((fails + 1))
 import json, sys
@@ -37,7 +38,7 @@ want = [
     (d["engine_report"]["num_gpu_blocks"], 4096),
     (d["engine_report"]["gpu_kv_cache_tokens"], 65536),
     (d["engine_report"]["available_kv_cache_bytes"], 8 * 2**30),
-    (d["engine_details"]["estimated_max_model_len"], 65536),
+    (d["engine_details"]["estimated_max_model_len"], 65520),
     (d["engine_details"]["needed_bytes"], 16 * 2**30),
     (d["engine_details"]["per_request_blocks"], 8192),
     (d["budget_bytes"], 8 * 2**30),
