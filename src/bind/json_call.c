@@ -14,7 +14,7 @@
 #include "kvplan/json.h"
 #include "util.h"
 
-const char *kvp_json_commands(void) { return "cost models gpus plan fit compare sweep"; }
+const char *kvp_json_commands(void) { return "cost models gpus plan fit compare sweep why"; }
 
 void kvp_json_free(char *json) { kvp__free(NULL, json); }
 
@@ -174,6 +174,8 @@ kvp_status kvp__json_call_with(const char *command, const char *request_json,
         st = call_models(req, out_json, err);
     else if (!strcmp(command, "gpus"))
         st = call_gpus(req, out_json, err);
+    else if (!strcmp(command, "why"))
+        st = kvp__why_call(req, o, out_json, err);
     else if (kvp__deploy_command(command))
         st = kvp__deploy_call(command, req, o, out_json, err);
     else
