@@ -9,6 +9,7 @@
 
 #include "bind_internal.h"
 #include "json_error.h"
+#include "model_internal.h"
 #include "util.h"
 
 /* The name an inline config carries in answers and error messages: what the
@@ -67,5 +68,19 @@ kvp_status kvp__request_model(const json_t *model, const json_t *config,
                          kvp__json_type_name(model));
     const char *name = json_string_value(model);
     if (!*name) return kvp__fail(err, KVP_INVALID_ARG, NULL, "/model", "empty name");
-    return o->catalog_only ? from_catalog(name, out, err) : kvp_model_open(name, NULL, out, err);
+    if (o->catalog_only) return from_catalog(name, out, err);
+    /* A .json file may hold a geometry instead of a config (as `kvplan plan
+     * MODEL` reads it, docs/plan.md). */
+    size_t n = strlen(name);
+    if (n > 5 && !strcmp(name + n - 5, ".json") && kvp__is_regular_file(name)) {
+        char *buf = NULL;
+        size_t len = 0;
+        bool handled = false;
+        kvp_status st = kvp__read_file(name, KVP_MAX_CONFIG_BYTES, NULL, &buf, &len, err);
+        if (st) return st;
+        st = kvp__model_from_json_input(buf, len, name, false, out, &handled, err);
+        kvp__free(NULL, buf);
+        if (st || handled) return st;
+    }
+    return kvp_model_open(name, NULL, out, err);
 }

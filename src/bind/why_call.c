@@ -119,6 +119,7 @@ typedef struct why_ctx {
     json_t *printed;     /* + the settings the log printed at run time */
     json_t *settings;    /* the document's settings[] */
     char model[512];     /* the model as the plan call takes it */
+    uint64_t ctx_lo, ctx_hi; /* the largest context at the two ends (answer) */
     const char *model_source;
 } why_ctx;
 
@@ -335,7 +336,13 @@ static json_t *figure_json(const why_ctx *c, const kvp_log_figure *f, run *given
     } else if (f->role == KVP_LOG_OUTPUT) {
         double lo = 0, hi = 0, x;
         size_t got = 0;
-        for (size_t i = 0; i < ngiven; i++) {
+        if (!strcmp(f->name, "estimated_max_model_len") && c->ctx_lo) {
+            /* the fit solver's longest length at each end (the answer) */
+            lo = (double)c->ctx_lo;
+            hi = (double)c->ctx_hi;
+            got = 1;
+        }
+        for (size_t i = 0; i < ngiven && !got; i++) {
             if (!plan_value(given[i].doc, f->name, &x)) continue;
             double s = shown(f, x, text, sizeof text);
             if (!got || s < lo) lo = s;
@@ -395,57 +402,93 @@ static json_t *fit_call(why_ctx *c, const json_t *given, const char *solve, uint
     return doc;
 }
 
-static json_t *answer_item(const char *setting, const json_t *fit, const char *msg) {
+/* One change solved by the fit solver at each end of the logged memory:
+ * {"setting", "found", "value" (a number, or [lo, hi] when the ends differ),
+ * "limited_by"}. lo_out, hi_out: the values (0 when not found). */
+static json_t *answer_item(why_ctx *c, const char *setting, json_t *const *reqs, size_t n,
+                           const char *solve, uint64_t conc, uint64_t len, uint64_t *lo_out,
+                           uint64_t *hi_out) {
     json_t *o = json_object();
+    char msg[KVP_ERROR_MESSAGE_MAX] = "";
+    json_t *vals[2] = {NULL, NULL}, *limited = NULL;
+    bool found = n > 0;
+    uint64_t lo = 0, hi = 0;
+    for (size_t i = 0; i < n && i < 2; i++) {
+        json_t *f = fit_call(c, reqs[i], solve, conc, len, msg, sizeof msg);
+        bool ok = f && json_is_true(json_object_get(f, "found"));
+        found = found && ok;
+        if (ok) vals[i] = json_incref(json_object_get(f, "value"));
+        json_t *lim = f ? json_incref(json_object_get(f, "limited_by")) : json_string(msg);
+        if (!limited || !ok) {
+            json_decref(limited);
+            limited = lim;
+        } else {
+            json_decref(lim);
+        }
+        json_decref(f);
+    }
     json_object_set_new(o, "setting", json_string(setting));
-    bool found = fit && json_is_true(json_object_get(fit, "found"));
     json_object_set_new(o, "found", json_boolean(found));
-    json_object_set_new(o, "value", found ? json_incref(json_object_get(fit, "value")) : json_null());
-    json_object_set_new(o, "limited_by", fit ? json_incref(json_object_get(fit, "limited_by"))
-                                             : json_string(msg));
+    if (found && n == 2 && json_is_integer(vals[0]) && json_is_integer(vals[1]) &&
+        !json_equal(vals[0], vals[1])) {
+        json_t *r = json_array();
+        json_array_append(r, vals[0]);
+        json_array_append(r, vals[1]);
+        json_object_set_new(o, "value", r);
+    } else {
+        json_object_set(o, "value", found ? vals[0] : json_null());
+    }
+    if (found && json_is_integer(vals[0])) {
+        lo = (uint64_t)json_integer_value(vals[0]);
+        hi = n == 2 && json_is_integer(vals[1]) ? (uint64_t)json_integer_value(vals[1]) : lo;
+        if (hi < lo) {
+            uint64_t t = lo;
+            lo = hi;
+            hi = t;
+        }
+    }
+    json_object_set_new(o, "limited_by", limited ? limited : json_null());
+    json_decref(vals[0]);
+    json_decref(vals[1]);
+    if (lo_out) *lo_out = lo;
+    if (hi_out) *hi_out = hi;
     return o;
 }
 
-static json_t *answer(why_ctx *c, const json_t *given_req) {
+/* The answer: the change that reaches the target, or the largest context and
+ * concurrency the logged memory allows. c->ctx_lo/hi: the largest context. */
+static json_t *answer(why_ctx *c, json_t *const *reqs, size_t n) {
     json_t *a = json_object();
-    char msg[KVP_ERROR_MESSAGE_MAX] = "";
     const kvp__why_request *w = c->w;
-    bool llama = c->log->engine == KVP_LOG_LLAMACPP;
-    const char *len_flag = llama ? "--ctx-size" : c->log->engine == KVP_LOG_SGLANG ? "--context-length"
-                           : c->log->engine == KVP_LOG_TRTLLM ? "--max_seq_len" : "--max-model-len";
+    kvp_log_engine e = c->log->engine;
+    const char *len_flag = e == KVP_LOG_LLAMACPP  ? "--ctx-size"
+                           : e == KVP_LOG_SGLANG  ? "--context-length"
+                           : e == KVP_LOG_TRTLLM  ? "--max_seq_len"
+                                                  : "--max-model-len";
     json_t *items = json_array();
-    if (!given_req) {
+    if (!n) {
         json_object_set_new(a, "note", json_string("no logged memory to answer from"));
     } else if (w->target_concurrency) {
-        json_t *f = fit_call(c, given_req, "max-seq-len", w->target_concurrency, 0, msg, sizeof msg);
-        json_array_append_new(items, answer_item(len_flag, f, msg));
-        json_decref(f);
+        json_array_append_new(items, answer_item(c, len_flag, reqs, n, "max-seq-len",
+                                                 w->target_concurrency, 0, NULL, NULL));
         json_object_set_new(a, "target_concurrency", json_integer((json_int_t)w->target_concurrency));
     } else if (w->target_context) {
-        json_t *f = fit_call(c, given_req, "concurrency", 0, w->target_context, msg, sizeof msg);
-        bool found = f && json_is_true(json_object_get(f, "found"));
-        json_array_append_new(items, answer_item("sequences", f, msg));
-        json_decref(f);
-        if (!found) { /* one other change: the KV dtype, then TP (the fit solver's) */
-            f = fit_call(c, given_req, "kv-dtype", 1, w->target_context, msg, sizeof msg);
-            json_array_append_new(items, answer_item("--kv-cache-dtype", f, msg));
-            json_decref(f);
-        }
+        uint64_t lo = 0;
+        json_array_append_new(items, answer_item(c, "sequences", reqs, n, "concurrency", 0,
+                                                 w->target_context, &lo, NULL));
+        if (!lo) /* one other change: the KV dtype (the fit solver's) */
+            json_array_append_new(items, answer_item(c, "--kv-dtype", reqs, n, "kv-dtype", 1,
+                                                     w->target_context, NULL, NULL));
         json_object_set_new(a, "target_context", json_integer((json_int_t)w->target_context));
     } else {
-        json_t *f = fit_call(c, given_req, "max-seq-len", 1, 0, msg, sizeof msg);
-        json_array_append_new(items, answer_item(len_flag, f, msg));
-        json_decref(f);
-        const json_t *len = json_object_get(given_req, "max_seq_len");
-        if (len) {
-            const char *t = json_string_value(len);
-            uint64_t L = t ? strtoull(t, NULL, 10) : 0;
-            if (L) {
-                f = fit_call(c, given_req, "concurrency", 0, L, msg, sizeof msg);
-                json_array_append_new(items, answer_item("sequences", f, msg));
-                json_decref(f);
-            }
-        }
+        json_array_append_new(items, answer_item(c, len_flag, reqs, n, "max-seq-len", 1, 0,
+                                                 &c->ctx_lo, &c->ctx_hi));
+        const json_t *len = json_object_get(reqs[0], "max_seq_len");
+        const char *t = json_string_value(len);
+        uint64_t L = t ? strtoull(t, NULL, 10) : 0;
+        if (L)
+            json_array_append_new(items, answer_item(c, "sequences", reqs, n, "concurrency", 0, L,
+                                                     NULL, NULL));
     }
     json_object_set_new(a, "changes", items);
     return a;
@@ -556,7 +599,7 @@ kvp_status kvp__why_json_text(const kvp__why_request *w, const kvp__json_call_op
     const kvp_log *log = w->log;
     kvp_status st = check_log(log, err);
     if (st) return st;
-    why_ctx c = {w, o, log, json_object(), NULL, json_array(), "", NULL};
+    why_ctx c = {w, o, log, json_object(), NULL, json_array(), "", 0, 0, NULL};
     st = find_model(&c, err);
     if (st) {
         json_decref(c.base);
@@ -723,6 +766,11 @@ kvp_status kvp__why_json_text(const kvp__why_request *w, const kvp__json_call_op
     json_object_set_new(cm, "planned", json_boolean(config.doc != NULL));
     if (!config.doc) json_object_set_new(cm, "error", json_string(config.error));
     json_object_set_new(doc, "from_config", cm);
+    json_t *ends[2] = {NULL, NULL};
+    size_t nends = 0;
+    for (size_t i = 0; i < ngiven && i < 2; i++)
+        if (given[i].req) ends[nends++] = given[i].req;
+    json_object_set_new(doc, "answer", answer(&c, ends, nends));
     judged j = {0, 0, json_array()};
     json_t *figs = json_array();
     for (size_t i = 0; i < log->figure_count; i++) {
@@ -739,7 +787,7 @@ kvp_status kvp__why_json_text(const kvp__why_request *w, const kvp__json_call_op
                                                 from_terms ? nterms : ngiven, &config, &j));
     }
     json_object_set_new(doc, "figures", figs);
-    json_object_set_new(doc, "answer", answer(&c, given_req));
+
     json_object_set_new(doc, "unread_lines", unread_json(&c));
     json_t *stats = json_object();
     json_object_set_new(stats, "lines", kvp__json_u64(log->lines));

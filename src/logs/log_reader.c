@@ -713,6 +713,12 @@ static bool llamacpp_line(line_ctx *c) {
         const char *cells = strchr(p, '(');
         if (cells && strstr(m, " cells")) {
             figure(c, swa ? "swa_cells" : "cells", KVP_LOG_OUTPUT, "cells", cells + 1);
+            /* No n_ctx line printed (an excerpt): one sequence's main cache holds
+             * n_ctx cells (llama_kv_cache; ENGINES.md §3), so they say the context. */
+            const char *seqs = after(cells, "layers, ");
+            if (!swa && !kvp__log_setting(log, "-c") && seqs && skip_sp(seqs)[0] == '1' &&
+                !isdigit((unsigned char)skip_sp(seqs)[1]))
+                number_setting(log, "-c", cells + 1);
             const char *lay = after(cells, "cells, ");
             figure(c, swa ? "swa_kv_layers" : "kv_layers", KVP_LOG_OUTPUT, "layers", lay);
         }
