@@ -336,13 +336,14 @@ static json_t *figure_json(const why_ctx *c, const kvp_log_figure *f, run *given
     } else if (f->role == KVP_LOG_OUTPUT) {
         double lo = 0, hi = 0, x;
         size_t got = 0;
-        if (!strcmp(f->name, "estimated_max_model_len") && c->ctx_lo) {
+        bool solved = !strcmp(f->name, "estimated_max_model_len");
+        if (solved && c->ctx_lo) {
             /* the fit solver's longest length at each end (the answer) */
             lo = (double)c->ctx_lo;
             hi = (double)c->ctx_hi;
             got = 1;
         }
-        for (size_t i = 0; i < ngiven && !got; i++) {
+        for (size_t i = 0; i < ngiven && !solved; i++) {
             if (!plan_value(given[i].doc, f->name, &x)) continue;
             double s = shown(f, x, text, sizeof text);
             if (!got || s < lo) lo = s;
@@ -761,6 +762,12 @@ kvp_status kvp__why_json_text(const kvp__why_request *w, const kvp__json_call_op
     for (size_t i = 0; i < ngiven; i++)
         if (given[i].req) json_array_append(reqs, given[i].req);
     json_object_set_new(gm, "options", reqs);
+    if (nterms) {
+        json_t *treqs = json_array();
+        for (size_t i = 0; i < nterms; i++)
+            if (terms[i].req) json_array_append(treqs, terms[i].req);
+        json_object_set_new(gm, "terms_options", treqs);
+    }
     json_object_set_new(doc, "given_memory", gm);
     json_t *cm = json_object();
     json_object_set_new(cm, "planned", json_boolean(config.doc != NULL));

@@ -3,6 +3,7 @@
  * expect with each figure's rule), so scripts/accuracy.py can replay it.
  * Every text taken from the log is redacted (log_redact.h). */
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,15 +62,35 @@ kvp_status kvp__why_record_text(const kvp__why_request *w, const char *doc_text,
     json_object_set_new(c, "set", json_string("local"));
     json_object_set_new(c, "source", json_string("kvplan why --record (redacted)"));
     kvp__log_redact(log->model, red, sizeof red);
-    json_object_set_new(c, "model", json_string(red));
+    json_object_set_new(c, "model", log->model[0] ? json_string(red) : json_null());
     /* the config: a catalogue file by its name under data/models, else the redacted path */
     const json_t *model = json_object_get(doc, "model");
     const char *cfg = json_string_value(json_object_get(model, "config"));
     kvp_model *m = NULL;
     kvp_error e;
     json_t *config = json_object();
+    char file[300] = "";
     if (cfg && kvp_model_from_catalog(cfg, NULL, &m, &e) == KVP_OK) {
-        json_object_set_new(config, "file", json_sprintf("%s.json", kvp_model_name(m)));
+        snprintf(file, sizeof file, "%s.json", kvp_model_name(m));
+        for (char *p = file; *p; p++)
+            if (*p == '/') *p = '_', memmove(p + 1, p, strlen(p) + 1), p++;
+    } else if (cfg && strrchr(cfg, '/') && strstr(cfg, "__")) {
+        /* a file named as the catalogue's (data/models/ORG__NAME.json) */
+        const char *base = strrchr(cfg, '/') + 1;
+        char id[300];
+        kvp__strlcpy(id, base, sizeof id);
+        char *us = strstr(id, "__"), *dot = strstr(id, ".json");
+        if (us && dot) {
+            *dot = '\0';
+            memmove(us + 1, us + 2, strlen(us + 2) + 1);
+            *us = '/';
+            kvp_model *cm = NULL;
+            if (kvp_model_from_catalog(id, NULL, &cm, &e) == KVP_OK) kvp__strlcpy(file, base, sizeof file);
+            kvp_model_free(cm);
+        }
+    }
+    if (file[0]) {
+        json_object_set_new(config, "file", json_string(file));
         json_object_set_new(config, "location", json_string("data/models"));
     } else {
         kvp__log_redact(cfg, red, sizeof red);
@@ -82,7 +103,23 @@ kvp_status kvp__why_record_text(const kvp__why_request *w, const char *doc_text,
     json_object_set_new(c, "geometry", json_null());
     /* inputs from the given-memory runs' options */
     json_t *inputs = json_object(), *budget = json_object();
-    const json_t *reqs = json_object_get(json_object_get(doc, "given_memory"), "options");
+    const json_t *gmem = json_object_get(doc, "given_memory");
+    const json_t *reqs = json_object_get(gmem, "options");
+    /* measured terms (budget_inputs): the printed figures x their unit, as the
+     * reference cases write them (README.md: bytes = printed GiB x 2^30) */
+    static const char *const k_terms[][2] = {
+        {"total_bytes", "total_memory_bytes"}, {"free_bytes", "free_memory_at_start_bytes"},
+        {"weights_bytes", "weights_bytes"}, {"activation_bytes", "peak_activation_bytes"},
+        {"non_torch_bytes", "non_torch_bytes"}, {"cuda_graph_bytes", "cudagraph_bytes"}, {NULL, NULL}};
+    bool terms = json_object_get(gmem, "terms_options") ||
+                 (json_array_size(reqs) && !json_object_get(json_array_get(reqs, 0), "kv_budget"));
+    for (size_t k = 0; terms && k_terms[k][0]; k++) {
+        const kvp_log_figure *lf = kvp__log_figure(log, k_terms[k][0], 0);
+        uint64_t u = lf ? kvp__log_unit_bytes(lf->unit) : 0;
+        if (u) json_object_set_new(budget, k_terms[k][1], kvp__json_u64((uint64_t)llround(lf->value * (double)u)));
+    }
+    const kvp_log_figure *uf = terms ? kvp__log_figure(log, "gpu_memory_utilization", 0) : NULL;
+    if (uf) json_object_set_new(budget, "gpu_memory_utilization", json_real(uf->value));
     size_t i;
     const json_t *r;
     json_array_foreach(reqs, i, r) {
@@ -93,14 +130,13 @@ kvp_status kvp__why_record_text(const kvp__why_request *w, const char *doc_text,
             if (!strcmp(key, "kv_budget")) {
                 json_object_set_new(inputs, i ? "kv_budget_bytes_hi" : "kv_budget_bytes_lo", typed(v));
             } else if (me) {
-                if (!i) json_object_set_new(budget, me, typed(v));
+                continue;
             } else if (in && !i) {
                 json_object_set_new(inputs, in, typed(v));
             }
         }
     }
     if (json_object_size(budget)) {
-        json_object_set(budget, "gpu_memory_utilization", json_object_get(inputs, "gpu_memory_utilization"));
         json_object_set_new(budget, "formula", json_string("(c): ceil(total*u) - weights - peak_activation - non_torch - cudagraph"));
         json_object_set_new(c, "budget_inputs", budget);
     } else {
@@ -127,9 +163,18 @@ kvp_status kvp__why_record_text(const kvp__why_request *w, const char *doc_text,
         bool measured = json_object_get(c, "budget_inputs") && !strcmp(name, "available_kv_cache_bytes");
         uint64_t lo, hi;
         if (measured && kvp__log_figure_bytes(lf, &lo, &hi)) {
+            /* the printed interval widened by the inputs' rounding: half the spread
+             * of kvplan's figure between the two ends of the terms (README.md) */
+            const json_t *range = json_object_get(f, "given_memory_range");
+            uint64_t u = kvp__log_unit_bytes(lf->unit);
+            double spread = json_array_size(range) == 2
+                                ? (json_number_value(json_array_get(range, 1)) -
+                                   json_number_value(json_array_get(range, 0))) * (double)u
+                                : 0.0;
+            uint64_t widen = (uint64_t)(spread / 2 + 0.5);
             json_object_set_new(x, "rule", json_string("budget_formula"));
-            json_object_set_new(x, "lo_bytes", kvp__json_u64(lo));
-            json_object_set_new(x, "hi_bytes", kvp__json_u64(hi));
+            json_object_set_new(x, "lo_bytes", kvp__json_u64(lo > widen ? lo - widen : 0));
+            json_object_set_new(x, "hi_bytes", kvp__json_u64(hi + widen));
         } else {
             json_object_set_new(x, "rule", json_string(json_object_get(inputs, "kv_budget_bytes_lo")
                                                            ? "budget_bracket"

@@ -27,17 +27,31 @@ uint64_t kvp__log_unit_bytes(const char *unit) {
  * vLLM's format_gib drops trailing zeros but rounds to 2 places (LOGS.md §0). */
 bool kvp__log_figure_bytes(const kvp_log_figure *f, uint64_t *lo, uint64_t *hi) {
     uint64_t u = kvp__log_unit_bytes(f->unit);
-    if (!u || f->value < 0 || f->value > 1e9) return false;
     int d = f->trimmed ? 2 : f->decimals < 0 ? 0 : f->decimals;
-    long double half = 0.5L;
-    for (int i = 0; i < d; i++) half /= 10.0L;
-    long double v = (long double)f->value;
-    /* the printed decimal, exactly: from the printed digits */
-    long double a = (v - half) * (long double)u, b = (v + half) * (long double)u;
-    if (a < 0) a = 0;
-    *lo = (uint64_t)ceill(a);
-    long double cb = ceill(b);
-    *hi = cb > 0 ? (uint64_t)cb - 1 : 0;
+    if (!u || f->printed[0] == '-' || d > 4) return false;
+    /* the printed decimal m / 10^d exactly, from its digits */
+    uint64_t m = 0;
+    int seen = -1;
+    for (const char *p = f->printed; *p; p++) {
+        if (*p == '.') {
+            seen = 0;
+            continue;
+        }
+        if (m > (1ull << 32)) return false;
+        m = m * 10 + (uint64_t)(*p - '0');
+        if (seen >= 0) seen++;
+    }
+    for (int frac = seen < 0 ? 0 : seen; frac < d; frac++) m *= 10; /* "43.4" read at 2 places */
+    /* [m - 1/2, m + 1/2) / 10^d x u = (2m -/+ 1) x u / (2 x 2^d x 5^d): u is a
+     * power of two of at least 2^10, so (2m -/+ 1) x u / 2^(d+1) is exact. */
+    unsigned shift = 0;
+    while ((1ull << shift) < u) shift++;
+    uint64_t den = 1;
+    for (int i = 0; i < d; i++) den *= 5;
+    uint64_t a = (2 * m - (m ? 1 : 0)) << (shift - (unsigned)d - 1);
+    uint64_t b = (2 * m + 1) << (shift - (unsigned)d - 1);
+    *lo = kvp__ceil_div_u64(a, den);
+    *hi = kvp__ceil_div_u64(b, den) - 1;
     return *hi >= *lo;
 }
 
@@ -916,6 +930,17 @@ static bool command_line(kvp_log *log, const char *s) {
         if (!log->cmdline[0]) {
             kvp__strlcpy(log->cmdline, p, sizeof log->cmdline);
             log->cmdline_line = log->lines;
+        }
+        /* the model: `vllm serve MODEL`, --model / --model-path / -m / -hf */
+        static const char *const model_flags[] = {"vllm serve ", " --model-path ", " --model ",
+                                                  " --model=", " -m ", " -hf ", " --hf-repo ", NULL};
+        for (size_t k = 0; model_flags[k]; k++) {
+            const char *v = after(p, model_flags[k]);
+            if (!v) continue;
+            v = skip_sp(v);
+            if (*v == '-') continue;
+            set_model(log, v, strcspn(v, " \t"));
+            break;
         }
         set_engine(log, starts[i].engine);
         return true;

@@ -28,7 +28,7 @@
 #include "kvplan/types.h"
 
 #define KVP_LOG_LINE_MAX 8192     /* bytes of one line kept; longer lines are cut */
-#define KVP_LOG_KEEP 320          /* bytes of a line kept with a figure or unread line */
+#define KVP_LOG_KEEP 768          /* bytes of a line kept with a figure or unread line */
 #define KVP_LOG_FIGURES_MAX 96
 #define KVP_LOG_SETTINGS_MAX 64
 #define KVP_LOG_UNREAD_MAX 32
