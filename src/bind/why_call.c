@@ -107,7 +107,19 @@ static bool apply_setting(json_t *req, const char *name, const char *v, const js
     if (caller && json_object_get(caller, key)) return false;
     /* --kv-budget and device memory are the runs' own */
     if (!strcmp(key, "kv_budget") || !strcmp(key, "gpu_mem") || !strcmp(key, "gpu")) return false;
-    json_object_set_new(req, key, value_json(row, v));
+    /* vLLM prints its dtype as torch's ("torch.bfloat16") */
+    if (!strncmp(v, "torch.", 6)) v += 6;
+    json_t *j = value_json(row, v);
+    /* a value the option table refuses is shown, not applied (the run would fail) */
+    kvp_options *probe = kvp_options_new(KVP_COMMAND_PLAN);
+    kvp_error e;
+    bool ok = probe && kvp_options_set(probe, row->name, json_string_value(j), &e) == KVP_OK;
+    kvp_options_free(probe);
+    if (!ok) {
+        json_decref(j);
+        return false;
+    }
+    json_object_set_new(req, key, j);
     return true;
 }
 
@@ -265,7 +277,7 @@ static bool plan_value(const json_t *doc, const char *name, double *out) {
     else if (!strcmp(base, "v_size_bytes")) field = "v_bytes";
     if (!field || !json_is_array(pools)) {
         /* measured terms: deployment.memory */
-        const json_t *mem = json_object_get(json_object_get(doc, "deployment"), "memory");
+        const json_t *mem = json_object_get(doc, "memory");
         v = json_object_get(mem, name);
         if (json_is_number(v)) {
             *out = json_number_value(v);
@@ -514,7 +526,8 @@ static json_t *terms_run(why_ctx *c, bool low_end) {
                    {"weights_bytes", "weights", false},
                    {"activation_bytes", "activation_peak", false},
                    {"non_torch_bytes", "non_torch", false},
-                   {"cuda_graph_bytes", "cuda_graph", false}};
+                   {"cuda_graph_bytes", "cuda_graph", false},
+                   {"peak_bytes", "peak", false}};
     const kvp_log_figure *tot = kvp__log_figure(c->log, "total_bytes", 0);
     const kvp_log_figure *wt = kvp__log_figure(c->log, "weights_bytes", 0);
     if (!tot || !wt) return NULL;
@@ -612,6 +625,12 @@ kvp_status kvp__why_json_text(const kvp__why_request *w, const kvp__json_call_op
     if (log->engine_version[0] && !json_object_get(w->options, "engine_version"))
         json_object_set_new(c.base, "engine_version", json_string(log->engine_version));
     apply_cmdline(&c, c.base);
+    /* The argument dumps are flags too; what the engine printed at run time
+     * (n_ctx = 4096, "Maximum concurrency for 131,072 tokens") only the given
+     * memory's runs take. */
+    for (size_t i = 0; i < log->setting_count; i++)
+        if (!log->settings[i].printed)
+            apply_setting(c.base, log->settings[i].name, log->settings[i].value, w->options);
     c.printed = json_deep_copy(c.base);
     for (size_t i = 0; i < log->setting_count; i++) {
         const kvp_log_setting *s = &log->settings[i];
@@ -620,13 +639,16 @@ kvp_status kvp__why_json_text(const kvp__why_request *w, const kvp__json_call_op
         json_object_set_new(j, "name", json_string(s->name));
         json_object_set_new(j, "value", json_string(s->value));
         json_object_set_new(j, "line", kvp__json_u64(s->line_no));
-        json_object_set_new(j, "from", json_string("log"));
+        json_object_set_new(j, "from", json_string(s->printed ? "log" : "argument dump"));
         json_object_set_new(j, "applied", json_boolean(ok));
         json_array_append_new(c.settings, j);
     }
+    /* The caller's options win; the device (gpu, gpu_mem) is the config run's,
+     * a kv_budget replaces the logged memory. */
     const char *key;
     json_t *v;
     json_object_foreach((json_t *)w->options, key, v) {
+        if (!strcmp(key, "gpu") || !strcmp(key, "gpu_mem") || !strcmp(key, "kv_budget")) continue;
         json_object_set(c.base, key, v);
         json_object_set(c.printed, key, v);
     }
@@ -642,14 +664,15 @@ kvp_status kvp__why_json_text(const kvp__why_request *w, const kvp__json_call_op
     const kvp_log_figure *pool_v = kvp__log_figure(log, "v_size_bytes", 0);
     const kvp_log_figure *pool_t = kvp__log_figure(log, "kv_cache_bytes", 0);
     uint64_t lo, hi;
-    bool budget_given = json_object_get(w->options, "kv_budget") || json_object_get(w->options, "gpu") ||
-                        json_object_get(w->options, "gpu_mem");
+    const json_t *user_budget = json_object_get(w->options, "kv_budget");
+    bool budget_given = user_budget != NULL;
     run terms[2];
     size_t nterms = 0;
     memset(terms, 0, sizeof terms);
     if (log->engine == KVP_LOG_LLAMACPP || budget_given) {
-        kind = budget_given ? "the caller's memory options" : "the log's printed context settings";
+        kind = budget_given ? "the caller's --kv-budget" : "the log's printed context settings";
         given_req = json_deep_copy(c.printed);
+        if (user_budget) json_object_set(given_req, "kv_budget", (json_t *)user_budget);
         json_t *r = json_deep_copy(given_req);
         plan_run(&c, r, &given[ngiven++]);
         json_decref(r);
@@ -709,6 +732,9 @@ kvp_status kvp__why_json_text(const kvp__why_request *w, const kvp__json_call_op
     /* From config + GPU + flags alone. */
     run config;
     json_t *creq = json_deep_copy(c.base);
+    if (json_object_get(w->options, "gpu")) json_object_set(creq, "gpu", json_object_get(w->options, "gpu"));
+    if (json_object_get(w->options, "gpu_mem"))
+        json_object_set(creq, "gpu_mem", json_object_get(w->options, "gpu_mem"));
     const char *config_note = NULL;
     if (log->engine != KVP_LOG_LLAMACPP && !json_object_get(creq, "gpu") &&
         !json_object_get(creq, "gpu_mem") && !json_object_get(creq, "kv_budget")) {

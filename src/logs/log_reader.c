@@ -100,14 +100,17 @@ static void set_version(kvp_log *log, const char *v, size_t n, const char *sourc
     kvp__strlcpy(log->version_source, source, sizeof log->version_source);
 }
 
+/* Settings read while log->reading_args is false were printed at run time. */
 static void setting(kvp_log *log, const char *name, const char *v, size_t n) {
     while (n && (v[0] == ' ' || v[0] == '\'' || v[0] == '"')) v++, n--;
     while (n && (v[n - 1] == ' ' || v[n - 1] == '\'' || v[n - 1] == '"' || v[n - 1] == ','))
         n--;
     if (!n) return;
     kvp_log_setting *s = NULL;
+    /* one entry per name for flags given, one for what was printed at run time */
     for (size_t i = 0; i < log->setting_count && !s; i++)
-        if (!strcmp(log->settings[i].name, name)) s = &log->settings[i];
+        if (!strcmp(log->settings[i].name, name) && log->settings[i].printed == !log->reading_args)
+            s = &log->settings[i];
     if (!s) {
         if (log->setting_count >= KVP_LOG_SETTINGS_MAX) return;
         s = &log->settings[log->setting_count++];
@@ -117,6 +120,7 @@ static void setting(kvp_log *log, const char *name, const char *v, size_t n) {
     memcpy(s->value, v, n);
     s->value[n] = '\0';
     s->line_no = log->lines;
+    s->printed = !log->reading_args;
 }
 
 static void setting_str(kvp_log *log, const char *name, const char *v) {
@@ -284,6 +288,7 @@ static const arg_map k_sglang_args[] = {
 /* Read "key=value, key=value" or "'key': value, ..." from s; map keys through m. */
 static void read_args(kvp_log *log, const char *s, const arg_map *m, const char *model_key) {
     const char *p = s;
+    log->reading_args = true;
     while (*p) {
         /* a key: [A-Za-z_]+ possibly quoted, then '=' or ':' */
         while (*p && !(isalpha((unsigned char)*p) || *p == '_')) p++;
@@ -331,6 +336,7 @@ static void read_args(kvp_log *log, const char *s, const arg_map *m, const char 
         for (size_t i = 0; m[i].key; i++)
             if (!strcmp(m[i].key, key)) setting(log, m[i].option, v, vn);
     }
+    log->reading_args = false;
 }
 
 /* ------------------------------------------------------------ vLLM (LOGS.md §1) */
@@ -368,7 +374,8 @@ static bool vllm_line(line_ctx *c) {
     }
     if ((p = after(m, "Memory profiling results: "))) { /* V0 <= 0.6.3 */
         figure(c, "total_bytes", KVP_LOG_INPUT, "GiB", after(p, "total_gpu_memory="));
-        figure(c, "activation_bytes", KVP_LOG_INPUT, "GiB", after(p, "peak_torch_memory="));
+        /* peak_torch_memory holds the weights too (max_memory_allocated) */
+        figure(c, "peak_bytes", KVP_LOG_INPUT, "GiB", after(p, "peak_torch_memory="));
         figure(c, "non_torch_bytes", KVP_LOG_INPUT, "GiB", after(p, "non_torch_memory="));
         figure(c, "available_kv_cache_bytes", KVP_LOG_OUTPUT, "GiB", after(p, "kv_cache_size="));
         figure(c, "gpu_memory_utilization", KVP_LOG_INPUT, "fraction",
@@ -627,8 +634,9 @@ static void llama_date(kvp_log *log, const char *fn) {
     else if (!strncmp(fn, "llama_new_context_with_model:", 29))
         d = "2024-10-15", why = "'llama_new_context_with_model:' (Oct 2024)";
     if (!d || !strncmp(log->version_source, "build", 5)) return;
-    /* the newest name seen dates the log */
-    if (log->engine_version[0] && strcmp(log->engine_version, d) >= 0) return;
+    /* the newest name seen dates the log (a wrapper's own version, Ollama's, is not
+     * llama.cpp's: the names win over it) */
+    if (log->version_source[0] == '\'' && strcmp(log->engine_version, d) >= 0) return;
     set_version(log, d, strlen(d), why, true);
 }
 
@@ -794,7 +802,9 @@ static bool ollama_line(line_ctx *c, const char *line) {
         snprintf(v, sizeof v, "ollama %.*s", (int)strcspn(p, ")"), p);
         if (!log->engine_version[0]) set_version(log, v, strlen(v), "Ollama version line", false);
     }
-    if ((p = after(line, " description=\"")) && !log->gpu[0]) {
+    if (((p = after(line, " description=\"")) ||
+         (strstr(line, "inference compute") && (p = after(line, " name=\"")))) &&
+        !log->gpu[0]) {
         size_t n = strcspn(p, "\"");
         if (n >= sizeof log->gpu) n = sizeof log->gpu - 1;
         memcpy(log->gpu, p, n);
@@ -952,7 +962,7 @@ static bool command_line(kvp_log *log, const char *s) {
  * capacity word)? Then it is named in unread_lines, never dropped. */
 static bool looks_like_figure(const char *m) {
     static const char *const words[] = {"GiB", "MiB", "GB", " MB", "tokens", "blocks", "cells",
-                                        "KV cache", "kv cache", "KV Cache", NULL};
+                                        NULL};
     bool digit = false;
     for (const char *p = m; *p && !digit; p++) digit = isdigit((unsigned char)*p) != 0;
     if (!digit) return false;

@@ -69,6 +69,7 @@ typedef struct kvp_log_setting {
     char name[40];          /* an option-table spelling: "--max-model-len", "-c", "--tp" */
     char value[96];
     uint64_t line_no;
+    bool printed;           /* printed at run time (n_ctx = 4096), not a flag given */
 } kvp_log_setting;
 
 typedef struct kvp_log_unread {
@@ -104,6 +105,7 @@ typedef struct kvp_log {
     bool cutting;
     uint32_t instance;         /* llama.cpp: the cache being created */
     char sglang_date[16];
+    bool reading_args;         /* an argument dump (flags given), not run-time prints */
 } kvp_log;
 
 /* Start reading (the whole struct is reset). */
