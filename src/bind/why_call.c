@@ -622,7 +622,12 @@ kvp_status kvp__why_json_text(const kvp__why_request *w, const kvp__json_call_op
     }
     /* The flags: the engine, its release, the command line and argument dump. */
     json_object_set_new(c.base, "policy", json_string(kvp_engine_name((kvp_engine)log->engine)));
-    if (log->engine_version[0] && !json_object_get(w->options, "engine_version"))
+    /* The release, where kvplan's rules for the engine read it (a TensorRT-LLM
+     * release number is no rule set: its default applies, said in the document). */
+    kvp_error ve;
+    bool version_used = log->engine_version[0] && !json_object_get(w->options, "engine_version") &&
+                        kvp_engine_version_check((kvp_engine)log->engine, log->engine_version, &ve) == KVP_OK;
+    if (version_used)
         json_object_set_new(c.base, "engine_version", json_string(log->engine_version));
     apply_cmdline(&c, c.base);
     /* The argument dumps are flags too; what the engine printed at run time
@@ -763,6 +768,7 @@ kvp_status kvp__why_json_text(const kvp__why_request *w, const kvp__json_call_op
                         log->engine_version[0] ? json_string(log->engine_version) : json_null());
     json_object_set_new(doc, "engine_version_source",
                         log->version_source[0] ? json_string(log->version_source) : json_null());
+    json_object_set_new(doc, "engine_version_used", json_boolean(version_used));
     json_t *model = json_object();
     char red[300];
     kvp__log_redact(log->model, red, sizeof red);

@@ -506,6 +506,10 @@ static bool sglang_line(line_ctx *c) {
         figure(c, "mamba_cache_slots", KVP_LOG_INFO, "slots", after(p, "max_mamba_cache_size: "));
         return true;
     }
+    if ((p = after(m, "Capture cuda graph begin."))) {
+        figure(c, "avail_before_graphs_bytes", KVP_LOG_INFO, "GiB", after(p, "avail mem="));
+        return true;
+    }
     if ((p = after(m, "Memory pool end. avail mem="))) {
         figure(c, "avail_after_pool_bytes", KVP_LOG_INFO, "GiB", p);
         return true;
@@ -539,7 +543,16 @@ static bool trtllm_line(line_ctx *c) {
         set_variant(log, "PyTorch backend");
         return true;
     }
-    if (strstr(m, "Memory used after loading model weights")) {
+    static const struct {
+        const char *text, *name;
+    } k_profiling[] = {
+        {"Memory used after loading model weights (inside torch) in memory usage profiling: ", "weights_inside_torch_bytes"},
+        {"Memory used after loading model weights (outside torch) in memory usage profiling: ", "weights_outside_torch_bytes"},
+        {"Memory dynamically allocated during inference (inside torch) in memory usage profiling: ", "activation_inside_torch_bytes"},
+        {"Memory used outside torch (e.g., NCCL and CUDA graphs) in memory usage profiling: ", "non_torch_bytes"}};
+    for (size_t i = 0; i < sizeof k_profiling / sizeof k_profiling[0]; i++) {
+        if (!(p = after(m, k_profiling[i].text))) continue;
+        figure(c, k_profiling[i].name, KVP_LOG_INFO, "GiB", p);
         set_variant(log, "PyTorch backend");
         return true;
     }
