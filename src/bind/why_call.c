@@ -197,7 +197,7 @@ static kvp_status find_model(why_ctx *c, kvp_error *err) {
         return KVP_OK;
     }
     if (!log->model[0])
-        return kvp__fail(err, KVP_INVALID_ARG, NULL, "model",
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, c->w->from_paste ? "/model" : "model",
                          "the log names no model (kvplan looks in the engine's argument dump, "
                          "'Starting to load model', server_args, llama_model_loader and the "
                          "command line); give it: --model MODEL (a config.json, a folder, a "
@@ -223,7 +223,7 @@ static kvp_status find_model(why_ctx *c, kvp_error *err) {
     }
     char red[300];
     kvp__log_redact(log->model, red, sizeof red);
-    return kvp__fail(err, KVP_NOT_FOUND, NULL, "model",
+    return kvp__fail(err, KVP_NOT_FOUND, NULL, c->w->from_paste ? "/model" : "model",
                      "the log's model '%s' (line %llu) is %s; give it: %s", red,
                      (unsigned long long)log->model_line,
                      c->o->catalog_only ? "not a catalogue name or alias"
@@ -579,9 +579,9 @@ static json_t *unread_json(const why_ctx *c) {
     return a;
 }
 
-static kvp_status check_log(const kvp_log *log, kvp_error *err) {
+static kvp_status check_log(const kvp_log *log, const char *key, kvp_error *err) {
     if (!log->engines)
-        return kvp__fail(err, KVP_INVALID_ARG, NULL, "log",
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, key,
                          "no engine start-up line found in %llu lines (kvplan reads vLLM, SGLang, "
                          "TensorRT-LLM, llama.cpp and Ollama logs: docs/why.md)%s",
                          (unsigned long long)log->lines,
@@ -594,14 +594,14 @@ static kvp_status check_log(const kvp_log *log, kvp_error *err) {
                 if (a < 0) a = k;
                 else if (b < 0) b = k;
             }
-        return kvp__fail(err, KVP_INVALID_ARG, NULL, "log",
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, key,
                          "two engines' lines are interleaved: %s (first at line %llu) and %s "
                          "(first at line %llu); give the log of one engine",
                          k_engine_title[a], (unsigned long long)log->engine_line[a],
                          k_engine_title[b], (unsigned long long)log->engine_line[b]);
     }
     if (log->conflict[0])
-        return kvp__fail(err, KVP_INVALID_ARG, NULL, "log", "contradicting figures: %s",
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, key, "contradicting figures: %s",
                          log->conflict);
     return KVP_OK;
 }
@@ -611,7 +611,7 @@ kvp_status kvp__why_json_text(const kvp__why_request *w, const kvp__json_call_op
     *out = NULL;
     *verdict = 2;
     const kvp_log *log = w->log;
-    kvp_status st = check_log(log, err);
+    kvp_status st = check_log(log, w->from_paste ? "/log" : "log", err);
     if (st) return st;
     why_ctx c = {w, o, log, json_object(), NULL, json_array(), "", 0, 0, NULL};
     st = find_model(&c, err);
