@@ -88,30 +88,33 @@ static void print_table(const json_t *doc) {
     if (gerr) printf("         not planned: %s\n", gerr);
     const char *cerr = json_string_value(json_object_get(json_object_get(doc, "from_config"), "error"));
     if (cerr) printf("config   not planned: %s\n", cerr);
-    printf("\n%-26s %16s %22s %16s %10s  %s\n", "figure", "logged", "given memory", "from config",
-           "config-log", "");
+    printf("\n%-26s %18s %20s %14s %11s  %s\n", "figure", "logged", "from logged memory",
+           "from config", "config-log", "");
     size_t i;
     const json_t *f;
     json_array_foreach(json_object_get(doc, "figures"), i, f) {
-        char a[48], b[64], c[48], d[32];
+        char a[48], b[64], c[48], d[32], logged_s[64], num[40];
         const char *role = json_string_value(json_object_get(f, "role"));
         const json_t *rep = json_object_get(f, "reproduced");
-        const char *mark = !strcmp(role, "input")  ? "input"
+        const char *mark = !strcmp(role, "input")  ? "input (given)"
                            : !strcmp(role, "info") ? "printed only"
                            : json_is_true(rep)     ? "reproduced"
-                           : json_is_null(json_object_get(f, "given_memory")) ? "NOT REPRODUCED (no figure)"
+                           : json_is_null(json_object_get(f, "given_memory")) ? "NOT REPRODUCED"
                                                                               : "DIFFERS";
         const json_t *diff = json_object_get(f, "difference");
         if (json_is_number(diff)) snprintf(d, sizeof d, "%+.6g", json_number_value(diff));
         else snprintf(d, sizeof d, "-");
-        char logged_s[48];
-        snprintf(logged_s, sizeof logged_s, "%s %s", json_string_value(json_object_get(f, "printed")),
-                 json_string_value(json_object_get(f, "unit")));
-        (void)a;
-        printf("%-26s %16s %22s %16s %10s  %s\n", json_string_value(json_object_get(f, "name")),
+        const char *unit = json_string_value(json_object_get(f, "unit"));
+        const json_t *lv = json_object_get(f, "logged");
+        const char *printed = json_is_integer(lv) ? num_text(lv, num, sizeof num)
+                                                  : json_string_value(json_object_get(f, "printed"));
+        if (!strcmp(unit, "x")) snprintf(logged_s, sizeof logged_s, "%sx", printed);
+        else if (!strcmp(unit, "fraction")) snprintf(logged_s, sizeof logged_s, "%s", printed);
+        else snprintf(logged_s, sizeof logged_s, "%s %s", printed, unit);
+        printf("%-26s %18s %20s %14s %11s  %s\n", json_string_value(json_object_get(f, "name")),
                logged_s, num_text(json_object_get(f, "given_memory"), b, sizeof b),
                num_text(json_object_get(f, "from_config"), c, sizeof c), d, mark);
-        printf("    line %s: %.110s\n", num_text(json_object_get(f, "line_number"), a, sizeof a),
+        printf("    line %s: %.100s\n", num_text(json_object_get(f, "line_number"), a, sizeof a),
                json_string_value(json_object_get(f, "line")));
         printf("    rule: %s\n", json_string_value(json_object_get(f, "basis")));
     }
@@ -123,15 +126,16 @@ static void print_table(const json_t *doc) {
     printf(" from the logged memory:\n");
     json_array_foreach(json_object_get(ans, "changes"), i, f) {
         const char *set = json_string_value(json_object_get(f, "setting"));
+        const char *lim = json_string_value(json_object_get(f, "limited_by"));
+        if (!lim) lim = "-";
         const json_t *v = json_object_get(f, "value");
         char b[48];
         if (json_is_true(json_object_get(f, "found")))
-            printf("  %s %s (limited by %s)\n", set,
-                   json_is_string(v) ? json_string_value(v) : num_text(v, b, sizeof b),
-                   json_string_value(json_object_get(f, "limited_by")));
+            printf("  %s %s (limited by %.100s%s)\n", set,
+                   json_is_string(v) ? json_string_value(v) : num_text(v, b, sizeof b), lim,
+                   strlen(lim) > 100 ? "..." : "");
         else
-            printf("  %s: no value reaches it (%s)\n", set,
-                   json_string_value(json_object_get(f, "limited_by")));
+            printf("  %s: no value reaches it (%.100s%s)\n", set, lim, strlen(lim) > 100 ? "..." : "");
     }
     const json_t *un = json_object_get(doc, "unread_lines");
     const json_t *read = json_object_get(doc, "read");
