@@ -138,6 +138,19 @@ if good is not None:
         if schema("plan").is_valid(bad):
             failures.append("plan.schema.json accepts a document with %s" % label)
 
+why = run("why", "examples/logs/llamacpp-10.log", "--model", "gpt-oss-20b", "--json")
+if why is not None:
+    for label, mutate in (
+        ("a figure without its basis", lambda d: d["figures"][0].pop("basis")),
+        ("a figure's role unknown", lambda d: d["figures"][0].__setitem__("role", "guess")),
+        ("no unread_lines", lambda d: d.pop("unread_lines")),
+        ("an unknown engine", lambda d: d.__setitem__("engine", "tgi")),
+    ):
+        bad = copy.deepcopy(why)
+        mutate(bad)
+        if schema("why").is_valid(bad):
+            failures.append("why.schema.json accepts a document with %s" % label)
+
 for f in failures:
     print("FAIL:", f)
 print("json_schemas: %d goldens, %d live documents, %d failures" % (seen, live, len(failures)))
