@@ -153,6 +153,8 @@ static void print_table(const json_t *doc) {
         printf("\nnot reproduced from the logged memory:");
         json_array_foreach(unrep, i, f) printf(" %s", json_string_value(f));
         printf("\n");
+    } else if (json_integer_value(json_object_get(doc, "outputs")) == 0) {
+        printf("\nthe log prints no capacity figure to reproduce (tokens, blocks, pool sizes)\n");
     } else {
         printf("\nevery figure reproduced from the logged memory (%lld)\n",
                (long long)json_integer_value(json_object_get(doc, "reproduced")));

@@ -682,6 +682,22 @@ static bool llamacpp_line(line_ctx *c) {
     set_engine(log, KVP_LOG_LLAMACPP);
     if (!strncmp(m, "srv", 3) || !strncmp(m, "slot", 4)) set_variant(log, "llama-server");
     llama_date(log, m);
+    if ((p = after(m, "|   - ")) && strstr(m, "memory_breakdown")) {
+        /* llama_memory_breakdown_print (>= Oct 2025, LOGS.md §4): "|   - CUDA0 (RTX 4090)
+         * | T = F + (S = M + C + K) + U |", MiB truncated; the Host row has no name. */
+        const char *open = strchr(p, '('), *bar = strchr(p, '|');
+        if (open && bar && open < bar) {
+            const char *close = strchr(open, ')');
+            if (close && close < bar && !log->gpu[0]) {
+                size_t n = (size_t)(close - open - 1);
+                if (n >= sizeof log->gpu) n = sizeof log->gpu - 1;
+                memcpy(log->gpu, open + 1, n);
+                log->gpu[n] = '\0';
+            }
+            figure(c, "device_total_mib", KVP_LOG_INFO, "MiB", bar + 1);
+        }
+        return true;
+    }
     if ((p = after(m, "loaded meta data with ")) && (p = after(p, " from "))) {
         const char *e = strstr(p, " (version");
         set_model(log, p, e ? (size_t)(e - p) : strlen(p));

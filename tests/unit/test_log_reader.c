@@ -123,6 +123,19 @@ static void test_two_engines_and_contradiction(void **state) {
     free(log);
 }
 
+static void test_memory_breakdown(void **state) {
+    (void)state;
+    kvp_log *log = read_text("llama_memory_breakdown_print: | memory breakdown [MiB] | total   free    self   "
+                             "model   context   compute    unaccounted |\n"
+                             "llama_memory_breakdown_print: |   - CUDA0 (RTX 4090)   | 24080 = 14223 + ( 9261 = "
+                             " 4455 +    4608 +     198) +         596 |\n");
+    assert_int_equal(log->engines, 1u << KVP_LOG_LLAMACPP);
+    assert_string_equal(log->gpu, "RTX 4090");
+    assert_string_equal(kvp__log_figure(log, "device_total_mib", 0)->printed, "24080");
+    assert_int_equal(log->unread_count, 0);
+    free(log);
+}
+
 static void test_redaction(void **state) {
     (void)state;
     char out[512];
@@ -153,6 +166,7 @@ int main(void) {
         cmocka_unit_test(test_ansi_cr_and_tags),
         cmocka_unit_test(test_long_line_cut),
         cmocka_unit_test(test_two_engines_and_contradiction),
+        cmocka_unit_test(test_memory_breakdown),
         cmocka_unit_test(test_redaction),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
