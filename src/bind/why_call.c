@@ -77,6 +77,20 @@ static const char *basis_of(const char *name, kvp_log_role role) {
                                 : "no kvplan rule for this figure yet";
 }
 
+/* A string from the log as JSON: bytes that are not UTF-8 (a log may hold
+ * any) read as '?', so every text field is there (jansson takes UTF-8 only). */
+static json_t *jstr(const char *s) {
+    json_t *j = json_string(s);
+    if (j || !s) return j ? j : json_null();
+    size_t n = strlen(s);
+    char *t = kvp__malloc(NULL, n + 1);
+    if (!t) return json_null();
+    for (size_t i = 0; i <= n; i++) t[i] = (unsigned char)s[i] >= 0x80 ? '?' : s[i];
+    j = json_string(t);
+    kvp__free(NULL, t);
+    return j ? j : json_null();
+}
+
 /* ------------------------------------------------------------ requests */
 
 /* The request key of option row `row` ("--max-seq-len" -> "max_seq_len"). */
@@ -93,7 +107,7 @@ static json_t *value_json(const kvp_option *row, const char *v) {
                  !kvp__strcasecmp(v, "yes");
         return json_string(t ? "true" : "false");
     }
-    return json_string(v);
+    return jstr(v);
 }
 
 /* Set the option spelled `name` to `v` in req, unless the caller gave that
@@ -163,8 +177,8 @@ static void apply_cmdline(why_ctx *c, json_t *req) {
             if (!v) continue;
             bool ok = apply_setting(req, name, v, c->w->options);
             json_t *s = json_object();
-            json_object_set_new(s, "name", json_string(name));
-            json_object_set_new(s, "value", json_string(v));
+            json_object_set_new(s, "name", jstr(name));
+            json_object_set_new(s, "value", jstr(v));
             json_object_set_new(s, "line", kvp__json_u64(log->cmdline_line));
             json_object_set_new(s, "from", json_string("command line"));
             json_object_set_new(s, "applied", json_boolean(ok));
@@ -179,7 +193,7 @@ static void apply_cmdline(why_ctx *c, json_t *req) {
 static bool model_opens(why_ctx *c, const char *name) {
     kvp_model *m = NULL;
     kvp_error e;
-    json_t *s = json_string(name);
+    json_t *s = jstr(name);
     kvp_status st = kvp__request_model(s, NULL, c->o, &m, &e);
     json_decref(s);
     kvp_model_free(m);
@@ -332,7 +346,7 @@ static json_t *figure_json(const why_ctx *c, const kvp_log_figure *f, run *given
     char red[KVP_LOG_KEEP + 64];
     kvp__log_redact(f->line, red, sizeof red);
     json_object_set_new(o, "name", json_string(f->name));
-    json_object_set_new(o, "line", json_string(c->w->redact ? red : f->line));
+    json_object_set_new(o, "line", jstr(c->w->redact ? red : f->line));
     json_object_set_new(o, "line_number", kvp__json_u64(f->line_no));
     json_object_set_new(o, "logged", number_json(f->value, f));
     json_object_set_new(o, "printed", json_string(f->printed));
@@ -573,7 +587,7 @@ static json_t *unread_json(const why_ctx *c) {
         kvp__log_redact(u->line, red, sizeof red);
         json_t *o = json_object();
         json_object_set_new(o, "line_number", kvp__json_u64(u->line_no));
-        json_object_set_new(o, "line", json_string(c->w->redact ? red : u->line));
+        json_object_set_new(o, "line", jstr(c->w->redact ? red : u->line));
         json_array_append_new(a, o);
     }
     return a;
@@ -628,7 +642,7 @@ kvp_status kvp__why_json_text(const kvp__why_request *w, const kvp__json_call_op
     bool version_used = log->engine_version[0] && !json_object_get(w->options, "engine_version") &&
                         kvp_engine_version_check((kvp_engine)log->engine, log->engine_version, &ve) == KVP_OK;
     if (version_used)
-        json_object_set_new(c.base, "engine_version", json_string(log->engine_version));
+        json_object_set_new(c.base, "engine_version", jstr(log->engine_version));
     apply_cmdline(&c, c.base);
     /* The argument dumps are flags too; what the engine printed at run time
      * (n_ctx = 4096, "Maximum concurrency for 131,072 tokens") only the given
@@ -641,8 +655,8 @@ kvp_status kvp__why_json_text(const kvp__why_request *w, const kvp__json_call_op
         const kvp_log_setting *s = &log->settings[i];
         bool ok = apply_setting(c.printed, s->name, s->value, w->options);
         json_t *j = json_object();
-        json_object_set_new(j, "name", json_string(s->name));
-        json_object_set_new(j, "value", json_string(s->value));
+        json_object_set_new(j, "name", jstr(s->name));
+        json_object_set_new(j, "value", jstr(s->value));
         json_object_set_new(j, "line", kvp__json_u64(s->line_no));
         json_object_set_new(j, "from", json_string(s->printed ? "log" : "argument dump"));
         json_object_set_new(j, "applied", json_boolean(ok));
@@ -747,7 +761,7 @@ kvp_status kvp__why_json_text(const kvp__why_request *w, const kvp__json_call_op
         kvp_error ge;
         const kvp_log_figure *tot = kvp__log_figure(log, "total_bytes", 0);
         if (log->gpu[0] && kvp_gpu_lookup_in(NULL, log->gpu, &gi, &ge) == KVP_OK) {
-            json_object_set_new(creq, "gpu", json_string(log->gpu));
+            json_object_set_new(creq, "gpu", jstr(log->gpu));
         } else if (tot && kvp__log_figure_bytes(tot, &lo, &hi)) {
             set_bytes(creq, "gpu_mem", lo + (hi - lo) / 2);
         } else {
@@ -765,21 +779,21 @@ kvp_status kvp__why_json_text(const kvp__why_request *w, const kvp__json_call_op
     json_object_set_new(doc, "engine_name", json_string(k_engine_title[log->engine]));
     json_object_set_new(doc, "variant", log->variant[0] ? json_string(log->variant) : json_null());
     json_object_set_new(doc, "engine_version",
-                        log->engine_version[0] ? json_string(log->engine_version) : json_null());
+                        log->engine_version[0] ? jstr(log->engine_version) : json_null());
     json_object_set_new(doc, "engine_version_source",
                         log->version_source[0] ? json_string(log->version_source) : json_null());
     json_object_set_new(doc, "engine_version_used", json_boolean(version_used));
     json_t *model = json_object();
     char red[300];
     kvp__log_redact(log->model, red, sizeof red);
-    json_object_set_new(model, "logged", log->model[0] ? json_string(w->redact ? red : log->model)
+    json_object_set_new(model, "logged", log->model[0] ? jstr(w->redact ? red : log->model)
                                                        : json_null());
     kvp__log_redact(c.model, red, sizeof red);
-    json_object_set_new(model, "config", json_string(w->redact ? red : c.model));
+    json_object_set_new(model, "config", jstr(w->redact ? red : c.model));
     json_object_set_new(model, "found_by", json_string(c.model_source));
     json_object_set_new(doc, "model", model);
     json_t *gpu = json_object();
-    json_object_set_new(gpu, "name", log->gpu[0] ? json_string(log->gpu) : json_null());
+    json_object_set_new(gpu, "name", log->gpu[0] ? jstr(log->gpu) : json_null());
     const kvp_log_figure *tot = kvp__log_figure(log, "total_bytes", 0);
     json_object_set_new(gpu, "total_bytes",
                         tot && kvp__log_figure_bytes(tot, &lo, &hi) ? kvp__json_u64(lo + (hi - lo) / 2)
@@ -890,7 +904,20 @@ kvp_status kvp__why_call(const json_t *req, const kvp__json_call_opts *o, char *
             *(!strcmp(key, "target_context") ? &w.target_context : &w.target_concurrency) =
                 (uint64_t)json_integer_value(v);
         } else {
-            json_object_set(opts, key, v);
+            const kvp_option *row = kvp_option_lookup(key, NULL);
+            if (!row || !(row->commands & KVP_COMMAND_PLAN)) {
+                char ptr[80];
+                snprintf(ptr, sizeof ptr, "/%.60s", key);
+                st = kvp__fail(err, KVP_INVALID_ARG, NULL, ptr,
+                               "unknown request key '%.60s' (why takes log, model, "
+                               "target_concurrency, target_context and the option table's names: "
+                               "docs/options.md)",
+                               key);
+                break;
+            }
+            char canon[64]; /* one key per row: the log's settings give way to it */
+            row_key(row, canon, sizeof canon);
+            json_object_set(opts, canon, v);
         }
     }
     kvp_log *log = st == KVP_OK ? kvp__malloc(NULL, sizeof *log) : NULL;

@@ -43,6 +43,18 @@ static json_t *typed(const json_t *v) {
     return json_string(s);
 }
 
+/* A redacted log text as JSON: bytes that are not UTF-8 as '?'. */
+static json_t *jtext(const char *s) {
+    json_t *j = json_string(s);
+    if (j) return j;
+    char t[KVP_LOG_KEEP + 64];
+    kvp__strlcpy(t, s, sizeof t);
+    for (char *p = t; *p; p++)
+        if ((unsigned char)*p >= 0x80) *p = '?';
+    j = json_string(t);
+    return j ? j : json_null();
+}
+
 static const char *lookup(const char *const map[][2], const char *key) {
     for (size_t i = 0; map[i][0]; i++)
         if (!strcmp(map[i][0], key)) return map[i][1];
@@ -62,7 +74,7 @@ kvp_status kvp__why_record_text(const kvp__why_request *w, const char *doc_text,
     json_object_set_new(c, "set", json_string("local"));
     json_object_set_new(c, "source", json_string("kvplan why --record (redacted)"));
     kvp__log_redact(log->model, red, sizeof red);
-    json_object_set_new(c, "model", log->model[0] ? json_string(red) : json_null());
+    json_object_set_new(c, "model", log->model[0] ? jtext(red) : json_null());
     /* the config: a catalogue file by its name under data/models, else the redacted path */
     const json_t *model = json_object_get(doc, "model");
     const char *cfg = json_string_value(json_object_get(model, "config"));
@@ -94,7 +106,7 @@ kvp_status kvp__why_record_text(const kvp__why_request *w, const char *doc_text,
         json_object_set_new(config, "location", json_string("data/models"));
     } else {
         kvp__log_redact(cfg, red, sizeof red);
-        json_object_set_new(config, "file", json_string(red));
+        json_object_set_new(config, "file", jtext(red));
         json_object_set_new(config, "location", json_string("local: copy it to data/models"));
     }
     kvp_model_free(m);
@@ -155,7 +167,7 @@ kvp_status kvp__why_record_text(const kvp__why_request *w, const char *doc_text,
         if (!lf || json_object_get(expect, name)) continue;
         kvp__log_redact(lf->line, red, sizeof red);
         json_t *x = json_object();
-        json_object_set_new(x, "printed", json_string(red));
+        json_object_set_new(x, "printed", jtext(red));
         json_object_set(x, "value", json_object_get(f, "logged"));
         json_object_set_new(x, "unit", json_string(lf->unit));
         if (lf->decimals >= 0 || lf->trimmed)
@@ -186,7 +198,7 @@ kvp_status kvp__why_record_text(const kvp__why_request *w, const char *doc_text,
         size_t k;
         const json_t *l;
         json_array_foreach(raw, k, l) seen = seen || !strcmp(json_string_value(l), red);
-        if (!seen) json_array_append_new(raw, json_string(red));
+        if (!seen) json_array_append_new(raw, jtext(red));
     }
     json_object_set_new(c, "raw_lines", raw);
     json_object_set_new(c, "expect", expect);

@@ -74,9 +74,9 @@ def check(label, fn):
         fn()
         passed += 1
         print("ok   " + label)
-    except AssertionError as e:
-        bad.append("%s: %s" % (label, e))
-        print("FAIL %s: %s" % (label, e))
+    except Exception as e:  # a crash of one check is its failure, the others still run
+        bad.append("%s: %s: %s" % (label, type(e).__name__, e))
+        print("FAIL %s: %s: %s" % (label, type(e).__name__, e))
 
 
 def eq(a, b, what):
@@ -366,6 +366,20 @@ hostile("contradicting figures", v17 + b"INFO 06-23 14:22:10 [kv_cache_utils.py:
 hostile("a model nobody has", b"INFO 06-23 14:21:41 [cli_args.py:309] non-default args: {'model': 'acme/no-such-model-7b'}\n" + v17,
         [], 2, ["the log's model 'acme/no-such-model-7b' (line 1)", "--model MODEL"])
 hostile("no model at all", v17, [], 2, ["the log names no model", "--model MODEL"])
+
+
+def not_utf8():
+    path = os.path.join(tmp, "latin1.log")
+    with open(path, "wb") as f:
+        f.write(b"INFO 06-23 14:21:48 [gpu_worker.py:232] Available KV cache memory: 51.63 GiB \xff\xfe caf\xe9\n" +
+                b"\n".join(v17.split(b"\n")[1:]))
+    d = doc_of(path, "--model", "llama-3.1-8b", "--num-draft-layers", "1")
+    eq(figure(d, "available_kv_cache_bytes")["line"], "Available KV cache memory: 51.63 GiB ?? caf?",
+       "bytes that are not UTF-8 read as '?'")
+    eq(d["unreproduced"], [], "the rest read")
+
+
+check("hostile: a line that is not UTF-8", not_utf8)
 
 
 def megaline():

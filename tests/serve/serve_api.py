@@ -165,6 +165,8 @@ try:
     check("POST /api/v1/why: a path model that no catalogue name matches: 422 naming /model",
           st == 422 and json.loads(body)["error"]["key"] == "/model" and "catalogue" in body
           and "/tmp/x" not in body, body[:300])
+    st, h, body = srv.request("POST", "/api/v1/why", {"log": log10, "modle": "gpt-oss-20b"})
+    check("POST /api/v1/why: an unknown key: 422 /modle", st == 422 and '"/modle"' in body, body[:300])
     st, h, body = srv.request("POST", "/api/v1/why", {"log": 5})
     check("POST /api/v1/why: \"log\" not text: 422 /log", st == 422 and '"/log"' in body, body[:300])
 
