@@ -49,6 +49,15 @@
  *             declarations file), max_num_seqs (integer, required),
  *             async_chunk, streaming, enforce_eager (booleans): the
  *             model-local KV caches, as `kvplan local ... --json`
+ *   "why"     log (string: an engine's start-up log, the text), model (string,
+ *             optional: the config when the log's model is not found),
+ *             target_concurrency, target_context (positive integers), and any
+ *             option of the table: `kvplan why LOG --json`'s document
+ *             (docs/why.md, docs/schema/why.schema.json). A path the log names
+ *             is opened only when it is relative: an absolute one is matched by
+ *             its last parts against the catalogue. A log of no engine, of two
+ *             engines interleaved, or with contradicting figures is
+ *             KVP_INVALID_ARG naming "/log".
  * kvp_json_commands() lists them; any other command is KVP_UNSUPPORTED.
  *
  * Errors: the status, and `err` names the request key as a JSON pointer
@@ -79,7 +88,7 @@ KVP_API KVP_NODISCARD kvp_status kvp_json_call(const char *command, const char *
 /* Free a result of kvp_json_call. NULL is a no-op. */
 KVP_API void kvp_json_free(char *json);
 /* The commands kvp_json_call answers, space-separated ("cost models gpus
- * plan fit compare sweep check local"); static. */
+ * plan fit compare sweep check local why"); static. */
 KVP_API const char *kvp_json_commands(void);
 
 #ifdef __cplusplus

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -59,5 +60,30 @@ json_t *kvp__gpu_json(const kvp_gpu_info *g, bool live);
  * `catalog_path` first (NULL: the embedded one only). *out: malloc'd text,
  * freed with free(). */
 kvp_status kvp__gpus_catalog_json_text(const char *catalog_path, char **out, kvp_error *err);
+
+/* `kvplan why` (why_call.c): a log read by src/logs/ set beside the plans of
+ * its deployment. */
+struct kvp_log;
+typedef struct kvp__why_request {
+    const struct kvp_log *log;
+    const char *model;            /* --model / "model"; NULL: the log's */
+    uint64_t target_concurrency;  /* 0: none */
+    uint64_t target_context;      /* 0: none */
+    const json_t *options;        /* option-table keys (an object), may be NULL */
+    bool from_paste;              /* a pasted log: no path it names is opened */
+    bool redact;                  /* lines, paths, hosts and keys redacted (serve, --record) */
+} kvp__why_request;
+
+/* The `kvplan why --json` document. *verdict: 0 every output figure
+ * reproduced from the logged memory, 1 some not (listed in "unreproduced"). */
+kvp_status kvp__why_json_text(const kvp__why_request *w, const kvp__json_call_opts *o, char **out,
+                              int *verdict, kvp_error *err);
+/* `kvplan why --record`: the case of document `doc` (kvp__why_json_text's
+ * text) in the reference-case format (tests/reference/README.md), one line,
+ * redacted (log_redact.h). *out: malloc'd, freed with free(). */
+kvp_status kvp__why_record_text(const kvp__why_request *w, const char *doc, char **out,
+                                kvp_error *err);
+/* kvp_json_call "why". */
+kvp_status kvp__why_call(const json_t *req, const kvp__json_call_opts *o, char **out, kvp_error *err);
 
 #endif

@@ -15,7 +15,7 @@
 #include "kvplan/local.h"
 #include "util.h"
 
-const char *kvp_json_commands(void) { return "cost models gpus plan fit compare sweep check local"; }
+const char *kvp_json_commands(void) { return "cost models gpus plan fit compare sweep check local why"; }
 
 void kvp_json_free(char *json) { kvp__free(NULL, json); }
 
@@ -240,6 +240,8 @@ kvp_status kvp__json_call_with(const char *command, const char *request_json,
         st = call_gpus(req, out_json, err);
     else if (!strcmp(command, "local"))
         st = call_local(req, o, out_json, err);
+    else if (!strcmp(command, "why"))
+        st = kvp__why_call(req, o, out_json, err);
     else if (kvp__deploy_command(command))
         st = kvp__deploy_call(command, req, o, out_json, err);
     else

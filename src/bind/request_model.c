@@ -11,6 +11,7 @@
 
 #include "bind_internal.h"
 #include "json_error.h"
+#include "model_internal.h"
 #include "util.h"
 
 /* The name an inline config carries in answers and error messages: what the
@@ -192,6 +193,23 @@ void kvp__request_model_release(kvp_model *m) {
     if (!cached) kvp_model_free(m);
 }
 
+/* A path or a name: a .json file may hold a geometry instead of a config (as
+ * `kvplan plan MODEL` reads it, docs/plan.md). */
+static kvp_status open_named(const char *name, kvp_model **out, kvp_error *err) {
+    size_t n = strlen(name);
+    if (n > 5 && !strcmp(name + n - 5, ".json") && kvp__is_regular_file(name)) {
+        char *buf = NULL;
+        size_t len = 0;
+        bool handled = false;
+        kvp_status st = kvp__read_file(name, KVP_MAX_CONFIG_BYTES, NULL, &buf, &len, err);
+        if (st) return st;
+        st = kvp__model_from_json_input(buf, len, name, false, out, &handled, err);
+        kvp__free(NULL, buf);
+        if (st || handled) return st;
+    }
+    return kvp_model_open(name, NULL, out, err);
+}
+
 /* Open through the cache: `open` runs only when no entry holds the key. */
 static kvp_status cached_open(char *key, const uint64_t *stamp, const char *name, bool catalog_only,
                               const json_t *config, kvp_model **out, kvp_error *err) {
@@ -201,7 +219,7 @@ static kvp_status cached_open(char *key, const uint64_t *stamp, const char *name
     }
     kvp_status st = config ? from_config(config, out, err)
                     : catalog_only ? from_catalog(name, out, err)
-                                   : kvp_model_open(name, NULL, out, err);
+                                   : open_named(name, out, err);
     if (st != KVP_OK) {
         free(key);
         return st;
@@ -244,5 +262,5 @@ kvp_status kvp__request_model(const json_t *model, const json_t *config,
     uint64_t stamp[8];
     if (path_key(name, o->catalog_only, &key, stamp))
         return cached_open(key, stamp, name, o->catalog_only, NULL, out, err);
-    return o->catalog_only ? from_catalog(name, out, err) : kvp_model_open(name, NULL, out, err);
+    return o->catalog_only ? from_catalog(name, out, err) : open_named(name, out, err);
 }

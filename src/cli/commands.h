@@ -16,7 +16,8 @@
     X(sim, "replay a workload through the planned block pool: real concurrency") \
     X(plan, "the KV cache plan of one GPU: budget, pools, tokens, sequences") \
     X(serve, "the web page and JSON API on this machine (127.0.0.1 by default)") \
-    X(sweep, "plan a grid (max-seq-len x kv-dtype x tp x policy): table, CSV, JSON, SVG")
+    X(sweep, "plan a grid (max-seq-len x kv-dtype x tp x policy): table, CSV, JSON, SVG") \
+    X(why, "read an engine's start-up log: every figure it printed, reproduced")
 
 #define KVP__DECLARE_CMD(name, help) int kvp_cmd_##name(int argc, char **argv);
 KVP_COMMANDS(KVP__DECLARE_CMD)

@@ -175,6 +175,7 @@ static const route k_routes[] = {
     {"/api/v1/compare", POST_ONLY, "compare"},
     {"/api/v1/fit", POST_ONLY, "fit"},
     {"/api/v1/sweep", POST_ONLY, "sweep"},
+    {"/api/v1/why", POST_ONLY, "why"},
 };
 
 static void page_file(const char *name, const char *type, kvp__serve_reply *r) {
@@ -210,7 +211,7 @@ void kvp__serve_answer(const kvp__serve_request *req, kvp__serve_reply *r) {
     char msg[300];
     if (!hit) {
         snprintf(msg, sizeof msg, "no endpoint %.200s (API v1: GET /api/v1/models, gpus, policies, "
-                                  "health; POST /api/v1/cost, plan, compare, fit, sweep)",
+                                  "health; POST /api/v1/cost, plan, compare, fit, sweep, why)",
                  req->path);
         kvp__serve_error(404, NULL, msg, r);
         return;

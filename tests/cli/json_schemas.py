@@ -106,6 +106,14 @@ for args, name, ok in (
     (("models", "qwen", "--json"), "models", (0,)),
     (("gpus", "--catalog", "--json"), "gpus", (0,)),
     (("check", "llama-3.1-8b", "--policy", "vllm", "--gpu", "h100", "--json"), "check", (0, 1)),
+    (("why", "examples/logs/vllm-17.log", "--model", "llama-3.1-8b", "--num-draft-layers", "1",
+      "--json"), "why", (0,)),
+    (("why", "examples/logs/vllm-33.log", "--model", "data/models/Qwen__Qwen3.5-35B-A3B.json",
+      "--json"), "why", (0,)),
+    (("why", "examples/logs/llamacpp-10.log", "--model", "data/models/openai__gpt-oss-20b.json",
+      "--json"), "why", (0,)),
+    (("why", "examples/logs/vllm-refusal.log", "--json"), "why", (0,)),
+    (("why", "examples/logs/vllm-17.log", "--json"), "error", (2,)),
     (("plan", "llama-3.1-8b", "--gpu", "nosuchgpu", "--json"), "error", (2,)),
     (("plan", "llama-3.1-8b", "--gpu", "h100", "--tp", "0", "--json"), "error", (2,)),
 ):
@@ -129,6 +137,19 @@ if good is not None:
         mutate(bad)
         if schema("plan").is_valid(bad):
             failures.append("plan.schema.json accepts a document with %s" % label)
+
+why = run("why", "examples/logs/llamacpp-10.log", "--model", "gpt-oss-20b", "--json")
+if why is not None:
+    for label, mutate in (
+        ("a figure without its basis", lambda d: d["figures"][0].pop("basis")),
+        ("a figure's role unknown", lambda d: d["figures"][0].__setitem__("role", "guess")),
+        ("no unread_lines", lambda d: d.pop("unread_lines")),
+        ("an unknown engine", lambda d: d.__setitem__("engine", "tgi")),
+    ):
+        bad = copy.deepcopy(why)
+        mutate(bad)
+        if schema("why").is_valid(bad):
+            failures.append("why.schema.json accepts a document with %s" % label)
 
 for f in failures:
     print("FAIL:", f)

@@ -127,6 +127,49 @@ try:
         same("POST /api/v1/%s %s = kvplan %s --json" % (cmd, json.dumps(req), " ".join(args)),
              body, cli_json(KVPLAN, args + ["--json"]))
 
+    # why: a pasted log (docs/why.md). Figures as `kvplan why --json` gives them; the
+    # model by catalogue name only (a path the log names is never opened), lines redacted.
+    check("why answered by this build's library", "why" in commands, health["commands"])
+    with open(os.path.join(SRC, "examples", "logs", "llamacpp-10.log")) as f:
+        log10 = f.read()
+    st, h, body = srv.request("POST", "/api/v1/why", {"log": log10, "model": "gpt-oss-20b"})
+    cli = json.loads(cli_json(KVPLAN, ["why", "examples/logs/llamacpp-10.log", "--model",
+                                       "gpt-oss-20b", "--json"], cwd=SRC))
+    got = json.loads(body) if st == 200 else {}
+    check("POST /api/v1/why: 200", st == 200, body[:300])
+    check("POST /api/v1/why figures = kvplan why --json's",
+          [(f["name"], f["given_memory"], f["reproduced"]) for f in got.get("figures", [])] ==
+          [(f["name"], f["given_memory"], f["reproduced"]) for f in cli["figures"]])
+    # 12 layers x 131,072 cells x 8 KV heads x 64 x 2 B x 2 (K, V) = 3,072 MiB
+    check("POST /api/v1/why: the main cache 3072 MiB reproduced",
+          [f["given_memory"] for f in got.get("figures", []) if f["name"] == "kv_size_bytes"] == [3072.0])
+    secret = ("INFO 06-23 14:21:41 [cli_args.py:309] non-default args: {'model': "
+              "'/etc/kvplan-secret/meta-llama/Llama-3.1-8B', 'api_key': 'sk-live0123456789abc'}\n"
+              "(RayWorkerWrapper pid=7, ip=10.9.8.7) INFO 06-23 14:21:48 [gpu_worker.py:232] "
+              "Available KV cache memory: 51.63 GiB\n"
+              "INFO 06-23 14:21:48 [kv_cache_utils.py:716] GPU KV cache size: 410,128 tokens\n")
+    st, h, body = srv.request("POST", "/api/v1/why", {"log": secret})
+    check("POST /api/v1/why: the log's model path resolved by its catalogue name, not opened",
+          st == 200 and json.loads(body)["model"]["found_by"] == "the catalogue, by the log's model name",
+          body[:300])
+    for leak in ("kvplan-secret", "sk-live", "10.9.8.7"):
+        check("POST /api/v1/why answer redacts %r" % leak, leak not in body, body[:300])
+    # 32 layers x 131,072 B/token x 16 = 2 MiB blocks; 51.63 GiB -> 26,431..26,437 blocks
+    # -> 422,896..422,992 tokens: vllm-17's 410,128 (its EAGLE draft layer shares the pool,
+    # which a request without num_draft_layers does not say) is listed as differing.
+    doc = json.loads(body) if st == 200 else {"unreproduced": None}
+    check("POST /api/v1/why: the differing figure listed", doc["unreproduced"] == ["gpu_kv_cache_tokens"],
+          str(doc["unreproduced"]))
+    st, h, body = srv.request("POST", "/api/v1/why", {"log": "INFO 06-23 14:21:41 [a.py:1] non-default "
+                                                     "args: {'model': '/tmp/x/y/config.json'}\n" + secret.split("\n", 1)[1]})
+    check("POST /api/v1/why: a path model that no catalogue name matches: 422 naming /model",
+          st == 422 and json.loads(body)["error"]["key"] == "/model" and "catalogue" in body
+          and "/tmp/x" not in body, body[:300])
+    st, h, body = srv.request("POST", "/api/v1/why", {"log": log10, "modle": "gpt-oss-20b"})
+    check("POST /api/v1/why: an unknown key: 422 /modle", st == 422 and '"/modle"' in body, body[:300])
+    st, h, body = srv.request("POST", "/api/v1/why", {"log": 5})
+    check("POST /api/v1/why: \"log\" not text: 422 /log", st == 422 and '"/log"' in body, body[:300])
+
     # ------------------------------------------------------------ bad requests
     def bad(name, method, path, body, status, key=None, contains=None, headers=None,
             raw=False):

@@ -130,6 +130,21 @@ try:
             line = json.load(f)["engines"]["vllm"]["line"]
         acc = dom.fig.get("accuracy.vllm", (None, ""))[1]
         check("the page states vLLM's record: %s" % line, acc == line, acc)
+    # "Paste your log": the figures the page shows are `kvplan why --json`'s.
+    with open(os.path.join(SRC, "examples", "logs", "llamacpp-10.log")) as f:
+        log10 = f.read()
+    p = browse(srv.url + "?" + urlencode({"log": log10, "logmodel": "gpt-oss-20b"}), "--dump-dom")
+    wdom = Figures()
+    wdom.feed(p.stdout)
+    check("chromium ran the log box to the end", wdom.attrs.get("data-done") == "1", p.stderr[-300:])
+    cli = json.loads(cli_json(KVPLAN, ["why", os.path.join(SRC, "examples", "logs", "llamacpp-10.log"),
+                                       "--model", "gpt-oss-20b", "--json"]))
+    for f in cli["figures"]:
+        v, text = wdom.fig.get("why.%s.given" % f["name"], (None, ""))
+        check("page why.%s = CLI %s" % (f["name"], f["given_memory"]),
+              v is not None and json.loads(v) == f["given_memory"], "data-v %s" % v)
+    check("the page shows 3072 MiB for llamacpp-10's main cache (12 x 131,072 x 1,024 B x 2)",
+          json.loads(wdom.fig.get("why.kv_size_bytes.given", ("null",))[0] or "null") == 3072)
     if SHOT:
         s = browse(url, "--screenshot=" + os.path.abspath(SHOT))
         check("screenshot written to %s" % SHOT, os.path.getsize(SHOT) > 10000, s.stderr[-300:])

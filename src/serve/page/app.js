@@ -310,6 +310,46 @@
     $("models").replaceChildren(...r.doc.slice(0, 200).map((m) => el("option", { value: m.name }, m.hf_id)));
   }
 
+  /* "Paste your log": POST /api/v1/why (kvp_json_call "why"); the figures as the
+   * CLI's `kvplan why --json` gives them. The log is not saved in the URL. */
+  function whyValue(v) {
+    if (v === null || v === undefined) return "-";
+    if (Array.isArray(v)) return v.map((x) => x.toLocaleString("en-US")).join(" .. ");
+    return typeof v === "number" ? v.toLocaleString("en-US") : String(v);
+  }
+  async function explain(text, model) {
+    $("err-log").textContent = "";
+    $("whyout").hidden = true;
+    const req = { log: text };
+    if (model) req.model = model;
+    const r = await api("POST", "/api/v1/why", req);
+    if (r.status !== 200) { $("err-log").textContent = r.doc.error.message; return; }
+    const d = r.doc;
+    $("whyhead").textContent = d.engine_name + (d.engine_version ? " " + d.engine_version : "") +
+      ", model " + d.model.config + " (" + d.model.found_by + "); given memory: " + d.given_memory.from;
+    const body = $("whytable").tBodies[0];
+    body.replaceChildren();
+    for (const f of d.figures) {
+      const tr = el("tr");
+      tr.append(el("td", { title: f.line }, f.name));
+      tr.append(el("td", { class: "num", "data-k": "why." + f.name + ".logged", "data-v": String(f.logged) }, f.printed + " " + f.unit));
+      tr.append(el("td", { class: "num", "data-k": "why." + f.name + ".given", "data-v": JSON.stringify(f.given_memory) }, whyValue(f.given_memory)));
+      tr.append(el("td", { class: "num", "data-k": "why." + f.name + ".config", "data-v": JSON.stringify(f.from_config) }, whyValue(f.from_config)));
+      tr.append(el("td", { "data-k": "why." + f.name + ".verdict" }, f.role === "output" ? (f.reproduced ? "reproduced" : "differs") : f.role));
+      tr.append(el("td", {}, f.basis));
+      body.append(tr);
+    }
+    const ans = $("whyanswer");
+    ans.replaceChildren();
+    for (const c of d.answer.changes || [])
+      ans.append(el("li", { "data-k": "why.answer." + c.setting, "data-v": JSON.stringify(c.value) },
+        c.found ? c.setting + " " + whyValue(c.value) + " (limited by " + c.limited_by + ")" : c.setting + ": " + c.limited_by));
+    const un = $("whyunread");
+    un.replaceChildren();
+    for (const u of d.unread_lines) un.append(el("li", {}, "not read, line " + u.line_number + ": " + u.line));
+    $("whyout").hidden = false;
+  }
+
   async function init() {
     const [health, gpus, pol] = await Promise.all([api("GET", "/api/v1/health"), api("GET", "/api/v1/gpus"), api("GET", "/api/v1/policies")]);
     answered = health.status === 200 ? health.doc.commands.split(" ") : [];
@@ -330,6 +370,15 @@
       if (f) f.text().then((t) => { cfg.value = t; });
     });
     $("form").addEventListener("submit", (e) => { e.preventDefault(); run(); });
+    $("whyform").addEventListener("submit", (e) => { e.preventDefault(); explain($("log").value, $("logmodel").value.trim()); });
+    /* ?log=TEXT&logmodel=NAME: explain a log given in the address (the page's test) */
+    const qs = new URLSearchParams(location.search);
+    if (qs.get("log") !== null) {
+      $("log").value = qs.get("log");
+      $("logmodel").value = qs.get("logmodel") || "";
+      try { await explain($("log").value, $("logmodel").value.trim()); } finally { document.body.setAttribute("data-done", "1"); }
+      return;
+    }
     const asked = loadState();
     showEngineOpts();
     try { if (asked) await run(); } finally { document.body.setAttribute("data-done", "1"); }
