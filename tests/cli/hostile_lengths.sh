@@ -66,7 +66,8 @@ len "plan-vllm-isl-16M" 0 "" 64 -- "$KVPLAN" plan $M --policy vllm --max-model-l
 len "plan-vllm-hybrid-16M" 0 "" 64 -- "$KVPLAN" plan qwen3-next-80b-a3b-thinking --policy vllm --max-model-len $L "${VL[@]}" $BIG
 len "plan-sglang-16M" 0 "S-LEN-1" 64 -- "$KVPLAN" plan $M --policy sglang --context-length $L "${SG[@]}" $BIG
 len "plan-sglang-16M-page-1" 0 "" 64 -- "$KVPLAN" plan qwen3-next-80b-a3b-thinking --policy sglang --context-length $L --page-size 1 "${SG[@]}" $BIG
-len "plan-sglang-2^32" 1 "the largest --context-length that fits is 536741979" 64 -- "$KVPLAN" plan $M --policy sglang --context-length $MAXL "${SG[@]}" $BIG
+# SGLang starts with a pool below the context and caps each input (S-LEN-2, issue 27).
+len "plan-sglang-2^32" 0 "S-LEN-2: starts with 536741979 KV tokens for context 4294967296" 64 -- "$KVPLAN" plan $M --policy sglang --context-length $MAXL "${SG[@]}" $BIG
 len "plan-trtllm-16M-block-1" 0 "T-LEN-1" 64 -- "$KVPLAN" plan $M --policy trtllm --max-seq-len $L --tokens-per-block 1 $BIG
 len "plan-trtllm-2^32" 0 "T-LEN-1" 64 -- "$KVPLAN" plan $M --policy trtllm --max-seq-len $MAXL $BIG
 len "plan-trtllm-2^32-all-max" 1 "the model does not fit" 64 -- "$KVPLAN" plan $M --policy trtllm --max-seq-len $MAXL --max-num-tokens $MAXL --max-batch-size 16777216 $BIG
