@@ -152,12 +152,7 @@ static void add_plan_figures(json_t *o, const kvp_deployment *dep, const kvp_dep
     if (!planned || !dep->model) return;
     kvp_render_input in = {dep->model, dep->startup.gpu_known ? dep->startup.gpu.name : NULL,
                            NULL, NULL, 0, NULL, NULL};
-    char *text = NULL;
-    kvp_error err;
-    kvp_error_clear(&err);
-    if (kvp_render_plan_json(&in, res, &text, &err) != KVP_OK) return;
-    json_t *plan = json_loads(text, 0, NULL);
-    kvp_render_free(text);
+    json_t *plan = kvp__plan_json(&in, res);
     if (!plan) return;
     static const char *const keys[] = {"budget_bytes", "budget", "pools", "block_pool",
                                        "engine_report", "engine_details", "capacity", "memory"};

@@ -832,6 +832,13 @@ static kvp_status plan_policy(const kvp_deployment *dep, kvp_deploy_result *out,
                      "compressor state per request)",
                      (unsigned long long)rep->num_gpu_blocks, (unsigned long long)r->page_bytes,
                      r->num_groups);
+        else if (r->num_groups > 1)
+            /* Every KV cache group draws on the one block pool (ENGINES.md 1.6):
+             * the pool binds, not one group's share of it. */
+            snprintf(out->binding, sizeof out->binding,
+                     "KV budget of the block pool the %u KV cache groups share (%llu blocks "
+                     "of %u tokens)",
+                     r->num_groups, (unsigned long long)rep->num_gpu_blocks, r->block_size);
         else
             snprintf(out->binding, sizeof out->binding,
                      "KV budget of pool '%s' (%llu blocks of %u tokens)",

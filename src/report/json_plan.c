@@ -440,6 +440,11 @@ static json_t *policy_json(const kvp_render_input *in, const kvp_deploy_result *
     return root;
 }
 
+json_t *kvp__plan_json(const kvp_render_input *in, const kvp_deploy_result *r) {
+    if (!in || !in->model || !r) return NULL;
+    return r->point.engine == KVP_ENGINE_TRTLLM ? trtllm_json(in, r) : policy_json(in, r);
+}
+
 kvp_status kvp_render_plan_json(const kvp_render_input *in, const kvp_deploy_result *r, char **out,
                                 kvp_error *err) {
     if (!out) return kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "out is NULL");

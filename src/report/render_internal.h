@@ -74,6 +74,10 @@ json_t *kvp__eval_json(const kvp_deploy_result *e);
 /* The capacity every command reports for a planned deployment (`plan` "capacity";
  * the same field names as a fit / sweep / compare row). New reference. */
 json_t *kvp__capacity_json(const kvp_deploy_result *e);
+/* The `plan --json` document of `r` as an object (kvp_render_plan_json's),
+ * for a caller that takes sections of it. New reference; NULL when out of
+ * memory or an argument is NULL. */
+json_t *kvp__plan_json(const kvp_render_input *in, const kvp_deploy_result *r);
 /* pools[]' tokens_per_block, page_bytes and blocks, one meaning under every engine. */
 void kvp__pool_unit_json(json_t *o, kvp_cache_kind kind, uint32_t tokens_per_block,
                          uint64_t page_bytes, uint64_t blocks);
