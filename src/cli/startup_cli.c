@@ -179,19 +179,13 @@ static int print_refusal_json(const kvp_deployment *dep, const kvp_deploy_result
         ss->policy.pp = res->point.pp;
         ss->policy.total_memory_bytes = res->total_bytes;
         /* The library's check document, the plan's figures added beside it. */
-        char *text = NULL;
-        kvp_error err;
-        kvp_error_clear(&err);
-        json_t *o = NULL;
-        if (kvp__check_json_text(rep, ss, model_name, kvp_cli_flag_spelling, NULL, &text, &err) != KVP_OK) {
-            rc = kvp_cli_report_error(&err, true);
-        } else if (!(o = json_loads(text, 0, NULL))) {
+        json_t *o = kvp__check_doc(rep, ss, model_name, kvp_cli_flag_spelling, NULL);
+        if (!o) {
             rc = kvp_cli_fail("out of memory");
         } else {
             add_plan_figures(o, dep, res);
             print_json_doc(o);
         }
-        free(text);
     }
     free(ss);
     return rc;

@@ -31,11 +31,10 @@ void kvp__respell_flags(const char *text, kvp__flag_spelling spell, const void *
     out[n] = '\0';
 }
 
-kvp_status kvp__check_json_text(const kvp_startup_report *rep, const kvp_startup_settings *ss,
-                                const char *model_name, kvp__flag_spelling spell,
-                                const void *spell_ctx, char **out, kvp_error *err) {
+json_t *kvp__check_doc(const kvp_startup_report *rep, const kvp_startup_settings *ss,
+                       const char *model_name, kvp__flag_spelling spell, const void *spell_ctx) {
     json_t *o = kvp__json_document(); /* schema_version, kvplan_version */
-    if (!o) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
+    if (!o) return NULL;
     json_object_set_new(o, "engine", json_string(kvp_engine_name(rep->engine)));
     json_object_set_new(o, "engine_version",
                         rep->engine_version[0] ? json_string(rep->engine_version) : json_null());
@@ -86,5 +85,13 @@ kvp_status kvp__check_json_text(const kvp_startup_report *rep, const kvp_startup
         json_array_append_new(und, u);
     }
     json_object_set_new(o, "not_decidable", und);
+    return o;
+}
+
+kvp_status kvp__check_json_text(const kvp_startup_report *rep, const kvp_startup_settings *ss,
+                                const char *model_name, kvp__flag_spelling spell,
+                                const void *spell_ctx, char **out, kvp_error *err) {
+    json_t *o = kvp__check_doc(rep, ss, model_name, spell, spell_ctx);
+    if (!o) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
     return kvp__json_finish(o, KVP__JSON_FLAGS, out, err);
 }
