@@ -196,7 +196,7 @@ static bool model_opens(why_ctx *c, const char *name) {
     json_t *s = jstr(name);
     kvp_status st = kvp__request_model(s, NULL, c->o, &m, &e);
     json_decref(s);
-    kvp_model_free(m);
+    kvp__request_model_release(m); /* the request cache may hold it */
     return st == KVP_OK;
 }
 

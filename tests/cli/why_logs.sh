@@ -237,7 +237,7 @@ def fmt_trtllm():
     d = doc_of(os.path.join(FORMATS, "trtllm_pytorch.log"), "--model", "llama-3.1-8b")
     eq(d["engine"], "trtllm", "engine")
     eq(d["engine_version"], "1.0.0rc4", "version")
-    eq(d["engine_version_used"], False, "a release number is not a TensorRT-LLM rule set")
+    eq(d["engine_version_used"], True, "a TensorRT-LLM release maps to its rule set (1.0.0rc4: 2025)")
     eq(d["variant"], "PyTorch backend", "variant")
     eq(figure(d, "max_tokens")["logged"], 469408, "the last [MemUsageChange] line wins")
     # 131,072 B/token, 32-token blocks = 4 MiB; 57.30 GiB +- 0.005, widened by one block:
