@@ -39,6 +39,8 @@ typedef struct kvp_from_cmd {
     int unknown_count;            /* options the engine table does not know (warned) */
     char unknown[1024];           /* "--foo, --bar 3" */
     char variables[256];          /* "$HF_HOME, ${MODEL}": left as text, said so */
+    char missing[512];            /* files the command names that are not on this machine
+                                     (warned by name, planned from the rest) */
     size_t used;
     char storage[3 * KVP_FROM_MAX_INPUT];
 } kvp_from_cmd;
