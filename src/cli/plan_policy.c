@@ -305,7 +305,15 @@ static int plan_policy_main(int argc, char **argv, cli_notes *notes) {
         }
     }
     model_arg = kvp_cli_from_model(model_arg); /* the --from command's, unless given */
-    int trc = bad ? KVP_EXIT_BAD_INPUT : kvp_cli_table_finish(o, json);
+    int trc = kvp_cli_one_file("--svg", g_show.svg, "--html", g_show.html);
+    if (!trc) trc = kvp_cli_one_file("--svg", g_show.svg, "the MODEL file", model_arg);
+    if (!trc) trc = kvp_cli_one_file("--html", g_show.html, "the MODEL file", model_arg);
+    if (trc) {
+        kvp_options_free(o);
+        free(ss);
+        return trc;
+    }
+    trc = bad ? KVP_EXIT_BAD_INPUT : kvp_cli_table_finish(o, json);
     if (trc >= 0) {
         kvp_options_free(o);
         free(ss);
