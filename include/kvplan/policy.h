@@ -116,6 +116,12 @@ typedef struct kvp_policy_settings {
                                         the SSM state. AUTO: vLLM the config's mamba_ssm_dtype,
                                         else mamba_cache_dtype; SGLang float32 */
     uint32_t num_draft_layers;       /* EAGLE/MTP drafter attention layers in the pool */
+    /* SGLang scheduler settings (server_args.py ServerArgs). */
+    uint32_t max_running_requests;  /* --max-running-requests: the request pool and the batch
+                                       cap (admission); 0 = from the token pool */
+    int64_t chunked_prefill_size;   /* --chunked-prefill-size: 0 = the GPU tier's, -1 = off */
+    char attention_backend[32];     /* --attention-backend: "" = the engine's choice; MLA
+                                       backends force the page size */
     uint32_t num_speculative_tokens; /* vLLM: draft tokens per step (speculative_config); widens
                                         the KDA conv state and adds Mamba spec blocks; 0 = none */
 

@@ -73,6 +73,9 @@ typedef struct kvp_startup_settings {
     int enable_prefix_caching;    /* -1 = engine default, 0 off, 1 on */
     int enable_chunked_prefill;   /* -1 = engine default, 0 off, 1 on */
     bool enable_expert_parallel;
+    uint32_t ep_size;             /* SGLang --ep-size: moe_tp_size = tp / ep_size; 0 = 1 */
+    char runner[16];              /* vLLM --runner: "", auto, generate, pooling, draft */
+    bool language_model_only;     /* vLLM --language-model-only: no multimodal encoder */
     char speculative_method[32];  /* "" = none; "eagle", "mtp", "ngram", "draft" ... */
     uint32_t num_speculative_tokens;
     uint32_t env_count;           /* environment the engine starts with */

@@ -23,6 +23,11 @@ void kvp_cli_escape_stdout(void);
 /* Print "kvplan: <message>" as one line on stderr, control characters escaped;
  * returns KVP_EXIT_BAD_INPUT. */
 int kvp_cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Two files the command names that are one file (the same path however spelt,
+ * or one inode): an output written over another output or over an input. Returns
+ * the exit status of the one-line refusal naming both (2), or 0 when they differ
+ * or either is NULL. `b_what` says what b is ("--html", "the MODEL file"). */
+int kvp_cli_one_file(const char *a_opt, const char *a, const char *b_what, const char *b);
 /* The user typed TYPED (TYPED_LEN bytes, dashes included) for CANON: errors about
  * CANON name both. */
 void kvp_cli_note_spelling(const char *canon, const char *typed, size_t typed_len);

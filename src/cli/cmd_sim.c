@@ -230,6 +230,9 @@ static int parse_args(int argc, char **argv, options *o, kvp_options *t) {
                             "'kvplan models'); see 'kvplan sim --help'");
     if (!o->workload == !o->synthetic)
         return kvp_cli_fail("sim needs exactly one of --workload FILE and --synthetic SPEC");
+    int frc = kvp_cli_one_file("--svg", o->svg, "the --workload file", o->workload);
+    if (!frc) frc = kvp_cli_one_file("--svg", o->svg, "the MODEL file", o->model);
+    if (frc) return frc;
     int sources = o->have_budget + o->have_blocks + (o->gpu != NULL) + o->have_gpu_mem;
     if (sources != 1)
         return kvp_cli_fail("sim needs exactly one of --gpu NAME, --gpu-mem BYTES, --kv-budget "

@@ -4,14 +4,18 @@
  * command's kvp_options before its own argv is read, a setting the command
  * gives and the user gives again is a contradiction (exit 2), and stderr says
  * how the command was read. */
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cli_options.h"
 #include "from_cmd.h"
+#include "kvplan/model.h"
+#include "kvplan/units.h"
 #include "util.h"
 
 /* ------------------------------------------------------------ settings */
@@ -30,6 +34,10 @@ typedef struct from_run {
     bool applied[KVP_FROM_MAX_ARGS];/* set into the options (not ignored) */
     const char *user_model;         /* the user's MODEL word, when one was given */
     const char *same_policy;        /* the user's --policy word naming the same engine */
+    const char *same[2 * KVP_FROM_MAX_ARGS]; /* the user's words (option, value) that said
+                                                what the command said: one statement */
+    int same_count;
+    bool model_elsewhere;           /* user_model is the catalogue's name of a missing folder */
 } from_run;
 static from_run g_run;
 
@@ -109,19 +117,28 @@ static void print_note(FILE *f) {
             continue;
         }
         if (a == g_run.user_model) continue; /* said first */
+        bool said = false;
+        for (int k = 0; k < g_run.same_count && !said; k++) said = a == g_run.same[k];
+        if (said) continue; /* the same statement as the command's: printed once */
         fputc(' ', f);
         print_word(f, a);
     }
     fputc('\n', f);
-    if (g_run.user_model && strcmp(g_run.user_model, c->model) != 0)
+    if (g_run.user_model && strcmp(g_run.user_model, c->model) != 0 && !g_run.model_elsewhere)
         fprintf(f, "kvplan: --from: MODEL '%s' given: it overrides the command's '%s'\n",
                 g_run.user_model, c->model);
+    if (c->missing[0])
+        fprintf(f, "kvplan: --from: warning: not on this machine: %s; planned from the rest of "
+                   "the command%s%s%s\n",
+                c->missing, g_run.model_elsewhere ? " (the model as the catalogue's '" : "",
+                g_run.model_elsewhere ? g_run.user_model : "", g_run.model_elsewhere ? "')" : "");
     if (c->unknown_count)
         fprintf(f, "kvplan: --from: warning: %d option(s) the %s command table does not "
                    "know (a typo, or newer than kvplan): %s\n",
                 c->unknown_count, c->engine, c->unknown);
     if (c->ignored_count)
-        fprintf(f, "kvplan: --from: ignored %d option(s) kvplan does not model: %s\n",
+        fprintf(f, "kvplan: --from: note: %d option(s) accepted that change neither memory, "
+                   "admission nor the KV cache as kvplan plans them: %s\n",
                 c->ignored_count, c->ignored);
     if (c->variables[0])
         fprintf(f, "kvplan: --from: %s left as text (kvplan does not expand shell "
@@ -212,16 +229,92 @@ int kvp_cli_from_apply(kvp_options *o, bool json) {
     return -1;
 }
 
+/* A model path of another machine ("/models/meta-llama/Llama-3.1-8B"): the
+ * catalogue entry its last one or two parts name, warned; NULL when none does. */
+static const char *model_elsewhere(const char *path) {
+    static char name[256];
+    if (!(path[0] == '/' || path[0] == '~' || !strncmp(path, "./", 2) || !strncmp(path, "../", 3)))
+        return NULL;
+    if (access(path, F_OK) == 0 || errno != ENOENT) return NULL;
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/') n--;
+    size_t last = n;
+    while (last > 0 && path[last - 1] != '/') last--;
+    size_t org = last > 1 ? last - 1 : 0;
+    while (org > 0 && path[org - 1] != '/') org--;
+    const char *cand[2] = {path + org, path + last};
+    size_t len[2] = {n - org, n - last};
+    for (int k = 0; k < 2; k++) {
+        if (!len[k] || len[k] >= sizeof name) continue;
+        memcpy(name, cand[k], len[k]);
+        name[len[k]] = '\0';
+        for (size_t i = 0; i < kvp_catalog_count(); i++)
+            if (!kvp__strcasecmp(name, kvp_catalog_name(i)) ||
+                !kvp__strcasecmp(name, kvp_catalog_hf_id(i)))
+                return kvp_catalog_name(i);
+    }
+    return NULL;
+}
+
 const char *kvp_cli_from_model(const char *given) {
     if (!g_run.active) return given;
     if (given) g_run.user_model = given;
-    return given ? given : g_run.cmd->model;
+    if (given) return given;
+    const char *m = g_run.cmd->model, *cat = model_elsewhere(m);
+    if (cat) {
+        kvp_from_note_missing(g_run.cmd, m, "the model folder");
+        g_run.user_model = cat; /* planned as if given: said in the note */
+        g_run.model_elsewhere = true;
+        return cat;
+    }
+    return m;
 }
 
 bool kvp_cli_from_word(const kvp_options *o, int argc, char **argv, int *i) {
     if (!g_run.active || o != g_run.options || argv[*i] != g_run.word) return false;
     if (strcmp(argv[*i], "--from") == 0 && *i + 1 < argc) ++*i;
     return true;
+}
+
+/* A flag's truth as written: no value or a true word is on; a negating
+ * spelling (--no-enable-prefix-caching) turns it round. -1: not a bool word. */
+static int flag_truth(const kvp_option *r, const char *name, const char *value) {
+    int b = 1;
+    if (value) {
+        if (!kvp__strcasecmp(value, "true") || !strcmp(value, "1") || !kvp__strcasecmp(value, "on") ||
+            !kvp__strcasecmp(value, "yes"))
+            b = 1;
+        else if (kvp_from_is_false(value))
+            b = 0;
+        else
+            return -1;
+    }
+    size_t sp = 0;
+    if (kvp_option_lookup(name, &sp) == r && sp && r->spellings[sp - 1].negate) b = !b;
+    return b;
+}
+
+/* Whether two statements of row r say the same: flags of one truth; values
+ * equal as text (case aside, for choices and names) or as numbers (2 and 2.0,
+ * 0.9 and 0.90). A byte size written two ways ("80GiB", "85899345920") is
+ * compared by its bytes. */
+static bool same_statement(const kvp_option *r, const char *name_a, const char *a,
+                           const char *name_b, const char *b) {
+    if (r->type == KVP_OPTION_FLAG) {
+        int x = flag_truth(r, name_a, a), y = flag_truth(r, name_b, b);
+        return x >= 0 && x == y;
+    }
+    if (!a || !b) return false;
+    if (!kvp__strcasecmp(a, b)) return true;
+    if (r->type == KVP_OPTION_BYTES) {
+        uint64_t x, y;
+        kvp_error e;
+        return kvp_parse_bytes(a, &x, &e) == KVP_OK && kvp_parse_bytes(b, &y, &e) == KVP_OK &&
+               x == y;
+    }
+    char *ea = NULL, *eb = NULL;
+    double x = strtod(a, &ea), y = strtod(b, &eb);
+    return ea != a && eb != b && !*ea && !*eb && x == y;
 }
 
 int kvp_cli_from_given(const kvp_options *o, const kvp_option *r, const char *typed,
@@ -242,6 +335,15 @@ int kvp_cli_from_given(const kvp_options *o, const kvp_option *r, const char *ty
     }
     /* The command's side as it was pasted ("--from's -tp 2"). */
     const kvp_from_setting *s = &c->set[g_run.row[r->id] - 1];
+    /* The same value said twice (the flag and the pasted command, or its
+     * environment: CUDA_VISIBLE_DEVICES=0,1 and --gpus 2) is one statement. */
+    if (same_statement(r, s->name, s->value, typed, value)) {
+        if (g_run.same_count + 2 <= (int)(sizeof g_run.same / sizeof g_run.same[0])) {
+            g_run.same[g_run.same_count++] = word;
+            g_run.same[g_run.same_count++] = value;
+        }
+        return -1;
+    }
     char side[160], why[200];
     snprintf(side, sizeof side, "--from's %s%s%s", s->name, s->value ? " " : "",
              s->value ? s->value : "");

@@ -53,6 +53,9 @@ void kvp_cli_plan_policy_usage(FILE *out) {
          "  --gpu-memory-utilization F, --mem-fraction-static F\n"
          "  --max-num-batched-tokens N, --max-num-seqs N, --mamba-cache-mode none|align|all,\n"
          "  --num-draft-layers N\n"
+         "  SGLang: --max-running-requests N, --chunked-prefill-size N|-1, --attention-backend NAME,\n"
+         "             --ep-size/--ep/--expert-parallel-size N (TensorRT-LLM --ep_size)\n"
+         "  vLLM: --runner auto|generate|pooling|draft, --language-model-only\n"
          "  --mamba-cache-dtype T, --mamba-ssm-cache-dtype/--mamba-ssm-dtype T: recurrent-state\n"
          "             dtypes, auto|float32|bfloat16|float16 (auto: the engine's rule)\n"
          "  --isl N, --osl N, --max-new-tokens N: the requests admitted (docs/admission.md)\n"
@@ -306,7 +309,15 @@ static int plan_policy_main(int argc, char **argv, cli_notes *notes) {
         }
     }
     model_arg = kvp_cli_from_model(model_arg); /* the --from command's, unless given */
-    int trc = bad ? KVP_EXIT_BAD_INPUT : kvp_cli_table_finish(o, json);
+    int trc = kvp_cli_one_file("--svg", g_show.svg, "--html", g_show.html);
+    if (!trc) trc = kvp_cli_one_file("--svg", g_show.svg, "the MODEL file", model_arg);
+    if (!trc) trc = kvp_cli_one_file("--html", g_show.html, "the MODEL file", model_arg);
+    if (trc) {
+        kvp_options_free(o);
+        free(ss);
+        return trc;
+    }
+    trc = bad ? KVP_EXIT_BAD_INPUT : kvp_cli_table_finish(o, json);
     if (trc >= 0) {
         kvp_options_free(o);
         free(ss);

@@ -303,6 +303,9 @@ kvp_status kvp_memory_estimate_detail(const kvp_model *model, const kvp_estimate
     kvp__arch a;
     kvp_status st = kvp__arch_read(model, &o, &a, err);
     if (st != KVP_OK) return st;
+    /* vLLM --language-model-only: the multimodal encoder is never built
+     * (MultiModalConfig.language_model_only skips the tower's init). */
+    if (s->language_model_only) a.vision_params = 0;
     kvp__strlcpy(d->weights_format, a.format, sizeof d->weights_format);
     uint64_t p[KVP__W_COUNT];
     /* The whole model on one GPU: experts unsharded. */

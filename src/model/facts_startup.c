@@ -48,6 +48,11 @@ static kvp_status read_rope(hf_reader *r, kvp_model_startup *st) {
     const char *type = NULL;
     if ((s = kvp__hf_str(r, &rope, "rope_type", &type))) return s;
     if (!type && (s = kvp__hf_str(r, &rope, "type", &type))) return s;
+    /* An empty type names no RoPE scaling Transformers knows (rope_config_validation). */
+    if (type && !*type)
+        return kvp__hf_fail(r, &rope, json_object_get(rope.json, "rope_type") ? "rope_type" : "type",
+                            KVP_CONFIG, "an empty rope type: expected default, linear, dynamic, "
+                            "yarn, longrope, llama3, ...");
     kvp__strlcpy(st->rope_type, type ? type : "", sizeof st->rope_type);
     json_t *f = json_object_get(rope.json, "factor");
     if (f && !json_is_null(f)) {

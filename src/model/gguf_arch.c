@@ -249,7 +249,7 @@ static const char *const k_checked[] = {
     "nemotron_h", "nemotron_h_moe", "olmo", "olmo2", "olmoe", "openelm", "orion", "paddleocr",
     "pangu-embedded", "phi2", "phi3", "phimoe", "plamo", "plamo2", "plamo3", "plm", "qwen",
     "qwen2", "qwen2moe", "qwen2vl", "qwen3", "qwen35", "qwen35moe", "qwen3moe", "qwen3next",
-    "qwen3vl", "qwen3vlmoe", "refact", "rwkv6", "rwkv6qwen2", "seed_oss", "smallthinker",
+    "qwen3vl", "qwen3vlmoe", "refact", "rwkv6", "rwkv6qwen2", "rwkv7", "seed_oss", "smallthinker",
     "smollm3", "stablelm", "starcoder", "starcoder2", "step35", "t5", "talkie", "xverse",
 };
 

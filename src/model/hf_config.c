@@ -215,8 +215,29 @@ static uint64_t first_uint(const hf_obj *o, const char *const *keys, size_t n) {
                sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *))
 
 /* MoE and size facts for the weights estimate (issue: read and kept). */
-static void read_facts(hf_reader *r, kvp_model_info *info) {
+static kvp_status read_facts(hf_reader *r, kvp_model_info *info) {
     const hf_obj *lm = &r->lm;
+    /* The MTP layer counts decide how many layers cache (a drafter's layers hold KV):
+     * read strictly, a string ("" too) or a negative count refused by name. */
+    static const char *const k_mtp[] = {"num_nextn_predict_layers", "mtp_num_hidden_layers",
+                                        "num_mtp_modules"};
+    for (size_t i = 0; i < sizeof k_mtp / sizeof k_mtp[0]; i++) {
+        uint64_t v;
+        bool found;
+        kvp_status s = kvp__hf_uint(r, lm, k_mtp[i], 0, KVP_MAX_LAYERS, &v, &found);
+        if (s) return s;
+    }
+    /* A tie switch that is no boolean ("", "yes") says nothing the weights can use. */
+    static const char *const k_tie[] = {"tie_word_embeddings", "tie_embeddings"};
+    for (size_t i = 0; i < 2; i++) {
+        const hf_obj *o = lm;
+        for (int k = 0; k < 2; k++, o = &r->root) {
+            json_t *t = o->json ? json_object_get(o->json, k_tie[i]) : NULL;
+            if (t && !json_is_null(t) && !json_is_boolean(t))
+                return kvp__hf_fail(r, o, k_tie[i], KVP_CONFIG, "expected true or false, found %s",
+                                    kvp__json_type_name(t));
+        }
+    }
     if (!info->hidden_size) info->hidden_size = FIRST_UINT(lm, "hidden_size", "d_model", "n_embd");
     info->intermediate_size = FIRST_UINT(lm, "intermediate_size", "ffn_hidden_size", "d_ff",
                                          "decoder_ffn_dim", "n_inner");
@@ -246,6 +267,7 @@ static void read_facts(hf_reader *r, kvp_model_info *info) {
     if (!tie) tie = json_object_get(r->root.json, "tie_word_embeddings");
     if (!tie) tie = json_object_get(r->root.json, "tie_embeddings");
     info->tie_word_embeddings = json_is_true(tie);
+    return KVP_OK;
 }
 
 static kvp_status read_config(hf_reader *r, kvp_model *model) {
@@ -269,7 +291,8 @@ static kvp_status read_config(hf_reader *r, kvp_model *model) {
     if ((s = read_quantization(r, info))) return s;
     if ((s = kvp__hf_layers(r, model))) return s;
     info->family_unverified = !kvp__hf_family_verified(info->model_type);
-    read_facts(r, info); /* after the layers: type defaults are applied by then */
+    s = read_facts(r, info); /* after the layers: type defaults are applied by then */
+    if (s) return s;
     return KVP_OK;
 }
 

@@ -1029,6 +1029,27 @@ static kvp_status read_deepseek_v4(layers_ctx *c) {
     return KVP_OK;
 }
 
+/* Whether the config uses multi-head latent attention: kv_lora_rank stated
+ * (not null), unless `use_mla: false` says the model is plain multi-head
+ * attention. Under `use_mla: false` the MLA dims are those of an attention
+ * kind the config does not use: zero or null they are ignored (docs/families.md,
+ * "Dims of an unused attention kind"); a non-zero one contradicts the switch. */
+static kvp_status mla_declared(hf_reader *r, const hf_obj *lm, bool *mla) {
+    *mla = kvp__hf_has(lm, "kv_lora_rank");
+    if (!json_is_false(json_object_get(lm->json, "use_mla"))) return KVP_OK;
+    static const char *const dims[] = {"kv_lora_rank", "q_lora_rank", "qk_rope_head_dim",
+                                       "qk_nope_head_dim"};
+    for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) {
+        json_t *v = json_object_get(lm->json, dims[i]);
+        if (!v || json_is_null(v) || (json_is_integer(v) && json_integer_value(v) == 0)) continue;
+        return kvp__hf_fail(r, lm, dims[i], KVP_CONFIG,
+                            "a multi-head latent attention dimension, but use_mla is false: "
+                            "expected 0 or null");
+    }
+    *mla = false;
+    return KVP_OK;
+}
+
 static kvp_status read_decoder(layers_ctx *c) {
     hf_reader *r = c->r;
     const hf_obj *lm = c->lm;
@@ -1036,7 +1057,9 @@ static kvp_status read_decoder(layers_ctx *c) {
     kvp_status s;
     if (!strcmp(info->model_type, "deepseek_v4")) return read_deepseek_v4(c);
     if (kvp__hf_has(lm, "linear_attn_config")) return read_kimi_kda(c);
-    if (kvp__hf_has(lm, "kv_lora_rank")) return read_mla(c, NULL, NULL);
+    bool mla;
+    if ((s = mla_declared(r, lm, &mla))) return s;
+    if (mla) return read_mla(c, NULL, NULL);
 
     bool uses_window, uses_chunk;
     if ((s = decoder_schedule(c, &uses_window, &uses_chunk))) return s;

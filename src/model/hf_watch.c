@@ -74,14 +74,40 @@ static bool type_listed(const char *types, const char *type) {
     return false;
 }
 
-/* Per-layer string lists kvplan reads; any other list of one string per
- * layer names a per-layer kind kvplan does not know. */
+/* Per-layer string lists, classified by what they describe (docs/families.md,
+ * "Per-layer lists"). Attention, cache and window kinds are read by the
+ * decoder readers (hf_layers.c) under the names below; a list whose name says
+ * it describes each layer's MLP, experts or norms cannot change what a layer
+ * caches or how many layers cache, and is recorded here and ignored (a per-layer
+ * list of MLP kinds, "dense" / "sparse", is a MoE schedule, not a cache). Any
+ * other list of one string per layer may name a per-layer cache kind kvplan
+ * does not know: refused by name. */
 static const char *const k_read_lists[] = {
     "layer_types", "layers_block_type", "indexer_types", "index_topk_pattern", "no_rope_layers",
     "block_configs", "hybrid_layer_pattern", "attn_type_list", "architectures"};
 
+/* Words of a list's name that say it describes the cache: such a list is never
+ * ignored, whatever else its name says ("attn_norm_types" stays refused). */
+static const char *const k_cache_words[] = {"attn", "attention", "cache", "kv", "window",
+                                            "mixer", "block_type", "sliding", "rope"};
+/* Words that say a list describes each layer's MLP, experts or norms. */
+static const char *const k_ignored_words[] = {"mlp", "ffn", "feed_forward", "moe", "expert",
+                                              "router", "norm"};
+
+static bool name_has(const char *key, const char *const *words, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (strstr(key, words[i])) return true;
+    return false;
+}
+
+static bool list_ignored(const char *key) {
+    return !name_has(key, k_cache_words, sizeof k_cache_words / sizeof k_cache_words[0]) &&
+           name_has(key, k_ignored_words, sizeof k_ignored_words / sizeof k_ignored_words[0]);
+}
+
 kvp_status kvp__hf_watch_keys(hf_reader *r, const hf_obj *lm, const kvp_model_info *info) {
-    bool mla = kvp__hf_has(lm, "kv_lora_rank");
+    bool mla = kvp__hf_has(lm, "kv_lora_rank") &&
+               !json_is_false(json_object_get(lm->json, "use_mla"));
     for (size_t i = 0; i < sizeof k_watched / sizeof k_watched[0]; i++) {
         const watched_key *w = &k_watched[i];
         json_t *v = json_object_get(lm->json, w->key);
@@ -119,10 +145,12 @@ kvp_status kvp__hf_watch_lists(hf_reader *r, const hf_obj *lm, uint32_t layers) 
         bool read = false;
         for (size_t i = 0; i < sizeof k_read_lists / sizeof k_read_lists[0]; i++)
             read |= strcmp(key, k_read_lists[i]) == 0;
-        if (!read)
+        if (!read && !list_ignored(key))
             return kvp__hf_fail(r, lm, key, KVP_UNSUPPORTED,
-                                "a per-layer list of %u strings that kvplan does not read: it may "
-                                "say what each layer caches, refusing to guess",
+                                "a per-layer list of %u strings that kvplan does not read: its "
+                                "name says neither an MLP, expert or norm kind (ignored) nor a "
+                                "cache kind kvplan reads, so it may say what each layer caches; "
+                                "refusing to guess",
                                 layers);
     }
     return KVP_OK;

@@ -7,10 +7,12 @@
  * name). trtllm-serve's extra-options YAML is read with libyaml
  * (yaml_options.c), nested sections as dotted keys. Moved from src/cli so the
  * library's binding reads a command as the CLI does; behaviour unchanged. */
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "from_parse.h"
 #include "kvplan/startup.h"
@@ -58,6 +60,14 @@ static void unknown(kvp_from_cmd *c, const char *name, const char *value) {
     if (len + 8 >= sizeof c->unknown) return;
     snprintf(c->unknown + len, sizeof c->unknown - len, "%s%s%s%s", len ? ", " : "", name,
              value ? " " : "", value ? value : "");
+}
+
+/* A file the command names that is not on this machine (from_parse.h). */
+void kvp_from_note_missing(kvp_from_cmd *c, const char *path, const char *what) {
+    size_t len = strlen(c->missing);
+    if (len + 8 >= sizeof c->missing) return;
+    snprintf(c->missing + len, sizeof c->missing - len, "%s%s '%.200s'", len ? "; " : "", what,
+             path);
 }
 
 /* ------------------------------------------------------------ option tables */
@@ -113,6 +123,8 @@ static const opt_map k_vllm[] = {
     {{"--speculative-config", "--speculative_config"}, NULL, MAP_VALUE},
     {{"--num-speculative-tokens"}, NULL, MAP_VALUE},
     {{"--cuda-graph-sizes"}, NULL, MAP_LIST},
+    {{"--runner"}, NULL, MAP_VALUE},
+    {{"--language-model-only"}, NULL, MAP_BOOL},
     {{"--disable-log-requests", "--disable-log-stats", "--enable-auto-tool-choice",
       "--async-scheduling"}, NULL, MAP_IGNORE_FLAG},
     {{"--port", "--host", "--served-model-name", "--api-key"}, NULL, MAP_IGNORE_VALUE},
@@ -158,11 +170,11 @@ static const opt_map k_sglang[] = {
     {{"--tokenizer-path", "--revision", "--reasoning-parser", "--log-level"}, NULL,
      MAP_IGNORE_VALUE},
     {{"--chunked-prefill-size", "--max-running-requests", "--attention-backend"},
-     NULL, MAP_IGNORE_VALUE},
+     NULL, MAP_VALUE},
     {{"--speculative-draft-model-path", "--speculative-num-steps", "--speculative-eagle-topk",
       "--max-total-tokens"}, NULL, MAP_IGNORE_VALUE},
-    {{"--ep", "--ep-size", "--expert-parallel-size", "--nnodes"}, NULL, MAP_IGNORE_VALUE},
-    {{"--node-rank", "--dist-init-addr"}, NULL, MAP_IGNORE_VALUE},
+    {{"--ep", "--ep-size", "--expert-parallel-size"}, NULL, MAP_VALUE},
+    {{"--nnodes", "--node-rank", "--dist-init-addr"}, NULL, MAP_IGNORE_VALUE},
     {{NULL}, NULL, MAP_VALUE},
 };
 
@@ -206,7 +218,8 @@ static const opt_map k_trtllm[] = {
     {{"--extra_llm_api_options", "--extra-llm-api-options", "--config"}, NULL, MAP_YAML},
     {{"--trust_remote_code", "--trust-remote-code"}, NULL, MAP_BOOL},
     {{"--host", "--port", "--backend", "--log_level"}, NULL, MAP_IGNORE_VALUE},
-    {{"--log-level", "--tokenizer", "--ep_size", "--ep-size"}, NULL, MAP_IGNORE_VALUE},
+    {{"--ep_size", "--ep-size"}, NULL, MAP_VALUE},
+    {{"--log-level", "--tokenizer"}, NULL, MAP_IGNORE_VALUE},
     {{"--num_postprocess_workers", "--reasoning_parser", "--gpus_per_node"}, NULL,
      MAP_IGNORE_VALUE},
     {{NULL}, NULL, MAP_VALUE},
@@ -635,6 +648,15 @@ int kvp_from_parse(const char *cmdline, bool read_files, kvp_from_cmd *c, char *
                 value = tok[++i];
             if (!add(c, set_as, value)) goto too_many;
             break;
+        }
+    }
+    if (yaml_path && read_files) {
+        /* A file of another machine (the command was pasted from there): warned by
+         * name, the plan made from the rest of the command. A request (read_files
+         * false) never probes the file system. */
+        if (access(yaml_path, F_OK) != 0 && errno == ENOENT) {
+            kvp_from_note_missing(c, yaml_path, "the options file");
+            yaml_path = NULL;
         }
     }
     if (yaml_path) {

@@ -39,6 +39,8 @@ typedef struct kvp_from_cmd {
     int unknown_count;            /* options the engine table does not know (warned) */
     char unknown[1024];           /* "--foo, --bar 3" */
     char variables[256];          /* "$HF_HOME, ${MODEL}": left as text, said so */
+    char missing[512];            /* files the command names that are not on this machine
+                                     (warned by name, planned from the rest) */
     size_t used;
     char storage[3 * KVP_FROM_MAX_INPUT];
 } kvp_from_cmd;
@@ -56,5 +58,9 @@ void kvp_from_ignore(kvp_from_cmd *c, const char *name, const char *value);
 /* Is `v` a word a flag reads as false ("false", "0", "no", "off", any case)? */
 bool kvp_from_is_false(const char *v);
 
+
+/* Note that the command names `path` (`what`: "the model folder"), which is
+ * not on this machine: warned by name, the plan made from the rest. */
+void kvp_from_note_missing(kvp_from_cmd *c, const char *path, const char *what);
 
 #endif

@@ -625,6 +625,39 @@ static kvp_status apply(kvp_options *o, const kvp_option *r, const char *typed, 
     /* ---- sim's pool */
     case O_BLOCKS: return get_count(r, typed, v, &o->sim.blocks, err);
     case O_RECURRENT_SLOTS: return get_count(r, typed, v, &o->sim.recurrent_slots, err);
+    /* ---- the engines' flags that change memory, admission or the cache */
+    case O_MAX_RUNNING_REQUESTS: return get_u32(r, typed, v, &p->max_running_requests, err);
+    case O_CHUNKED_PREFILL_SIZE: {
+        kvp_error ee;
+        if (!strcmp(v, "-1")) {
+            p->chunked_prefill_size = -1;
+            return KVP_OK;
+        }
+        if (kvp_parse_count(v, &n, &ee) != KVP_OK)
+            return bad(err, typed, "%s: %s", typed, ee.message);
+        if (n == 0 || n > (1ull << 32))
+            return bad(err, typed, "%s: %s is not a chunk of 1 to 4294967296 tokens, or -1", typed,
+                       v);
+        p->chunked_prefill_size = (int64_t)n;
+        return KVP_OK;
+    }
+    case O_EP_SIZE:
+        st = get_u32(r, typed, v, &ss->ep_size, err);
+        m->ep = ss->ep_size;
+        return st;
+    case O_ATTENTION_BACKEND:
+        if (!*v) return bad(err, typed, "%s: an empty backend name", typed);
+        return TEXT(p->attention_backend);
+    case O_RUNNER:
+        if (choice_index(r, v) < 0) return bad_choice(r, typed, v, err);
+        kvp__strlcpy(ss->runner, v, sizeof ss->runner);
+        if (!strcmp(v, "pooling") || !strcmp(v, "draft"))
+            kvp__note(&o->warnings,
+                      "%s %s: kvplan plans the generate runner (its sampler warm-up and decode "
+                      "admission); the %s runner's memory is not modelled",
+                      typed, v, v);
+        return KVP_OK;
+    case O_LANGUAGE_MODEL_ONLY: ss->language_model_only = flag == 1; return KVP_OK;
     case O_COUNT: break;
     }
     return bad(err, typed, "%s: no setter", typed);

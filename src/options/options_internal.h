@@ -37,6 +37,9 @@ typedef enum kvp__opt_id {
     O_MM_OUTPUT_BUDGET, O_MM_ENCODER_CACHE,
     /* sim's pool overrides */
     O_BLOCKS, O_RECURRENT_SLOTS,
+    /* issue 29: the engines' flags that change memory, admission or the cache */
+    O_MAX_RUNNING_REQUESTS, O_CHUNKED_PREFILL_SIZE, O_EP_SIZE, O_ATTENTION_BACKEND, O_RUNNER,
+    O_LANGUAGE_MODEL_ONLY,
     O_COUNT
 } kvp__opt_id;
 

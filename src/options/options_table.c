@@ -469,4 +469,48 @@ const kvp_option kvp__options[O_COUNT] = {
                            .value_name = "N", .unit = "slots", .min = 1, .max = U32 - 1,
                            .commands = SIM, .engines = ALL,
                            .help = "state slots in every recurrent pool (with --blocks)"},
+
+    /* ---- the engines' flags that change memory, admission or the cache (issue 29),
+     * each read as its engine reads it */
+    /* SGLang server_args.py: the request pool's size and the running-batch cap
+     * (tp_worker.py max_running_requests); decides admission. */
+    [O_MAX_RUNNING_REQUESTS] = {.id = O_MAX_RUNNING_REQUESTS, .name = "--max-running-requests",
+                                .field = "max_running_requests", .type = KVP_OPTION_COUNT,
+                                .value_name = "N", .unit = "requests", .min = 1,
+                                .max = 1u << 24, .commands = DEP, .engines = S,
+                                .help = "SGLang: most requests running at once (the request pool "
+                                        "and the batch cap; default from the token pool)"},
+    /* SGLang: tokens of one prefill chunk (-1: no chunking); the reserve of the default
+     * mem_fraction_static and the profiled forward pass. */
+    [O_CHUNKED_PREFILL_SIZE] = {.id = O_CHUNKED_PREFILL_SIZE, .name = "--chunked-prefill-size",
+                                .field = "chunked_prefill_size", .type = KVP_OPTION_TEXT,
+                                .value_name = "N|-1", .max = 31, .commands = DEP, .engines = S,
+                                .help = "SGLang: tokens per prefill chunk, -1 = no chunking "
+                                        "(default by GPU size)"},
+    /* SGLang moe_tp_size = tp / ep_size; trtllm-serve --ep_size (moe_expert_parallel_size). */
+    [O_EP_SIZE] = {.id = O_EP_SIZE, .name = "--ep-size", .field = "ep_size",
+                   .type = KVP_OPTION_COUNT, .value_name = "N", .min = 1, .max = 1024,
+                   .commands = DEP, .engines = S | T,
+                   .help = "expert-parallel size: the routed experts split over ep ranks, each "
+                           "expert over tp / ep (SGLang; TensorRT-LLM --ep_size)",
+                   .spellings = {{"--ep_size", T, false}, {"--expert-parallel-size", S, false},
+                                 {"--ep", S, false}}},
+    /* SGLang: the MLA kernels with fixed pages set page_size (sglang.c). */
+    [O_ATTENTION_BACKEND] = {.id = O_ATTENTION_BACKEND, .name = "--attention-backend",
+                             .field = "attention_backend", .type = KVP_OPTION_TEXT,
+                             .value_name = "NAME", .max = 31, .commands = DEP, .engines = S,
+                             .help = "SGLang: attention kernels (flashmla, cutlass_mla, trtllm_mla "
+                                     "and trtllm_mha set the page size)"},
+    /* vLLM 0.10.2+ --runner (vllm/config/model.py RunnerOption). */
+    [O_RUNNER] = {.id = O_RUNNER, .name = "--runner", .field = "runner",
+                  .type = KVP_OPTION_CHOICE, .value_name = "R",
+                  .choices = "auto|generate|pooling|draft", .commands = DEP, .engines = V,
+                  .help = "vLLM: the model runner (kvplan plans generate; pooling and draft "
+                          "are warned)"},
+    /* vLLM --language-model-only: the multimodal encoder is not built. */
+    [O_LANGUAGE_MODEL_ONLY] = {.id = O_LANGUAGE_MODEL_ONLY, .name = "--language-model-only",
+                               .field = "language_model_only", .type = KVP_OPTION_FLAG,
+                               .commands = DEP, .engines = V,
+                               .help = "vLLM: load the language model alone (no vision / audio "
+                                       "tower weights)"},
 };

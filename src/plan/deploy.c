@@ -237,13 +237,19 @@ static mem_knobs knobs_for(const kvp_deployment *d, const kvp_deploy_settings *t
             kvp_sglang_memory_tier_at(d->memory.total_bytes, s->tp ? s->tp : 1, k.engine_version,
                                       &chunk, &graph_bs);
             k.engine = KVP_ESTIMATE_SGLANG;
-            k.max_num_tokens = s->max_num_batched_tokens ? s->max_num_batched_tokens : chunk;
-            k.max_batch_size = s->max_num_seqs;
+            /* The profiled forward pass: one chunk (--chunked-prefill-size; -1: no chunking,
+             * a prefill batch of max_prefill_tokens, 16384 by default, ServerArgs). */
+            k.max_num_tokens = s->chunked_prefill_size > 0    ? (uint64_t)s->chunked_prefill_size
+                               : s->chunked_prefill_size < 0  ? 16384
+                               : s->max_num_batched_tokens    ? s->max_num_batched_tokens
+                                                              : chunk;
+            k.max_batch_size = s->max_running_requests ? s->max_running_requests : s->max_num_seqs;
             k.cuda_graphs = !eager;
             k.cuda_graph_max_batch = d->memory.cuda_graph_max_bs ? d->memory.cuda_graph_max_bs
                                                                  : graph_bs;
-            bool ep = d->startup.enable_expert_parallel && !d->memory.ep;
-            k.ep = ep ? (s->tp ? s->tp : 1) : d->memory.ep;
+            uint32_t ep_size = d->memory.ep ? d->memory.ep : d->startup.ep_size;
+            bool ep = d->startup.enable_expert_parallel && !ep_size;
+            k.ep = ep ? (s->tp ? s->tp : 1) : ep_size;
         } else {
             k.engine = KVP_ESTIMATE_LLAMACPP;
             k.max_num_tokens = s->n_ubatch ? s->n_ubatch : 512;
@@ -314,6 +320,7 @@ static kvp_status memory_terms(const kvp_deployment *d, uint32_t tp, uint32_t pp
     es.flash_attn = k->flash_attn;
     es.n_ctx = k->n_ctx;
     es.cuda_graph_size_count = in->cuda_graph_size_count;
+    es.language_model_only = d->startup.language_model_only;
     memcpy(es.cuda_graph_sizes, in->cuda_graph_sizes, sizeof es.cuda_graph_sizes);
     kvp_status st = kvp__memory_resolve_memo(d->model, &meas, &es, memo, m, err);
     if (st != KVP_OK) return st;

@@ -106,7 +106,11 @@ double kvp_sglang_default_mfs(uint64_t gpu_bytes, const kvp_policy_settings *s) 
     double mb = (double)gpu_bytes / 1048576.0;
     uint32_t chunk_u, graph_u;
     kvp_sglang_memory_tier_at(gpu_bytes, tp, version, &chunk_u, &graph_u);
-    double chunk = s->max_num_batched_tokens ? (double)s->max_num_batched_tokens : chunk_u;
+    /* --chunked-prefill-size (or --max-num-batched-tokens, the same setting under
+     * SGLang) replaces the tier's (-1, no chunking: max(-1, 2048) below). */
+    double chunk = s->chunked_prefill_size     ? (double)s->chunked_prefill_size
+                   : s->max_num_batched_tokens ? (double)s->max_num_batched_tokens
+                                               : chunk_u;
     double graph_bs = graph_u;
     double reserve = 512 + (chunk > 2048 ? chunk : 2048) * 1.5 + graph_bs * 2 +
                      (double)tp * (double)pp / 8.0 * 1024;
@@ -190,8 +194,25 @@ kvp_status kvp__policy_sglang(const kvp_model *model, const kvp_policy_settings 
     /* page_size: the user's, else 1; the NSA backend of DeepSeek V3.2 runs 64-token
      * pages ([inferred] §2.5: the PR #11309 token counts are multiples of 64). */
     uint32_t page = s->block_size ? s->block_size : nsa ? 64u : 1u;
+    /* --attention-backend: the MLA kernels that run fixed pages set page_size
+     * themselves, whatever --page-size says (server_args.py,
+     * ServerArgs._handle_attention_backend_compatibility, 2025-2026 [knowledge]):
+     * flashmla 64, cutlass_mla 128, trtllm_mla 32 or 64 (else 64), trtllm_mha 16, 32
+     * or 64 (else 64). */
+    const char *ab = s->attention_backend;
+    uint32_t forced = 0;
+    if (!kvp__strcasecmp(ab, "flashmla")) forced = 64;
+    else if (!kvp__strcasecmp(ab, "cutlass_mla")) forced = 128;
+    else if (!kvp__strcasecmp(ab, "trtllm_mla")) forced = page == 32 || page == 64 ? page : 64;
+    else if (!kvp__strcasecmp(ab, "trtllm_mha"))
+        forced = page == 16 || page == 32 || page == 64 ? page : 64;
+    if (forced && forced != page) {
+        kvp__policy_note(out, "--attention-backend %s runs page_size %u (the engine sets it)", ab,
+                         forced);
+        page = forced;
+    }
     out->block_size = page;
-    if (!s->block_size && nsa)
+    if (!s->block_size && nsa && !forced)
         kvp__policy_note(out, "[inferred] NSA model: page_size 64 assumed; pass --page-size to override");
 
     /* Per-token bytes: full-type layers (F, with K and V split), SWA layers (S), Mamba state. */
@@ -378,13 +399,20 @@ kvp_status kvp__policy_sglang(const kvp_model *model, const kvp_policy_settings 
      * (min(max(N / context * 512, 2048), 4096), plus a padding slot) and capped by
      * half the tokens and the Mamba pool. [uncertain] ENGINES.md §2.7 / S1. */
     uint64_t reqs = 0;
-    if (ctx) {
-        uint64_t x = kvp__double_to_u64((double)N / (double)ctx * 512.0);
-        if (x < 2048) x = 2048;
-        if (x > 4096) x = 4096;
-        reqs = x + 1;
+    if (s->max_running_requests) {
+        /* --max-running-requests: the request pool's size and the cap, divided over the
+         * attention-DP ranks (tp_worker.py: max_running_requests // dp_size). */
+        reqs = s->max_running_requests;
+        if (s->enable_dp_attention && s->dp > 1) reqs /= s->dp;
+    } else {
+        if (ctx) {
+            uint64_t x = kvp__double_to_u64((double)N / (double)ctx * 512.0);
+            if (x < 2048) x = 2048;
+            if (x > 4096) x = 4096;
+            reqs = x + 1;
+        }
+        if (N / 2 < reqs) reqs = N / 2;
     }
-    if (N / 2 < reqs) reqs = N / 2;
     if (max_mamba && max_mamba / 3 < reqs) reqs = max_mamba / 3;
     rep->max_running_requests = reqs;
     rep->present = KVP_REPORT_MAX_TOTAL_NUM_TOKENS | KVP_REPORT_K_SIZE_BYTES |

@@ -179,23 +179,41 @@ void kvp__startup_tp_list(const uint64_t *dims, size_t n, uint64_t block, uint32
 
 double kvp__startup_gib(uint64_t b) { return (double)b / 1073741824.0; }
 
+/* The routed experts' TP split: 1 (whole experts per rank) under vLLM's
+ * --enable-expert-parallel (FusedMoEParallelConfig.make: MoE TP = 1), SGLang's
+ * moe_tp_size = tp_size // ep_size (parallel_state.py; STARTUP.md A.2). */
+static uint32_t expert_split(const kvp__startup_ctx *c) {
+    if (c->s->enable_expert_parallel) return 1;
+    uint32_t ep = c->s->ep_size;
+    if (ep > 1 && c->tp % ep == 0) return c->tp / ep;
+    return c->tp;
+}
+
 size_t kvp__startup_split_widths(const kvp__startup_ctx *c, const char **names, uint64_t *values,
-                                 size_t cap) {
+                                 uint32_t *splits, size_t cap) {
     size_t n = 0;
     const kvp_model_info *i = c->info;
-    if (i->intermediate_size && n < cap && (i->num_experts == 0 || i->first_k_dense_replace > 0 ||
-                                            c->facts->shared_expert_intermediate_size == 0)) {
+    /* With experts and no moe_intermediate_size, intermediate_size is the routed
+     * experts' width (MiniMax-M2: vLLM MiniMaxM2MoE, SGLang FusedMoE read it as
+     * such, STARTUP.md V-PAR-9 / S-PAR-3): split like the experts, not by TP. */
+    bool expert_width = i->num_experts && !i->moe_intermediate_size;
+    if (i->intermediate_size && n < cap &&
+        (expert_width || i->num_experts == 0 || i->first_k_dense_replace > 0 ||
+         c->facts->shared_expert_intermediate_size == 0)) {
         names[n] = "intermediate_size";
+        splits[n] = expert_width ? expert_split(c) : c->tp;
         values[n++] = i->intermediate_size;
     }
-    /* Routed experts are split by TP unless expert parallelism holds them whole. */
-    if (i->num_experts && i->moe_intermediate_size && !c->s->enable_expert_parallel && n < cap) {
+    /* Routed experts are split by the MoE TP (whole under expert parallelism). */
+    if (i->num_experts && i->moe_intermediate_size && n < cap) {
         names[n] = "moe_intermediate_size";
+        splits[n] = expert_split(c);
         values[n++] = i->moe_intermediate_size;
     }
     /* Shared experts are TP-split even with EP (Qwen3-Next-80B-A3B-FP8 at TP 8). */
     if (c->facts->shared_expert_intermediate_size && n < cap) {
         names[n] = "shared_expert_intermediate_size";
+        splits[n] = c->tp;
         values[n++] = c->facts->shared_expert_intermediate_size;
     }
     return n;

@@ -71,10 +71,15 @@ void kvp__startup_tp_list(const uint64_t *dims, size_t n, uint64_t block, uint32
                           char *buf, size_t size);
 /* GiB with two decimals, as the engines print them. */
 double kvp__startup_gib(uint64_t bytes);
-/* Weight width per rank of each TP-split linear of the model: name and value
- * pairs into names/values (up to cap); returns how many. */
+/* The full width of each split linear of the model and how many ranks split
+ * it (splits[]: TP, or the MoE TP for routed experts, 1 under expert
+ * parallelism): name, value, split into the arrays (up to cap); returns how many. */
 size_t kvp__startup_split_widths(const kvp__startup_ctx *c, const char **names, uint64_t *values,
-                                 size_t cap);
+                                 uint32_t *splits, size_t cap);
+/* V-MOD-2 / S-MOD-1: auto_map without --trust-remote-code, refused (with the
+ * engine's message) only for a type Transformers lacks and the engine does not
+ * register at this release (startup_registry.c). */
+void kvp__startup_remote_code(kvp__startup_ctx *c, kvp_check_row *r, const char *engine_msg);
 /* The memory rules share how the plan went: true when a plan is there (then
  * *r is set), false after marking the row unknown. */
 bool kvp__startup_need_plan(kvp__startup_ctx *c, kvp_check_row *row, const kvp_policy_result **r);

@@ -9,7 +9,6 @@
 #include "startup_internal.h"
 
 void kvp__startup_block_fp8(kvp__startup_ctx *c, kvp_check_row *r);
-void kvp__startup_remote_code(kvp__startup_ctx *c, kvp_check_row *r, const char *engine_msg);
 
 static void len_1(kvp__startup_ctx *c, kvp_check_row *r) {
     uint64_t d = kvp_startup_default_len(c->model, c->s);
@@ -109,11 +108,12 @@ static void par_1(kvp__startup_ctx *c, kvp_check_row *r) {
     } else {
         const char *names[4];
         uint64_t w[4];
-        size_t n = kvp__startup_split_widths(c, names, w, 4);
+        uint32_t split[4];
+        size_t n = kvp__startup_split_widths(c, names, w, split, 4);
         for (size_t k = 0; k < n; k++)
-            if (w[k] % c->tp) {
+            if (w[k] % split[k]) {
                 kvp__check_set(r, KVP_CHECK_REFUSE, fix, "AssertionError: %llu is not divisible by %u (%s)",
-                               (unsigned long long)w[k], c->tp, names[k]);
+                               (unsigned long long)w[k], split[k], names[k]);
                 return;
             }
         kvp__check_set(r, KVP_CHECK_PASS, "", "%u heads, %u KV heads and the MLP widths split over TP %u",
@@ -178,8 +178,10 @@ const kvp__startup_rule kvp__startup_sglang[] = {
     {"S-LEN-1", "since PR #1778 (Oct 2024)", "read @001adf5", "context_length",
      "context length > derived without SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN",
      "--context-length <= derived, or the env var", false, len_1, NULL},
-    {"S-MOD-1", "all", "knowledge", "trust_remote_code",
-     "custom code (auto_map) without --trust-remote-code; architecture not registered",
+    {"S-MOD-1", "all (registry per release)", "knowledge; read @2aa2e2d",
+     "trust_remote_code",
+     "custom code (auto_map) without --trust-remote-code, model_type neither Transformers' nor "
+     "registered by SGLang at this release",
      "--trust-remote-code", true, mod_1, NULL},
     {"S-DT-1", "all", "read, unpinned", "dtype", "sm < 75 refused; sm < 80 forced to float16",
      "a newer GPU", false, dt_1, NULL},

@@ -81,11 +81,14 @@ static void par_3(kvp__startup_ctx *c, kvp_check_row *r) {
     uint64_t vocab_padded = (i->vocab_size + 63) / 64 * 64;
     const char *names[4];
     uint64_t w[4];
-    size_t n = kvp__startup_split_widths(c, names, w, 4);
+    uint32_t split[4];
+    size_t n = kvp__startup_split_widths(c, names, w, split, 4);
     uint64_t dims[6];
     size_t nd = 0;
     if (vocab_padded) dims[nd++] = vocab_padded;
-    for (size_t k = 0; k < n; k++) dims[nd++] = w[k];
+    /* A width held whole on each rank (routed experts under EP) splits by nothing. */
+    for (size_t k = 0; k < n; k++)
+        if (split[k] != 1) dims[nd++] = w[k];
     char list[160], fix[320];
     kvp__startup_tp_list(dims, nd, 0, 64, list, sizeof list);
     snprintf(fix, sizeof fix, "--tensor-parallel-size one of %s", list);
@@ -95,9 +98,9 @@ static void par_3(kvp__startup_ctx *c, kvp_check_row *r) {
         return;
     }
     for (size_t k = 0; k < n; k++) {
-        if (w[k] % c->tp) {
+        if (w[k] % split[k]) {
             kvp__check_set(r, KVP_CHECK_REFUSE, fix, "%llu is not divisible by %u (%s)",
-                           (unsigned long long)w[k], c->tp, names[k]);
+                           (unsigned long long)w[k], split[k], names[k]);
             return;
         }
     }
@@ -115,7 +118,8 @@ void kvp__startup_block_fp8(kvp__startup_ctx *c, kvp_check_row *r) {
     }
     const char *names[4];
     uint64_t w[4];
-    size_t n = kvp__startup_split_widths(c, names, w, 4);
+    uint32_t split[4];
+    size_t n = kvp__startup_split_widths(c, names, w, split, 4);
     uint64_t bn = c->facts->weight_block_n, bk = c->facts->weight_block_k;
     uint64_t block = bn > bk ? bn : bk;
     char list[160], fix[320];
@@ -123,12 +127,15 @@ void kvp__startup_block_fp8(kvp__startup_ctx *c, kvp_check_row *r) {
     snprintf(fix, sizeof fix, "a TP size that keeps every shard a multiple of %llu: %s",
              (unsigned long long)block, list);
     for (size_t k = 0; k < n; k++) {
-        if (w[k] % c->tp) continue; /* V-PAR-3 */
-        uint64_t per = w[k] / c->tp;
+        if (w[k] % split[k]) continue; /* V-PAR-3 */
+        /* Under EP a routed expert's width is checked whole (Fp8MoEMethod). */
+        uint64_t per = w[k] / split[k];
         if (per % bn == 0 && per % bk == 0) continue;
         /* The gate/up projection is built first: its output width is checked before the
          * down projection's input width (same value). */
-        if (strcmp(names[k], "moe_intermediate_size") == 0)
+        bool routed = strcmp(names[k], "moe_intermediate_size") == 0 ||
+                      (c->info->num_experts && !c->info->moe_intermediate_size);
+        if (routed)
             kvp__check_set(r, KVP_CHECK_REFUSE, fix,
                            "The output_size of gate's and up's weight = %llu is not divisible by "
                            "weight quantization block_n = %llu.",
@@ -696,31 +703,6 @@ static void dt_5(kvp__startup_ctx *c, kvp_check_row *r) {
 
 /* ------------------------------------------------------------------ model */
 
-/* Model types whose config Transformers and vLLM only load as custom code
- * (threads: ChatGLM, Qwen v1, InternVL2, Nemotron-H in 2026). */
-static bool needs_remote_code(const char *mt) {
-    static const char *const k[] = {"chatglm", "qwen", "internvl_chat", "nemotron_h", "baichuan"};
-    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
-        if (strcmp(mt, k[i]) == 0) return true;
-    return false;
-}
-
-void kvp__startup_remote_code(kvp__startup_ctx *c, kvp_check_row *r, const char *engine_msg);
-void kvp__startup_remote_code(kvp__startup_ctx *c, kvp_check_row *r, const char *engine_msg) {
-    if (!c->facts->has_auto_map || c->s->trust_remote_code) {
-        kvp__check_set(r, KVP_CHECK_PASS, "", "%s", c->facts->has_auto_map
-                                                        ? "custom code trusted (--trust-remote-code)"
-                                                        : "no custom code (no auto_map)");
-    } else if (needs_remote_code(c->info->model_type)) {
-        kvp__check_set(r, KVP_CHECK_REFUSE, "--trust-remote-code", "%s", engine_msg);
-    } else {
-        kvp__check_set(r, KVP_CHECK_WARN, "--trust-remote-code",
-                       "the config names custom code (auto_map); without --trust-remote-code it "
-                       "loads only if this Transformers build knows model_type '%s'",
-                       c->info->model_type);
-    }
-}
-
 static void mod_2(kvp__startup_ctx *c, kvp_check_row *r) {
     char msg[400];
     snprintf(msg, sizeof msg,
@@ -794,7 +776,9 @@ const kvp__startup_rule kvp__startup_vllm[] = {
     {"V-MOD-1", "per version", "read @0052a5b", "model",
      "architectures[0] not in the model registry", "", false, NULL,
      "needs the per-version model registry; a broken install prints the same message"},
-    {"V-MOD-2", "all", "thread", "trust_remote_code", "auto_map custom code without --trust-remote-code",
+    {"V-MOD-2", "all (registry per release)", "thread; read @0036026", "trust_remote_code",
+     "auto_map custom code without --trust-remote-code, model_type neither Transformers' nor in "
+     "vLLM's _CONFIG_REGISTRY at this release",
      "--trust-remote-code", false, mod_2, NULL},
     {"V-LEN-4", "FA block multiple of 16 (mid-2025); MLA sizes forced", "read @e379cf3, @002db49",
      "block_size", "block size not a multiple of 16; MLA block forced", "--block-size 16",

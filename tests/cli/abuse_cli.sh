@@ -96,6 +96,8 @@ for sub in cost plan local fit sim compare sweep; do
     for o in "${nums[@]}"; do
         for ((j = 0; j < PER; j++)); do
             v=${BAD[$(((k + j) % ${#BAD[@]}))]}
+            # SGLang's own -1: no chunked prefill (a value, not abuse).
+            [ "$o" = --chunked-prefill-size ] && [ "$v" = -1 ] && v=0
             refused "$o" -- "${b[@]}" "$o" "$v"
         done
         k=$((k + PER))

@@ -65,7 +65,13 @@ refused "" "vllm serve $M --tensor-parallel-size 3$many"
 
 # trtllm-serve option files (YAML), read relative to the current directory.
 T="trtllm-serve $M --extra_llm_api_options"
-refused "nonexistent.yaml" "$T nonexistent.yaml"
+# A file of another machine (issue 29): a warning naming it, planned from the rest.
+(cd "$TMP" && timeout 30 "$KVPLAN" plan --from "$T nonexistent.yaml" --gpu-mem 80GiB) >/dev/null \
+    2>"$TMP/err" </dev/null
+rc=$?
+checked=$((checked + 1))
+[ "$rc" -eq 0 ] && grep -qF "kvplan: --from: warning: not on this machine: the options file 'nonexistent.yaml'; planned from the rest of the command" "$TMP/err" ||
+    fail "--from with a missing options file: exit $rc, expected 0 and a warning naming it: $(cat "$TMP/err")"
 mkdir -p "$TMP/dir.yaml"
 refused "dir.yaml" "$T dir.yaml"
 refused "" "$T /dev/zero"

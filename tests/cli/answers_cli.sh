@@ -98,7 +98,7 @@ if grep -q "unknown option.*--from" "$tmp/from.err" "$tmp/from.json"; then
     echo "SKIP: plan --from is not wired into cmd_plan.c yet"
 else
     [ $rc = 0 ] || fail "plan --from: exit $rc: $(cat "$tmp/from.err")"
-    grep -q "ignored 1 option(s) kvplan does not model: --port 8000" "$tmp/from.err" ||
+    grep -q "note: 1 option(s) accepted that change neither memory, admission nor the KV cache as kvplan plans them: --port 8000" "$tmp/from.err" ||
         fail "--from did not list the ignored option: $(cat "$tmp/from.err")"
     "$KVPLAN" plan meta-llama/Llama-3.1-8B --policy vllm --max-model-len 32768 --tp 2 \
         --kv-dtype fp8 --kv-budget 40GiB --json > "$tmp/direct.json"

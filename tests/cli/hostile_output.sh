@@ -137,6 +137,30 @@ for args in "cost llama-3.1-8b" "cost llama-3.1-8b --json" "plan llama-3.1-8b --
     grep -qF "cannot write the output to stdout" "$TMP/err" || fail "kvplan $args >&-: $(head -c 300 "$TMP/err")"
     stdout_runs=$((stdout_runs + 2))
 done
+# Two outputs into one file (issue 29), however the path is spelt, or an output over the
+# model file read: exit 2, one line naming both, nothing written.
+clash=0
+cp "$(dirname "$0")/../../data/models/meta-llama__Llama-3.1-8B.json" "$TMP/model.json"
+cp "$TMP/model.json" "$TMP/model.orig"
+for args in "plan llama-3.1-8b --gpu-mem 80GiB --svg $TMP/one --html $TMP/one" \
+            "plan llama-3.1-8b --gpu-mem 80GiB --svg $TMP/one --html $TMP/./one" \
+            "plan llama-3.1-8b --policy vllm --gpu-mem 80GiB --svg $TMP/one --html $TMP/../$(basename "$TMP")/one" \
+            "sweep llama-3.1-8b --gpu-mem 80GiB --over max-seq-len=4k..16k --svg $TMP/one --html $TMP/one" \
+            "plan $TMP/model.json --gpu-mem 80GiB --html $TMP/model.json" \
+            "plan $TMP/model.json --policy sglang --gpu-mem 80GiB --svg $TMP/model.json" \
+            "sim $TMP/model.json --kv-budget 8GiB --synthetic requests=2 --svg $TMP/model.json"; do
+    read -r -a a <<<"$args"
+    rm -f "$TMP/one"
+    timeout 60 "$KVPLAN" "${a[@]}" >/dev/null 2>"$TMP/err" </dev/null
+    rc=$?
+    clash=$((clash + 1))
+    [ "$rc" -eq 2 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] &&
+        grep -qE "^kvplan: --(svg|html) .* is (--html|the MODEL file) \(.*\): one file cannot hold both" "$TMP/err" ||
+        fail "kvplan $args: exit $rc, expected 2 naming both files: $(head -c 300 "$TMP/err")"
+    [ ! -e "$TMP/one" ] || fail "kvplan $args wrote $TMP/one"
+    cmp -s "$TMP/model.json" "$TMP/model.orig" || fail "kvplan $args wrote over the model file"
+done
+
 [ "$writes" -gt 0 ] || fail "no subcommand writes files"
-echo "output files: $writes writers checked, $stdout_runs unwritable-stdout runs, $fails failures"
+echo "output files: $writes writers checked, $stdout_runs unwritable-stdout runs, $clash one-file clashes, $fails failures"
 [ "$fails" -eq 0 ]

@@ -1160,6 +1160,19 @@ llama_variant("r4-head-dim-string", "/head_dim", head_dim="128")
 llama_variant("r4-heads-fraction", "/num_attention_heads", num_attention_heads=32.5)
 llama_variant("r4-kv-heads-array", "/num_key_value_heads", num_key_value_heads=[8])
 
+# ------------------------------------------------------------ round five (issue 29)
+# A zero-length string read as a count or a switch that decides the cache or the
+# weights, an empty RoPE type, the MLA switch contradicting a rank, a per-layer list
+# whose name is a cache word: each refused by its key.
+llama_variant("i29-nextn-empty-string", "/num_nextn_predict_layers", num_nextn_predict_layers="")
+llama_variant("i29-mtp-layers-negative", "/mtp_num_hidden_layers", mtp_num_hidden_layers=-1)
+llama_variant("i29-tie-empty-string", "/tie_word_embeddings", tie_word_embeddings="")
+llama_variant("i29-rope-type-empty", "/rope_scaling/rope_type",
+              rope_scaling={"rope_type": "", "factor": 4.0})
+llama_variant("i29-use-mla-false-with-rank", "/kv_lora_rank", use_mla=False, kv_lora_rank=512)
+llama_variant("i29-attn-norm-list", "/attn_norm_types",
+              attn_norm_types=["rms"] * llama["num_hidden_layers"])
+
 # ------------------------------------------------------------ probes (valid files)
 # Not part of expect.tsv: the test runs each probe first and asserts a kind's
 # corpus only when kvplan accepts its probe (the reader exists and is wired).

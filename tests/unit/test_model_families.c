@@ -244,6 +244,42 @@ static void test_refused_by_name(void **state) {
                      KVP_CONFIG);
 }
 
+/* Issue 29: keys that cannot change what a layer caches are not refused. */
+static void test_keys_that_say_nothing_about_the_cache(void **state) {
+    (void)state;
+    /* mlp_kinds.json: Qwen3-30B-A3B plus a per-layer mlp_layer_types ("dense" /
+     * "sparse") and norm_types list, MLP and norm kinds (docs/families.md "Per-layer
+     * lists"): read as Qwen3-30B-A3B, 48 layers x 2 x 4 KV heads x 128 x 2 B = 98,304. */
+    assert_int_equal(cost_of("mlp_kinds", 1).bytes_per_token, 98304);
+    /* no_mla.json: deepseek_v2 with use_mla false and its MLA dims 0 / null: plain
+     * MHA, 4 layers x 2 x 16 heads x 128 x 2 B = 32,768 (not refused as "kv_lora_rank
+     * out of range"). */
+    kvp_cost c = cost_of("no_mla", 1);
+    assert_int_equal(c.bytes_per_token, 32768);
+    assert_int_equal(pool_of(&c, KVP_CACHE_FULL)->kv_heads_per_rank, 16);
+    /* The same switch with a non-zero MLA dim contradicts it: refused at that key. */
+    const char *json = "{\"model_type\": \"deepseek_v2\", \"use_mla\": false,"
+                       " \"kv_lora_rank\": 512, \"num_hidden_layers\": 2,"
+                       " \"num_attention_heads\": 4, \"hidden_size\": 256}";
+    kvp_model *m = NULL;
+    kvp_error err;
+    assert_int_equal(kvp_model_from_hf_json(json, strlen(json), "u.json", NULL, &m, &err),
+                     KVP_CONFIG);
+    assert_string_equal(err.key, "/kv_lora_rank");
+    /* A per-layer list whose name is a cache word stays refused, even with "norm"
+     * in it; one with no class word too. */
+    json = "{\"model_type\": \"llama\", \"num_hidden_layers\": 2, \"num_attention_heads\": 4,"
+           " \"hidden_size\": 256, \"attn_norm_types\": [\"a\", \"b\"]}";
+    assert_int_equal(kvp_model_from_hf_json(json, strlen(json), "n.json", NULL, &m, &err),
+                     KVP_UNSUPPORTED);
+    assert_string_equal(err.key, "/attn_norm_types");
+    json = "{\"model_type\": \"llama\", \"num_hidden_layers\": 2, \"num_attention_heads\": 4,"
+           " \"hidden_size\": 256, \"block_kinds\": [\"a\", \"b\"]}";
+    assert_int_equal(kvp_model_from_hf_json(json, strlen(json), "k.json", NULL, &m, &err),
+                     KVP_UNSUPPORTED);
+    assert_string_equal(err.key, "/block_kinds");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_attention_families),
@@ -251,6 +287,7 @@ int main(void) {
         cmocka_unit_test(test_window_and_sharing_schedules),
         cmocka_unit_test(test_hybrid_recurrent),
         cmocka_unit_test(test_refused_by_name),
+        cmocka_unit_test(test_keys_that_say_nothing_about_the_cache),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

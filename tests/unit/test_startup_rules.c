@@ -337,10 +337,41 @@ static void test_quantization(void **state) {
     kvp_model_free(m);
 }
 
+/* A config with auto_map (custom code) and the given model_type and extra keys. */
+static kvp_model *custom_code_model(const char *type) {
+    char j[1024];
+    snprintf(j, sizeof j,
+             "{\"model_type\": \"%s\", \"auto_map\": {\"AutoConfig\": \"c.C\"}, "
+             "\"num_hidden_layers\": 2, \"hidden_size\": 256, \"num_attention_heads\": 8, "
+             "\"num_key_value_heads\": 2, \"max_position_embeddings\": 8192, "
+             "\"vocab_size\": 1024, \"torch_dtype\": \"bfloat16\"}",
+             type);
+    kvp_model *m = NULL;
+    kvp_error err;
+    if (kvp_model_from_hf_json(j, strlen(j), "c.json", NULL, &m, &err) != KVP_OK)
+        fprintf(stderr, "%s\n", err.message);
+    assert_non_null(m);
+    return m;
+}
+
+static kvp_check_status remote_code(const char *type, kvp_engine e, const char *version,
+                                    const char *id) {
+    kvp_model *m = custom_code_model(type);
+    kvp_startup_settings s = settings(e, 90);
+    snprintf(s.policy.engine_version, sizeof s.policy.engine_version, "%s", version);
+    kvp_check_status st = status_of(m, &s, NULL, id);
+    kvp_model_free(m);
+    return st;
+}
+
 static void test_remote_code(void **state) {
     (void)state;
     kvp_model *m = NULL;
     kvp_error err;
+    /* ChatGLM3-6B as released: auto_map, model_type chatglm. vLLM registers chatglm
+     * itself (_CONFIG_REGISTRY at ~0.7, ~0.11, 0.15.1 and 0.24, STARTUP.md V-MOD-3):
+     * the config loads with vLLM's class and no custom code, so a run without
+     * --trust-remote-code is not refused for it (before issue 29: refused). */
     const char *j = "{\"model_type\": \"chatglm\", \"auto_map\": {\"AutoConfig\": \"c.C\"}, "
                     "\"num_layers\": 2, \"hidden_size\": 256, \"num_attention_heads\": 8, "
                     "\"multi_query_group_num\": 2, \"kv_channels\": 32, \"seq_length\": 8192, "
@@ -349,9 +380,118 @@ static void test_remote_code(void **state) {
         fprintf(stderr, "%s\n", err.message);
     assert_non_null(m);
     kvp_startup_settings s = settings(KVP_ENGINE_VLLM, 90);
-    assert_int_equal(status_of(m, &s, NULL, "V-MOD-2"), KVP_CHECK_REFUSE);
+    assert_int_equal(status_of(m, &s, NULL, "V-MOD-2"), KVP_CHECK_PASS);
+    assert_non_null(strstr(row("V-MOD-2")->message, "_CONFIG_REGISTRY"));
     s.trust_remote_code = true;
     assert_int_equal(status_of(m, &s, NULL, "V-MOD-2"), KVP_CHECK_PASS);
+    kvp_model_free(m);
+    /* Qwen (v1): in no registry and not Transformers': refused by both engines. */
+    assert_int_equal(remote_code("qwen", KVP_ENGINE_VLLM, "", "V-MOD-2"), KVP_CHECK_REFUSE);
+    assert_int_equal(remote_code("qwen", KVP_ENGINE_SGLANG, "", "S-MOD-1"), KVP_CHECK_REFUSE);
+    /* Nemotron-H: never in vLLM's registry (refused, as users report); SGLang has
+     * registered it since the Oct 2025 read (0.5.4): passes there, refused at the
+     * 2024 read (0.4.0), and between the two reads (0.5.0) not decided: a warning. */
+    assert_int_equal(remote_code("nemotron_h", KVP_ENGINE_VLLM, "0.11.0", "V-MOD-2"),
+                     KVP_CHECK_REFUSE);
+    assert_int_equal(remote_code("nemotron_h", KVP_ENGINE_SGLANG, "", "S-MOD-1"), KVP_CHECK_PASS);
+    assert_int_equal(remote_code("nemotron_h", KVP_ENGINE_SGLANG, "0.5.4", "S-MOD-1"),
+                     KVP_CHECK_PASS);
+    assert_int_equal(remote_code("nemotron_h", KVP_ENGINE_SGLANG, "0.4.0", "S-MOD-1"),
+                     KVP_CHECK_REFUSE);
+    assert_int_equal(remote_code("nemotron_h", KVP_ENGINE_SGLANG, "0.5.0", "S-MOD-1"),
+                     KVP_CHECK_WARN);
+    /* InternVL2 (internvl_chat): in vLLM's registry at the ~0.7 read, gone by ~0.11:
+     * 0.7.3 passes, 0.11.0 refuses, 0.9.2 (between the reads) warns. */
+    assert_int_equal(remote_code("internvl_chat", KVP_ENGINE_VLLM, "0.7.3", "V-MOD-2"),
+                     KVP_CHECK_PASS);
+    assert_int_equal(remote_code("internvl_chat", KVP_ENGINE_VLLM, "0.11.0", "V-MOD-2"),
+                     KVP_CHECK_REFUSE);
+    assert_int_equal(remote_code("internvl_chat", KVP_ENGINE_VLLM, "0.9.2", "V-MOD-2"),
+                     KVP_CHECK_WARN);
+    /* A type Transformers may know (minimax_m2): never refused, a warning. */
+    assert_int_equal(remote_code("minimax_m2", KVP_ENGINE_VLLM, "", "V-MOD-2"), KVP_CHECK_WARN);
+}
+
+/* Issue 29: expert parallelism in every width rule. MiniMax-M2.5 as released
+ * (data/models/MiniMaxAI__MiniMax-M2.5.json): 256 experts, no
+ * moe_intermediate_size, so intermediate_size 1536 is the routed experts' width;
+ * block-FP8 [128, 128]. */
+static kvp_model *minimax_m2(uint64_t inter) {
+    char extra[512];
+    snprintf(extra, sizeof extra,
+             "\"num_local_experts\": 256, \"num_experts_per_tok\": 8, \"intermediate_size\": %llu, "
+             "\"quantization_config\": {\"quant_method\": \"fp8\", \"weight_block_size\": "
+             "[128, 128], \"activation_scheme\": \"dynamic\"}",
+             (unsigned long long)inter);
+    char json[2048];
+    snprintf(json, sizeof json,
+             "{\"architectures\": [\"MiniMaxM2ForCausalLM\"], \"model_type\": \"minimax_m2\", "
+             "\"num_hidden_layers\": 4, \"hidden_size\": 3072, \"num_attention_heads\": 48, "
+             "\"num_key_value_heads\": 8, \"head_dim\": 128, \"vocab_size\": 200064, "
+             "\"max_position_embeddings\": 196608, \"torch_dtype\": \"bfloat16\", %s}",
+             extra);
+    kvp_model *m = NULL;
+    kvp_error err;
+    if (kvp_model_from_hf_json(json, strlen(json), "mm.json", NULL, &m, &err) != KVP_OK)
+        fprintf(stderr, "model: %s\n", err.message);
+    assert_non_null(m);
+    return m;
+}
+
+static void test_expert_parallel_widths(void **state) {
+    (void)state;
+    kvp_model *m = minimax_m2(1536);
+    kvp_startup_settings s = settings(KVP_ENGINE_VLLM, 90);
+    s.trust_remote_code = true;
+    /* vLLM TP 8 without EP: the experts are TP-split, 1536 / 8 = 192, 192 % 128 = 64:
+     * refused (STARTUP.md V-PAR-9). */
+    s.policy.tp = 8;
+    assert_int_equal(status_of(m, &s, NULL, "V-PAR-4"), KVP_CHECK_REFUSE);
+    assert_string_equal(row("V-PAR-4")->message,
+                        "The output_size of gate's and up's weight = 192 is not divisible by "
+                        "weight quantization block_n = 128.");
+    /* The real deployment that started (MiniMax's vLLM recipe: vllm serve
+     * MiniMaxAI/MiniMax-M2.5 --tensor-parallel-size 8 --enable-expert-parallel
+     * --trust-remote-code on 8 H200): under EP each rank holds whole experts, the
+     * width checked is 1536, 1536 % 128 = 0 (before issue 29: refused at 192). */
+    s.enable_expert_parallel = true;
+    assert_int_equal(status_of(m, &s, NULL, "V-PAR-4"), KVP_CHECK_PASS);
+    assert_int_equal(row("V-PAR-3")->status, KVP_CHECK_PASS);
+    kvp_model_free(m);
+    /* V-PAR-3 on both sides: an expert width of 1544 = 8 x 193 at TP 16: 1544 % 16 = 8,
+     * refused without EP; with EP the experts are not split: passes. */
+    m = minimax_m2(1544);
+    s = settings(KVP_ENGINE_VLLM, 90);
+    s.trust_remote_code = true;
+    s.policy.tp = 16;
+    assert_int_equal(status_of(m, &s, NULL, "V-PAR-3"), KVP_CHECK_REFUSE);
+    assert_string_equal(row("V-PAR-3")->message, "1544 is not divisible by 16 (intermediate_size)");
+    s.enable_expert_parallel = true;
+    assert_int_equal(status_of(m, &s, NULL, "V-PAR-3"), KVP_CHECK_PASS);
+    /* SGLang S-PAR-1: moe_tp_size = tp / ep_size. TP 16, ep_size 1: 1544 % 16 = 8,
+     * refused; ep_size 2: moe_tp 8, 1544 % 8 = 0, passes; --enable-ep-moe (ep = tp)
+     * passes. */
+    s = settings(KVP_ENGINE_SGLANG, 90);
+    s.trust_remote_code = true;
+    s.policy.tp = 16;
+    assert_int_equal(status_of(m, &s, NULL, "S-PAR-1"), KVP_CHECK_REFUSE);
+    assert_string_equal(row("S-PAR-1")->message,
+                        "AssertionError: 1544 is not divisible by 16 (intermediate_size)");
+    s.ep_size = 2;
+    assert_int_equal(status_of(m, &s, NULL, "S-PAR-1"), KVP_CHECK_PASS);
+    s.ep_size = 0;
+    s.enable_expert_parallel = true;
+    assert_int_equal(status_of(m, &s, NULL, "S-PAR-1"), KVP_CHECK_PASS);
+    kvp_model_free(m);
+    /* SGLang S-PAR-2 on MiniMax-M2.5 at TP 8: ep_size 1 splits 1536 into 192 (refused),
+     * ep_size 8 keeps 1536 whole (passes). */
+    m = minimax_m2(1536);
+    s = settings(KVP_ENGINE_SGLANG, 90);
+    s.trust_remote_code = true;
+    s.policy.tp = 8;
+    assert_int_equal(status_of(m, &s, NULL, "S-PAR-2"), KVP_CHECK_REFUSE);
+    s.ep_size = 8;
+    assert_int_equal(status_of(m, &s, NULL, "S-PAR-2"), KVP_CHECK_PASS);
     kvp_model_free(m);
 }
 
@@ -512,6 +652,7 @@ int main(void) {
         cmocka_unit_test(test_bf16_capability),  cmocka_unit_test(test_fp16_forbidden),
         cmocka_unit_test(test_vllm_lengths),     cmocka_unit_test(test_vllm_scheduler),
         cmocka_unit_test(test_quantization),     cmocka_unit_test(test_remote_code),
+        cmocka_unit_test(test_expert_parallel_widths),
         cmocka_unit_test(test_llamacpp),         cmocka_unit_test(test_memory_rules),
         cmocka_unit_test(test_gpu_facts),        cmocka_unit_test(test_settings_errors),
     };

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# from_statements.sh KVPLAN SRCDIR — issue 29, ordinary commands accepted:
+#  1. the same value given twice (a flag and the pasted --from command, or its
+#     environment) is one statement; a different value is still a contradiction;
+#  2. a file named inside --from that is not on this machine is a warning naming
+#     it, and the plan is made from the rest;
+#  3. the engines' flags that change memory, admission or the cache are table
+#     options, read as the engine reads them, given directly or inside --from;
+#  4. inside --from, a flag that changes none of those is accepted with a note.
+set -u
+K=$1
+S=$2
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+M=meta-llama/Llama-3.1-8B
+
+# run ARGS...: stdout in $tmp/out, stderr in $tmp/err, exit status in $rc.
+run() { "$K" "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; }
+
+# 1. One statement, said twice.
+run plan --gpu h100 --from "vllm serve $M -tp 2 --gpu-memory-utilization 0.9 --trust-remote-code" \
+    --tp 2 --gpu-memory-utilization 0.90 --trust-remote-code
+[ "$rc" = 0 ] || fail "the same --tp / utilization / flag twice: exit $rc: $(cat "$tmp/err")"
+grep -qxF "kvplan: --from: planning as: kvplan plan $M --policy vllm --tp 2 --gpu-memory-utilization 0.9 --trust-remote-code --gpu h100" "$tmp/err" ||
+    fail "the planning-as line should say each statement once: $(head -1 "$tmp/err")"
+run plan --gpu h100 --from "CUDA_VISIBLE_DEVICES=0,1 vllm serve $M -tp 2" --gpus 2
+[ "$rc" = 0 ] || fail "--gpus 2 beside CUDA_VISIBLE_DEVICES=0,1: exit $rc: $(cat "$tmp/err")"
+run plan --gpu h100 --from "vllm serve $M --no-enable-prefix-caching" --enable-prefix-caching false
+[ "$rc" = 0 ] || fail "a negated flag and false: exit $rc: $(cat "$tmp/err")"
+run plan --gpu h100 --from "vllm serve $M --kv-cache-memory-bytes 20GiB" --kv-budget 21474836480
+[ "$rc" = 0 ] || fail "20GiB and 21474836480 bytes (20 x 2^30): exit $rc: $(cat "$tmp/err")"
+# A different value stays a contradiction, both sides named.
+run plan --gpu h100 --from "vllm serve $M -tp 2" --tp 4
+[ "$rc" = 2 ] && grep -qxF "kvplan: --tp contradicts --from's -tp 2: both set tp; give one" "$tmp/err" ||
+    fail "-tp 2 against --tp 4: exit $rc: $(cat "$tmp/err")"
+run plan --gpu h100 --from "CUDA_VISIBLE_DEVICES=0,1 vllm serve $M" --gpus 4
+[ "$rc" = 2 ] || fail "--gpus 4 against two visible devices: exit $rc"
+
+# 2. Files of another machine.
+run plan --gpu h100 --from "trtllm-serve $M --extra_llm_api_options /nonexistent/extra.yaml"
+[ "$rc" = 0 ] || fail "a missing options file: exit $rc: $(cat "$tmp/err")"
+grep -qxF "kvplan: --from: warning: not on this machine: the options file '/nonexistent/extra.yaml'; planned from the rest of the command" "$tmp/err" ||
+    fail "the missing options file is not named: $(cat "$tmp/err")"
+run plan --gpu h100 --from "vllm serve /nonexistent/models/meta-llama/Llama-3.1-8B -tp 2"
+[ "$rc" = 0 ] || fail "a model folder of another machine: exit $rc: $(cat "$tmp/err")"
+grep -qxF "kvplan: --from: warning: not on this machine: the model folder '/nonexistent/models/meta-llama/Llama-3.1-8B'; planned from the rest of the command (the model as the catalogue's 'llama-3.1-8b')" "$tmp/err" ||
+    fail "the missing model folder is not named: $(cat "$tmp/err")"
+# A folder no catalogue entry names is still no model: exit 2.
+run plan --gpu h100 --from "vllm serve /nonexistent/MyOwnFinetune"
+[ "$rc" = 2 ] || fail "an unknown missing model folder: exit $rc"
+
+# 3. The engines' flags, each read as its engine reads it.
+# SGLang --max-running-requests 2: the cap decides admission (2 of the 3 the KV fits).
+run plan llama-3.1-8b --gpu h100 --policy sglang --max-running-requests 2
+grep -q "max_running_requests=2, context_len=131072" "$tmp/out" ||
+    fail "--max-running-requests 2 is not SGLang's cap: $(grep max_running "$tmp/out")"
+grep -q "admitted at once        2 (max_running_requests (2), not the KV cache)" "$tmp/out" ||
+    fail "--max-running-requests 2 does not decide admission"
+run plan --gpu h100 --from "python -m sglang.launch_server --model-path $M --max-running-requests 2"
+grep -q "max_running_requests=2," "$tmp/out" || fail "--max-running-requests inside --from is not read"
+# SGLang --chunked-prefill-size: the default mem_fraction_static's reserve, in MB, on
+# the catalogue's H100 (79.33 GiB = 81,234 MiB), TP 1, cuda_graph_max_bs 256:
+#   default chunk 8192: 512 + 8192 x 1.5 + 256 x 2 + 1/8 x 1024 = 13,440 -> (81234 - 13440)
+#   / 81234 = 0.8345 -> 0.835;  32768: 512 + 49152 + 512 + 128 = 50,304 -> 0.381;
+#   -1 (no chunking): max(-1, 2048) x 1.5 = 3,072 -> 4,224, raised to 10,240 above 60 GB
+#   -> 0.8739 -> 0.874.
+for c in "8192 0.835" "32768 0.381" "-1 0.874"; do
+    set -- $c
+    "$K" plan llama-3.1-8b --gpu h100 --policy sglang --chunked-prefill-size "$1" --explain \
+        >"$tmp/out" 2>&1
+    grep -qF "budget = avail_after_load - avail_before_load * (1 - $2)" "$tmp/out" ||
+        fail "--chunked-prefill-size $1: mem_fraction_static is not $2: $(grep avail_before "$tmp/out")"
+done
+run plan llama-3.1-8b --gpu h100 --policy sglang --chunked-prefill-size 0
+[ "$rc" = 2 ] && grep -qxF "kvplan: --chunked-prefill-size: 0 is not a chunk of 1 to 4294967296 tokens, or -1" "$tmp/err" ||
+    fail "--chunked-prefill-size 0: exit $rc: $(cat "$tmp/err")"
+# SGLang --attention-backend flashmla: DeepSeek-V3 (MLA) runs 64-token pages (page 1
+# otherwise): the pool is a multiple of 64.
+run plan deepseek-v3 --gpu h200 --tp 8 --policy sglang --attention-backend flashmla
+grep -q "page_size 64," "$tmp/out" || fail "flashmla does not run 64-token pages"
+n=$(sed -n 's/.*max_total_num_tokens=\([0-9]*\),.*/\1/p' "$tmp/out")
+[ -n "$n" ] && [ $((n % 64)) = 0 ] || fail "flashmla's pool of $n tokens is not a multiple of 64"
+run plan deepseek-v3 --gpu h200 --tp 8 --policy sglang
+grep -q "page_size 1," "$tmp/out" || fail "without a backend DeepSeek-V3 should run page 1"
+# --ep-size: SGLang moe_tp_size = tp / ep. MiniMax-M2.5 (experts 1536 wide, block-FP8
+# 128) at TP 8: 1536 / 8 = 192, refused by S-PAR-2; --ep-size 8 keeps 1536, passes.
+MM="$S/data/models/MiniMaxAI__MiniMax-M2.5.json"
+run check "$MM" --policy sglang --tp 8 --gpu h200 --trust-remote-code
+grep -q "^S-PAR-2  refuse  The output_size of gate's and up's weight = 192" "$tmp/out" ||
+    fail "MiniMax-M2.5 TP 8 without EP should be refused by S-PAR-2"
+run check --gpu h200 --from "python -m sglang.launch_server --model-path $MM --tp 8 --ep-size 8 --trust-remote-code"
+grep -q "^S-PAR-2  pass" "$tmp/out" || fail "--ep-size 8 inside --from: S-PAR-2 should pass: $(grep S-PAR-2 "$tmp/out")"
+# The real deployment that started (MiniMax's vLLM recipe: TP 8 with expert parallelism).
+run check --gpu h200 --from "vllm serve $MM --tensor-parallel-size 8 --enable-expert-parallel --trust-remote-code"
+grep -q "^V-PAR-4  pass" "$tmp/out" || fail "MiniMax-M2.5 TP 8 + EP should pass V-PAR-4"
+# vLLM --language-model-only: Qwen3-VL-8B's vision tower is not loaded: the weights
+# lose its 0.84 GiB (16.16 -> 15.32 GiB).
+run plan qwen3-vl-8b-instruct --gpu h100 --policy vllm --explain
+grep -q "weights                     16.16 GiB" "$tmp/out" || fail "Qwen3-VL-8B weights are not 16.16 GiB"
+run plan --gpu h100 --explain --from "vllm serve Qwen/Qwen3-VL-8B-Instruct --language-model-only"
+grep -q "weights                     15.32 GiB" "$tmp/out" ||
+    fail "--language-model-only does not drop the vision tower: $(grep 'weights   ' "$tmp/out")"
+# vLLM --runner: generate is what kvplan plans; pooling is warned.
+run plan llama-3.1-8b --gpu h100 --policy vllm --runner generate
+[ "$rc" = 0 ] && ! grep -q warning "$tmp/err" || fail "--runner generate: exit $rc: $(cat "$tmp/err")"
+run plan llama-3.1-8b --gpu h100 --policy vllm --runner pooling
+grep -qF "kvplan: warning: --runner pooling: kvplan plans the generate runner" "$tmp/err" ||
+    fail "--runner pooling is not warned: $(cat "$tmp/err")"
+run plan llama-3.1-8b --gpu h100 --policy vllm --runner server
+[ "$rc" = 2 ] || fail "--runner server: exit $rc"
+
+# 4. A flag that changes none of those, inside --from: accepted with a note.
+run plan --gpu h100 --from "vllm serve $M --port 8000 --served-model-name x"
+[ "$rc" = 0 ] && grep -qxF "kvplan: --from: note: 2 option(s) accepted that change neither memory, admission nor the KV cache as kvplan plans them: --port 8000, --served-model-name x" "$tmp/err" ||
+    fail "--port inside --from: exit $rc: $(cat "$tmp/err")"
+
+[ "$fails" = 0 ] && echo ok
+exit "$fails"
