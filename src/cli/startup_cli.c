@@ -36,13 +36,6 @@ static void summary_line(FILE *f, const kvp_startup_report *rep) {
     fputc('\n', f);
 }
 
-static void print_json_doc(json_t *o) {
-    char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-    if (s) puts(s);
-    free(s);
-    json_decref(o);
-}
-
 void kvp_cli_startup_print(const kvp_startup_report *rep, const kvp_startup_settings *ss,
                            const char *model_name, bool json) {
     if (json) {
@@ -135,34 +128,8 @@ static bool rule_is_verdict(const kvp_deploy_result *res) {
 }
 
 /* With --json a refusal is the whole check report on stdout, as `kvplan check
- * --json` prints it. */
-/* The figures the engine computes before it refuses, beside the refusal (issue
- * 27 item 5): vLLM sizes its KV cache, prints "Available KV cache memory" and
- * the block count, and only then refuses a max_model_len one request cannot
- * hold, naming the estimated maximum model length (ENGINES.md 1.8). When the
- * pipeline planned (the refusal came from a rule run on the plan), the plan
- * document's sections are added to the check report, with the same names and
- * meaning as in `plan --json` (docs/schema/plan.schema.json). */
-static void add_plan_figures(json_t *o, const kvp_deployment *dep, const kvp_deploy_result *res) {
-    /* A refusal on the plan leaves its figures in place (status KVP_INFEASIBLE,
-     * the rule's message); a refusal before the plan has none. */
-    bool planned = res->point.engine == KVP_ENGINE_TRTLLM
-                       ? res->plan.managers[KVP_ROLE_TARGET].present
-                       : res->policy.report.present != 0;
-    if (!planned || !dep->model) return;
-    kvp_render_input in = {dep->model, dep->startup.gpu_known ? dep->startup.gpu.name : NULL,
-                           NULL, NULL, 0, NULL, NULL};
-    json_t *plan = kvp__plan_json(&in, res);
-    if (!plan) return;
-    static const char *const keys[] = {"budget_bytes", "budget", "pools", "block_pool",
-                                       "engine_report", "engine_details", "capacity", "memory"};
-    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
-        json_t *v = json_object_get(plan, keys[i]);
-        if (v) json_object_set(o, keys[i], v);
-    }
-    json_decref(plan);
-}
-
+ * --json` prints it, with the figures the engine computed before it refused
+ * (report room, kvp__check_refusal_json_text). */
 /* The check report of the plan already made (kvp_deploy_plan_report), with the
  * settings as the engine ran them. */
 static int print_refusal_json(const kvp_deployment *dep, const kvp_deploy_result *res,
@@ -178,14 +145,17 @@ static int print_refusal_json(const kvp_deployment *dep, const kvp_deploy_result
         ss->policy.tp = res->point.tp;
         ss->policy.pp = res->point.pp;
         ss->policy.total_memory_bytes = res->total_bytes;
-        /* The library's check document, the plan's figures added beside it. */
-        json_t *o = kvp__check_doc(rep, ss, model_name, kvp_cli_flag_spelling, NULL);
-        if (!o) {
-            rc = kvp_cli_fail("out of memory");
-        } else {
-            add_plan_figures(o, dep, res);
-            print_json_doc(o);
-        }
+        kvp_render_input in = {dep->model, dep->startup.gpu_known ? dep->startup.gpu.name : NULL,
+                               NULL, NULL, 0, NULL, NULL};
+        char *text = NULL;
+        kvp_error err;
+        kvp_error_clear(&err);
+        if (kvp__check_refusal_json_text(rep, ss, model_name, kvp_cli_flag_spelling, NULL, &in, res,
+                                         &text, &err) == KVP_OK)
+            puts(text);
+        else
+            rc = kvp_cli_report_error(&err, true);
+        free(text);
     }
     free(ss);
     return rc;

@@ -31,8 +31,8 @@ void kvp__respell_flags(const char *text, kvp__flag_spelling spell, const void *
     out[n] = '\0';
 }
 
-json_t *kvp__check_doc(const kvp_startup_report *rep, const kvp_startup_settings *ss,
-                       const char *model_name, kvp__flag_spelling spell, const void *spell_ctx) {
+static json_t *check_doc(const kvp_startup_report *rep, const kvp_startup_settings *ss,
+                         const char *model_name, kvp__flag_spelling spell, const void *spell_ctx) {
     json_t *o = kvp__json_document(); /* schema_version, kvplan_version */
     if (!o) return NULL;
     json_object_set_new(o, "engine", json_string(kvp_engine_name(rep->engine)));
@@ -91,7 +91,43 @@ json_t *kvp__check_doc(const kvp_startup_report *rep, const kvp_startup_settings
 kvp_status kvp__check_json_text(const kvp_startup_report *rep, const kvp_startup_settings *ss,
                                 const char *model_name, kvp__flag_spelling spell,
                                 const void *spell_ctx, char **out, kvp_error *err) {
-    json_t *o = kvp__check_doc(rep, ss, model_name, spell, spell_ctx);
+    json_t *o = check_doc(rep, ss, model_name, spell, spell_ctx);
     if (!o) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
+    return kvp__json_finish(o, KVP__JSON_FLAGS, out, err);
+}
+
+/* The figures the engine computes before it refuses, beside the refusal (issue
+ * 27 item 5): vLLM sizes its KV cache, prints "Available KV cache memory" and
+ * the block count, and only then refuses a max_model_len one request cannot
+ * hold, naming the estimated maximum model length (ENGINES.md 1.8). When the
+ * pipeline planned (the refusal came from a rule run on the plan), the plan
+ * document's sections are added to the check report, with the same names and
+ * meaning as in `plan --json` (docs/schema/plan.schema.json). */
+static void add_plan_figures(json_t *o, const kvp_render_input *in, const kvp_deploy_result *res) {
+    /* A refusal on the plan leaves its figures in place (status KVP_INFEASIBLE,
+     * the rule's message); a refusal before the plan has none. */
+    bool planned = res->point.engine == KVP_ENGINE_TRTLLM
+                       ? res->plan.managers[KVP_ROLE_TARGET].present
+                       : res->policy.report.present != 0;
+    if (!planned || !in->model) return;
+    json_t *plan = kvp__plan_json(in, res);
+    if (!plan) return;
+    static const char *const keys[] = {"budget_bytes", "budget", "pools", "block_pool",
+                                       "engine_report", "engine_details", "capacity", "memory"};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+        json_t *v = json_object_get(plan, keys[i]);
+        if (v) json_object_set(o, keys[i], v);
+    }
+    json_decref(plan);
+}
+
+kvp_status kvp__check_refusal_json_text(const kvp_startup_report *rep,
+                                        const kvp_startup_settings *ss, const char *model_name,
+                                        kvp__flag_spelling spell, const void *spell_ctx,
+                                        const kvp_render_input *in, const kvp_deploy_result *res,
+                                        char **out, kvp_error *err) {
+    json_t *o = check_doc(rep, ss, model_name, spell, spell_ctx);
+    if (!o) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
+    add_plan_figures(o, in, res);
     return kvp__json_finish(o, KVP__JSON_FLAGS, out, err);
 }

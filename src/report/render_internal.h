@@ -42,10 +42,15 @@ json_t *kvp__check_json(const kvp_check_row *c);
 kvp_status kvp__check_json_text(const kvp_startup_report *rep, const kvp_startup_settings *ss,
                                 const char *model_name, kvp__flag_spelling spell,
                                 const void *spell_ctx, char **out, kvp_error *err);
-/* The same document as a tree (new reference; NULL when out of memory), for a
- * caller that adds sections beside it (a refused plan's figures). */
-json_t *kvp__check_doc(const kvp_startup_report *rep, const kvp_startup_settings *ss,
-                       const char *model_name, kvp__flag_spelling spell, const void *spell_ctx);
+/* The same document for a deployment the plan refused (`res`, planned from
+ * `in`), with the figures the engine computed before it refused beside the
+ * refusal: budget_bytes, budget, pools, block_pool, engine_report,
+ * engine_details, capacity, memory, as `plan --json` names them. *out as above. */
+kvp_status kvp__check_refusal_json_text(const kvp_startup_report *rep,
+                                        const kvp_startup_settings *ss, const char *model_name,
+                                        kvp__flag_spelling spell, const void *spell_ctx,
+                                        const kvp_render_input *in, const kvp_deploy_result *res,
+                                        char **out, kvp_error *err);
 /* `kvplan local --json` of report `r` (json_local.c; kvp_json_call "local"
  * too). *out: malloc'd text, freed with free() / kvp_json_free. */
 struct kvp_local_report;
