@@ -49,6 +49,14 @@
  *             declarations file), max_num_seqs (integer, required),
  *             async_chunk, streaming, enforce_eager (booleans): the
  *             model-local KV caches, as `kvplan local ... --json`
+ *   "sim"     the keys of "plan" that `kvplan sim` takes (gpu, gpu_mem, kv_budget or
+ *             blocks; policy, capacity_scheduler_policy, max_model_len, max_batch_size,
+ *             max_num_tokens, max_new_tokens, ...) and its own: exactly one of workload
+ *             (a JSON-lines file; refused by `kvplan serve`), workload_text (the JSON lines
+ *             themselves) and synthetic (a spec); arrival_unit ("steps" or "seconds"),
+ *             step_time (seconds), no_timing (boolean). The replay over the pool the plan
+ *             gives, as `kvplan sim ... --json`; a deployment the engine would not start
+ *             is KVP_INFEASIBLE naming the rule, as "plan".
  *   "why"     log (string: an engine's start-up log, the text), model (string,
  *             optional: the config when the log's model is not found),
  *             target_concurrency, target_context (positive integers), and any

@@ -233,6 +233,26 @@ def why(log_text, **options):
     return _call("why", dict({k: v for k, v in options.items() if v is not None}, log=log_text))
 
 
+def sim(model=None, workload=None, synthetic=None, **options):
+    """Replay a workload through continuous batching over the pool a plan buys
+    (``kvplan sim --json``). workload is a JSON-lines file (a path) or the
+    requests themselves (an iterable of dicts: arrival, prompt_len,
+    output_len, prefix_id, prefix_len); synthetic is a spec
+    ("requests=100,prompt=fixed:1000,output=fixed:200"). The pool comes from
+    one of gpu, gpu_mem, kv_budget or blocks; policy="sglang" or "trtllm"
+    replays that engine's scheduler (vLLM's by default); no_timing=True leaves
+    the wall-clock figures out. A deployment the engine would not start raises
+    KvplanError (KVP_INFEASIBLE) naming the rule, as plan() does."""
+    request = {k: v for k, v in options.items() if v is not None}
+    if synthetic is not None:
+        request["synthetic"] = synthetic
+    if isinstance(workload, (str, bytes, os.PathLike)):
+        request["workload"] = os.fsdecode(workload)
+    elif workload is not None:
+        request["workload_text"] = "".join(json.dumps(r) + "\n" for r in workload)
+    return _command("sim", model, request)
+
+
 def plan(model=None, **options):
     """The KV cache plan of one GPU (``kvplan plan --json``); options as the
     command's (gpu="h100", tp=2, max_seq_len=8192, policy="vllm", ...)."""

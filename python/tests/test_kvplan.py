@@ -356,6 +356,67 @@ class Plans(unittest.TestCase):
             kvplan.local("mimo-audio", max_num_seqs=0)
         self.assertEqual(ctx.exception.key, "/max_num_seqs")
 
+    def test_sim(self):
+        # Llama-3.2-1B, one block of 16 tokens: 16 layers x 8 KV heads x 64 dims
+        # x 2 (K, V) x 2 B (bf16) x 16 = 524,288 B. Eight requests of 48 prompt
+        # tokens: 384 prompt tokens, 8 x 16 = 128 output tokens.
+        d = kvplan.sim("llama-3.2-1b", blocks=64, block_size=16, max_batch_size=4,
+                       max_num_tokens=256, max_model_len=1024, no_timing=True,
+                       synthetic="requests=8,prompt=fixed:48,output=fixed:16,seed=1")
+        self.assertEqual(d["pools"][0]["page_bytes"], 524288)
+        self.assertEqual((d["requests"], d["finished"], d["prompt_tokens"], d["output_tokens"]),
+                         (8, 8, 384, 128))
+        # At most 4 running (the batch cap); the other 4 wait for it.
+        self.assertEqual((d["peak_running"], d["limited_by"]), (4, "max_batch_size"))
+        # The requests themselves: 2 of 100 + 10 tokens (arrival at step 0).
+        d = kvplan.sim("llama-3.2-1b", blocks=64, no_timing=True,
+                       workload=[{"arrival": 0, "prompt_len": 100, "output_len": 10}] * 2)
+        self.assertEqual((d["workload"], d["requests"], d["prompt_tokens"], d["output_tokens"]),
+                         ("workload_text", 2, 200, 20))
+        # Byte for byte `kvplan sim --json` (a file, a synthetic mix, a plan's pool,
+        # each engine's scheduler).
+        with tempfile.TemporaryDirectory() as tmp:
+            wl = os.path.join(tmp, "w.jsonl")
+            with open(wl, "w") as f:
+                f.write('{"arrival": 0, "prompt_len": 1000, "output_len": 200}\n' * 3)
+            cases = [({"model": "llama-3.2-1b", "blocks": 64, "block_size": 16,
+                       "synthetic": "requests=8,prompt=fixed:48,output=fixed:16,"
+                                    "shared_prefix=32:1,seed=1"},
+                      ["llama-3.2-1b", "--blocks", "64", "--block-size", "16", "--synthetic",
+                       "requests=8,prompt=fixed:48,output=fixed:16,shared_prefix=32:1,seed=1"]),
+                     ({"model": "llama-3.1-8b", "gpu": "h100", "max_model_len": 8192,
+                       "policy": "sglang", "workload": wl},
+                      ["llama-3.1-8b", "--gpu", "h100", "--max-model-len", "8192", "--policy",
+                       "sglang", "--workload", wl]),
+                     ({"model": "llama-3.1-8b", "kv_budget": "4GiB", "policy": "trtllm",
+                       "capacity_scheduler_policy": "MAX_UTILIZATION",
+                       "synthetic": "requests=50,prompt=uniform:100:2000,output=fixed:64,seed=3"},
+                      ["llama-3.1-8b", "--kv-budget", "4GiB", "--policy", "trtllm",
+                       "--capacity-scheduler-policy", "MAX_UTILIZATION", "--synthetic",
+                       "requests=50,prompt=uniform:100:2000,output=fixed:64,seed=3"])]
+            for request, args in cases:
+                rc, want = cli_json_text("sim", *args, "--no-timing", "--quiet")
+                self.assertEqual(rc, 0, args)
+                got = kvplan._call_text("sim", json.dumps(dict(request, no_timing=True)))
+                self.assertEqual(got + "\n", want, args)
+        # Bad input names the request's key; a refusal names the rule.
+        for opts, key in (({"blocks": 64}, "/workload"),
+                          ({"synthetic": "requests=1,prompt=fixed:8,output=fixed:8"}, "/gpu"),
+                          ({"synthetic": "requests=1,prompt=fixed:8,output=fixed:8",
+                            "kv_budget": "1GiB", "recurrent_slots": 4}, "/recurrent_slots"),
+                          ({"synthetic": "requests=1,prompt=fixed:8,output=fixed:8",
+                            "blocks": 64, "arrival_unit": "hours"}, "/arrival_unit")):
+            with self.assertRaises(kvplan.KvplanError) as ctx:
+                kvplan.sim("llama-3.2-1b", **opts)
+            self.assertEqual((ctx.exception.status, ctx.exception.key), ("KVP_INVALID_ARG", key),
+                             opts)
+        # TensorRT-LLM refuses what does not hold one max_seq_len sequence: a 1 MiB
+        # budget buys no block of Llama-3.1-8B (131,072 B per token x 32 tokens).
+        with self.assertRaises(kvplan.KvplanError) as ctx:
+            kvplan.sim("llama-3.1-8b", kv_budget="1MiB",
+                       synthetic="requests=1,prompt=fixed:8,output=fixed:8")
+        self.assertEqual(ctx.exception.status, "KVP_INFEASIBLE")
+
     def test_gpus(self):
         g = kvplan.gpus()
         self.assertEqual(json.dumps(g, indent=2) + "\n", cli_json_text("gpus", "--catalog")[1])

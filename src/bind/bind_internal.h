@@ -41,6 +41,12 @@ bool kvp__deploy_command(const char *command);
 kvp_status kvp__deploy_call(const char *command, const json_t *req, const kvp__json_call_opts *o,
                             char **out, kvp_error *err);
 
+/* A deployment the pipeline did not plan (r->status != KVP_OK) as an error:
+ * its message, and for a start-up rule's refusal the engine, the rule and
+ * its fix (deploy_call.c). Returns r->status. */
+struct kvp_deploy_result;
+kvp_status kvp__not_planned(const struct kvp_deploy_result *r, kvp_error *err);
+
 /* The request's model: "model" (a string, see catalog_only) or "config" (a
  * config.json object read by the model's reader under the name
  * "config.json"); each NULL when missing. *out: a model the caller only reads

@@ -26,6 +26,7 @@
 #include "kvplan/startup.h"
 #include "kvplan/sweep.h"
 #include "render_internal.h"
+#include "sim_call.h"
 #include "util.h"
 
 /* Fail naming request key `key` as a JSON pointer ("/gpu_mem": the table's
@@ -222,7 +223,11 @@ static kvp_status call_settings(call *c, unsigned command, const json_t *req,
     }
     kvp_error e;
     kvp_error_clear(&e);
-    if ((st = kvp_options_finish(c->opt, &e)) != KVP_OK) {
+    /* sim's flags are the simulator's own, whichever engine spells them
+     * (--max-model-len beside --max-batch-size), and --policy picks the
+     * scheduler replayed: `kvplan sim` reads the table unfinished, and so
+     * does this. */
+    if (command != KVP_COMMAND_SIM && (st = kvp_options_finish(c->opt, &e)) != KVP_OK) {
         const kvp_option *row = e.key[0] ? kvp_option_lookup(e.key, NULL) : NULL;
         return bad(err, st, row ? row->name : e.key[0] ? e.key : NULL, "%s", e.message);
     }
@@ -269,7 +274,7 @@ static kvp_status call_begin(call *c, unsigned command, const json_t *req,
 /* A deployment the pipeline did not plan: its message, and for a start-up
  * rule's refusal (docs/startup.md; the pipeline runs the rules) the engine and
  * the rule's fix. */
-static kvp_status not_planned(const kvp_deploy_result *r, kvp_error *err) {
+kvp_status kvp__not_planned(const kvp_deploy_result *r, kvp_error *err) {
     const kvp_deploy_startup *su = &r->startup;
     const kvp_check_row *row = su->first_refusal >= 0 ? &su->checks[su->first_refusal] : NULL;
     size_t n = row ? strlen(row->rule) : 0;
@@ -294,7 +299,7 @@ static kvp_status call_plan(const json_t *req, const kvp__json_call_opts *o, cha
      * not start (as `kvplan plan`). */
     bool figures = st == KVP_OK && r->point.engine == KVP_ENGINE_LLAMACPP &&
                    r->policy.pool_count > 0 && r->status == KVP_INFEASIBLE;
-    if (st == KVP_OK && r->status != KVP_OK && !figures) st = not_planned(r, err);
+    if (st == KVP_OK && r->status != KVP_OK && !figures) st = kvp__not_planned(r, err);
     /* The requests asked for (isl, max_new_tokens) refused, as `kvplan plan` does. */
     if (st == KVP_OK && r->status == KVP_OK && r->admission.status != KVP_OK)
         st = kvp__fail(err, r->admission.status, NULL, r->admission.key, "%s",
@@ -632,9 +637,84 @@ static kvp_status call_sweep(const json_t *req, const kvp__json_call_opts *o, ch
     return st;
 }
 
+/* ------------------------------------------------------------------- sim */
+
+/* sim's own keys: the workload and how its arrivals are read. */
+static kvp_status sim_take(void *ctx, const char *key, const json_t *v, kvp_error *err) {
+    kvp__sim_job *job = ctx;
+    if (!strcmp(key, "no_timing")) {
+        if (!json_is_boolean(v)) return bad(err, KVP_INVALID_ARG, key, "no_timing: expected true or false");
+        job->no_timing = json_is_true(v);
+        return KVP_OK;
+    }
+    if (!strcmp(key, "step_time")) {
+        double st = json_is_number(v) ? json_number_value(v) : 0.0;
+        if (!(st > 0 && st < 3600))
+            return bad(err, KVP_INVALID_ARG, key, "step_time: expected seconds in (0, 3600)");
+        job->wl.step_seconds = st;
+        return KVP_OK;
+    }
+    const char *s = json_string_value(v);
+    if (!s || !*s) return bad(err, KVP_INVALID_ARG, key, "%s: expected a non-empty string", key);
+    if (!strcmp(key, "arrival_unit")) {
+        if (!strcmp(s, "steps")) job->wl.arrival_unit = KVP_ARRIVAL_STEPS;
+        else if (!strcmp(s, "seconds")) job->wl.arrival_unit = KVP_ARRIVAL_SECONDS;
+        else return bad(err, KVP_INVALID_ARG, key, "arrival_unit: expected steps or seconds, found '%s'", s);
+    } else if (!strcmp(key, "workload")) {
+        job->workload_path = s;
+    } else if (!strcmp(key, "workload_text")) {
+        job->workload_text = s;
+        job->workload_len = json_string_length(v);
+    } else {
+        job->synthetic = s;
+    }
+    return KVP_OK;
+}
+
+/* `kvplan sim --json`: the option table's settings, the pool a plan gives (or
+ * --blocks), the replay and the document, by the steps the command runs
+ * (sim_call.c). A deployment the engine would not start is KVP_INFEASIBLE
+ * naming the rule, as "plan". */
+static kvp_status call_sim(const json_t *req, const kvp__json_call_opts *o, char **out,
+                           kvp_error *err) {
+    static const char *const own[] = {"workload", "workload_text", "synthetic", "arrival_unit",
+                                      "step_time", "no_timing", NULL};
+    kvp__sim_job job = kvp__sim_job_default();
+    kvp__sim_outcome res;
+    memset(&res, 0, sizeof res);
+    call c;
+    kvp_status st = call_settings(&c, KVP_COMMAND_SIM, req, o, own, sim_take, &job, err);
+    int sources = !!job.workload_path + !!job.workload_text + !!job.synthetic;
+    if (st == KVP_OK && sources != 1)
+        st = bad(err, KVP_INVALID_ARG, "workload",
+                 "sim needs exactly one of workload (a file), workload_text (JSON lines) and "
+                 "synthetic (a spec)");
+    /* kvplan serve: a request never makes kvplan open a file. */
+    if (st == KVP_OK && o->catalog_only && job.workload_path)
+        st = bad(err, KVP_INVALID_ARG, "workload",
+                 "workload: this server opens no file a request names; give workload_text");
+    if (st == KVP_OK) {
+        st = kvp__sim_settings(c.opt, &job, err);
+        if (st == KVP_OK) st = kvp__sim_check(c.opt, &job, err);
+        if (st != KVP_OK && err && err->key[0] == '-') {
+            kvp_error named = *err; /* the option as the request's key: "--blocks" as "/blocks" */
+            (void)bad(err, st, named.key, "%s", named.message);
+        }
+    }
+    if (st == KVP_OK) {
+        job.model_dir = c.opt->deployment.memory.model_dir;
+        st = kvp__sim_pool(&job, c.model, &res, err);
+    }
+    if (st == KVP_OK) st = kvp__sim_replay(&job, c.model, &res, NULL, NULL, err);
+    if (st == KVP_OK) st = kvp__sim_json_text(&job, c.model, &res, out, err);
+    kvp__sim_outcome_free(&res);
+    call_free(&c);
+    return st;
+}
+
 bool kvp__deploy_command(const char *command) {
     return !strcmp(command, "plan") || !strcmp(command, "fit") || !strcmp(command, "compare") ||
-           !strcmp(command, "sweep") || !strcmp(command, "check");
+           !strcmp(command, "sweep") || !strcmp(command, "check") || !strcmp(command, "sim");
 }
 
 kvp_status kvp__deploy_call(const char *command, const json_t *req, const kvp__json_call_opts *o,
@@ -643,5 +723,6 @@ kvp_status kvp__deploy_call(const char *command, const json_t *req, const kvp__j
     if (!strcmp(command, "fit")) return call_fit(req, o, out, err);
     if (!strcmp(command, "sweep")) return call_sweep(req, o, out, err);
     if (!strcmp(command, "check")) return call_check(req, o, out, err);
+    if (!strcmp(command, "sim")) return call_sim(req, o, out, err);
     return call_compare(req, o, out, err);
 }

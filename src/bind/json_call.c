@@ -15,7 +15,7 @@
 #include "kvplan/local.h"
 #include "util.h"
 
-const char *kvp_json_commands(void) { return "cost models gpus plan fit compare sweep check local why"; }
+const char *kvp_json_commands(void) { return "cost models gpus plan fit compare sweep check local why sim"; }
 
 void kvp_json_free(char *json) { kvp__free(NULL, json); }
 

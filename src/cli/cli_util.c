@@ -257,18 +257,7 @@ const char *kvp_cli_model_dir(const char *model, char *buf, size_t size) {
 }
 
 const char *kvp_cli_fmt_bytes(uint64_t bytes, char *buf, size_t size) {
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-    double v = (double)bytes;
-    int u = 0;
-    while (v >= 1024.0 && u < 5) {
-        v /= 1024.0;
-        u++;
-    }
-    if (u == 0)
-        snprintf(buf, size, "%llu B", (unsigned long long)bytes);
-    else
-        snprintf(buf, size, "%.2f %s", v, units[u]);
-    return buf;
+    return kvp__fmt_bytes(bytes, buf, size);
 }
 
 const char *kvp_cli_fmt_count(uint64_t n, char *buf, size_t size) {

@@ -168,3 +168,18 @@ const char *kvp__fmt_count(uint64_t n, char *buf, size_t size) {
     if (size) buf[o] = '\0';
     return buf;
 }
+
+const char *kvp__fmt_bytes(uint64_t bytes, char *buf, size_t size) {
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    double v = (double)bytes;
+    int u = 0;
+    while (v >= 1024.0 && u < 5) {
+        v /= 1024.0;
+        u++;
+    }
+    if (u == 0)
+        snprintf(buf, size, "%llu B", (unsigned long long)bytes);
+    else
+        snprintf(buf, size, "%.2f %s", v, units[u]);
+    return buf;
+}

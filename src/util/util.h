@@ -132,5 +132,8 @@ const char *kvp__model_dir(const char *model, char *buf, size_t size);
 
 /* n with thousands separators ("100,000") into buf; returns buf. */
 const char *kvp__fmt_count(uint64_t n, char *buf, size_t size);
+/* bytes in binary units with two decimals ("1.50 GiB"; "512 B" below 1 KiB)
+ * into buf; returns buf. */
+const char *kvp__fmt_bytes(uint64_t bytes, char *buf, size_t size);
 
 #endif

@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # `pip install .` from a clean copy of the repository, offline, exactly as the
 # README's Python section says (issue 30):
-#   python3 -m venv --system-site-packages .venv
-#   .venv/bin/pip install --no-build-isolation .
+#   python3 -m venv .venv && .venv/bin/pip install --no-build-isolation .
 # then, from another folder, with no KVPLAN_LIBRARY, PYTHONPATH or
 # LD_LIBRARY_PATH: `import kvplan` loads the libkvplan.so.0 that the build put
 # inside the installed package, and a cost and a plan give the hand-worked
 # values. PIP_NO_INDEX=1 makes any attempt to reach a package index fail.
 #
-# Why --system-site-packages: a venv of Debian 12's python3 gets pip 23.0.1
-# and setuptools 66.1.1 but not `wheel`, and setuptools < 70.1 builds wheels
-# with wheel's bdist_wheel ("error: invalid command 'bdist_wheel'"); the venv
-# sees Debian's python3-wheel through the system site-packages.
+# The venv is a plain one: Debian 12's gets pip 23.0.1 and setuptools 66.1.1
+# but not `wheel`, which setuptools < 70.1 needs to build a wheel; the build
+# backend (python/backend/kvplan_build_backend.py) finds Debian's
+# python3-wheel then. A second install into a --system-site-packages venv
+# (where `wheel` is importable, and the shim does nothing) checks the other
+# road.
 # The Python is Debian's /usr/bin/python3 when there is one (the README's
 # `python3` on Debian 12), else python3 on PATH.
 # $1 = source tree, $2 = the compiler launcher of the calling build (ccache or
@@ -41,9 +42,13 @@ if [ -n "$launcher" ]; then
   # ccache hits from the calling build: paths under the copy are hashed relative.
   export CMAKE_C_COMPILER_LAUNCHER=$launcher CCACHE_BASEDIR=$tmp/repo
 fi
-if ! (cd "$tmp/repo" && "$py" -m venv --system-site-packages .venv &&
-      .venv/bin/pip install --no-build-isolation .) >"$tmp/pip.log" 2>&1; then
+if ! (cd "$tmp/repo" && "$py" -m venv .venv && .venv/bin/pip install --no-build-isolation .) \
+     >"$tmp/pip.log" 2>&1; then
   echo "FAIL: pip install --no-build-isolation . in a fresh venv:"; tail -n 30 "$tmp/pip.log"; exit 1
+fi
+# The venv really lacks `wheel` (else the line above proved nothing about the shim).
+if "$tmp/repo/.venv/bin/python" -c 'import wheel' 2>/dev/null; then
+  echo "FAIL: the fresh venv imports wheel: the shim's road is not tested"; fail=1
 fi
 
 # From elsewhere: the installed package, not python/ of the copy.
@@ -70,5 +75,15 @@ fi
 so=$(find "$tmp/repo/.venv" -path '*/site-packages/kvplan/libkvplan.so.0')
 [ -n "$so" ] && [ -f "$so" ] && [ ! -L "$so" ] ||
   { echo "FAIL: no libkvplan.so.0 file inside the installed package"; fail=1; }
+# The other road: a venv that sees Debian's wheel itself (the shim does nothing);
+# the library is built already (build-python/ in the copy), so this is quick.
+if ! (cd "$tmp/repo" && "$py" -m venv --system-site-packages .venv2 &&
+      .venv2/bin/pip install --no-build-isolation .) >"$tmp/pip2.log" 2>&1; then
+  echo "FAIL: pip install in a --system-site-packages venv:"; tail -n 30 "$tmp/pip2.log"; fail=1
+elif ! out2=$(cd "$tmp/elsewhere" && "$tmp/repo/.venv2/bin/python" -c '
+import kvplan; print(kvplan.cost("llama-3.1-8b", tp=2, kv_dtype="fp8")["bytes_per_token"])' 2>&1) ||
+     [ "$out2" != 32768 ]; then
+  echo "FAIL: kvplan from the --system-site-packages venv printed '$out2', expected 32768"; fail=1
+fi
 [ $fail = 0 ] && echo "ok: pip install --no-build-isolation . in a fresh venv, offline; import kvplan: $out"
 exit $fail
