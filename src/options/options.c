@@ -811,6 +811,20 @@ kvp_status kvp_options_finish(kvp_options *o, kvp_error *err) {
                    "give one", o->typed[O_MAX_SEQ_LEN], o->typed[O_CTX_SIZE], o->typed[O_CTX_SIZE],
                    o->typed[O_MAX_SEQ_LEN]);
 
+    /* SGLang: --max-num-batched-tokens is its chunked_prefill_size (the chunk of
+     * one prefill forward, ServerArgs): the two flags are one setting, so two
+     * different values contradict each other (the same value twice is one
+     * statement). */
+    if (eng == KVP_ENGINE_SGLANG && o->given[O_CHUNKED_PREFILL_SIZE] &&
+        o->given[O_MAX_NUM_BATCHED_TOKENS] &&
+        (d->policy.chunked_prefill_size < 0 ||
+         (uint64_t)d->policy.chunked_prefill_size != d->policy.max_num_batched_tokens))
+        return bad(err, o->typed[O_MAX_NUM_BATCHED_TOKENS],
+                   "%s contradicts %s: under SGLang both are chunked_prefill_size (%lld and "
+                   "%llu); give one", o->typed[O_MAX_NUM_BATCHED_TOKENS],
+                   o->typed[O_CHUNKED_PREFILL_SIZE], (long long)d->policy.chunked_prefill_size,
+                   (unsigned long long)d->policy.max_num_batched_tokens);
+
     /* The weights format (--quantization) the memory estimate reads. */
     d->memory.quantization = o->startup.quantization[0] ? o->startup.quantization : NULL;
     /* The start-up settings see the same deployment. */

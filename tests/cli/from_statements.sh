@@ -76,6 +76,19 @@ done
 run plan llama-3.1-8b --gpu h100 --policy sglang --chunked-prefill-size 0
 [ "$rc" = 2 ] && grep -qxF "kvplan: --chunked-prefill-size: 0 is not a chunk of 1 to 4294967296 tokens, or -1" "$tmp/err" ||
     fail "--chunked-prefill-size 0: exit $rc: $(cat "$tmp/err")"
+# SGLang: --max-num-batched-tokens is its chunked_prefill_size, one setting: the same
+# value twice is one statement (and the 32768 chunk's 0.381 above); two values, or a
+# chunk beside no chunking (-1), contradict each other, both flags named.
+"$K" plan llama-3.1-8b --gpu h100 --policy sglang --chunked-prefill-size 32768 \
+    --max-num-batched-tokens 32768 --explain >"$tmp/out" 2>&1 &&
+    grep -qF "budget = avail_after_load - avail_before_load * (1 - 0.381)" "$tmp/out" ||
+    fail "the same chunk twice is not one statement: $(grep avail_before "$tmp/out")"
+for c in "4096 8192" "-1 4096"; do
+    set -- $c
+    run plan llama-3.1-8b --gpu h100 --policy sglang --chunked-prefill-size "$1" --max-num-batched-tokens "$2"
+    [ "$rc" = 2 ] && grep -qxF "kvplan: --max-num-batched-tokens contradicts --chunked-prefill-size: under SGLang both are chunked_prefill_size ($1 and $2); give one" "$tmp/err" ||
+        fail "--chunked-prefill-size $1 --max-num-batched-tokens $2: exit $rc: $(cat "$tmp/err")"
+done
 # SGLang --attention-backend flashmla: DeepSeek-V3 (MLA) runs 64-token pages (page 1
 # otherwise): the pool is a multiple of 64.
 run plan deepseek-v3 --gpu h200 --tp 8 --policy sglang --attention-backend flashmla
