@@ -17,23 +17,6 @@
 #include "json_call_opts.h"
 #include "render_internal.h" /* KVP__JSON_FLAGS, the envelope */
 
-/* Notes a reader of a cost should know (dtype assumed, replicated heads,
- * replicated MLA latent): static strings into w[0..max), returns the count. */
-size_t kvp__cost_warnings(const kvp_model *m, const kvp_cost *c, const char **w, size_t max);
-
-/* `kvplan cost --json` of cost `c` of model `m` under settings `s` (with the
- * per-layer table when `layers`). *out: malloc'd text, freed with free(). */
-kvp_status kvp__cost_json_text(const kvp_model *m, const kvp_cost_settings *s, const kvp_cost *c,
-                               bool layers, char **out, kvp_error *err);
-
-/* Does catalogue name / HF id match `filter` (NULL or "" matches all;
- * case-insensitive substring of either)? */
-bool kvp__models_match(const char *filter, const char *name, const char *hf_id);
-
-/* `kvplan models [FILTER] --json`: entries, then aliases (with "alias_of").
- * *matched = how many matched. *out: malloc'd text, freed with free(). */
-kvp_status kvp__models_json_text(const char *filter, char **out, size_t *matched, kvp_error *err);
-
 /* kvp_json_call's commands over a deployment ("plan", "fit", "compare";
  * deploy_call.c): is `command` one, and answer `req` (an object). *out:
  * malloc'd text, freed with free(). */
@@ -57,15 +40,6 @@ kvp_status kvp__request_model(const json_t *model, const json_t *config,
                               const kvp__json_call_opts *o, kvp_model **out, kvp_error *err);
 /* Give back a model of kvp__request_model (NULL: nothing). */
 void kvp__request_model_release(kvp_model *m);
-
-/* One GPU as `kvplan gpus --json` writes it (free_bytes only when `live`);
- * a new reference. */
-json_t *kvp__gpu_json(const kvp_gpu_info *g, bool live);
-
-/* `kvplan gpus --catalog --json`: {"gpus": [...]}, the user's catalogue file
- * `catalog_path` first (NULL: the embedded one only). *out: malloc'd text,
- * freed with free(). */
-kvp_status kvp__gpus_catalog_json_text(const char *catalog_path, char **out, kvp_error *err);
 
 /* `kvplan why` (why_call.c): a log read by src/logs/ set beside the plans of
  * its deployment. */

@@ -706,7 +706,7 @@ static kvp_status call_sim(const json_t *req, const kvp__json_call_opts *o, char
         st = kvp__sim_pool(&job, c.model, &res, err);
     }
     if (st == KVP_OK) st = kvp__sim_replay(&job, c.model, &res, NULL, NULL, err);
-    if (st == KVP_OK) st = kvp__sim_json_text(&job, c.model, &res, out, err);
+    if (st == KVP_OK) st = kvp__sim_json_document(&job, c.model, &res, out, err);
     kvp__sim_outcome_free(&res);
     call_free(&c);
     return st;

@@ -2,7 +2,6 @@
  * from the option table, the pool a plan gives, the replay, the document. The
  * command and kvp_json_call("sim") both run these, so Python's kvplan.sim()
  * answers what `kvplan sim --json` prints, byte for byte. */
-#include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -295,85 +294,15 @@ kvp_status kvp__sim_replay(const kvp__sim_job *job, const kvp_model *m, kvp__sim
     return KVP_OK;
 }
 
-const char *kvp__sim_limit_name(const kvp_sim_result *r) {
-    if (!r->waiting_steps) return "nothing";
-    if (r->cap_bound_steps >= r->kv_bound_steps && r->cap_bound_steps >= r->budget_bound_steps)
-        return "max_batch_size";
-    return r->kv_bound_steps >= r->budget_bound_steps ? "kv_cache" : "max_num_tokens";
-}
-
-static json_t *juint(uint64_t v) { return json_integer((json_int_t)v); }
-
-static const char *workload_name(const kvp__sim_job *job) {
-    if (job->workload_path) return job->workload_path;
-    if (job->workload_text) return "workload_text";
-    return job->synthetic ? job->synthetic : "";
-}
-
-static json_t *pools_json(const kvp_pool_config *pc) {
-    json_t *pools = json_array();
-    for (uint32_t k = 0; pools && k < pc->pool_count; k++) {
-        const kvp_pool_spec *p = &pc->pools[k];
-        json_t *e = json_object();
-        json_object_set_new(e, "kind", json_string(kvp_cache_kind_name(p->kind)));
-        json_object_set_new(e, "blocks", juint(p->blocks));
-        json_object_set_new(e, "tokens_per_block",
-                            p->kind == KVP_CACHE_RECURRENT ? json_null() : juint(p->tokens_per_block));
-        json_object_set_new(e, "window_tokens", p->window_tokens ? juint(p->window_tokens) : json_null());
-        json_object_set_new(e, "page_bytes", juint(p->page_bytes));
-        json_array_append_new(pools, e);
-    }
-    return pools;
-}
-
-kvp_status kvp__sim_json_text(const kvp__sim_job *job, const kvp_model *m,
-                              const kvp__sim_outcome *o, char **out, kvp_error *err) {
-    const kvp_sim_result *r = &o->result;
-    json_t *j = kvp__json_document();
-    if (!j) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
-    json_object_set_new(j, "model", json_string(kvp_model_name(m)));
-    json_object_set_new(j, "workload", json_string(workload_name(job)));
-    json_object_set_new(j, "pools", pools_json(&o->pool));
-    json_object_set_new(j, "max_model_len", juint(job->max_model_len));
-    json_object_set_new(j, "max_batch_size", juint(job->max_batch));
-    json_object_set_new(j, "max_num_tokens", juint(job->max_tokens));
-    json_object_set_new(j, "chunked_prefill", json_boolean(!job->no_chunked));
-    json_object_set_new(j, "prefix_reuse", json_boolean(!job->no_reuse));
-    json_object_set_new(j, "policy", json_string(kvp_sim_policy_name(job->policy)));
-    json_object_set_new(j, "max_new_tokens",
-                        job->max_new_tokens ? juint(job->max_new_tokens) : json_null());
-    json_object_set_new(j, "requests", juint(r->requests));
-    json_object_set_new(j, "finished", juint(r->finished));
-    json_object_set_new(j, "rejected_too_long", juint(r->rejected_too_long));
-    json_object_set_new(j, "rejected_never_fit", juint(r->rejected_never_fit));
-    json_object_set_new(j, "steps", juint(r->steps));
-    json_object_set_new(j, "peak_running", juint(r->peak_running));
-    json_object_set_new(j, "mean_running", json_real(r->mean_running));
-    json_object_set_new(j, "promised_max_sequences", juint(r->promised_max_sequences));
-    json_object_set_new(j, "preemptions", juint(r->preemptions));
-    json_object_set_new(j, "waiting_steps", juint(r->waiting_steps));
-    json_object_set_new(j, "cap_bound_steps", juint(r->cap_bound_steps));
-    json_object_set_new(j, "budget_bound_steps", juint(r->budget_bound_steps));
-    json_object_set_new(j, "kv_bound_steps", juint(r->kv_bound_steps));
-    json_object_set_new(j, "limited_by", json_string(kvp__sim_limit_name(r)));
-    json_object_set_new(j, "prefix_hit_rate", json_real(r->prefix_hit_rate));
-    json_object_set_new(j, "prefix_hit_tokens", juint(r->prefix_hit_tokens));
-    json_object_set_new(j, "prefix_query_tokens", juint(r->prefix_query_tokens));
-    json_object_set_new(j, "peak_blocks_used", juint(r->peak_blocks_used));
-    json_object_set_new(j, "total_blocks", juint(r->total_blocks));
-    json_object_set_new(j, "prompt_tokens", juint(r->prompt_tokens));
-    json_object_set_new(j, "output_tokens", juint(r->output_tokens));
-    json_object_set_new(j, "computed_tokens", juint(r->computed_tokens));
-    json_t *u = json_array();
-    for (uint32_t i = 0; u && i < r->samples; i++) json_array_append_new(u, json_real(r->utilization[i]));
-    json_object_set_new(j, "utilization", u);
-    json_object_set_new(j, "utilization_stride_steps", juint(r->sample_stride_steps));
-    json_object_set_new(j, "elapsed_seconds", json_real(job->no_timing ? 0.0 : r->elapsed_seconds));
-    json_object_set_new(j, "steps_per_second", json_real(job->no_timing ? 0.0 : r->steps_per_second));
-    json_t *warn = json_array();
-    for (size_t i = 0; warn && i < kvp_workload_warning_count(o->workload); i++)
-        json_array_append_new(warn, json_string(kvp_workload_warning(o->workload, i)));
-    json_object_set_new(j, "warnings", warn);
-    return kvp__json_finish(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10), out,
-                            err);
+kvp_status kvp__sim_json_document(const kvp__sim_job *job, const kvp_model *m,
+                                  const kvp__sim_outcome *o, char **out, kvp_error *err) {
+    kvp__sim_doc d = {kvp_model_name(m),
+                      job->workload_path   ? job->workload_path
+                      : job->workload_text ? "workload_text"
+                      : job->synthetic     ? job->synthetic
+                                           : "",
+                      &o->pool, job->max_model_len, job->max_new_tokens, job->max_batch,
+                      job->max_tokens, !job->no_chunked, !job->no_reuse, job->no_timing,
+                      job->policy, &o->result, o->workload};
+    return kvp__sim_json_text(&d, out, err);
 }

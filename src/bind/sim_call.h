@@ -78,12 +78,9 @@ kvp_status kvp__sim_pool(kvp__sim_job *job, const kvp_model *m, kvp__sim_outcome
 kvp_status kvp__sim_replay(const kvp__sim_job *job, const kvp_model *m, kvp__sim_outcome *out,
                            kvp_sim_progress_fn progress, void *progress_ctx, kvp_error *err);
 
-/* What kept waiting requests out in most of the steps they waited:
- * "nothing", "max_batch_size", "kv_cache" or "max_num_tokens". */
-const char *kvp__sim_limit_name(const kvp_sim_result *r);
-
-/* `kvplan sim --json`. *out: malloc'd, freed with free() / kvp_json_free. */
-kvp_status kvp__sim_json_text(const kvp__sim_job *job, const kvp_model *m,
-                              const kvp__sim_outcome *o, char **out, kvp_error *err);
+/* `kvplan sim --json` of this job and its outcome (report room's
+ * kvp__sim_json_text). *out: malloc'd, freed with free() / kvp_json_free. */
+kvp_status kvp__sim_json_document(const kvp__sim_job *job, const kvp_model *m,
+                                  const kvp__sim_outcome *o, char **out, kvp_error *err);
 
 #endif

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bind_internal.h"
+#include "render_internal.h" /* the document, shared with kvp_json_call */
 #include "cli.h"
 
 static void usage(FILE *out) {

@@ -4,9 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bind_internal.h" /* the GPU JSON, shared with kvp_json_call */
 #include "cli.h"
-#include "render_internal.h" /* kvp__json_document: the envelope */
+#include "render_internal.h" /* the GPU JSON (shared with kvp_json_call), the envelope */
 
 static const char *const k_usage =
     "usage: kvplan gpus [--catalog] [--json]\n"

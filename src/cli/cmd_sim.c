@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "render_internal.h" /* kvp__sim_limit_name */
 #include "sim_call.h"
 #include "cli_options.h"
 #include "progress.h"
@@ -297,7 +298,7 @@ int kvp_cmd_sim(int argc, char **argv) {
         kvp_cli_warn("%s", kvp_workload_warning(res.workload, i));
     if (o.json) {
         char *text = NULL;
-        if (kvp__sim_json_text(&job, m, &res, &text, &err) != KVP_OK) {
+        if (kvp__sim_json_document(&job, m, &res, &text, &err) != KVP_OK) {
             exit_code = kvp_cli_report_error(&err, true);
             goto out;
         }

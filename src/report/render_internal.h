@@ -1,7 +1,7 @@
-/* render_internal.h — the pieces of kvplan's JSON documents (kvplan/render.h)
- * for the rooms that build documents of their own (bind: cost, models; the
- * CLI's commands not rendered here yet): the envelope every document starts
- * with, the integer rule, and the one text layout. */
+/* render_internal.h — kvplan's JSON documents that kvplan/render.h does not
+ * publish (cost, models, gpus, check, local, sim), for the CLI's `--json` and
+ * kvp_json_call alike, and the pieces every document shares: the envelope, the
+ * integer rule, and the one text layout. */
 #ifndef KVP_RENDER_INTERNAL_H
 #define KVP_RENDER_INTERNAL_H
 
@@ -9,10 +9,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kvplan/cost.h"
 #include "kvplan/deploy.h"
 #include "kvplan/error.h"
+#include "kvplan/gpu.h"
+#include "kvplan/model.h"
+#include "kvplan/pool.h"
 #include "kvplan/render.h"
 #include "kvplan/report.h"
+#include "kvplan/sim.h"
 #include "respell.h"
 
 /* How every kvplan JSON document is laid out: 2-space indent, keys in the
@@ -102,5 +107,51 @@ bool kvp__estimated_note(const kvp_deploy_result *r, char *buf, size_t n);
 kvp_status kvp__html_plan_page(const char *path, const char *title, const kvp_report_text *svg,
                                size_t cols, const char *const *header, size_t rows,
                                const char *const *cells, const char *text_report, kvp_error *err);
+
+/* Notes a reader of a cost should know (dtype assumed, replicated heads,
+ * replicated MLA latent): static strings into w[0..max), returns the count. */
+size_t kvp__cost_warnings(const kvp_model *m, const kvp_cost *c, const char **w, size_t max);
+
+/* `kvplan cost --json` of cost `c` of model `m` under settings `s` (with the
+ * per-layer table when `layers`). *out: malloc'd text, freed with free(). */
+kvp_status kvp__cost_json_text(const kvp_model *m, const kvp_cost_settings *s, const kvp_cost *c,
+                               bool layers, char **out, kvp_error *err);
+
+/* Does catalogue name / HF id match `filter` (NULL or "" matches all;
+ * case-insensitive substring of either)? */
+bool kvp__models_match(const char *filter, const char *name, const char *hf_id);
+
+/* `kvplan models [FILTER] --json`: entries, then aliases (with "alias_of").
+ * *matched = how many matched. *out: malloc'd text, freed with free(). */
+kvp_status kvp__models_json_text(const char *filter, char **out, size_t *matched, kvp_error *err);
+
+/* One GPU as `kvplan gpus --json` writes it (free_bytes only when `live`);
+ * a new reference. */
+json_t *kvp__gpu_json(const kvp_gpu_info *g, bool live);
+
+/* `kvplan gpus --catalog --json`: {"gpus": [...]}, the user's catalogue file
+ * `catalog_path` first (NULL: the embedded one only). *out: malloc'd text,
+ * freed with free(). */
+kvp_status kvp__gpus_catalog_json_text(const char *catalog_path, char **out, kvp_error *err);
+
+/* `kvplan sim --json` (json_sim.c; kvp_json_call "sim" too): what was
+ * replayed and what it gave. */
+typedef struct kvp__sim_doc {
+    const char *model;               /* the model's name */
+    const char *workload;            /* the file, "workload_text", or the synthetic spec */
+    const kvp_pool_config *pool;     /* the pools replayed over */
+    uint64_t max_model_len, max_new_tokens; /* max_new_tokens 0: the servers' default */
+    uint32_t max_batch, max_tokens;
+    bool chunked_prefill, prefix_reuse;
+    bool no_timing;                  /* wall-clock figures written as 0 */
+    kvp_sim_policy policy;
+    const kvp_sim_result *result;
+    const kvp_workload *read;        /* its warnings */
+} kvp__sim_doc;
+/* What kept waiting requests out in most of the steps they waited:
+ * "nothing", "max_batch_size", "kv_cache" or "max_num_tokens". */
+const char *kvp__sim_limit_name(const kvp_sim_result *r);
+/* *out: malloc'd text, freed with free() / kvp_json_free. */
+kvp_status kvp__sim_json_text(const kvp__sim_doc *d, char **out, kvp_error *err);
 
 #endif

@@ -17,7 +17,7 @@
 #include "serve.h"
 
 #define JSON_TYPE "application/json"
-/* Laid out as every kvplan JSON document (bind_internal.h: KVP__JSON_FLAGS). */
+/* Laid out as every kvplan JSON document (render_internal.h: KVP__JSON_FLAGS). */
 #define SERVE_JSON_FLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER)
 
 static void set_static(kvp__serve_reply *r, unsigned status, const char *type, const char *body,

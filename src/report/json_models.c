@@ -1,10 +1,10 @@
-/* models_json.c — the catalogue as JSON (`kvplan models [FILTER] --json`,
+/* json_models.c — the catalogue as JSON (`kvplan models [FILTER] --json`,
  * kvp_json_call("models")): [{"name", "hf_id"}, ...] then the aliases with
  * "alias_of". */
 #include <jansson.h>
 #include <string.h>
 
-#include "bind_internal.h"
+#include "render_internal.h"
 #include "json_error.h"
 #include "util.h"
 

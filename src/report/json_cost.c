@@ -1,9 +1,9 @@
-/* cost_json.c — the JSON document of a cost (`kvplan cost --json`,
+/* json_cost.c — the JSON document of a cost (`kvplan cost --json`,
  * kvp_json_call("cost")). Fields: README "JSON (kvplan cost --json)". */
 #include <jansson.h>
 #include <stdlib.h>
 
-#include "bind_internal.h"
+#include "render_internal.h"
 #include "json_error.h"
 #include "util.h"
 

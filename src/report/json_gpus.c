@@ -1,9 +1,8 @@
-/* gpus_json.c — GPUs as JSON (`kvplan gpus [--catalog] --json`,
+/* json_gpus.c — GPUs as JSON (`kvplan gpus [--catalog] --json`,
  * kvp_json_call("gpus")). Fields: docs/gpus.md. */
 #include <jansson.h>
 #include <stdlib.h>
 
-#include "bind_internal.h"
 #include "json_error.h"
 #include "render_internal.h"
 #include "util.h"
