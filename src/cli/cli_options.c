@@ -180,7 +180,7 @@ void kvp_cli_table_usage(FILE *out, unsigned command, unsigned engines) {
          * help lists dashed names only. */
         for (size_t k = 0; k < KVP_OPTION_SPELLINGS_MAX && r->spellings[k].name && h < sizeof head; k++)
             if (!strchr(r->spellings[k].name, '_')) h += (size_t)snprintf(head + h, sizeof head - h, ", %s", r->spellings[k].name);
-        if (h <= 29)
+        if (h <= 28) /* a space between the name and its help */
             fprintf(out, "  %-29s%s\n", head, r->help);
         else
             fprintf(out, "  %s\n  %-29s%s\n", head, "", r->help);

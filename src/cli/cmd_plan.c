@@ -32,62 +32,32 @@
 #define GIB 1073741824.0
 #define DEFAULT_CUDA_GRAPH_BS 128u
 
-static void usage(FILE *out) {
-    fputs(
-        "usage: kvplan plan MODEL [options]\n"
-        "  MODEL                        config.json, a folder holding one, or a catalogue name\n"
-        "memory of one GPU (rank):\n"
-        "  --gpu NAME                   a GPU from the catalogue (exact usable bytes)\n"
-        "  --gpu-mem BYTES              device memory, e.g. 80GiB\n"
-        "  --probe [--device N]         plan against the live memory of GPU N (default 0)\n"
-        "  --gpus N                     GPUs per node (TP x PP must fit)\n"
-        "  --from \"ENGINE COMMAND\"       take policy and options from a vllm serve / sglang /\n"
-        "                               llama-server / trtllm-serve command line\n"
-        "  --svg FILE, --html FILE      also write the memory bar (SVG) / a self-contained page\n"
-        "  --local NAME                 model-local KV caches to report (kvplan local --list);\n"
-        "                               with --async-chunk, --streaming, --enforce-eager\n"
-        "  --weights BYTES              measured weights on this rank\n"
-        "  --peak BYTES                 measured allocator peak of the profiling pass\n"
-        "                               (weights + activations; the seed's torch peak)\n"
-        "  --activation-peak BYTES      the same peak without the weights (instead of --peak)\n"
-        "  --non-torch BYTES            measured memory outside the allocator (NCCL, CUDA\n"
-        "                               graphs, context)\n"
-        "  --cuda-graph BYTES           measured CUDA-graph memory, when apart from --non-torch\n"
-        "  --free-mem BYTES             free device memory now (what is held counts as non-torch)\n"
-        "  --estimation-kv BYTES        temporary KV cache of the profiling pass (added back)\n"
-        "  --kv-budget BYTES            plan from a KV budget (after the fraction) directly\n"
-        "  (terms not measured are estimated from the config and said so)\n"
-        "KV cache config (TensorRT-LLM names):\n"
-        "  --free-gpu-memory-fraction F (default 0.9)\n"
-        "  --max-tokens N  --max-gpu-total-bytes BYTES  --host-cache-size BYTES\n"
-        "  --tokens-per-block N (32)  --enable-block-reuse\n"
-        "  --max-attention-window W[,W...]   per-layer window pattern\n"
-        "  --kv-manager auto|v1|v2      use_kv_cache_manager_v2 (auto: v2 for hybrid models)\n"
-        "  --cross-kv-cache-fraction F  encoder-decoder models (required there)\n"
-        "deployment:\n"
-        "  --tp N  --pp N  --attention-dp  --kv-dtype auto|fp16|bf16|fp8|nvfp4\n"
-        "  --max-batch-size N (2048)  --max-num-tokens N (8192)  --max-beam-width N (1)\n"
-        "  --max-seq-len N (model)  --seq-len N (default --max-seq-len)\n"
-        "  --cuda-graph-batch-size N    largest CUDA graph batch (128; 0 = no graphs)\n"
-        "  --cuda-graph-batch-sizes N,N,...  the capture list (start-up memory, docs/memory.md);\n"
-        "                               vLLM / SGLang: --cuda-graph-max-bs N\n"
-        "requests admitted (docs/admission.md):\n"
-        "  --isl N  --osl N             prompt and output tokens of each request\n"
-        "  --max-new-tokens N           each request's max_new_tokens (default max_seq_len - prompt)\n"
-        "  --capacity-scheduler-policy GUARANTEED_NO_EVICT|MAX_UTILIZATION\n"
-        "  --draft MODEL  --spec-mode eagle3|mtp|two-model|draft-target|dflash|dspark\n"
-        "  --max-draft-len N  --num-draft-layers N  --separate-draft-kv\n"
-        "  --policy trtllm              engine policy (others: see --policy help)\n"
-        "output:\n"
-        "  --explain                    formula and inputs behind every number\n"
-        "  --json                       machine-readable plan\n",
-        out);
-    kvp_cli_plan_seed_usage(out);
-#ifdef KVP_HAVE_PLAN_POLICY
-    fputs("\n", out);
-    kvp_cli_plan_policy_usage(out); /* the engine policies and their spellings */
-#endif
+/* The command's own flags, then every row of the option table that `plan`
+ * takes (kvp_cli_table_usage): the help cannot miss an option the table has,
+ * nor list one it lacks (test_options_help; the man page prints this). */
+void kvp_cli_plan_usage(FILE *out) {
+    fputs("usage: kvplan plan MODEL [options]\n"
+          "Plans the KV cache of one GPU (rank) under an engine's rules, --policy\n"
+          "vllm|sglang|trtllm|llamacpp (default trtllm, or the engine whose own flags are\n"
+          "used): the figures its start-up log would show, and why (docs/policies.md).\n"
+          "  MODEL                        a catalogue name, a config.json or a folder holding\n"
+          "                               one, a .gguf file, or a geometry JSON ({\"arch\": ...})\n"
+          "this command:\n"
+          "  --from \"ENGINE COMMAND\"      take policy and options from a vllm serve / sglang /\n"
+          "                               llama-server / trtllm-serve command line\n"
+          "  --geometry FILE              build the model from a GGUF-style geometry JSON\n"
+          "  --local NAME                 model-local KV caches to report (kvplan local --list);\n"
+          "                               with --async-chunk, --streaming, --enforce-eager\n"
+          "  --explain                    formula and inputs behind every number\n"
+          "  --json                       machine-readable plan\n"
+          "  --svg FILE, --html FILE      also write the memory bar (SVG) / a self-contained page\n"
+          "deployment settings (the option table, docs/options.md; a start-up refusal exits 1\n"
+          "with its rule; memory terms not measured are estimated from the config, and said):\n",
+          out);
+    kvp_cli_table_usage(out, KVP_COMMAND_PLAN, KVP_OPTION_ENGINES_ALL);
 }
+
+static void usage(FILE *out) { kvp_cli_plan_usage(out); }
 
 /* ----------------------------------------------------------------- options */
 

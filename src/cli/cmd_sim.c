@@ -17,50 +17,35 @@
 #include "kvplan/sim.h"
 #include "util.h"
 
+/* The command's own flags, then every row of the option table that `sim`
+ * takes (kvp_cli_table_usage), so the help lists exactly what is read. */
 static void usage(FILE *out) {
     fputs("usage: kvplan sim MODEL (--gpu NAME | --gpu-mem BYTES | --kv-budget BYTES |\n"
           "                         --blocks N) (--workload FILE | --synthetic SPEC) [options]\n"
+          "Replays a workload through continuous batching over the pool `kvplan plan` sizes\n"
+          "(TensorRT-LLM's creator; --blocks N bypasses the plan) under one engine's\n"
+          "admission and preemption: --policy vllm (default; recompute the newest), sglang\n"
+          "(decode reserve, retraction) or trtllm (reservation to completion; with\n"
+          "--capacity-scheduler-policy MAX_UTILIZATION, pausing).\n"
           "  MODEL                  config.json, a folder holding one, or a catalogue name\n"
-          "the pool, as `kvplan plan` sizes it (TensorRT-LLM's creator) from:\n"
-          "  --gpu NAME             a GPU from the catalogue (memory terms estimated)\n"
-          "  --gpu-mem BYTES        device memory (\"80GiB\")\n"
-          "  --kv-budget BYTES      the KV budget directly (after the fraction)\n"
-          "  --free-gpu-memory-fraction F   (default 0.9)\n"
-          "  --cross-kv-cache-fraction F    encoder-decoder models: the cross pool's share\n"
-          "or, bypassing the plan:\n"
-          "  --blocks N             N blocks in every block pool (recurrent pools get\n"
-          "                         --recurrent-slots state slots)\n"
-          "the workload:\n"
+          "this command:\n"
           "  --workload FILE        JSON lines: {\"arrival\": 0, \"prompt_len\": 1000,\n"
           "                         \"output_len\": 200, \"prefix_id\": \"sys\", \"prefix_len\": 512}\n"
           "  --synthetic SPEC       requests=N,prompt=DIST,output=DIST[,shared_prefix=LEN:FRAC]\n"
           "                         [,prefixes=K][,rate=R][,seed=S]; DIST = fixed:N,\n"
           "                         uniform:A:B or lognormal:MEAN:SIGMA\n"
-          "  --tp N, --pp N         parallelism of the costed rank (default 1)\n"
-          "  --kv-dtype T           auto|fp32|fp16|bf16|fp8|int8|nvfp4 (default auto)\n"
-          "  --block-size N         tokens per block (default 32; alias --tokens-per-block)\n"
-          "  --max-model-len N      longest sequence (default: the model's max positions)\n"
-          "  --max-batch-size N     running requests at most (default 256)\n"
-          "  --max-num-tokens N     tokens per step (default 8192)\n"
-          "  --recurrent-slots N    with --blocks: state slots per recurrent pool (default:\n"
-          "                         batch size, twice that with prefix reuse for snapshots)\n"
-          "  --no-chunked-prefill   schedule each prompt whole\n"
-          "  --policy ENGINE        admission and preemption to replay: vllm (default;\n"
-          "                         recompute the newest), sglang (decode reserve,\n"
-          "                         retraction) or trtllm (reservation to completion)\n"
-          "  --capacity-scheduler-policy P  trtllm: GUARANTEED_NO_EVICT (default) or\n"
-          "                         MAX_UTILIZATION\n"
-          "  --max-new-tokens N     each request's max_new_tokens (outputs cut there; default\n"
-          "                         max_model_len - prompt, the OpenAI servers' default)\n"
-          "  --no-prefix-reuse      no prefix caching\n"
           "  --arrival-unit U       steps|seconds: unit of \"arrival\" (default steps)\n"
           "  --step-time S          seconds per step for --arrival-unit seconds (default 0.02)\n"
           "  --no-timing            leave out wall-clock figures (reproducible output)\n"
           "  --quiet                no progress line on stderr (shown on a terminal after 1 s)\n"
           "  --json                 machine-readable output\n"
           "  --svg FILE             chart of utilization and running requests per step\n"
-          "                         (written to a temporary file, then renamed)\n",
+          "                         (written to a temporary file, then renamed)\n"
+          "the pool and the scheduler (the option table, docs/options.md; defaults: block 32,\n"
+          "batch 256, 8192 tokens per step, max_model_len the model's, chunked prefill and\n"
+          "prefix reuse on, max_new_tokens = max_model_len - prompt):\n",
           out);
+    kvp_cli_table_usage(out, KVP_COMMAND_SIM, KVP_OPTION_ENGINES_ALL);
 }
 
 /* The progress line (progress.h): on a terminal, after a second, not with --quiet. */

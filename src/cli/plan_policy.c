@@ -40,46 +40,6 @@ static int unknown_option(const char *arg) {
     return kvp_cli_table_unknown(arg, KVP_COMMAND_PLAN, own, NULL);
 }
 
-void kvp_cli_plan_policy_usage(FILE *out) {
-    fputs("usage: kvplan plan MODEL --policy vllm|sglang|llamacpp|trtllm [options] [--json]\n"
-         "\n"
-         "Predicts the KV-cache figures the engine prints at start-up (docs/policies.md).\n"
-         "MODEL: catalogue name, config.json, a .gguf file, or a geometry JSON ({\"arch\": ...}).\n"
-         "\n"
-         "  --engine-version V          vLLM 0.9.1 / v0 / v1-mid / v1-new; llama.cpp b7217 / 0.4.0; SGLang pre-11309\n"
-         "  --kv-budget BYTES           the engine's available KV memory (\"43.4GiB\")\n"
-         "  --tp/-tp/--tensor-parallel-size N, --pp N, --dp/--data-parallel-size N, --enable-dp-attention\n"
-         "  --kv-dtype/--kv-cache-dtype T, --block-size N, --max-model-len N\n"
-         "  --gpu-memory-utilization F, --mem-fraction-static F\n"
-         "  --max-num-batched-tokens N, --max-num-seqs N, --mamba-cache-mode none|align|all,\n"
-         "  --num-draft-layers N\n"
-         "  SGLang: --max-running-requests N, --chunked-prefill-size N|-1, --attention-backend NAME,\n"
-         "             --ep-size/--ep/--expert-parallel-size N (TensorRT-LLM --ep_size)\n"
-         "  vLLM: --runner auto|generate|pooling|draft, --language-model-only\n"
-         "  --mamba-cache-dtype T, --mamba-ssm-cache-dtype/--mamba-ssm-dtype T: recurrent-state\n"
-         "             dtypes, auto|float32|bfloat16|float16 (auto: the engine's rule)\n"
-         "  --isl N, --osl N, --max-new-tokens N: the requests admitted (docs/admission.md)\n"
-         "  llama.cpp: --ctx-size/-c N, --parallel/-np N, --kv-unified, --cache-type-k/-ctk T,\n"
-         "             --cache-type-v/-ctv T, --swa-full, --ubatch-size/-ub N, --batch-size/-b N,\n"
-         "             --flash-attn/-fa on|off|auto\n"
-         "  memory facts (instead of --kv-budget): --gpu NAME | --gpu-mem BYTES, --free-mem BYTES,\n"
-         "             --weights BYTES, --peak BYTES (allocator peak, weights included; vLLM V0\n"
-         "             peak_torch_memory), --activation-peak BYTES (vLLM V1 \"peak activation\"),\n"
-         "             --non-torch BYTES, --cuda-graph BYTES (terms not given are estimated)\n"
-         "  start-up rules (docs/startup.md; a refusal exits 1 with its rule):\n"
-         "             --dtype auto|float16|bfloat16|float32, --quantization M, --trust-remote-code,\n"
-         "             --enforce-eager, --enable-prefix-caching, --no-enable-prefix-caching,\n"
-         "             --enable-chunked-prefill, --no-enable-chunked-prefill, --enable-expert-parallel,\n"
-         "             --speculative-method M, --num-speculative-tokens N, --speculative-config JSON,\n"
-         "             --gpus N, --env K=V,\n"
-         "             --disable-rule ID|defaults\n"
-         "  --geometry FILE             build the model from a GGUF-style geometry JSON\n"
-         "  --json                      machine-readable output with engine_report\n"
-         "  --explain                   the memory terms, the budget formula, each pool's arithmetic\n"
-         "  --svg FILE, --html FILE     also write the memory bar (SVG) / a self-contained page\n",
-          out);
-}
-
 /* ---------------------------------------------------------------- model loading */
 
 /* Notes the command line adds to the policy's own (a null input left at its
@@ -279,7 +239,7 @@ static int plan_policy_main(int argc, char **argv, cli_notes *notes) {
     for (int i = 1; i < argc && !bad; i++) {
         const char *a = argv[i], *v = NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            kvp_cli_plan_policy_usage(stdout);
+            kvp_cli_plan_usage(stdout);
             kvp_options_free(o);
             free(ss);
             return KVP_EXIT_OK;
@@ -334,7 +294,7 @@ static int plan_policy_main(int argc, char **argv, cli_notes *notes) {
     kvp_options_free(o);
     policy_set = true;
     if (!model_arg && !geometry) {
-        kvp_cli_plan_policy_usage(stdout);
+        kvp_cli_plan_usage(stdout);
         return kvp_cli_fail("plan: missing MODEL");
     }
     kvp_error err;

@@ -11,8 +11,8 @@
 #include "kvplan/kvplan.h"
 
 int kvp_cli_plan_policy(int argc, char **argv);
-/* The options of `plan --policy ENGINE` with each engine's spellings (plan --help shows them). */
-void kvp_cli_plan_policy_usage(FILE *out);
+/* `kvplan plan --help` (cmd_plan.c): the command's flags and the option table's. */
+void kvp_cli_plan_usage(FILE *out);
 
 
 

@@ -13,32 +13,6 @@
 
 #include "plan_seed_opts.h"
 
-void kvp_cli_plan_seed_usage(FILE *out) {
-    fputs("engine settings (TensorRT-LLM):\n"
-          "  --cp N  --helix              context parallelism; cp_type HELIX (needs cp > 1)\n"
-          "  --sparse-attention ALGO      sparse attention algorithm (qsa, skip_softmax, dsa, ...)\n"
-          "  --disaggregated  --transceiver-backend NIXL|UCX|...  --transceiver-runtime PYTHON|CPP|auto\n"
-          "  --mamba-manager-preference CPP|MIXED   (TLLM_MAMBA_MANAGER_PREFERENCE)\n"
-          "  --use-py-mamba               force the mixed hybrid manager (TRTLLM_USE_PY_MAMBA=1)\n"
-          "  --attn-backend NAME          TRTLLM (default), FLASHINFER, VANILLA, ...\n"
-          "  --mla-workspace-rate BYTES   attention workspace bytes per token (fp8 context MLA)\n"
-          "  --workspace-not-chunk-bounded  --fp8-context-mla-kv-len-cap N\n"
-          "  --sm-version N (90)  --enable-chunked-prefill  --chunk-size N\n"
-          "  --chunked-prefill-buffer-batch-size N  --disable-overlap-scheduler\n"
-          "  --kv-connector  --max-input-len N  --skip-estimation  --avg-seq-len N\n"
-          "  --engine-version 2026|2025   TensorRT-LLM rule set (2025: V2 window pools without\n"
-          "                               the generation block, DFLASH drafts as costed)\n"
-          "  --max-util-for-resume F      V2 resume threshold (1.0)\n"
-          "  --kv-cache-compression quantization_for_cold_page|triattention\n"
-          "  --compression-quant nvfp4  --triattention-union-eviction\n"
-          "  --lora-rank N  --max-loras N  --max-cpu-loras N  --lora-target-modules M[,M...]\n"
-          "  --lora-shared-expert-size N  shared-expert size the adapter states (global)\n"
-          "  --mm-encoder-max-tokens N  --mm-encoder-batch-size N\n"
-          "  --mm-tokens-per-item MOD=N[,MOD=N...]  --mm-embedding-dim N (hidden_size)\n"
-          "  --mm-output-budget BYTES  --mm-encoder-cache BYTES\n",
-          out);
-}
-
 int kvp_cli_plan_seed_prepare(const kvp_model *model, kvp_deploy_settings *d,
                               kvp_cli_seed_opts *x, bool json) {
     kvp_error err;

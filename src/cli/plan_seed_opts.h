@@ -28,8 +28,6 @@ typedef struct kvp_cli_seed_opts {
     kvp_notes notes;
 } kvp_cli_seed_opts;
 
-/* Help lines for these options. */
-void kvp_cli_plan_seed_usage(FILE *out);
 /* Before the creator: the multimodal profiling batch and the output it retains
  * (fills d->mm_profiled_output_bytes). -1 to continue, else an exit status. */
 int kvp_cli_plan_seed_prepare(const kvp_model *model, kvp_deploy_settings *d,
