@@ -62,6 +62,7 @@ enum {
     KVP_COMMAND_COMPARE = 1u << 3,
     KVP_COMMAND_SIM = 1u << 4,
     KVP_COMMAND_CHECK = 1u << 5,
+    KVP_COMMAND_COST = 1u << 6, /* the rows a cost reads: --tp, --pp, --kv-dtype, --block-size */
 };
 /* Engine bits (1u << kvp_engine). */
 #define KVP_OPTION_ENGINE(e) (1u << (unsigned)(e))

@@ -148,7 +148,8 @@ int kvp_cli_table_unknown(const char *arg, unsigned command, const char *const *
             const char *name;
         } k_cmds[] = {{KVP_COMMAND_PLAN, "plan"},       {KVP_COMMAND_FIT, "fit"},
                       {KVP_COMMAND_SWEEP, "sweep"},     {KVP_COMMAND_COMPARE, "compare"},
-                      {KVP_COMMAND_SIM, "sim"},         {KVP_COMMAND_CHECK, "check"}};
+                      {KVP_COMMAND_SIM, "sim"},         {KVP_COMMAND_CHECK, "check"},
+                      {KVP_COMMAND_COST, "cost"}};
         char where[96] = "";
         size_t w = 0;
         for (size_t k = 0; k < sizeof k_cmds / sizeof k_cmds[0] && w < sizeof where; k++)

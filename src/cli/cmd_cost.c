@@ -4,28 +4,45 @@
 
 #include "render_internal.h" /* the document, shared with kvp_json_call */
 #include "cli.h"
+#include "cli_options.h"
+#include "kvplan/options.h"
 
 static void usage(FILE *out) {
     fputs("usage: kvplan cost MODEL [options]\n"
-          "  MODEL                 config.json, a folder holding one, or a catalogue name\n"
-          "  --tp N                tensor parallel size (default 1)\n"
-          "  --pp N                pipeline parallel size (default 1)\n"
-          "  --pp-rank N           pipeline stage to cost (default: the busiest)\n"
-          "  --kv-dtype T          auto|fp32|fp16|bf16|fp8|int8|nvfp4 (default auto)\n"
-          "  --block-size N        tokens per block (default 32; alias --tokens-per-block)\n"
-          "  --beam-width N        beams per sequence (default 1)\n"
-          "  --layers              print the per-layer table\n"
-          "  --json                machine-readable output\n",
+          "The per-rank cost model, pool by pool: bytes per token and per sequence.\n"
+          "  MODEL                        config.json, a folder holding one, or a catalogue name\n"
+          "this command:\n"
+          "  --pp-rank N                  pipeline stage to cost (default: the busiest)\n"
+          "  --beam-width N               beams per sequence (default 1)\n"
+          "  --layers                     print the per-layer table\n"
+          "  --json                       machine-readable output\n"
+          "the settings a cost reads (the option table, docs/options.md; defaults: tp 1,\n"
+          "pp 1, kv dtype auto, 32 tokens per block):\n",
           out);
+    kvp_cli_table_usage(out, KVP_COMMAND_COST, KVP_OPTION_ENGINES_ALL);
 }
 
-int kvp_cmd_cost(int argc, char **argv) {
-    kvp_cost_settings s = kvp_cost_settings_default();
-    const char *model_name = NULL;
-    bool json = false, layers = false, bad = false, seen_block = false;
-    static const char *const known[] = {"--tp", "--pp", "--pp-rank", "--kv-dtype", "--block-size",
-                                        "--tokens-per-block", "--beam-width", "--layers", "--json",
-                                        "--help", NULL};
+/* The table's settings as a cost reads them (kvp_cost_settings). */
+static int from_table(const kvp_options *t, kvp_cost_settings *s) {
+    const kvp_deployment *d = &t->deployment;
+    if (d->point.tp) s->tp = d->point.tp;
+    if (d->point.pp) s->pp = d->point.pp;
+    if (d->kv.tokens_per_block) s->tokens_per_block = d->kv.tokens_per_block;
+    if (d->point.kv_dtype[0] &&
+        !kvp_cli_dtype(kvp_options_typed(t, "--kv-dtype"), d->point.kv_dtype, &s->kv_dtype))
+        return KVP_EXIT_BAD_INPUT;
+    return -1;
+}
+
+/* The command line: this command's flags, then the table's rows. -1 to go
+ * on, else an exit status (0 after --help). */
+static int parse(int argc, char **argv, kvp_options *t, kvp_cost_settings *s,
+                 const char **model_name, bool *json, bool *layers) {
+    static const char *const own[] = {"--pp-rank", "--beam-width", "--layers", "--json", "--help",
+                                      NULL};
+    bool bad = false;
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--json")) *json = true; /* the first error already as JSON */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
         uint32_t u;
@@ -33,42 +50,42 @@ int kvp_cmd_cost(int argc, char **argv) {
             usage(stdout);
             return KVP_EXIT_OK;
         } else if (kvp_cli_flag(a, "--json")) {
-            json = true;
+            *json = true;
         } else if (kvp_cli_flag(a, "--layers")) {
-            layers = true;
-        } else if (kvp_cli_opt(argc, argv, &i, "--tp", &v, &bad)) {
-            if (bad || !kvp_cli_u32("--tp", v, 1, 65536, &s.tp)) return KVP_EXIT_BAD_INPUT;
-        } else if (kvp_cli_opt(argc, argv, &i, "--pp", &v, &bad)) {
-            if (bad || !kvp_cli_u32("--pp", v, 1, 65536, &s.pp)) return KVP_EXIT_BAD_INPUT;
+            *layers = true;
         } else if (kvp_cli_opt(argc, argv, &i, "--pp-rank", &v, &bad)) {
             if (bad || !kvp_cli_u32("--pp-rank", v, 0, 65535, &u)) return KVP_EXIT_BAD_INPUT;
-            s.pp_rank = (int32_t)u;
-        } else if (kvp_cli_opt(argc, argv, &i, "--kv-dtype", &v, &bad)) {
-            if (bad || !kvp_cli_dtype("--kv-dtype", v, &s.kv_dtype)) return KVP_EXIT_BAD_INPUT;
-        } else if (kvp_cli_opt(argc, argv, &i, "--block-size", &v, &bad) ||
-                   kvp_cli_opt(argc, argv, &i, "--tokens-per-block", &v, &bad)) {
-            if (seen_block)
-                return kvp_cli_fail("--block-size and --tokens-per-block are one option; give it "
-                                    "once");
-            seen_block = true;
-            if (bad || !kvp_cli_u32("--block-size", v, 1, 1u << 20, &s.tokens_per_block))
-                return KVP_EXIT_BAD_INPUT;
+            s->pp_rank = (int32_t)u;
         } else if (kvp_cli_opt(argc, argv, &i, "--beam-width", &v, &bad)) {
-            if (bad || !kvp_cli_u32("--beam-width", v, 1, 1024, &s.beam_width))
+            if (bad || !kvp_cli_u32("--beam-width", v, 1, 1024, &s->beam_width))
                 return KVP_EXIT_BAD_INPUT;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            return kvp_cli_unknown_option(a, known);
-        } else if (!model_name) {
-            model_name = a;
         } else {
-            return kvp_cli_fail("cost takes one MODEL, got a second: '%s'", a);
+            int rc = kvp_cli_table_option(t, argc, argv, &i, *json);
+            if (rc > 0) return rc;
+            if (rc < 0) continue;
+            if (a[0] == '-' && a[1] != '\0') return kvp_cli_table_unknown(a, KVP_COMMAND_COST, own, NULL);
+            if (*model_name) return kvp_cli_fail("cost takes one MODEL, got a second: '%s'", a);
+            *model_name = a;
         }
     }
-    if (!model_name) {
+    if (!*model_name) {
         usage(stderr);
         return kvp_cli_fail("cost needs a MODEL (a config.json, a folder, or a name from "
                             "'kvplan models')");
     }
+    return from_table(t, s);
+}
+
+int kvp_cmd_cost(int argc, char **argv) {
+    kvp_cli_table_use(NULL); /* no spellings of an earlier command in this process */
+    kvp_cost_settings s = kvp_cost_settings_default();
+    const char *model_name = NULL;
+    bool json = false, layers = false;
+    kvp_options *table = kvp_options_new(KVP_COMMAND_COST);
+    if (!table) return kvp_cli_fail("out of memory");
+    int rc = parse(argc, argv, table, &s, &model_name, &json, &layers);
+    kvp_options_free(table); /* `s` holds copies; model_name is argv's */
+    if (rc >= 0) return rc;
     kvp_error err;
     kvp_error_clear(&err);
     kvp_model *m = NULL;

@@ -165,7 +165,8 @@ static int from_table(opts *o, const kvp_options *t) {
 /* This command's own options (output and model-local reports); everything else
  * is a row of the option table. For "did you mean". */
 static const char *const k_own[] = {"--explain", "--json", "--help", "--svg", "--html",
-                                    "--local", "--async-chunk", "--streaming", "--from", NULL};
+                                    "--local", "--async-chunk", "--streaming", "--from",
+                                    "--geometry", NULL};
 
 static int unknown_option(const char *a) {
     if (g_json) {

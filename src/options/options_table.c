@@ -23,6 +23,7 @@
 #define REQ (KVP_COMMAND_PLAN | KVP_COMMAND_FIT | KVP_COMMAND_SWEEP | KVP_COMMAND_COMPARE)
 /* `sim` takes only the rows its replay reads (cmd_sim.c). */
 #define SIM KVP_COMMAND_SIM
+#define COST KVP_COMMAND_COST
 /* The creator's own settings and the rules around it: `plan` (policy trtllm) only. */
 #define CRE KVP_COMMAND_PLAN
 #define U32 4294967295ull
@@ -80,12 +81,12 @@ const kvp_option kvp__options[O_COUNT] = {
 
     /* ---- parallelism */
     [O_TP] = {.id = O_TP, .name = "--tp", .field = "tp", .type = KVP_OPTION_COUNT,
-              .value_name = "N", .unit = "GPUs", .min = 1, .max = 65536, .commands = DEP | SIM,
+              .value_name = "N", .unit = "GPUs", .min = 1, .max = 65536, .commands = DEP | SIM | COST,
               .engines = ALL, .help = "tensor-parallel size",
               .spellings = {{"--tensor-parallel-size", V | S, false}, {"-tp", V, false},
                             {"--tp-size", S, false}, {"--tp_size", T, false}}},
     [O_PP] = {.id = O_PP, .name = "--pp", .field = "pp", .type = KVP_OPTION_COUNT,
-              .value_name = "N", .unit = "GPUs", .min = 1, .max = 65536, .commands = DEP | SIM,
+              .value_name = "N", .unit = "GPUs", .min = 1, .max = 65536, .commands = DEP | SIM | COST,
               .engines = ALL, .help = "pipeline-parallel size",
               .spellings = {{"--pipeline-parallel-size", V | S, false}, {"-pp", V, false},
                             {"--pp-size", S, false}, {"--pp_size", T, false}}},
@@ -114,13 +115,13 @@ const kvp_option kvp__options[O_COUNT] = {
                    .max = TOKENS, .commands = DEP, .engines = ALL,
                    .help = "length the concurrency is counted at (default --max-seq-len)"},
     [O_KV_DTYPE] = {.id = O_KV_DTYPE, .name = "--kv-dtype", .field = "kv_dtype",
-                    .type = KVP_OPTION_TEXT, .value_name = "T", .max = 23, .commands = DEP | SIM,
+                    .type = KVP_OPTION_TEXT, .value_name = "T", .max = 23, .commands = DEP | SIM | COST,
                     .engines = T | V | S,
                     .help = "KV cache dtype: auto, fp16, bf16, fp8 (engine spellings: fp8_e4m3 ...)",
                     .spellings = {{"--kv-cache-dtype", V | S, false}}},
     [O_BLOCK_SIZE] = {.id = O_BLOCK_SIZE, .name = "--block-size", .field = "block_size",
                       .type = KVP_OPTION_COUNT, .value_name = "N", .unit = "tokens", .min = 1,
-                      .max = 1u << 16, .commands = DEP | SIM, .engines = T | V | S,
+                      .max = 1u << 16, .commands = DEP | SIM | COST, .engines = T | V | S,
                       .help = "tokens per KV block (vLLM block, SGLang page, TRT-LLM "
                               "tokens_per_block)",
                       .spellings = {{"--tokens-per-block", T, false}, {"--page-size", S, false},
