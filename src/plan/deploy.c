@@ -431,6 +431,23 @@ static bool has_recurrent_slots(const kvp_plan *plan) {
     return false;
 }
 
+static bool has_window_pools(const kvp_plan *plan) {
+    for (int r = 0; r < KVP_ROLE_COUNT; r++)
+        for (uint32_t i = 0; plan->managers[r].present && i < plan->managers[r].pool_count; i++)
+            if (plan->managers[r].pools[i].window_tokens) return true;
+    return false;
+}
+
+/* What the creator's fixed costs (the cost's intercept) are: state or window
+ * blocks held for every one of max_batch_size sequences, whatever their length. */
+static const char *fixed_cost_kind(const kvp_plan *plan) {
+    bool rec = has_recurrent_slots(plan), win = has_window_pools(plan);
+    return rec && win ? "recurrent state and sliding-window blocks"
+           : rec      ? "recurrent state"
+           : win      ? "sliding-window blocks"
+                      : NULL;
+}
+
 /* What a reader of a TensorRT-LLM plan should know beside the creator's notes. */
 static void trtllm_warnings(const kvp_deployment *dep, const kvp_deploy_settings *d,
                             kvp_deploy_result *out) {
@@ -643,15 +660,14 @@ static kvp_status plan_trtllm(const kvp_deployment *dep, kvp_deploy_result *out,
         uint64_t block = 0;
         for (uint32_t i = 0; i < t->pool_count; i++)
             if (!t->pools[i].in_intercept) block += t->pools[i].page_bytes;
+        const char *kind = t->cost.intercept_bytes ? fixed_cost_kind(&out->plan) : NULL;
         return not_planned_fmt(
             out, KVP_INFEASIBLE, "kv_budget_bytes",
             "one sequence does not fit: the KV budget (%llu B) is below one block of each pool "
-            "(%llu B) plus the fixed costs (%llu B%s)",
+            "(%llu B) plus the fixed costs (%llu B%s%s%s)",
             (unsigned long long)out->budget_bytes, (unsigned long long)block,
-            (unsigned long long)t->cost.intercept_bytes,
-            has_recurrent_slots(&out->plan)
-                ? ": recurrent state for max_batch_size sequences; lower --max-batch-size"
-                : "");
+            (unsigned long long)t->cost.intercept_bytes, kind ? ": " : "", kind ? kind : "",
+            kind ? " for max_batch_size sequences; lower --max-batch-size" : "");
     }
     /* A max_seq_len the pools cannot hold: the KV cache manager lowers it to what fits
      * and the creator adopts it (_create_kv_cache_manager), so the engine starts with
