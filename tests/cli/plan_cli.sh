@@ -85,6 +85,13 @@ out=$("$K" plan llama-3.1-8b --kv-budget 40GiB --nope --json 2>/dev/null)
 case "$out" in '{"error": {"code": "KVP_INVALID_ARG"'*) ;; *) fail "json unknown option: $out" ;; esac
 
 # The JSON plan carries the documented fields.
+# TensorRT-LLM's V2 manager holds window + one block of every sliding pool for each
+# of max_batch_size sequences: Gemma-3-27B's 52 sliding layers x 16 heads x 128 x 2
+# (K, V) x 2 B = 425,984 B/token x (1,024 + 32) x 2,048 = 921,270,484,992 B of fixed
+# costs, above a 40 GiB budget: the message names them and the fix.
+err=$("$K" plan gemma-3-27b-it --kv-budget 40GiB --max-seq-len 8192 --kv-manager v2 2>&1 >/dev/null)
+[ "$err" = "kvplan: one sequence does not fit: the KV budget (42949672960 B) is below one block of each pool (2621440 B) plus the fixed costs (921270484992 B: sliding-window blocks for max_batch_size sequences; lower --max-batch-size)" ] ||
+    fail "window fixed costs not named: $err"
 out=$("$K" "${args[@]}" --json) || fail "json plan failed"
 for key in budget_bytes pools kind layers window_tokens bytes_per_token bytes_per_sequence \
     page_bytes tokens_per_block bytes blocks tokens max_tokens max_sequences seq_len count \
