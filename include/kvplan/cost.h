@@ -44,6 +44,11 @@ typedef struct kvp_cost_settings {
     kvp_dtype ssm_dtype;       /* AUTO -> the config's SSM state dtype (rule above); else the
                                   SSM state of every sharded recurrent layer (TensorRT-LLM
                                   kv_cache_config.mamba_ssm_cache_dtype) */
+    bool kv_heads_round_up;    /* TensorRT-LLM's rule: KV heads per rank = ceil(heads / tp)
+                                  (its KV cache manager, ENGINES.md 0.3; replicated as needed,
+                                  never refused), cross attention excepted; else heads split
+                                  evenly, or one whole head per rank when tp is a multiple
+                                  (vLLM, SGLang) */
 } kvp_cost_settings;
 
 /* Defaults: tp=1, pp=1, busiest stage, AUTO dtype, 32 tokens/block, beam 1. */
@@ -102,6 +107,11 @@ KVP_API KVP_NODISCARD kvp_status kvp_cost_compute(const kvp_model *model, const 
  * policy calls this before costing (kvp_cost_compute does). KVP_CONFIG with
  * the key (num_attention_heads, num_key_value_heads, recurrent heads). */
 KVP_API KVP_NODISCARD kvp_status kvp_cost_check_tp(const kvp_model *model, uint32_t tp, kvp_error *err);
+/* The same checks under settings `s` (s->tp, and s->kv_heads_round_up: under
+ * TensorRT-LLM's rule KV heads never fail, only query, cross and recurrent heads). */
+KVP_API KVP_NODISCARD kvp_status kvp_cost_check_settings(const kvp_model *model,
+                                                         const kvp_cost_settings *s,
+                                                         kvp_error *err);
 
 /* Per-layer figures for the --layers table (any stage: the record's layer
  * is costed as if on this rank). */

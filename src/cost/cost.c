@@ -62,12 +62,18 @@ static kvp_dtype resolve_kv_dtype(const kvp_model *model, kvp_dtype requested) {
 }
 
 /* KV heads one rank keeps: heads split evenly, or one whole (replicated) head
- * per rank when there are fewer heads than ranks. */
+ * per rank when there are fewer heads than ranks; under TensorRT-LLM's rule
+ * (`round_up`) ceil(heads / tp), whatever tp is. */
 static kvp_status heads_per_rank(const kvp_model *model, uint32_t heads, uint32_t tp,
-                                 uint32_t layer, const char *what, uint32_t *out, kvp_error *err) {
+                                 uint32_t layer, const char *what, bool round_up, uint32_t *out,
+                                 kvp_error *err) {
     if (heads == 0)
         return kvp__fail(err, KVP_CONFIG, kvp_model_name(model), what,
                          "layer %u has 0 heads, expected at least 1", layer);
+    if (round_up) {
+        *out = (uint32_t)(((uint64_t)heads + tp - 1) / tp);
+        return KVP_OK;
+    }
     if (heads >= tp) {
         if (heads % tp != 0)
             return kvp__fail(err, KVP_CONFIG, kvp_model_name(model), what,
@@ -86,6 +92,14 @@ static kvp_status heads_per_rank(const kvp_model *model, uint32_t heads, uint32_
 }
 
 kvp_status kvp_cost_check_tp(const kvp_model *model, uint32_t tp, kvp_error *err) {
+    kvp_cost_settings s = kvp_cost_settings_default();
+    s.tp = tp;
+    return kvp_cost_check_settings(model, &s, err);
+}
+
+kvp_status kvp_cost_check_settings(const kvp_model *model, const kvp_cost_settings *s,
+                                   kvp_error *err) {
+    uint32_t tp = s->tp;
     if (tp <= 1) return KVP_OK;
     const kvp_model_info *info = kvp_model_get_info(model);
     /* Query heads are sharded, never replicated: every engine asserts
@@ -103,14 +117,16 @@ kvp_status kvp_cost_check_tp(const kvp_model *model, uint32_t tp, kvp_error *err
         if (c->kind == KVP_CACHE_RECURRENT && c->replicated) {
             continue; /* DeepSeek-V4 compressor state: whole on every rank */
         } else if (c->kind == KVP_CACHE_RECURRENT) {
-            st = heads_per_rank(model, c->recurrent.heads, tp, c->layer, "recurrent heads", &h, err);
+            st = heads_per_rank(model, c->recurrent.heads, tp, c->layer, "recurrent heads", false,
+                                &h, err);
             if (!st && c->recurrent.heads < tp)
                 st = kvp__fail(err, KVP_CONFIG, kvp_model_name(model), "recurrent heads",
                                "layer %u: %u recurrent heads cannot be sharded over tensor "
                                "parallelism %u",
                                c->layer, c->recurrent.heads, tp);
         } else if (!c->replicated) {
-            st = heads_per_rank(model, c->kv_heads, tp, c->layer, "num_key_value_heads", &h, err);
+            st = heads_per_rank(model, c->kv_heads, tp, c->layer, "num_key_value_heads",
+                                s->kv_heads_round_up && c->kind != KVP_CACHE_CROSS, &h, err);
         }
         if (st) return st;
     }
@@ -140,7 +156,8 @@ static kvp_status cost_record(const kvp_model *model, const kvp_layer_cache *c,
         uint32_t h = r->heads;
         kvp_status st = KVP_OK;
         if (!c->replicated)
-            st = heads_per_rank(model, r->heads, s->tp, c->layer, "recurrent heads", &h, err);
+            st = heads_per_rank(model, r->heads, s->tp, c->layer, "recurrent heads", false, &h,
+                                err);
         if (st) return st;
         if (!c->replicated && r->heads < s->tp)
             return kvp__fail(err, KVP_CONFIG, kvp_model_name(model), "recurrent heads",
@@ -192,7 +209,8 @@ static kvp_status cost_record(const kvp_model *model, const kvp_layer_cache *c,
     uint32_t h = 1;
     if (!c->replicated) {
         kvp_status st = heads_per_rank(model, c->kv_heads, s->tp, c->layer, "num_key_value_heads",
-                                       &h, err);
+                                       s->kv_heads_round_up && c->kind != KVP_CACHE_CROSS, &h,
+                                       err);
         if (st) return st;
     } else {
         h = c->kv_heads ? c->kv_heads : 1;
@@ -311,7 +329,7 @@ kvp_status kvp_cost_compute(const kvp_model *model, const kvp_cost_settings *set
                             kvp_cost *out, kvp_error *err) {
     kvp_cost_settings s = normalize(settings);
     const kvp_model_info *info = kvp_model_get_info(model);
-    kvp_status tst = kvp_cost_check_tp(model, s.tp, err);
+    kvp_status tst = kvp_cost_check_settings(model, &s, err);
     if (tst) return tst;
     if (s.pp > info->num_layers)
         return kvp__fail(err, KVP_CONFIG, kvp_model_name(model), "pp",

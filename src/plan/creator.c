@@ -404,6 +404,8 @@ static kvp_cost_settings cost_settings(const kvp_creator *c, const kvp_model *m,
     /* TensorRT-LLM sizes Mamba state from mamba_ssm_cache_dtype only; the checkpoint's
      * mamba_ssm_dtype (Qwen3.5's float32) is not used (ENGINES.md 4.4). */
     cs.ssm_cache_dtype_only = true;
+    /* Its KV cache manager keeps ceil(kv_heads / tp) heads per rank (ENGINES.md 0.3). */
+    cs.kv_heads_round_up = true;
     cs.ssm_dtype = c->kv.mamba_ssm_cache_dtype; /* KvCacheConfig's, when given */
     return cs;
 }

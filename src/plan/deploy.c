@@ -523,7 +523,12 @@ static kvp_status trtllm_settings(const kvp_deployment *dep, kvp_deploy_settings
 static kvp_status check_tp(kvp__deploy_run *run, const kvp_model *model, uint32_t tp,
                            kvp_error *err) {
     if (run && run->tp_model == model && run->tp_checked == tp) return KVP_OK;
-    kvp_status st = kvp_cost_check_tp(model, tp, err);
+    /* TensorRT-LLM's manager keeps ceil(kv_heads / tp) KV heads per rank:
+     * only query, cross and recurrent heads can fail (T-PAR-1). */
+    kvp_cost_settings s = kvp_cost_settings_default();
+    s.tp = tp;
+    s.kv_heads_round_up = true;
+    kvp_status st = kvp_cost_check_settings(model, &s, err);
     if (st == KVP_OK && run) {
         run->tp_model = model;
         run->tp_checked = tp;

@@ -92,6 +92,17 @@ case "$out" in '{"error": {"code": "KVP_INVALID_ARG"'*) ;; *) fail "json unknown
 err=$("$K" plan gemma-3-27b-it --kv-budget 40GiB --max-seq-len 8192 --kv-manager v2 2>&1 >/dev/null)
 [ "$err" = "kvplan: one sequence does not fit: the KV budget (42949672960 B) is below one block of each pool (2621440 B) plus the fixed costs (921270484992 B: sliding-window blocks for max_batch_size sequences; lower --max-batch-size)" ] ||
     fail "window fixed costs not named: $err"
+# TensorRT-LLM keeps ceil(kv_heads / tp) KV heads per rank (its KV cache manager,
+# ENGINES.md 0.3): Phi-4's 10 KV heads at TP 8 are 2 per rank, never refused:
+# 40 layers x 2 heads x 128 x 2 (K, V) x 2 B = 40,960 B/token; 40 GiB / (32 x 40,960 B)
+# = 32,768 blocks. vLLM refuses the same TP (V-PAR-2: 10 % 8), exit 1.
+P4="$2/data/models/microsoft__phi-4.partial.json"
+out=$("$K" plan "$P4" --policy trtllm --kv-budget 40GiB --tp 8 --max-seq-len 4096) ||
+    fail "TensorRT-LLM should plan Phi-4 at TP 8 (ceil of the KV heads)"
+case "$out" in *"target  full           40        -        40960      1310720      32768"*) ;;
+    *) fail "Phi-4 TP 8 under TensorRT-LLM is not 2 KV heads per rank: $out" ;; esac
+rc=0; "$K" plan "$P4" --policy vllm --kv-budget 40GiB --tp 8 --max-seq-len 4096 >/dev/null 2>&1 || rc=$?
+[ "$rc" = 1 ] || fail "vLLM should refuse Phi-4 at TP 8 (V-PAR-2), got exit $rc"
 out=$("$K" "${args[@]}" --json) || fail "json plan failed"
 for key in budget_bytes pools kind layers window_tokens bytes_per_token bytes_per_sequence \
     page_bytes tokens_per_block bytes blocks tokens max_tokens max_sequences seq_len count \
