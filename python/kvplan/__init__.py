@@ -37,7 +37,7 @@ import json
 import os
 
 __all__ = ["KvplanError", "cost", "plan", "check", "fit", "compare", "sweep", "models", "gpus",
-           "local", "why", "version", "library_path"]
+           "local", "why", "sim", "version", "library_path"]
 
 #: The library major version this package speaks (SONAME libkvplan.so.0).
 ABI_MAJOR = 0
