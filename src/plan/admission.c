@@ -20,6 +20,7 @@
 
 #include "admission.h"
 #include "util.h"
+#include "plan_rules.h"
 
 const char *kvp_capacity_policy_name(kvp_capacity_policy policy) {
     switch (policy) {

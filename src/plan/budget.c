@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "plan_internal.h"
+#include "plan_rules.h"
 
 void kvp_notes_clear(kvp_notes *notes) {
     if (notes) memset(notes, 0, sizeof *notes);

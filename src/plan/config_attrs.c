@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "plan_internal.h"
+#include "plan_rules.h"
 
 /* ------------------------------------------------------------- traits */
 

@@ -15,6 +15,7 @@
 
 #include "plan_internal.h"
 #include "pools_memo.h"
+#include "plan_rules.h"
 
 #define DEFAULT_FRACTION 0.9
 #define DEFAULT_MAX_BATCH 2048u

@@ -21,6 +21,7 @@
 #include "plan_internal.h"
 #include "pools_memo.h"
 #include "util.h"
+#include "plan_rules.h"
 
 #define DEFAULT_CUDA_GRAPH_BS 128u /* `kvplan plan`'s default */
 

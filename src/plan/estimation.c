@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "plan_internal.h"
+#include "plan_rules.h"
 
 uint64_t kvp_mla_chunked_profile_length(bool is_mla, const char *attn_backend,
                                         const char *sparse_algorithm, bool chunked_prefill,

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "plan_internal.h"
+#include "plan_rules.h"
 
 static const char *const k_manager_names[KVP_MANAGER_KIND_COUNT] = {
     [KVP_MANAGER_PAGED_V1] = "paged-v1",

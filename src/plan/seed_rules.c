@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "plan_internal.h"
+#include "plan_rules.h"
 
 /* ---------------------------------------------------------- rule sets */
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "plan_internal.h"
+#include "plan_rules.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "plan_internal.h"
+#include "plan_rules.h"
 
 size_t kvp_windows_normalize(const uint64_t *in, size_t n, uint64_t max_seq_len, uint64_t *out) {
     if (n == 0) return 0;

@@ -14,6 +14,7 @@
 #include "kvplan/kvplan.h"
 #include "model/model_internal.h"
 #include "util.h"
+#include "plan_rules.h"
 
 /* The embedded config `file` (data/models/) as a NUL-terminated copy; free(). */
 static char *read_data(const char *file) {

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "kvplan/plan.h"
+#include "plan_rules.h"
 
 static kvp_manager_inputs plain(void) {
     kvp_manager_inputs in;

@@ -14,6 +14,7 @@
 
 #include "kvplan/plan.h"
 #include "plan_fixtures.h"
+#include "plan_rules.h"
 
 static const char k_swa[] =
     "{\"model_type\":\"llama\",\"hidden_size\":256,\"num_attention_heads\":4,"

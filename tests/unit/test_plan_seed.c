@@ -13,6 +13,7 @@
 
 #include "kvplan/plan.h"
 #include "plan_fixtures.h"
+#include "plan_rules.h"
 
 
 static kvp_kv_config kvcfg(int32_t use_v2) {

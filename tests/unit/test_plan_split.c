@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "kvplan/plan.h"
+#include "plan_rules.h"
 
 #define GiB (1024ull * 1024 * 1024)
 

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "kvplan/plan.h"
+#include "plan_rules.h"
 
 /* A 4-layer model alternating sliding (512) and full attention. */
 static const char k_swa[] =
