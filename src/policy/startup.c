@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "engine_ops.h"
 #include "startup_internal.h"
 #include "startup_resume.h"
 
@@ -86,13 +87,9 @@ kvp_status kvp_startup_set_env(kvp_startup_settings *s, const char *a, kvp_error
 }
 
 static const kvp__startup_rule *table_of(kvp_engine e, size_t *n) {
-    switch (e) {
-    case KVP_ENGINE_VLLM: *n = kvp__startup_vllm_count; return kvp__startup_vllm;
-    case KVP_ENGINE_SGLANG: *n = kvp__startup_sglang_count; return kvp__startup_sglang;
-    case KVP_ENGINE_TRTLLM: *n = kvp__startup_trtllm_count; return kvp__startup_trtllm;
-    case KVP_ENGINE_LLAMACPP: *n = kvp__startup_llamacpp_count; return kvp__startup_llamacpp;
-    default: *n = 0; return NULL;
-    }
+    const kvp__engine_ops *ops = kvp__engine_ops_of(e);
+    *n = ops ? *ops->startup_rule_count : 0;
+    return ops ? ops->startup_rules : NULL;
 }
 
 kvp_status kvp_startup_disable(kvp_startup_settings *s, const char *id, kvp_error *err) {

@@ -27,7 +27,7 @@ done < <(grep -E '^[[:space:]]*kvp_room\(' CMakeLists.txt | sed 's/^[[:space:]]*
 
 # Which room each public header belongs to (the room that implements it).
 declare -A owner=(
-    [error.h]=util [types.h]=util [units.h]=util [version.h]=util
+    [error.h]=util [types.h]=util [units.h]=util [version.h]=util [engines.def]=util
     [model.h]=model [safetensors.h]=model
     [cost.h]=cost
     [memory.h]=estimate [estimate.h]=estimate
