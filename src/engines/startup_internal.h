@@ -1,6 +1,6 @@
 /*
  * startup_internal.h — the start-up rule tables (kvplan/startup.h) and the
- * helpers their rows share (kvp__ tier, src/policy/ only).
+ * helpers their rows share (kvp__ tier, src/engines/ only).
  *
  * A table row is data: id, versions, basis, setting, condition, fix, whether
  * it is a switchable default, and an evaluator that reads the context and
