@@ -144,6 +144,15 @@ void kvp__check_set(kvp_check_row *row, kvp_check_status st, const char *fix, co
     va_end(ap);
 }
 
+void kvp__startup_cc_unknown(kvp_check_row *row, const char *fix, const char *needs, ...) {
+    char what[sizeof row->message];
+    va_list ap;
+    va_start(ap, needs);
+    vsnprintf(what, sizeof what, needs, ap);
+    va_end(ap);
+    kvp__check_set(row, KVP_CHECK_UNKNOWN, fix, "%s: the GPU's capability is not known", what);
+}
+
 const char *kvp__startup_env(const kvp__startup_ctx *c, const char *name) {
     for (uint32_t i = 0; i < c->s->env_count; i++)
         if (strcmp(c->s->env[i][0], name) == 0) return c->s->env[i][1];

@@ -52,8 +52,8 @@ static void dt_1(kvp__startup_ctx *c, kvp_check_row *r) {
     } else if (c->amd) {
         kvp__check_set(r, KVP_CHECK_REFUSE, "an NVIDIA GPU", "TensorRT-LLM runs on NVIDIA GPUs only");
     } else if (!c->cc) {
-        kvp__check_set(r, KVP_CHECK_UNKNOWN, "name the GPU (--gpu)",
-                       "FP8 GEMMs need sm89 (sm90 for block scaling): the GPU's capability is not known");
+        kvp__startup_cc_unknown(r, "name the GPU (--gpu)",
+                                "FP8 GEMMs need sm89 (sm90 for block scaling)");
     } else if (c->block_fp8 && c->cc < 90) {
         kvp__check_set(r, KVP_CHECK_REFUSE, "a Hopper or Blackwell GPU (H100, H200, B200 ...)",
                        "Unsupported SM version for FP8 block scaling GEMM (sm%u)", c->cc);
