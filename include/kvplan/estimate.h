@@ -58,12 +58,16 @@ KVP_API KVP_NODISCARD kvp_status kvp_ggml_type_bits(const char *name, double *ou
                                             kvp_error *err);
 
 /* Whose start-up the estimate models (docs/memory.md, one section each): the
- * terms differ, and so does where each is charged. */
+ * terms differ, and so does where each is charged. One value per row of
+ * kvplan/engines.def, equal to that engine's kvp_engine (the public spellings
+ * and values kept: KVP_ESTIMATE_TRTLLM = 0, VLLM = 1, SGLANG = 2, LLAMACPP = 3):
+ *   TRTLLM    PyTorch backend: peak = torch peak + (used - allocated)
+ *   VLLM      V1: increase over the init snapshot; graphs estimated (>= 0.21)
+ *   SGLANG    no profile: pre-load terms shrink X, the rest lives in 1 - mfs
+ *   LLAMACPP  compute buffer of one ubatch; nothing sized from a fraction */
 typedef enum kvp_estimate_engine {
-    KVP_ESTIMATE_TRTLLM = 0, /* PyTorch backend: peak = torch peak + (used - allocated) */
-    KVP_ESTIMATE_VLLM,       /* V1: increase over the init snapshot; graphs estimated (>= 0.21) */
-    KVP_ESTIMATE_SGLANG,     /* no profile: pre-load terms shrink X, the rest lives in 1 - mfs */
-    KVP_ESTIMATE_LLAMACPP,   /* compute buffer of one ubatch; nothing sized from a fraction */
+#define KVP_ENGINE_X(id, name, title) KVP_ESTIMATE_##id,
+#include "kvplan/engines.def"
 } kvp_estimate_engine;
 
 #define KVP_ESTIMATE_GRAPH_SIZES_MAX 64

@@ -36,11 +36,12 @@
 extern "C" {
 #endif
 
+/* One value per row of kvplan/engines.def, in its order: KVP_ENGINE_TRTLLM = 0,
+ * KVP_ENGINE_VLLM = 1, KVP_ENGINE_SGLANG = 2, KVP_ENGINE_LLAMACPP = 3 (unchanged
+ * values: an ABI contract). */
 typedef enum kvp_engine {
-    KVP_ENGINE_TRTLLM = 0,
-    KVP_ENGINE_VLLM,
-    KVP_ENGINE_SGLANG,
-    KVP_ENGINE_LLAMACPP,
+#define KVP_ENGINE_X(id, name, title) KVP_ENGINE_##id,
+#include "kvplan/engines.def"
     KVP_ENGINE_COUNT
 } kvp_engine;
 

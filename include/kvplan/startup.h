@@ -3,7 +3,7 @@
  * (shared/reference/STARTUP.md, rule ids V-*, S-*, T-*, L-*) evaluated on a
  * deployment before a GPU is booked.
  *
- * The rules are data: one table per engine (src/policy/startup_<engine>.c),
+ * The rules are data: one table per engine (src/engines/<engine>/startup_<engine>.c),
  * each row with its STARTUP.md id, the engine versions where it holds, how
  * sure the rule is (read in the source, seen in threads, knowledge), its
  * condition, the engine's message and the fix. Rules STARTUP.md marks as

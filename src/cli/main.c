@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "engine_ops.h"
 #include "commands.h"
 #include "model_internal.h"
 
@@ -36,21 +37,9 @@ static void usage(FILE *out) {
 
 /* `--policy help` (any command): the engine policies, by the library's names. */
 static void policy_help(void) {
-    static const char *const what[KVP_ENGINE_COUNT] = {
-        [KVP_ENGINE_TRTLLM] = "TensorRT-LLM's KV cache creator (the default): a fraction of the "
-                              "memory left\n            after the profiling pass "
-                              "(--free-gpu-memory-fraction 0.9); pools, blocks, max tokens",
-        [KVP_ENGINE_VLLM] = "vLLM: --gpu-memory-utilization x total minus the profiled peak; "
-                            "num_gpu_blocks,\n            maximum concurrency "
-                            "(--engine-version 0.9.1|v0|v1-mid|v1-new)",
-        [KVP_ENGINE_SGLANG] = "SGLang: --mem-fraction-static of the total; max_total_num_tokens, "
-                              "max_running_requests",
-        [KVP_ENGINE_LLAMACPP] = "llama.cpp: the cache --ctx-size and --parallel ask for, no "
-                                "budget (--engine-version b7217)",
-    };
     puts("engine policies (--policy NAME; 'kvplan compare' plans under all of them):");
     for (int e = 0; e < KVP_ENGINE_COUNT; e++)
-        printf("  %-9s %s\n", kvp_engine_name((kvp_engine)e), what[e]);
+        printf("  %-9s %s\n", kvp_engine_name((kvp_engine)e), kvp__engine_ops_of((kvp_engine)e)->help);
     puts("'kvplan plan --help' lists each engine's spellings of its options "
          "(-tp, --max-model-len, -c, -np, ...);\ndocs/policies.md has the rules of each.");
 }

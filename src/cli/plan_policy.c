@@ -18,6 +18,7 @@
 
 #include "accuracy.h"
 #include "cli.h"
+#include "engine_ops.h"
 #include "render_internal.h" /* kvp__estimated_note */
 #include "kvplan/render.h"
 #include "kvplan/deploy.h"
@@ -401,13 +402,9 @@ static int plan_policy_main(int argc, char **argv, cli_notes *notes) {
     if (g_show.explain && !json) kvp_cli_policy_explain(res, total_source, stdout);
     if (prc < 0 && (g_show.svg || g_show.html))
         prc = kvp_cli_policy_pictures(model, res, total_source, g_show.svg, g_show.html);
-    /* The engine's own name for the length the refusal is about. */
-    static const char *const k_len_flag[KVP_ENGINE_COUNT] = {
-        [KVP_ENGINE_TRTLLM] = "--max-seq-len", [KVP_ENGINE_VLLM] = "--max-model-len",
-        [KVP_ENGINE_SGLANG] = "--context-length", [KVP_ENGINE_LLAMACPP] = "--ctx-size"};
     int rc = prc >= 0      ? prc
              : res->starts ? KVP_EXIT_OK
-                           : kvp_cli_refuse(k_len_flag[s.engine], res->refusal);
+                           : kvp_cli_refuse(kvp__engine_ops_of(s.engine)->len_flag, res->refusal);
     kvp_deploy_result_free(res);
     free(rep);
     kvp_model_free(model);

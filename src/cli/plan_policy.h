@@ -1,5 +1,5 @@
 /* plan_policy.h — `kvplan plan --policy vllm|sglang|llamacpp|trtllm`: the engine
- * policies' command line (src/policy/). cmd_plan.c hands the whole argv here
+ * policies' command line (src/engines/). cmd_plan.c hands the whole argv here
  * when --policy names an engine other than trtllm. argv[0] is "plan". */
 #ifndef KVP_CLI_PLAN_POLICY_H
 #define KVP_CLI_PLAN_POLICY_H

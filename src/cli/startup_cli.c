@@ -7,21 +7,13 @@
 #include "render_internal.h" /* kvp__check_json_text: the check document */
 #include "cli.h"
 #include "cli_options.h"
+#include "engine_ops.h"
 #include "kvplan/render.h"
 #include "plan_policy.h"
 #include "startup_cli.h"
 #include "util.h"
 
 /* ------------------------------------------------------------------ output */
-
-static const char *engine_title(kvp_engine e) {
-    switch (e) {
-    case KVP_ENGINE_VLLM: return "vLLM";
-    case KVP_ENGINE_SGLANG: return "SGLang";
-    case KVP_ENGINE_TRTLLM: return "TensorRT-LLM";
-    default: return "llama.cpp";
-    }
-}
 
 static void summary_line(FILE *f, const kvp_startup_report *rep) {
     fprintf(f, "%s: %u pass, %u refuse, %u adjust, %u warn, %u unknown",
@@ -53,7 +45,7 @@ void kvp_cli_startup_print(const kvp_startup_report *rep, const kvp_startup_sett
     }
     char cc[16];
     kvp_gpu_cc_string(ss->gpu.compute_capability, cc, sizeof cc);
-    printf("%s on %s%s%s", model_name ? model_name : "model", engine_title(rep->engine),
+    printf("%s on %s%s%s", model_name ? model_name : "model", kvp__engine_title(rep->engine),
            rep->engine_version[0] ? " " : "", rep->engine_version);
     if (ss->gpu_known)
         printf(", %s (%s%s%s)", ss->gpu.name,
@@ -93,7 +85,7 @@ static void print_refusal(kvp_engine engine, const kvp_deploy_startup *st) {
     for (uint32_t i = 0; i < st->count; i++) {
         const kvp_check_row *c = &st->checks[i];
         if (c->status != KVP_CHECK_REFUSE) continue;
-        fprintf(stderr, "kvplan: %s would not start: %s: %s\n", engine_title(engine), c->rule,
+        fprintf(stderr, "kvplan: %s would not start: %s: %s\n", kvp__engine_title(engine), c->rule,
                 c->message);
         char fix[sizeof c->fix];
         kvp_cli_user_flags(c->fix, fix, sizeof fix);
@@ -110,9 +102,9 @@ static void print_adjustments(kvp_engine engine, const kvp_deploy_startup *st, b
         if (skip_memory && strstr(c->rule, "-MEM-")) continue;
         if (c->status == KVP_CHECK_ADJUST)
             fprintf(stderr, "kvplan: %s adjusts at start-up: %s: %s (the plan uses the adjusted "
-                            "value)\n", engine_title(engine), c->rule, c->message);
+                            "value)\n", kvp__engine_title(engine), c->rule, c->message);
         else if (c->status == KVP_CHECK_WARN)
-            fprintf(stderr, "kvplan: %s warns at start-up: %s: %s\n", engine_title(engine),
+            fprintf(stderr, "kvplan: %s warns at start-up: %s: %s\n", kvp__engine_title(engine),
                     c->rule, c->message);
     }
 }

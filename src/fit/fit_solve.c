@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "engine_ops.h"
 #include "fit_internal.h"
 #include "util.h"
 
@@ -284,19 +285,14 @@ static kvp_status solve_parallel(const kvp_fit_env *env, kvp__deploy_run *run,
 
 static kvp_status solve_dtype(const kvp_fit_env *env, kvp__deploy_run *run,
                               const kvp_fit_request *req, kvp_fit_answer *out, kvp_error *err) {
-    static const char *const trt[] = {"auto", "fp8", "nvfp4"};
-    static const char *const vllm[] = {"auto", "fp8"};
-    static const char *const sgl[] = {"auto", "fp8_e4m3"};
-    static const char *const llama[] = {"f16", "q8_0", "q4_0"};
     const char *const *list = req->dtypes;
     size_t count = req->dtype_count;
     if (!list || !count) {
-        switch (req->base.engine) {
-        case KVP_ENGINE_VLLM: list = vllm; count = 2; break;
-        case KVP_ENGINE_SGLANG: list = sgl; count = 2; break;
-        case KVP_ENGINE_LLAMACPP: list = llama; count = 3; break;
-        default: list = trt; count = 3; break;
-        }
+        /* The engine's own KV dtypes, in its spellings (its record). */
+        const kvp__engine_ops *ops = kvp__engine_ops_of(req->base.engine);
+        if (!ops) ops = kvp__engine_ops_of(KVP_ENGINE_TRTLLM);
+        list = ops->fit_kv_dtypes;
+        for (count = 0; list[count]; count++) {}
     }
     uint64_t conc = req->concurrency ? req->concurrency : 1;
     kvp_fit_eval *e = kvp__calloc(kvp_deployment_allocator(env), 1, sizeof *e);

@@ -768,7 +768,7 @@ kvp_status kvp_options_finish(kvp_options *o, kvp_error *err) {
                    "%s contradicts %s: the peak with weights or without them, not both",
                    o->typed[O_PEAK], o->typed[O_ACTIVATION_PEAK]);
     if (o->given[O_ENGINE_VERSION]) {
-        /* The release line that governs the release (policy/versions.c); one past
+        /* The release line that governs the release (engines/versions.c); one past
          * the newest kvplan read is planned with the newest line, and said. */
         kvp_error e;
         kvp_engine_release rel;

@@ -262,7 +262,7 @@ kvp_status kvp_creator_new(const kvp_model *target, const kvp_model *draft,
         return kvp__fail(err, KVP_INVALID_ARG, NULL, "target", "a target model is required");
     /* TensorRT-LLM's split of memory across DeepSeek-V4's windowed, compressed and
      * indexer pools is not stated in the reference (ENGINES.md §5: [unknown]): refuse
-     * rather than guess it (vLLM plans V4: src/policy/vllm_v4.c). */
+     * rather than guess it (vLLM plans V4: src/engines/vllm/vllm_v4.c). */
     static const char planner[] = "the TensorRT-LLM creator (how TensorRT-LLM splits memory "
                                   "across its DeepSeek-V4 pools is [unknown] in ENGINES.md §5)";
     kvp_status ast = kvp_cost_require_affine(target, planner, err);

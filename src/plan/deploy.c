@@ -25,6 +25,11 @@
 
 #define DEFAULT_CUDA_GRAPH_BS 128u /* `kvplan plan`'s default */
 
+/* Both enums are rows of kvplan/engines.def: each estimate engine is its engine. */
+#define KVP_ENGINE_X(id, name, title) \
+    _Static_assert((int)KVP_ESTIMATE_##id == (int)KVP_ENGINE_##id, #id " estimate engine");
+#include "kvplan/engines.def"
+
 /* What the points of one run share (deploy_internal.h): the gate's scratch,
  * the last memory estimate, the creator's pools, and the last tensor-parallel
  * size the model's heads were checked against. */

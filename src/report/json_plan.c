@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "kvplan/render.h"
+#include "engine_ops.h"
 #include "render_internal.h"
 #include "util.h"
 
@@ -352,17 +353,8 @@ static json_t *policy_json(const kvp_render_input *in, const kvp_deploy_result *
     json_t *rep = json_object();
     /* Every contract field of the engine (issue 6), null where the engine prints
      * no such line (no SWA cache, no recurrent state). */
-    static const uint32_t k_engine_fields[KVP_ENGINE_COUNT] = {
-        [KVP_ENGINE_VLLM] = KVP_REPORT_NUM_GPU_BLOCKS | KVP_REPORT_GPU_KV_CACHE_TOKENS |
-                            KVP_REPORT_MAX_CONCURRENCY | KVP_REPORT_AVAILABLE_KV_CACHE_BYTES,
-        [KVP_ENGINE_SGLANG] = KVP_REPORT_MAX_TOTAL_NUM_TOKENS | KVP_REPORT_K_SIZE_BYTES |
-                              KVP_REPORT_V_SIZE_BYTES | KVP_REPORT_MAX_RUNNING_REQUESTS,
-        [KVP_ENGINE_LLAMACPP] = KVP_REPORT_KV_SIZE_BYTES | KVP_REPORT_K_SIZE_BYTES |
-                                KVP_REPORT_V_SIZE_BYTES | KVP_REPORT_CELLS |
-                                KVP_REPORT_SWA_KV_SIZE_BYTES | KVP_REPORT_RECURRENT_SIZE_BYTES,
-        [KVP_ENGINE_TRTLLM] = KVP_REPORT_MAX_TOKENS | KVP_REPORT_KV_CACHE_BYTES,
-    };
-    uint32_t want = e->present | ((unsigned)r->engine < KVP_ENGINE_COUNT ? k_engine_fields[r->engine] : 0u);
+    const kvp__engine_ops *ops = kvp__engine_ops_of(r->engine);
+    uint32_t want = e->present | (ops ? ops->report_fields : 0u);
 #define F(bit, name, val) \
     if (want & (bit)) json_object_set_new(rep, name, (e->present & (bit)) ? (val) : json_null())
     F(KVP_REPORT_NUM_GPU_BLOCKS, "num_gpu_blocks", ju(e->num_gpu_blocks));

@@ -15,7 +15,7 @@ src/sim/workload.c        workload files of kvplan sim
 src/local/decl_parse.c    model-local cache declarations
 src/local/collect.c       model-local cache declarations (names and aliases)
 src/bind/json_call.c      the request object of kvp_json_call (options, not a model)
-src/policy/accuracy.c     the engines' records, data/accuracy.json (scripts/accuracy.py)
+src/engines/accuracy.c     the engines' records, data/accuracy.json (scripts/accuracy.py)
 src/bind/why_call.c       kvplan why: the plan and fit documents its own calls answered
 src/bind/why_record.c     kvplan why --record: the why document (kvplan's own)
 src/cli/cmd_why.c         kvplan why: the why document, printed as a table

@@ -19,11 +19,11 @@ check "no library error key is a flag${bad:+: $bad}" '[ -z "$bad" ]'
 # The scanner itself finds a flag key (a test that cannot fail is a defect).
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/src/policy"
+mkdir -p "$tmp/src/engines/vllm"
 printf 'int f(void) {\n    return kvp__fail(err, KVP_INVALID_ARG, kvp_model_name(m),\n                     "--tp", "tp %%u", 3);\n}\n' \
-  >"$tmp/src/policy/x.c"
+  >"$tmp/src/engines/vllm/x.c"
 seeded=$(python3 "$src/tests/cli/lib/error_keys_scan.py" "$tmp")
-check "the scan finds a flag key" 'grep -q "src/policy/x.c:2: kvp__fail key \"--tp\"" <<<"$seeded"'
+check "the scan finds a flag key" 'grep -q "src/engines/vllm/x.c:2: kvp__fail key \"--tp\"" <<<"$seeded"'
 
 # Run time: the policy refuses kv_dtype, named as the user typed it.
 rc=0

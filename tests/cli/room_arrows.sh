@@ -27,12 +27,12 @@ done < <(grep -E '^[[:space:]]*kvp_room\(' CMakeLists.txt | sed 's/^[[:space:]]*
 
 # Which room each public header belongs to (the room that implements it).
 declare -A owner=(
-    [error.h]=util [types.h]=util [units.h]=util [version.h]=util
+    [error.h]=util [types.h]=util [units.h]=util [version.h]=util [engines.def]=util
     [model.h]=model [safetensors.h]=model
     [cost.h]=cost
     [memory.h]=estimate [estimate.h]=estimate
     [plan.h]=plan [deploy.h]=plan
-    [policy.h]=policy [startup.h]=policy
+    [policy.h]=engines [startup.h]=engines
     [fit.h]=fit [sweep.h]=fit [options.h]=options [report.h]=report [render.h]=report
     [gpu.h]=probe [probe.h]=probe [local.h]=local [pool.h]=pool [sim.h]=sim
     [json.h]=bind [kvplan.h]=cli
@@ -53,7 +53,8 @@ check_file() { # FILE ROOM
         */*) target=${inc%%/*} ;;
         *)
             if [ -e "$(dirname "$f")/$inc" ]; then continue; fi
-            target=$(for d in src/*/; do [ -e "$d$inc" ] && basename "$d"; done | head -1)
+            target=$(for d in src/*/ src/*/*/; do [ -e "$d$inc" ] && echo "${d#src/}"; done | head -1)
+            target=${target%%/*}
             ;;
         esac
         [ -n "$target" ] || { fail "$f includes \"$inc\", which no room owns"; continue; }
@@ -64,7 +65,7 @@ check_file() { # FILE ROOM
 for d in src/*/; do
     room=$(basename "$d")
     [ -n "${uses[$room]+x}" ] || { fail "src/$room/ is not in the room table"; continue; }
-    for f in "$d"*.c "$d"*.h; do [ -e "$f" ] && check_file "$f" "$room"; done
+    for f in "$d"*.c "$d"*.h "$d"*/*.c "$d"*/*.h; do [ -e "$f" ] && check_file "$f" "$room"; done
 done
 for h in include/kvplan/*.h; do check_file "$h" "${owner[$(basename "$h")]}"; done
 

@@ -196,7 +196,7 @@ def main():
                 continue
             ctx_, nseq_, uni_, swf_, tk_, tv_, fa_, ub_ = s
             if fa_ == -1 and tk_ != tv_ and tv_ != "f16":
-                # kvplan's start-up rule L-DT-1 (src/policy/startup_llamacpp.c) is the
+                # kvplan's start-up rule L-DT-1 (src/engines/llamacpp/startup_llamacpp.c) is the
                 # CUDA build's: no Flash Attention kernel for an asymmetric quantized
                 # pair, so -fa auto turns it off and the quantized V is refused. This
                 # CPU libllama has the kernel: such a setting is backend-dependent and

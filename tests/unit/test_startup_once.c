@@ -1,5 +1,5 @@
 /* test_startup_once.c — the start-up rules evaluated once per plan (issue 12
- * item 9, src/policy/startup_resume.h): after the plan, the pipeline copies
+ * item 9, src/engines/startup_resume.h): after the plan, the pipeline copies
  * from the first pass every row of a rule that reads neither the plan nor the
  * device memory, where the state it starts from (length and dtype the engine
  * runs with) is the same. Over thousands of random deployments (every engine,

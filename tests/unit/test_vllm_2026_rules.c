@@ -1,5 +1,5 @@
 /* test_vllm_2026_rules.c — vLLM's 2026 sizing rules (ADMISSION.md "vLLM (V1)",
- * ENGINES.md 1.3), each on both sides of its release boundary (0.25.0, src/policy/
+ * ENGINES.md 1.3), each on both sides of its release boundary (0.25.0, src/engines/vllm/
  * vllm.c VLLM_*_RELEASE) and for "latest" (no version). Figures worked by hand. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -37,10 +37,11 @@ for room in sorted(os.listdir(os.path.join(src, "src"))):
     d = os.path.join(src, "src", room)
     if not os.path.isdir(d):
         continue
-    for name in sorted(os.listdir(d)):
-        if not name.endswith(".c"):
+    # The room's folder and its subfolders (src/engines/vllm/ ...).
+    paths = sorted(os.path.join(dp, n) for dp, _, ns in os.walk(d) for n in ns)
+    for path in paths:
+        if not path.endswith(".c"):
             continue
-        path = os.path.join(d, name)
         text = open(path, encoding="utf-8", errors="replace").read()
         for fn, k in CALLS.items():
             for m in re.finditer(r"\b%s\s*\(" % fn, text):

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "policy_internal.h"
+#include "engine_ops.h"
+#include "startup_internal.h"
 
 typedef enum vllm_era { ERA_V0 = 0, ERA_V1_JAN25, ERA_V1_MID, ERA_V1_NEW } vllm_era;
 
@@ -904,3 +906,24 @@ kvp_status kvp__policy_vllm(const kvp_model *model, const kvp_policy_settings *s
     vplan_free(&P);
     return KVP_OK;
 }
+
+/* The engine's record (engine_ops.h; its row of kvplan/engines.def). */
+static const char *const k_aliases[] = {NULL};
+static const char *const k_fit_kv_dtypes[] = {"auto", "fp8", NULL};
+const kvp__engine_ops kvp__engine_vllm = {
+    .aliases = k_aliases,
+    .len_flag = "--max-model-len",
+    .help = "vLLM: --gpu-memory-utilization x total minus the profiled peak; "
+            "num_gpu_blocks,\n            maximum concurrency "
+            "(--engine-version 0.9.1|v0|v1-mid|v1-new)",
+    .version_forms = "a release (0.9.1, v0.11.0, 0.12.0rc1.dev5+g1a2b3c4), a year or date "
+                     "(2025, 2025-10-07), or v0, v1-jan25, v1-mid, v1-new, latest",
+    .newest_release = KVP__REL(0, 29, 0),
+    .plan = kvp__policy_vllm,
+    .startup_rules = kvp__startup_vllm,
+    .startup_rule_count = &kvp__startup_vllm_count,
+    .report_fields = KVP_REPORT_NUM_GPU_BLOCKS | KVP_REPORT_GPU_KV_CACHE_TOKENS |
+                     KVP_REPORT_MAX_CONCURRENCY | KVP_REPORT_AVAILABLE_KV_CACHE_BYTES,
+    .fit_kv_dtypes = k_fit_kv_dtypes,
+    .sim_policy = "vllm",
+};

@@ -1,5 +1,5 @@
 /*
- * policy_internal.h — shared by the engine policies in src/policy/ (kvp__ tier).
+ * policy_internal.h — shared by the engine policies in src/engines/ (kvp__ tier).
  *
  * Each policy reads the model through a normalised layer list: the model's own
  * cache records, plus what an engine sees that a reader may not have recorded

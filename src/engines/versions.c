@@ -15,9 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine_ops.h"
 #include "policy_internal.h"
 
-#define REL(x, y, z) ((x) * 10000u + (y) * 100u + (z))
+#define REL KVP__REL
 
 /* One release line of one engine: the releases (or builds, or years) from
  * `first` up to the next row's first. Rows of an engine are in release order;
@@ -51,13 +52,10 @@ static const release_line k_lines[] = {
 };
 
 /* The newest release of each engine kvplan's rules were read from (a later one
- * is planned with the last line, and said): TRT-LLM tags up to 1.3.0rc13
- * (STARTUP.md A.4), vLLM 0.29.0 (STARTUP.md V-PAR-6 thread), SGLang 0.5.x
- * (2026 code, ENGINES.md §2), llama.cpp's numbered releases 0.x (llamacpp.c). */
-static const uint32_t k_newest_minor[KVP_ENGINE_COUNT] = {
-    [KVP_ENGINE_TRTLLM] = REL(1, 3, 0), [KVP_ENGINE_VLLM] = REL(0, 29, 0),
-    [KVP_ENGINE_SGLANG] = REL(0, 5, 0), [KVP_ENGINE_LLAMACPP] = REL(0, 99, 0),
-};
+ * is planned with the last line, and said) is its record's newest_release:
+ * TRT-LLM tags up to 1.3.0rc13 (STARTUP.md A.4), vLLM 0.29.0 (STARTUP.md V-PAR-6
+ * thread), SGLang 0.5.x (2026 code, ENGINES.md §2), llama.cpp's numbered
+ * releases 0.x (llamacpp.c). */
 /* The last year whose code kvplan read (2026 snapshots, every engine). */
 #define NEWEST_YEAR 2026u
 
@@ -85,19 +83,9 @@ static const era_word k_words[] = {
     {KVP_ENGINE_LLAMACPP, "swa-f16", "pad256"},
 };
 
-static const char *const k_forms[KVP_ENGINE_COUNT] = {
-    [KVP_ENGINE_TRTLLM] = "a release (1.2.0rc4, 0.20.0, 1.1, v1.3.0), a rule set or year (2025, "
-                          "2026), or latest",
-    [KVP_ENGINE_VLLM] = "a release (0.9.1, v0.11.0, 0.12.0rc1.dev5+g1a2b3c4), a year or date "
-                        "(2025, 2025-10-07), or v0, v1-jan25, v1-mid, v1-new, latest",
-    [KVP_ENGINE_SGLANG] = "a release (0.5.3, v0.4.9.post2), a year or date (2025, 2025-10-07), "
-                          "or pre-11309, post-11309, pre-18039, latest",
-    [KVP_ENGINE_LLAMACPP] = "a build (b7217, 'version: 6000 (abc)'), a release (0.4.0), a year or "
-                            "date (2025, 2025-08), or unified, latest",
-};
-
 const char *kvp_engine_version_forms(kvp_engine engine) {
-    return (unsigned)engine < KVP_ENGINE_COUNT ? k_forms[engine] : "";
+    const kvp__engine_ops *ops = kvp__engine_ops_of(engine);
+    return ops ? ops->version_forms : "";
 }
 
 /* `word` in `v`, case-insensitive, not inside a longer word or release ("v0"
@@ -172,7 +160,7 @@ kvp_status kvp_engine_release_resolve(kvp_engine engine, const char *text, kvp_e
         /* llama.cpp's numbered releases come after every build: its last line. */
         row = engine == KVP_ENGINE_LLAMACPP ? last : line_of(engine, false, rel);
         uint32_t minor = rel / 100u * 100u;
-        if (minor > k_newest_minor[engine]) out->newer_than_known = true;
+        if (minor > kvp__engine_ops_of(engine)->newest_release) out->newer_than_known = true;
     } else if ((year = year_of(text)) != 0) {
         kvp__strlcpy(out->form, "year", sizeof out->form);
         row = line_of(engine, true, year);
@@ -180,7 +168,7 @@ kvp_status kvp_engine_release_resolve(kvp_engine engine, const char *text, kvp_e
     } else {
         return kvp__fail(err, KVP_INVALID_ARG, NULL, "engine_version",
                          "'%.60s' is not a %s version kvplan knows; expected %s", text,
-                         kvp_engine_name(engine), k_forms[engine]);
+                         kvp_engine_name(engine), kvp_engine_version_forms(engine));
     }
     out->version = rel;
     out->build = build;

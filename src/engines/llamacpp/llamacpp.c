@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "policy_internal.h"
+#include "engine_ops.h"
+#include "startup_internal.h"
 
 typedef struct ggml_kv_type {
     const char *name;
@@ -449,3 +451,24 @@ overflow:
     return kvp__fail(err, KVP_OVERFLOW, kvp_model_name(model), "n_ctx",
                      "cache bytes overflow 64 bits (%llu cells)", (unsigned long long)n_ctx);
 }
+
+/* The engine's record (engine_ops.h; its row of kvplan/engines.def). */
+static const char *const k_aliases[] = {"llama.cpp", "llama-cpp", NULL};
+static const char *const k_fit_kv_dtypes[] = {"f16", "q8_0", "q4_0", NULL};
+const kvp__engine_ops kvp__engine_llamacpp = {
+    .aliases = k_aliases,
+    .len_flag = "--ctx-size",
+    .help = "llama.cpp: the cache --ctx-size and --parallel ask for, no "
+            "budget (--engine-version b7217)",
+    .version_forms = "a build (b7217, 'version: 6000 (abc)'), a release (0.4.0), a year or "
+                     "date (2025, 2025-08), or unified, latest",
+    .newest_release = KVP__REL(0, 99, 0),
+    .plan = kvp__policy_llamacpp,
+    .startup_rules = kvp__startup_llamacpp,
+    .startup_rule_count = &kvp__startup_llamacpp_count,
+    .report_fields = KVP_REPORT_KV_SIZE_BYTES | KVP_REPORT_K_SIZE_BYTES | KVP_REPORT_V_SIZE_BYTES |
+                     KVP_REPORT_CELLS | KVP_REPORT_SWA_KV_SIZE_BYTES |
+                     KVP_REPORT_RECURRENT_SIZE_BYTES,
+    .fit_kv_dtypes = k_fit_kv_dtypes,
+    .sim_policy = NULL,
+};

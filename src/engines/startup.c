@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "engine_ops.h"
 #include "startup_internal.h"
 #include "startup_resume.h"
 
@@ -86,13 +87,9 @@ kvp_status kvp_startup_set_env(kvp_startup_settings *s, const char *a, kvp_error
 }
 
 static const kvp__startup_rule *table_of(kvp_engine e, size_t *n) {
-    switch (e) {
-    case KVP_ENGINE_VLLM: *n = kvp__startup_vllm_count; return kvp__startup_vllm;
-    case KVP_ENGINE_SGLANG: *n = kvp__startup_sglang_count; return kvp__startup_sglang;
-    case KVP_ENGINE_TRTLLM: *n = kvp__startup_trtllm_count; return kvp__startup_trtllm;
-    case KVP_ENGINE_LLAMACPP: *n = kvp__startup_llamacpp_count; return kvp__startup_llamacpp;
-    default: *n = 0; return NULL;
-    }
+    const kvp__engine_ops *ops = kvp__engine_ops_of(e);
+    *n = ops ? *ops->startup_rule_count : 0;
+    return ops ? ops->startup_rules : NULL;
 }
 
 kvp_status kvp_startup_disable(kvp_startup_settings *s, const char *id, kvp_error *err) {
@@ -145,6 +142,15 @@ void kvp__check_set(kvp_check_row *row, kvp_check_status st, const char *fix, co
     va_start(ap, fmt);
     vsnprintf(row->message, sizeof row->message, fmt, ap);
     va_end(ap);
+}
+
+void kvp__startup_cc_unknown(kvp_check_row *row, const char *fix, const char *needs, ...) {
+    char what[sizeof row->message];
+    va_list ap;
+    va_start(ap, needs);
+    vsnprintf(what, sizeof what, needs, ap);
+    va_end(ap);
+    kvp__check_set(row, KVP_CHECK_UNKNOWN, fix, "%s: the GPU's capability is not known", what);
 }
 
 const char *kvp__startup_env(const kvp__startup_ctx *c, const char *name) {

@@ -288,9 +288,9 @@ static void len_4(kvp__startup_ctx *c, kvp_check_row *r) {
         /* FlashMLA 64; CUTLASS-MLA (the Blackwell default) 128; sparse MLA 64. */
         uint32_t forced = sparse ? 64 : (c->cc >= 100 && c->cc < 120) ? 128 : 64;
         if (c->cc == 0 && !sparse) {
-            kvp__check_set(r, KVP_CHECK_UNKNOWN, "name the GPU (--gpu)",
-                           "MLA block size is forced per GPU (64 FlashMLA, 128 CUTLASS-MLA on "
-                           "Blackwell): the GPU's capability is not known");
+            kvp__startup_cc_unknown(r, "name the GPU (--gpu)",
+                                    "MLA block size is forced per GPU (64 FlashMLA, 128 "
+                                    "CUTLASS-MLA on Blackwell)");
         } else if (bs && bs != forced) {
             kvp__check_set(r, KVP_CHECK_ADJUST, "",
                            "Forcing kv cache block size to %u for %s backend.", forced,
@@ -540,8 +540,8 @@ static void dt_1(kvp__startup_ctx *c, kvp_check_row *r) {
         return;
     }
     if (!c->cc) {
-        kvp__check_set(r, KVP_CHECK_UNKNOWN, "name the GPU (--gpu) so its capability is known",
-                       "bfloat16 needs compute capability 8.0: the GPU's capability is not known");
+        kvp__startup_cc_unknown(r, "name the GPU (--gpu) so its capability is known",
+                                "bfloat16 needs compute capability 8.0");
         return;
     }
     if (c->cc >= 80) {
@@ -614,8 +614,8 @@ static void dt_3(kvp__startup_ctx *c, kvp_check_row *r) {
         return;
     }
     if (!c->cc) {
-        kvp__check_set(r, KVP_CHECK_UNKNOWN, "name the GPU (--gpu) so its capability is known",
-                       "%s needs capability %u: the GPU's capability is not known", c->quant, min);
+        kvp__startup_cc_unknown(r, "name the GPU (--gpu) so its capability is known",
+                                "%s needs capability %u", c->quant, min);
         return;
     }
     if (c->cc < min) {

@@ -47,9 +47,8 @@ static void dt_1(kvp__startup_ctx *c, kvp_check_row *r) {
     if (c->amd) {
         kvp__check_set(r, KVP_CHECK_PASS, "", "ROCm GPU %s", c->s->gpu.gfx_target);
     } else if (!c->cc) {
-        kvp__check_set(r, KVP_CHECK_UNKNOWN, "name the GPU (--gpu) so its capability is known",
-                       "SGLang needs sm75 and forces float16 below sm80: the GPU's capability is "
-                       "not known");
+        kvp__startup_cc_unknown(r, "name the GPU (--gpu) so its capability is known",
+                                "SGLang needs sm75 and forces float16 below sm80");
     } else if (c->cc < 75) {
         kvp__check_set(r, KVP_CHECK_REFUSE, "a GPU of compute capability 7.5 or newer (T4, A10, L4 ...)",
                        "SGLang only supports sm75 and above. (compute capability %s)",
@@ -74,8 +73,7 @@ static void dt_2(kvp__startup_ctx *c, kvp_check_row *r) {
     } else if (c->amd) {
         kvp__check_set(r, KVP_CHECK_PASS, "", "ROCm FP8 paths");
     } else if (!c->cc) {
-        kvp__check_set(r, KVP_CHECK_UNKNOWN, "name the GPU (--gpu)",
-                       "block-FP8 Triton kernels need sm89: the GPU's capability is not known");
+        kvp__startup_cc_unknown(r, "name the GPU (--gpu)", "block-FP8 Triton kernels need sm89");
     } else if (c->cc < 89) {
         /* Refused by every build before 2026; a 2026 Marlin path may start [uncertain]. */
         kvp__check_set(r, KVP_CHECK_WARN, "an sm89+ GPU (L4, L40S, H100 ...), or a BF16 checkpoint",

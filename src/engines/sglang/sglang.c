@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "policy_internal.h"
+#include "engine_ops.h"
+#include "startup_internal.h"
 
 typedef struct sdtype {
     kvp_dtype dtype;
@@ -467,3 +469,23 @@ kvp_status kvp__policy_sglang(const kvp_model *model, const kvp_policy_settings 
                               "layout (656 B rows); pass --kv-cache-dtype fp8_e4m3 for it");
     return KVP_OK;
 }
+
+/* The engine's record (engine_ops.h; its row of kvplan/engines.def). */
+static const char *const k_aliases[] = {NULL};
+static const char *const k_fit_kv_dtypes[] = {"auto", "fp8_e4m3", NULL};
+const kvp__engine_ops kvp__engine_sglang = {
+    .aliases = k_aliases,
+    .len_flag = "--context-length",
+    .help = "SGLang: --mem-fraction-static of the total; max_total_num_tokens, "
+            "max_running_requests",
+    .version_forms = "a release (0.5.3, v0.4.9.post2), a year or date (2025, 2025-10-07), "
+                     "or pre-11309, post-11309, pre-18039, latest",
+    .newest_release = KVP__REL(0, 5, 0),
+    .plan = kvp__policy_sglang,
+    .startup_rules = kvp__startup_sglang,
+    .startup_rule_count = &kvp__startup_sglang_count,
+    .report_fields = KVP_REPORT_MAX_TOTAL_NUM_TOKENS | KVP_REPORT_K_SIZE_BYTES |
+                     KVP_REPORT_V_SIZE_BYTES | KVP_REPORT_MAX_RUNNING_REQUESTS,
+    .fit_kv_dtypes = k_fit_kv_dtypes,
+    .sim_policy = "sglang",
+};

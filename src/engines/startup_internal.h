@@ -1,6 +1,6 @@
 /*
  * startup_internal.h — the start-up rule tables (kvplan/startup.h) and the
- * helpers their rows share (kvp__ tier, src/policy/ only).
+ * helpers their rows share (kvp__ tier, src/engines/ only).
  *
  * A table row is data: id, versions, basis, setting, condition, fix, whether
  * it is a switchable default, and an evaluator that reads the context and
@@ -61,6 +61,11 @@ extern const size_t kvp__startup_llamacpp_count;
 /* Set status, fix ("" none) and the message (printf). */
 void kvp__check_set(kvp_check_row *row, kvp_check_status status, const char *fix,
                     const char *fmt, ...) KVP_PRINTF(4, 5);
+/* The row of a capability rule on a GPU whose compute capability is not known
+ * (no --gpu, or an entry without one), shared by every engine's rules: unknown,
+ * `fix`, and "<what needs what>: the GPU's capability is not known". */
+void kvp__startup_cc_unknown(kvp_check_row *row, const char *fix, const char *needs, ...)
+    KVP_PRINTF(3, 4);
 /* Environment variable set to a true value ("1", "true", "yes", "on")? */
 bool kvp__startup_env_true(const kvp__startup_ctx *c, const char *name);
 /* Environment variable present (any value), NULL when not. */

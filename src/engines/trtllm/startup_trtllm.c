@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "startup_internal.h"
+#include "engine_ops.h"
 
 static void len_1(kvp__startup_ctx *c, kvp_check_row *r) {
     uint64_t d = kvp_startup_default_len(c->model, c->s);
@@ -51,8 +52,8 @@ static void dt_1(kvp__startup_ctx *c, kvp_check_row *r) {
     } else if (c->amd) {
         kvp__check_set(r, KVP_CHECK_REFUSE, "an NVIDIA GPU", "TensorRT-LLM runs on NVIDIA GPUs only");
     } else if (!c->cc) {
-        kvp__check_set(r, KVP_CHECK_UNKNOWN, "name the GPU (--gpu)",
-                       "FP8 GEMMs need sm89 (sm90 for block scaling): the GPU's capability is not known");
+        kvp__startup_cc_unknown(r, "name the GPU (--gpu)",
+                                "FP8 GEMMs need sm89 (sm90 for block scaling)");
     } else if (c->block_fp8 && c->cc < 90) {
         kvp__check_set(r, KVP_CHECK_REFUSE, "a Hopper or Blackwell GPU (H100, H200, B200 ...)",
                        "Unsupported SM version for FP8 block scaling GEMM (sm%u)", c->cc);
@@ -125,3 +126,33 @@ const kvp__startup_rule kvp__startup_trtllm[] = {
      NULL, "kvplan takes none of the settings these combinations involve"},
 };
 const size_t kvp__startup_trtllm_count = sizeof kvp__startup_trtllm / sizeof kvp__startup_trtllm[0];
+
+/* TensorRT-LLM's sizing is the creator's (plan.h): one model of it, reached
+ * through kvp_deploy_plan (deploy.h), not a policy. */
+static kvp_status trtllm_plan(const kvp_model *model, const kvp_policy_settings *s,
+                              kvp_policy_result *out, kvp_error *err) {
+    (void)model, (void)s, (void)out;
+    return kvp__fail(err, KVP_INVALID_ARG, NULL, "engine",
+                     "TensorRT-LLM is planned by the creator: use kvp_deploy_plan "
+                     "(kvplan/deploy.h)");
+}
+
+/* The engine's record (engine_ops.h; its row of kvplan/engines.def). */
+static const char *const k_aliases[] = {"trt-llm", "tensorrt-llm", "tensorrt_llm", NULL};
+static const char *const k_fit_kv_dtypes[] = {"auto", "fp8", "nvfp4", NULL};
+const kvp__engine_ops kvp__engine_trtllm = {
+    .aliases = k_aliases,
+    .len_flag = "--max-seq-len",
+    .help = "TensorRT-LLM's KV cache creator (the default): a fraction of the "
+            "memory left\n            after the profiling pass "
+            "(--free-gpu-memory-fraction 0.9); pools, blocks, max tokens",
+    .version_forms = "a release (1.2.0rc4, 0.20.0, 1.1, v1.3.0), a rule set or year (2025, "
+                     "2026), or latest",
+    .newest_release = KVP__REL(1, 3, 0),
+    .plan = trtllm_plan,
+    .startup_rules = kvp__startup_trtllm,
+    .startup_rule_count = &kvp__startup_trtllm_count,
+    .report_fields = KVP_REPORT_MAX_TOKENS | KVP_REPORT_KV_CACHE_BYTES,
+    .fit_kv_dtypes = k_fit_kv_dtypes,
+    .sim_policy = "trtllm",
+};

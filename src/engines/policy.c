@@ -7,38 +7,8 @@
 #include <string.h>
 
 #include "kvplan/cost.h"
+#include "engine_ops.h"
 #include "policy_internal.h"
-
-static const char *const k_engine_names[KVP_ENGINE_COUNT] = {
-    [KVP_ENGINE_TRTLLM] = "trtllm",
-    [KVP_ENGINE_VLLM] = "vllm",
-    [KVP_ENGINE_SGLANG] = "sglang",
-    [KVP_ENGINE_LLAMACPP] = "llamacpp",
-};
-
-const char *kvp_engine_name(kvp_engine engine) {
-    return (unsigned)engine < KVP_ENGINE_COUNT ? k_engine_names[engine] : "unknown";
-}
-
-kvp_status kvp_engine_parse(const char *name, kvp_engine *out) {
-    static const struct {
-        const char *name;
-        kvp_engine engine;
-    } k_alias[] = {
-        {"trtllm", KVP_ENGINE_TRTLLM},     {"trt-llm", KVP_ENGINE_TRTLLM},
-        {"tensorrt-llm", KVP_ENGINE_TRTLLM}, {"tensorrt_llm", KVP_ENGINE_TRTLLM},
-        {"vllm", KVP_ENGINE_VLLM},         {"sglang", KVP_ENGINE_SGLANG},
-        {"llamacpp", KVP_ENGINE_LLAMACPP}, {"llama.cpp", KVP_ENGINE_LLAMACPP},
-        {"llama-cpp", KVP_ENGINE_LLAMACPP},
-    };
-    if (!name) return KVP_INVALID_ARG;
-    for (size_t i = 0; i < sizeof k_alias / sizeof k_alias[0]; i++)
-        if (kvp__strcasecmp(name, k_alias[i].name) == 0) {
-            *out = k_alias[i].engine;
-            return KVP_OK;
-        }
-    return KVP_INVALID_ARG;
-}
 
 kvp_policy_settings kvp_policy_settings_default(void) {
     kvp_policy_settings s;
@@ -298,21 +268,9 @@ kvp_status kvp_policy_plan(const kvp_model *model, const kvp_policy_settings *se
         kvp__policy_note(out, "unverified family: kvplan has no hand-checked config of model_type "
                               "\"%s\"; its cache was read with the generic rules",
                          kvp_model_get_info(model)->model_type);
-    switch (s.engine) {
-    case KVP_ENGINE_VLLM:
-        return kvp__policy_vllm(model, &s, out, err);
-    case KVP_ENGINE_SGLANG:
-        return kvp__policy_sglang(model, &s, out, err);
-    case KVP_ENGINE_LLAMACPP:
-        return kvp__policy_llamacpp(model, &s, out, err);
-    case KVP_ENGINE_TRTLLM:
-        /* TensorRT-LLM's sizing is the creator's (plan.h): one model of it, reached
-         * through kvp_deploy_plan (deploy.h). */
-        return kvp__fail(err, KVP_INVALID_ARG, NULL, "engine",
-                         "TensorRT-LLM is planned by the creator: use kvp_deploy_plan "
-                         "(kvplan/deploy.h)");
-    default:
+    const kvp__engine_ops *ops = kvp__engine_ops_of(s.engine);
+    if (!ops)
         return kvp__fail(err, KVP_INVALID_ARG, NULL, "engine", "unknown engine %d",
                          (int)s.engine);
-    }
+    return ops->plan(model, &s, out, err);
 }
