@@ -156,7 +156,7 @@ static int check_main(int argc, char **argv) {
         free(ss);
         return kvp_cli_report_error(&err, json);
     }
-    /* The rules, the memory rules on the one pipeline's plan (src/plan/check_run.c,
+    /* The rules, the memory rules on the one pipeline's plan (src/pipeline/check_run.c,
      * kvp_json_call's "check" too). */
     kvp_startup_report *rep = calloc(1, sizeof *rep);
     int rc = KVP_EXIT_BAD_INPUT;

@@ -1,7 +1,7 @@
 /*
  * estimate_memo.h — the last static memory estimate kept for the next call
  * with the same inputs (kvp__ tier: the plan room's pipeline holds one per
- * run of many points, src/plan/deploy.c).
+ * run of many points, src/pipeline/deploy.c).
  *
  * A sweep over max_seq_len, or a fit's bisection, plans thousands of points
  * whose weights, activation peak and runtime terms are the same: the estimate

@@ -31,7 +31,7 @@ declare -A owner=(
     [model.h]=model [safetensors.h]=model
     [cost.h]=cost
     [memory.h]=estimate [estimate.h]=estimate
-    [plan.h]=plan [deploy.h]=plan
+    [plan.h]=plan [deploy.h]=pipeline
     [policy.h]=engines [startup.h]=engines
     [fit.h]=fit [sweep.h]=fit [options.h]=options [report.h]=report [render.h]=report
     [gpu.h]=probe [probe.h]=probe [local.h]=local [pool.h]=pool [sim.h]=sim

@@ -1,4 +1,4 @@
-/* test_admission.c — the engines' admission rules (src/plan/admission.c,
+/* test_admission.c — the engines' admission rules (src/pipeline/admission.c,
  * docs/admission.md), every figure worked by hand below.
  *
  * Llama-3.1-8B, bf16 KV: 32 layers x 8 KV heads x 128 dims x 2 (K, V) x 2 bytes
@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "kvplan/deploy.h"
-#include "plan/admission.h"
+#include "pipeline/admission.h"
 
 #define GiB (1024ull * 1024 * 1024)
 
