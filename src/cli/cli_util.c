@@ -328,7 +328,8 @@ static bool file_key(const char *path, char *buf, size_t size, dev_t *dev, ino_t
     return false;
 }
 
-int kvp_cli_one_file(const char *a_opt, const char *a, const char *b_what, const char *b) {
+int kvp_cli_one_file_as(bool json, const char *a_opt, const char *a, const char *b_what,
+                        const char *b) {
     if (!a || !b || !*a || !*b) return 0;
     char ka[8192], kb[8192];
     dev_t da, db;
@@ -336,6 +337,22 @@ int kvp_cli_one_file(const char *a_opt, const char *a, const char *b_what, const
     bool ea = file_key(a, ka, sizeof ka, &da, &ia), eb = file_key(b, kb, sizeof kb, &db, &ib);
     bool same = ea && eb ? (da == db && ia == ib) : (!ea && !eb && !strcmp(ka, kb));
     if (!same) return 0;
-    return kvp_cli_fail("%s %s is %s (%s): one file cannot hold both; give another path", a_opt,
-                        a, b_what, b);
+    kvp_error err;
+    kvp_error_clear(&err);
+    err.code = KVP_INVALID_ARG;
+    kvp__strlcpy(err.file, a, sizeof err.file);
+    kvp__strlcpy(err.key, a_opt, sizeof err.key);
+    snprintf(err.message, sizeof err.message,
+             "%s %s is %s (%s): one file cannot hold both; give another path", a_opt, a, b_what, b);
+    return kvp_cli_report_error(&err, json);
+}
+
+int kvp_cli_one_file(const char *a_opt, const char *a, const char *b_what, const char *b) {
+    return kvp_cli_one_file_as(false, a_opt, a, b_what, b);
+}
+
+int kvp_cli_output_over_inputs(bool json, const char *opt, const char *path, const char *model) {
+    int rc = kvp_cli_one_file_as(json, opt, path, "the MODEL file", model);
+    if (!rc) rc = kvp_cli_one_file_as(json, opt, path, "the --gpu-catalog file", g_gpu_catalog);
+    return rc;
 }

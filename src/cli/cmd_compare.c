@@ -59,7 +59,17 @@ static int compare_main(int argc, char **argv) {
         if (handled) continue;
         if (kvp_cli_opt(argc, argv, &i, "--policies", &v, &bad)) {
             if (bad) return KVP_EXIT_BAD_INPUT;
+            /* An empty list or item (",", "vllm,", "a,,b") names no engine: refused,
+             * not read as the default four (issue 29). */
+            size_t vn = strlen(v);
+            if (vn == 0 || v[0] == ',' || v[vn - 1] == ',' || strstr(v, ",,"))
+                return fit_cli_bad(&c, KVP_INVALID_ARG, "--policies",
+                                   "--policies: '%s' %s (expected a list such as vllm,sglang)", v,
+                                   vn == 0 ? "names no engine" : "holds an empty item");
             char list[256];
+            if (vn >= sizeof list)
+                return fit_cli_bad(&c, KVP_INVALID_ARG, "--policies",
+                                   "--policies: the list is longer than %zu bytes", sizeof list - 1);
             kvp__strlcpy(list, v, sizeof list);
             n_engines = 0;
             char *save = NULL;
@@ -110,6 +120,12 @@ static int compare_main(int argc, char **argv) {
                            "give one engine with --policies, or use 'kvplan sweep --over "
                            "policy=... --over kv-dtype=...'");
     c.model_arg = kvp_cli_from_model(c.model_arg); /* the --from command's, unless given */
+    /* The page over the model or the GPU catalogue read (issue 29). */
+    int orc = kvp_cli_output_over_inputs(c.json, "--html", html, c.model_arg);
+    if (orc) {
+        fit_cli_free(&c);
+        return orc;
+    }
     int rc = fit_cli_finish(&c, "compare");
     if (rc >= 0) {
         fit_cli_free(&c);

@@ -440,9 +440,9 @@ static int sweep_main(int argc, char **argv) {
                          "--over max-seq-len=4k..128k)");
         goto out;
     }
-    if ((rc = kvp_cli_one_file("--svg", svg, "--html", html)) ||
-        (rc = kvp_cli_one_file("--svg", svg, "the MODEL file", c.model_arg)) ||
-        (rc = kvp_cli_one_file("--html", html, "the MODEL file", c.model_arg)))
+    if ((rc = kvp_cli_one_file_as(c.json, "--svg", svg, "--html", html)) ||
+        (rc = kvp_cli_output_over_inputs(c.json, "--svg", svg, c.model_arg)) ||
+        (rc = kvp_cli_output_over_inputs(c.json, "--html", html, c.model_arg)))
         goto out;
     if ((svg || html) && axis_n(grid, AX_SEQ_LEN) < 2) {
         rc = fit_cli_bad(&c, KVP_INVALID_ARG, svg ? "--svg" : "--html",

@@ -243,6 +243,14 @@ int kvp_cmd_why(int argc, char **argv) {
         usage(stderr);
         goto done;
     }
+    /* --record appends: over the log read (or the --model file) it would write
+     * into its own input (issue 29: two files that are one). */
+    if (rec && ((rc = kvp_cli_one_file_as(json, "--record", rec, "the LOGFILE", path)) ||
+                (rc = kvp_cli_output_over_inputs(json, "--record", rec, w.model)))) {
+        rc = KVP_EXIT_BAD_INPUT;
+        goto done;
+    }
+    rc = KVP_EXIT_BAD_INPUT;
     log = malloc(sizeof *log);
     if (!log) {
         kvp_cli_fail("out of memory");
