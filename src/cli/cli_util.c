@@ -100,8 +100,17 @@ int kvp_cli_report_error(const kvp_error *in, bool json) {
     const char *flag = kvp_cli_field_flag(in->key);
     if (flag && strcmp(flag, in->key) != 0) {
         size_t k = strlen(in->key);
-        if (!strncmp(in->message, in->key, k) && in->message[k] == ':')
+        if (!strncmp(in->message, in->key, k) && in->message[k] == ':') {
             snprintf(mapped.message, sizeof mapped.message, "%s%s", flag, in->message + k);
+        } else {
+            /* "MODEL: field: ...": the field after the file's name too. */
+            char pat[KVP_ERROR_KEY_MAX + 4];
+            snprintf(pat, sizeof pat, ": %s: ", in->key);
+            const char *at = strstr(in->message, pat);
+            if (at)
+                snprintf(mapped.message, sizeof mapped.message, "%.*s: %s%s",
+                         (int)(at - in->message), in->message, flag, at + 2 + k);
+        }
         kvp__strlcpy(mapped.key, flag, sizeof mapped.key);
     }
     /* Messages may carry bytes from hostile files (a record filled by hand, not by
@@ -293,6 +302,10 @@ const char *kvp_cli_field_flag(const char *field) {
         {"device", NULL, "--device"},
     };
     if (!field) return NULL;
+    /* "ep" is fed by --ep-size (TensorRT-LLM, SGLang) or --enable-expert-parallel
+     * (vLLM): the one typed (issue 29: an error naming an option not given). */
+    if (!strcmp(field, "ep") && kvp_cli_typed_spelling("--ep-size"))
+        return kvp_cli_typed_spelling("--ep-size");
     const kvp_option *r = kvp_option_for_field(field);
     if (r && kvp_cli_typed_flag(field) != r->name) return kvp_cli_typed_flag(field);
     for (size_t i = 0; i < sizeof k_map / sizeof k_map[0]; i++)

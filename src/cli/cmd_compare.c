@@ -35,6 +35,19 @@ static uint64_t rounding(const kvp_fit_eval *e) {
 
 static int compare_main(int argc, char **argv);
 
+/* The options given directly that e's engine does not read, as notes of e. */
+static void unread_notes(const kvp_options *o, kvp_fit_eval *e) {
+    for (size_t i = 0; i < kvp_option_count(); i++) {
+        const kvp_option *r = kvp_option_at(i);
+        if (!o->given[r->id] || o->pasted[r->id]) continue;
+        const kvp_option_meaning *m = kvp_option_meaning_for(r, e->point.engine);
+        if (!m || m->reads || e->policy.note_count >= KVP_POLICY_MAX_NOTES) continue;
+        snprintf(e->policy.notes[e->policy.note_count++], KVP_POLICY_NOTE_MAX,
+                 "%s is not read under policy %s: %s", o->typed[r->id],
+                 kvp_engine_name(e->point.engine), m->text);
+    }
+}
+
 /* --from "vllm serve ...": the engine's command fills the settings of the run. */
 int kvp_cmd_compare(int argc, char **argv) { return kvp_cli_from_run(argc, argv, compare_main); }
 
@@ -107,6 +120,7 @@ static int compare_main(int argc, char **argv) {
     if (n_engines == 0)
         for (int k = 0; k < KVP_ENGINE_COUNT; k++) engines[n_engines++] = (kvp_engine)k;
     c.opt->engines_vary = n_engines > 1;
+    for (size_t k = 0; k < n_engines; k++) c.opt->engines_planned |= KVP_OPTION_ENGINE(engines[k]);
     if (policies_given && n_engines == 1) {
         /* One engine compared: the settings are read as that engine reads them
          * (an option with no meaning there is refused, engine_reads.c). */
@@ -147,6 +161,10 @@ static int compare_main(int argc, char **argv) {
             return kvp_cli_report_error(&err, c.json);
         }
     }
+    /* --json: each engine's notes say which options given it does not read (on
+     * stderr as "kvplan: note:" in both forms, kvp_options_finish). */
+    for (size_t k = 0; c.json && c.opt->engines_vary && k < n_engines; k++)
+        unread_notes(c.opt, &ev[k]);
     const kvp_fit_eval *ref = NULL;
     for (size_t k = 0; k < n_engines && !ref; k++)
         if (ev[k].status == KVP_OK) ref = &ev[k];

@@ -792,7 +792,39 @@ kvp_status kvp_options_finish(kvp_options *o, kvp_error *err) {
      * engine's own: one its engine does not read is said, as before. */
     for (size_t id = 0; id < O_COUNT; id++) {
         const kvp_option *r = &kvp__options[id];
-        if (!o->given[id] || o->engines_vary) continue;
+        if (!o->given[id]) continue;
+        if (o->engines_vary) {
+            /* Several engines planned (compare, sweep --over policy): an option
+             * none of them reads is the same exit 2 as under one engine; one
+             * that some do not read is said for each of those (issue 29). */
+            if (o->pasted[id] || !o->engines_planned) continue;
+            char why[KVP_ERROR_MESSAGE_MAX / 2];
+            size_t wl = 0;
+            bool read = false;
+            why[0] = '\0';
+            for (int e = 0; e < KVP_ENGINE_COUNT; e++) {
+                if (!(o->engines_planned & KVP_OPTION_ENGINE(e))) continue;
+                const kvp_option_meaning *m = kvp_option_meaning_for(r, (kvp_engine)e);
+                if (!m || m->reads) {
+                    read = true;
+                    continue;
+                }
+                int w = snprintf(why + wl, sizeof why - wl, "%s%s: %s", wl ? "; " : "",
+                                 engine_title(e), m->text);
+                if (w > 0) wl = (size_t)w < sizeof why - wl ? wl + (size_t)w : sizeof why - 1;
+            }
+            if (!read)
+                return bad(err, o->typed[id], "%s has no meaning under any engine planned (%s)",
+                           o->typed[id], why);
+            for (int e = 0; e < KVP_ENGINE_COUNT; e++) {
+                if (!(o->engines_planned & KVP_OPTION_ENGINE(e))) continue;
+                const kvp_option_meaning *m = kvp_option_meaning_for(r, (kvp_engine)e);
+                if (m && !m->reads)
+                    kvp__note(&o->notes, "%s is not read under %s (policy %s): %s", o->typed[id],
+                              engine_title(e), kvp_engine_name((kvp_engine)e), m->text);
+            }
+            continue;
+        }
         if (o->pasted[id]) {
             if (!(r->engines & KVP_OPTION_ENGINE(eng)))
                 kvp__note(&o->warnings, "%s is not a %s setting; policy %s does not read it",
