@@ -103,10 +103,11 @@ int kvp_cli_report_error(const kvp_error *in, bool json) {
         if (!strncmp(in->message, in->key, k) && in->message[k] == ':') {
             snprintf(mapped.message, sizeof mapped.message, "%s%s", flag, in->message + k);
         } else {
-            /* "MODEL: field: ...": the field after the file's name too. */
+            /* "MODEL: field: ...": the field after the file's name too, when the
+             * user typed the option (a missing one keeps the field's name). */
             char pat[KVP_ERROR_KEY_MAX + 4];
             snprintf(pat, sizeof pat, ": %s: ", in->key);
-            const char *at = strstr(in->message, pat);
+            const char *at = kvp_cli_typed_spelling(flag) ? strstr(in->message, pat) : NULL;
             if (at)
                 snprintf(mapped.message, sizeof mapped.message, "%.*s: %s%s",
                          (int)(at - in->message), in->message, flag, at + 2 + k);

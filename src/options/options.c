@@ -113,7 +113,7 @@ static kvp_status get_count(const kvp_option *r, const char *typed, const char *
     kvp_error e;
     if (kvp_parse_count(v, out, &e) != KVP_OK) return bad(err, typed, "%s: %s", typed, e.message);
     if (*out < r->min || *out > r->max)
-        return bad(err, typed, "%s: %s is out of range, expected %llu to %llu", typed, v,
+        return bad(err, typed, "%s: %s is out of range, expected %llu to %llu", typed, *v ? v : "''",
                    (unsigned long long)r->min, (unsigned long long)r->max);
     return KVP_OK;
 }
@@ -177,12 +177,12 @@ static kvp_status get_fraction(const kvp_option *r, const char *typed, const cha
         char *end = NULL;
         double f = strtod(v, &end);
         if (end == v || *end || !(f >= 0.0 && f <= 1.0))
-            return bad(err, typed, "%s: %s is not a fraction in [0, 1]", typed, v);
+            return bad(err, typed, "%s: %s is not a fraction in [0, 1]", typed, *v ? v : "''");
         *out = f;
         return KVP_OK;
     }
     if (kvp_parse_fraction(v, out, &e) != KVP_OK)
-        return bad(err, typed, "%s: %s is not a fraction in (0, 1]", typed, v);
+        return bad(err, typed, "%s: %s is not a fraction in (0, 1]", typed, *v ? v : "''");
     return KVP_OK;
 }
 
@@ -836,6 +836,16 @@ kvp_status kvp_options_finish(kvp_options *o, kvp_error *err) {
             return bad(err, o->typed[id], "%s has no meaning under %s (policy %s): %s",
                        o->typed[id], engine_title((int)eng), kvp_engine_name(eng), m->text);
     }
+    /* TensorRT-LLM keeps draft layers in the cache only for a speculative method
+     * (speculative_config: --spec-mode, or a --draft model; the creator's
+     * num_extra_kv_tokens and EAGLE layers): alone, --num-draft-layers would change
+     * nothing (issue 29: an option that needs another). */
+    if (eng == KVP_ENGINE_TRTLLM && !o->engines_vary && o->given[O_NUM_DRAFT_LAYERS] &&
+        !o->pasted[O_NUM_DRAFT_LAYERS] && !o->given[O_SPEC_MODE] && !o->given[O_DRAFT])
+        return bad(err, o->typed[O_NUM_DRAFT_LAYERS],
+                   "%s needs a speculative method under TensorRT-LLM (--spec-mode, or --draft "
+                   "MODEL): without one no draft layer is in the cache",
+                   o->typed[O_NUM_DRAFT_LAYERS]);
     /* llama.cpp: -c is the context of all slots, --max-seq-len one request's. */
     if (eng == KVP_ENGINE_LLAMACPP && o->given[O_CTX_SIZE] && o->given[O_MAX_SEQ_LEN])
         return bad(err, o->typed[O_MAX_SEQ_LEN],
