@@ -836,16 +836,39 @@ kvp_status kvp_options_finish(kvp_options *o, kvp_error *err) {
             return bad(err, o->typed[id], "%s has no meaning under %s (policy %s): %s",
                        o->typed[id], engine_title((int)eng), kvp_engine_name(eng), m->text);
     }
-    /* TensorRT-LLM keeps draft layers in the cache only for a speculative method
-     * (speculative_config: --spec-mode, or a --draft model; the creator's
-     * num_extra_kv_tokens and EAGLE layers): alone, --num-draft-layers would change
-     * nothing (issue 29: an option that needs another). */
-    if (eng == KVP_ENGINE_TRTLLM && !o->engines_vary && o->given[O_NUM_DRAFT_LAYERS] &&
-        !o->pasted[O_NUM_DRAFT_LAYERS] && !o->given[O_SPEC_MODE] && !o->given[O_DRAFT])
-        return bad(err, o->typed[O_NUM_DRAFT_LAYERS],
-                   "%s needs a speculative method under TensorRT-LLM (--spec-mode, or --draft "
-                   "MODEL): without one no draft layer is in the cache",
-                   o->typed[O_NUM_DRAFT_LAYERS]);
+    /* TensorRT-LLM settings that live inside a section another option opens: alone
+     * they change nothing (issue 29: an option that needs another). Draft layers
+     * and the draft length are speculative_config's (the creator's
+     * num_extra_kv_tokens, EAGLE layers, a draft model's own cache); the
+     * compression quant and TriAttention's union eviction belong to the KV-cache
+     * compression algorithm. */
+    static const struct {
+        int id, need1, need2;
+        const char *what;
+    } k_needs[] = {
+        {O_NUM_DRAFT_LAYERS, O_SPEC_MODE, O_DRAFT,
+         "a speculative method (--spec-mode, or --draft MODEL): without one no draft layer is "
+         "in the cache"},
+        {O_MAX_DRAFT_LEN, O_SPEC_MODE, O_DRAFT,
+         "a speculative method (--spec-mode, or --draft MODEL): without one no draft token is "
+         "reserved"},
+        {O_SEPARATE_DRAFT_KV, O_SPEC_MODE, O_DRAFT,
+         "a speculative method (--spec-mode, or --draft MODEL): without one there is no draft "
+         "KV cache to separate"},
+        {O_COMPRESSION_QUANT, O_KV_CACHE_COMPRESSION, O_KV_CACHE_COMPRESSION,
+         "--kv-cache-compression: the quant is its algorithm's setting"},
+        {O_TRIATTENTION_UNION_EVICTION, O_KV_CACHE_COMPRESSION, O_KV_CACHE_COMPRESSION,
+         "--kv-cache-compression triattention: union eviction is its setting"},
+    };
+    for (size_t k = 0; eng == KVP_ENGINE_TRTLLM && !o->engines_vary &&
+                       k < sizeof k_needs / sizeof k_needs[0];
+         k++) {
+        int id = k_needs[k].id;
+        if (o->given[id] && !o->pasted[id] && !o->given[k_needs[k].need1] &&
+            !o->given[k_needs[k].need2])
+            return bad(err, o->typed[id], "%s needs %s under TensorRT-LLM", o->typed[id],
+                       k_needs[k].what);
+    }
     /* llama.cpp: -c is the context of all slots, --max-seq-len one request's. */
     if (eng == KVP_ENGINE_LLAMACPP && o->given[O_CTX_SIZE] && o->given[O_MAX_SEQ_LEN])
         return bad(err, o->typed[O_MAX_SEQ_LEN],

@@ -212,6 +212,10 @@ refused "--ep-size" -- fit mixtral-8x7b-v0.1 --gpu-mem 80GiB --tp 2 --ep-size 4 
 # An option that needs another: TensorRT-LLM keeps draft layers only with a
 # speculative method.
 refused "--num-draft-layers needs a speculative method" -- plan llama-3.1-8b --gpu-mem 80GiB --num-draft-layers 2
+refused "--max-draft-len needs a speculative method" -- plan llama-3.1-8b --gpu-mem 80GiB --max-draft-len 4
+refused "--separate-draft-kv needs a speculative method" -- plan llama-3.1-8b --gpu-mem 80GiB --separate-draft-kv --json
+refused "--compression-quant needs --kv-cache-compression" -- plan llama-3.1-8b --gpu-mem 80GiB --compression-quant fp8
+refused "--triattention-union-eviction needs --kv-cache-compression triattention" -- plan llama-3.1-8b --gpu-mem 80GiB --triattention-union-eviction
 # why: a target of 0, and two targets (only the first was answered).
 WHYLOG=$(dirname "$0")/../data/why/vllm_v1.log
 refused "--target-concurrency: 0 is no target" -- why "$WHYLOG" --target-concurrency 0
@@ -222,7 +226,8 @@ refused "--target-context contradicts --target-concurrency" -- why "$WHYLOG" --t
 # a method; and one setting some engines read (a note per engine that does not).
 for args in "plan mixtral-8x7b-v0.1 --gpu-mem 80GiB --tp 4 --ep-size 2" \
             "plan llama-3.1-8b --gpu-mem 80GiB --tp 2 --ep-size 2" \
-            "plan llama-3.1-8b --gpu-mem 80GiB --num-draft-layers 2 --spec-mode eagle3"; do
+            "plan llama-3.1-8b --gpu-mem 80GiB --num-draft-layers 2 --spec-mode eagle3" \
+            "plan llama-3.1-8b --gpu-mem 80GiB --max-draft-len 4 --separate-draft-kv --spec-mode eagle3"; do
     read -r -a a <<<"$args"
     timeout 30 "$KVPLAN" "${a[@]}" >/dev/null 2>"$TMP/err" </dev/null
     rc=$?
