@@ -176,6 +176,10 @@ typedef struct kvp_options {
     char typed[KVP_OPTIONS_MAX][KVP_OPTIONS_TYPED_MAX]; /* the spelling as given */
     bool engines_vary;           /* the command plans several engines (compare, sweep
                                     --over policy): spellings choose none, none warned */
+    unsigned engines_planned;    /* with engines_vary: the engines planned
+                                    (KVP_OPTION_ENGINE bits; 0 = not said). An option
+                                    given directly that none of them reads is refused;
+                                    one some do not read is a note per engine */
     kvp_notes notes;             /* what kvp_options_finish decided (the engine chosen) */
     kvp_notes warnings;          /* what kvp_options_finish warns (a release newer than known) */
     unsigned char pasted[KVP_OPTIONS_MAX]; /* 1: set from a pasted engine command (--from):

@@ -28,6 +28,12 @@ int kvp_cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * the exit status of the one-line refusal naming both (2), or 0 when they differ
  * or either is NULL. `b_what` says what b is ("--html", "the MODEL file"). */
 int kvp_cli_one_file(const char *a_opt, const char *a, const char *b_what, const char *b);
+/* The same; with json the error object is also printed on stdout. */
+int kvp_cli_one_file_as(bool json, const char *a_opt, const char *a, const char *b_what,
+                        const char *b);
+/* An output file (OPT PATH) that is one of the files the command reads: the MODEL
+ * argument or the GPU catalogue (--gpu-catalog / $KVPLAN_GPU_CATALOG). 0 when none. */
+int kvp_cli_output_over_inputs(bool json, const char *opt, const char *path, const char *model);
 /* The user typed TYPED (TYPED_LEN bytes, dashes included) for CANON: errors about
  * CANON name both. */
 void kvp_cli_note_spelling(const char *canon, const char *typed, size_t typed_len);

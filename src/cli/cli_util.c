@@ -100,8 +100,18 @@ int kvp_cli_report_error(const kvp_error *in, bool json) {
     const char *flag = kvp_cli_field_flag(in->key);
     if (flag && strcmp(flag, in->key) != 0) {
         size_t k = strlen(in->key);
-        if (!strncmp(in->message, in->key, k) && in->message[k] == ':')
+        if (!strncmp(in->message, in->key, k) && in->message[k] == ':') {
             snprintf(mapped.message, sizeof mapped.message, "%s%s", flag, in->message + k);
+        } else {
+            /* "MODEL: field: ...": the field after the file's name too, when the
+             * user typed the option (a missing one keeps the field's name). */
+            char pat[KVP_ERROR_KEY_MAX + 4];
+            snprintf(pat, sizeof pat, ": %s: ", in->key);
+            const char *at = kvp_cli_typed_spelling(flag) ? strstr(in->message, pat) : NULL;
+            if (at)
+                snprintf(mapped.message, sizeof mapped.message, "%.*s: %s%s",
+                         (int)(at - in->message), in->message, flag, at + 2 + k);
+        }
         kvp__strlcpy(mapped.key, flag, sizeof mapped.key);
     }
     /* Messages may carry bytes from hostile files (a record filled by hand, not by
@@ -282,6 +292,10 @@ const char *kvp_cli_field_flag(const char *field) {
         {"device", NULL, "--device"},
     };
     if (!field) return NULL;
+    /* "ep" is fed by --ep-size (TensorRT-LLM, SGLang) or --enable-expert-parallel
+     * (vLLM): the one typed (issue 29: an error naming an option not given). */
+    if (!strcmp(field, "ep") && kvp_cli_typed_spelling("--ep-size"))
+        return kvp_cli_typed_spelling("--ep-size");
     const kvp_option *r = kvp_option_for_field(field);
     if (r && kvp_cli_typed_flag(field) != r->name) return kvp_cli_typed_flag(field);
     for (size_t i = 0; i < sizeof k_map / sizeof k_map[0]; i++)
@@ -317,7 +331,8 @@ static bool file_key(const char *path, char *buf, size_t size, dev_t *dev, ino_t
     return false;
 }
 
-int kvp_cli_one_file(const char *a_opt, const char *a, const char *b_what, const char *b) {
+int kvp_cli_one_file_as(bool json, const char *a_opt, const char *a, const char *b_what,
+                        const char *b) {
     if (!a || !b || !*a || !*b) return 0;
     char ka[8192], kb[8192];
     dev_t da, db;
@@ -325,6 +340,22 @@ int kvp_cli_one_file(const char *a_opt, const char *a, const char *b_what, const
     bool ea = file_key(a, ka, sizeof ka, &da, &ia), eb = file_key(b, kb, sizeof kb, &db, &ib);
     bool same = ea && eb ? (da == db && ia == ib) : (!ea && !eb && !strcmp(ka, kb));
     if (!same) return 0;
-    return kvp_cli_fail("%s %s is %s (%s): one file cannot hold both; give another path", a_opt,
-                        a, b_what, b);
+    kvp_error err;
+    kvp_error_clear(&err);
+    err.code = KVP_INVALID_ARG;
+    kvp__strlcpy(err.file, a, sizeof err.file);
+    kvp__strlcpy(err.key, a_opt, sizeof err.key);
+    snprintf(err.message, sizeof err.message,
+             "%s %s is %s (%s): one file cannot hold both; give another path", a_opt, a, b_what, b);
+    return kvp_cli_report_error(&err, json);
+}
+
+int kvp_cli_one_file(const char *a_opt, const char *a, const char *b_what, const char *b) {
+    return kvp_cli_one_file_as(false, a_opt, a, b_what, b);
+}
+
+int kvp_cli_output_over_inputs(bool json, const char *opt, const char *path, const char *model) {
+    int rc = kvp_cli_one_file_as(json, opt, path, "the MODEL file", model);
+    if (!rc) rc = kvp_cli_one_file_as(json, opt, path, "the --gpu-catalog file", g_gpu_catalog);
+    return rc;
 }

@@ -35,6 +35,19 @@ static uint64_t rounding(const kvp_fit_eval *e) {
 
 static int compare_main(int argc, char **argv);
 
+/* The options given directly that e's engine does not read, as notes of e. */
+static void unread_notes(const kvp_options *o, kvp_fit_eval *e) {
+    for (size_t i = 0; i < kvp_option_count(); i++) {
+        const kvp_option *r = kvp_option_at(i);
+        if (!o->given[r->id] || o->pasted[r->id]) continue;
+        const kvp_option_meaning *m = kvp_option_meaning_for(r, e->point.engine);
+        if (!m || m->reads || e->policy.note_count >= KVP_POLICY_MAX_NOTES) continue;
+        snprintf(e->policy.notes[e->policy.note_count++], KVP_POLICY_NOTE_MAX,
+                 "%s is not read under policy %s: %s", o->typed[r->id],
+                 kvp_engine_name(e->point.engine), m->text);
+    }
+}
+
 /* --from "vllm serve ...": the engine's command fills the settings of the run. */
 int kvp_cmd_compare(int argc, char **argv) { return kvp_cli_from_run(argc, argv, compare_main); }
 
@@ -59,7 +72,17 @@ static int compare_main(int argc, char **argv) {
         if (handled) continue;
         if (kvp_cli_opt(argc, argv, &i, "--policies", &v, &bad)) {
             if (bad) return KVP_EXIT_BAD_INPUT;
+            /* An empty list or item (",", "vllm,", "a,,b") names no engine: refused,
+             * not read as the default four (issue 29). */
+            size_t vn = strlen(v);
+            if (vn == 0 || v[0] == ',' || v[vn - 1] == ',' || strstr(v, ",,"))
+                return fit_cli_bad(&c, KVP_INVALID_ARG, "--policies",
+                                   "--policies: '%s' %s (expected a list such as vllm,sglang)", v,
+                                   vn == 0 ? "names no engine" : "holds an empty item");
             char list[256];
+            if (vn >= sizeof list)
+                return fit_cli_bad(&c, KVP_INVALID_ARG, "--policies",
+                                   "--policies: the list is longer than %zu bytes", sizeof list - 1);
             kvp__strlcpy(list, v, sizeof list);
             n_engines = 0;
             char *save = NULL;
@@ -97,6 +120,7 @@ static int compare_main(int argc, char **argv) {
     if (n_engines == 0)
         for (int k = 0; k < KVP_ENGINE_COUNT; k++) engines[n_engines++] = (kvp_engine)k;
     c.opt->engines_vary = n_engines > 1;
+    for (size_t k = 0; k < n_engines; k++) c.opt->engines_planned |= KVP_OPTION_ENGINE(engines[k]);
     if (policies_given && n_engines == 1) {
         /* One engine compared: the settings are read as that engine reads them
          * (an option with no meaning there is refused, engine_reads.c). */
@@ -110,6 +134,12 @@ static int compare_main(int argc, char **argv) {
                            "give one engine with --policies, or use 'kvplan sweep --over "
                            "policy=... --over kv-dtype=...'");
     c.model_arg = kvp_cli_from_model(c.model_arg); /* the --from command's, unless given */
+    /* The page over the model or the GPU catalogue read (issue 29). */
+    int orc = kvp_cli_output_over_inputs(c.json, "--html", html, c.model_arg);
+    if (orc) {
+        fit_cli_free(&c);
+        return orc;
+    }
     int rc = fit_cli_finish(&c, "compare");
     if (rc >= 0) {
         fit_cli_free(&c);
@@ -131,6 +161,10 @@ static int compare_main(int argc, char **argv) {
             return kvp_cli_report_error(&err, c.json);
         }
     }
+    /* --json: each engine's notes say which options given it does not read (on
+     * stderr as "kvplan: note:" in both forms, kvp_options_finish). */
+    for (size_t k = 0; c.json && c.opt->engines_vary && k < n_engines; k++)
+        unread_notes(c.opt, &ev[k]);
     const kvp_fit_eval *ref = NULL;
     for (size_t k = 0; k < n_engines && !ref; k++)
         if (ev[k].status == KVP_OK) ref = &ev[k];

@@ -146,6 +146,12 @@ static int fit_main(int argc, char **argv) {
         return fit_cli_bad(&c, KVP_INVALID_ARG, "--concurrency",
                            "--solve concurrency leaves --concurrency free: drop it");
     c.model_arg = kvp_cli_from_model(c.model_arg); /* the --from command's, unless given */
+    /* The picture over the model or the GPU catalogue read (issue 29). */
+    int orc = kvp_cli_output_over_inputs(c.json, "--svg", svg, c.model_arg);
+    if (orc) {
+        fit_cli_free(&c);
+        return orc;
+    }
     int rc = fit_cli_finish(&c, "fit");
     if (rc >= 0) {
         fit_cli_free(&c);

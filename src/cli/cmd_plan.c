@@ -216,9 +216,9 @@ static int parse(int argc, char **argv, opts *o, kvp_options *t) {
     }
     o->model = kvp_cli_from_model(o->model); /* the --from command's, unless given */
     /* Two outputs into one file, or an output over the model read. */
-    int frc = kvp_cli_one_file("--svg", o->svg, "--html", o->html);
-    if (!frc) frc = kvp_cli_one_file("--svg", o->svg, "the MODEL file", o->model);
-    if (!frc) frc = kvp_cli_one_file("--html", o->html, "the MODEL file", o->model);
+    int frc = kvp_cli_one_file_as(g_json, "--svg", o->svg, "--html", o->html);
+    if (!frc) frc = kvp_cli_output_over_inputs(g_json, "--svg", o->svg, o->model);
+    if (!frc) frc = kvp_cli_output_over_inputs(g_json, "--html", o->html, o->model);
     if (frc) return frc;
     int rc = kvp_cli_table_finish(t, g_json);
     if (rc >= 0) return rc;

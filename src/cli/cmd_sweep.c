@@ -55,11 +55,23 @@ static void usage(FILE *out) {
 
 /* One --over KEY=VALUES into the grid; the library names the setting "over",
  * the user typed --over. */
-static int parse_over(const fit_cli *c, const char *spec, kvp_sweep_grid *grid) {
+static int parse_over(const fit_cli *c, const char *spec, kvp_sweep_grid *grid, unsigned *engines) {
     kvp_error e;
     kvp_error_clear(&e);
-    if (kvp_sweep_grid_over(grid, spec, &e) == KVP_OK) return -1;
-    return fit_cli_bad(c, e.code, "--over", "--%s", e.message);
+    if (kvp_sweep_grid_over(grid, spec, &e) != KVP_OK)
+        return fit_cli_bad(c, e.code, "--over", "--%s", e.message);
+    /* The engines of a policy axis (each checked by the grid): the options given
+     * are checked against them (kvp_options_finish). */
+    if (!strncmp(spec, "policy=", 7)) {
+        char list[4096];
+        kvp__strlcpy(list, spec + 7, sizeof list);
+        char *save = NULL;
+        for (char *it = strtok_r(list, ",", &save); it; it = strtok_r(NULL, ",", &save)) {
+            kvp_engine en;
+            if (kvp_engine_parse(it, &en) == KVP_OK) *engines |= KVP_OPTION_ENGINE(en);
+        }
+    }
+    return -1;
 }
 
 static void csv_field(const char *s) {
@@ -389,7 +401,7 @@ static int sweep_main(int argc, char **argv) {
         rc = fit_cli_option(&c, argc, argv, &i, &handled);
         if (rc >= 0 || handled) continue;
         if (kvp_cli_opt(argc, argv, &i, "--over", &v, &bad)) {
-            rc = bad ? KVP_EXIT_BAD_INPUT : parse_over(&c, v, grid);
+            rc = bad ? KVP_EXIT_BAD_INPUT : parse_over(&c, v, grid, &c.opt->engines_planned);
         } else if (kvp_cli_opt(argc, argv, &i, "--max-plans", &v, &bad)) {
             if (bad || !kvp_cli_u64_count("--max-plans", v, &max_plans))
                 rc = KVP_EXIT_BAD_INPUT;
@@ -440,9 +452,9 @@ static int sweep_main(int argc, char **argv) {
                          "--over max-seq-len=4k..128k)");
         goto out;
     }
-    if ((rc = kvp_cli_one_file("--svg", svg, "--html", html)) ||
-        (rc = kvp_cli_one_file("--svg", svg, "the MODEL file", c.model_arg)) ||
-        (rc = kvp_cli_one_file("--html", html, "the MODEL file", c.model_arg)))
+    if ((rc = kvp_cli_one_file_as(c.json, "--svg", svg, "--html", html)) ||
+        (rc = kvp_cli_output_over_inputs(c.json, "--svg", svg, c.model_arg)) ||
+        (rc = kvp_cli_output_over_inputs(c.json, "--html", html, c.model_arg)))
         goto out;
     if ((svg || html) && axis_n(grid, AX_SEQ_LEN) < 2) {
         rc = fit_cli_bad(&c, KVP_INVALID_ARG, svg ? "--svg" : "--html",

@@ -9,6 +9,7 @@
 
 #include "bind_internal.h"
 #include "cli.h"
+#include "cli_options.h"
 #include "kvplan/options.h"
 #include "log_reader.h"
 #include "util.h"
@@ -180,7 +181,7 @@ static int record(const char *path, const kvp__why_request *w, const char *doc_t
 
 int kvp_cmd_why(int argc, char **argv) {
     const char *path = NULL, *rec = NULL;
-    bool json = false;
+    bool json = false, tc_given = false, tx_given = false;
     kvp__why_request w;
     memset(&w, 0, sizeof w);
     json_t *opts = json_object();
@@ -202,8 +203,10 @@ int kvp_cmd_why(int argc, char **argv) {
             rec = v;
         } else if (kvp_cli_opt(argc, argv, &i, "--target-concurrency", &v, &bad)) {
             if (!kvp_cli_u64_count("--target-concurrency", v, &w.target_concurrency)) goto done;
+            tc_given = true;
         } else if (kvp_cli_opt(argc, argv, &i, "--target-context", &v, &bad)) {
             if (!kvp_cli_u64_count("--target-context", v, &w.target_context)) goto done;
+            tx_given = true;
         } else if (a[0] == '-' && a[1]) {
             char name[64];
             const char *eq = strchr(a, '=');
@@ -243,6 +246,35 @@ int kvp_cmd_why(int argc, char **argv) {
         usage(stderr);
         goto done;
     }
+    /* A target of 0 asks nothing (a request's is at least 1, why_call.c); the two
+     * targets are two questions and only the first would be answered (issue 29). */
+    if ((tc_given && w.target_concurrency == 0) || (tx_given && w.target_context == 0)) {
+        const char *o = tc_given && w.target_concurrency == 0 ? "--target-concurrency"
+                                                              : "--target-context";
+        kvp_error e;
+        kvp_error_clear(&e);
+        e.code = KVP_INVALID_ARG;
+        kvp__strlcpy(e.key, o, sizeof e.key);
+        snprintf(e.message, sizeof e.message, "%s: 0 is no target (expected 1 or more %s)", o,
+                 strcmp(o, "--target-context") ? "concurrent sequences" : "tokens");
+        rc = kvp_cli_report_error(&e, json);
+        goto done;
+    }
+    if (w.target_concurrency && w.target_context) {
+        rc = kvp_cli_contradiction("--target-concurrency", "--target-context",
+                                   "why answers one target: the length at a concurrency, or the "
+                                   "concurrency at a length; give one",
+                                   json);
+        goto done;
+    }
+    /* --record appends: over the log read (or the --model file) it would write
+     * into its own input (issue 29: two files that are one). */
+    if (rec && ((rc = kvp_cli_one_file_as(json, "--record", rec, "the LOGFILE", path)) ||
+                (rc = kvp_cli_output_over_inputs(json, "--record", rec, w.model)))) {
+        rc = KVP_EXIT_BAD_INPUT;
+        goto done;
+    }
+    rc = KVP_EXIT_BAD_INPUT;
     log = malloc(sizeof *log);
     if (!log) {
         kvp_cli_fail("out of memory");

@@ -270,9 +270,9 @@ static int plan_policy_main(int argc, char **argv, cli_notes *notes) {
         }
     }
     model_arg = kvp_cli_from_model(model_arg); /* the --from command's, unless given */
-    int trc = kvp_cli_one_file("--svg", g_show.svg, "--html", g_show.html);
-    if (!trc) trc = kvp_cli_one_file("--svg", g_show.svg, "the MODEL file", model_arg);
-    if (!trc) trc = kvp_cli_one_file("--html", g_show.html, "the MODEL file", model_arg);
+    int trc = kvp_cli_one_file_as(json, "--svg", g_show.svg, "--html", g_show.html);
+    if (!trc) trc = kvp_cli_output_over_inputs(json, "--svg", g_show.svg, model_arg);
+    if (!trc) trc = kvp_cli_output_over_inputs(json, "--html", g_show.html, model_arg);
     if (trc) {
         kvp_options_free(o);
         free(ss);

@@ -195,6 +195,17 @@ static kvp_status expert_sharding(const kvp_model *model, const kvp__arch_opts *
                                       &a->expert_hidden_align);
         a->expert_bias = true;
     }
+    /* TensorRT-LLM builds its Mapping for every model: moe_tp_size = tp_size //
+     * moe_ep_size, and a product other than tp_size is a ValueError
+     * (tensorrt_llm/mapping.py : Mapping.__init__), dense model or not; a dense
+     * model then has no MoE layer for the EP to split (it starts, nothing changes). */
+    bool trt = o->engine == KVP_ESTIMATE_TRTLLM;
+    if (trt && a->ep > 1 && a->expert_ranks && a->expert_ranks % a->ep)
+        return kvp__fail(err, KVP_INVALID_ARG, file, "ep",
+                         "EP %u does not divide TP %u: TensorRT-LLM's Mapping needs moe_tp_size "
+                         "x moe_ep_size = tp_size",
+                         a->ep, a->expert_ranks);
+    if (trt && a->experts == 0) a->ep = 1;
     if (a->ep > 1 && a->experts == 0)
         return kvp__fail(err, KVP_INVALID_ARG, file, "ep",
                          "expert parallelism (EP %u) on a model without routed experts", a->ep);
@@ -204,8 +215,8 @@ static kvp_status expert_sharding(const kvp_model *model, const kvp__arch_opts *
                          a->experts);
     if (a->ep > 1 && a->expert_ranks && a->expert_ranks % a->ep)
         return kvp__fail(err, KVP_INVALID_ARG, file, "ep",
-                         "EP %u does not divide the %u GPUs the experts are spread over (TP x "
-                         "DP)",
+                         "EP %u does not divide the %u GPUs the experts are spread over (vLLM: "
+                         "TP x DP; TensorRT-LLM, SGLang: TP)",
                          a->ep, a->expert_ranks);
     return KVP_OK;
 }

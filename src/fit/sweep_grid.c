@@ -161,6 +161,13 @@ static kvp_status text_list(const char *key, axis_kind k, const char *list, axis
 static kvp_status parse_values(const char *key, axis_kind k, const char *vals, axis *a,
                                const kvp_allocator *alc, kvp_error *err) {
     if (strlen(vals) > 4000) return bad(err, "over %s: the list is too long", key);
+    /* An empty item (",,", or a comma at either end) is no value: refused, not
+     * skipped (issue 29: an empty list item accepted). Only commas: no values. */
+    if (strspn(vals, ",") == strlen(vals)) return bad(err, "over %s has no values", key);
+    size_t vn = strlen(vals);
+    if (vals[0] == ',' || vals[vn - 1] == ',' || strstr(vals, ",,"))
+        return bad(err, "over %s: '%s' holds an empty value (a comma with nothing on one side)",
+                   key, vals);
     if (k == AX_POLICY || k == AX_KV_DTYPE) return text_list(key, k, vals, a, alc, err);
     size_t count = 0;
     kvp_status st = numeric_list(key, vals, NULL, 0, &count, err);

@@ -355,9 +355,24 @@ static int module_category(const char *name) {
  * one algorithm in the checkpoints seen); a category no module lists stays at the
  * model dtype. An algorithm outside these is refused by name. */
 static void mixed_precision(kvp__fx *c, json_t *layers, const char *lptr, kvp_weight_quant *wq) {
+    /* The map's own key is named once: kvp__fx_fail appends it to its parent
+     * (lptr ends in it; issue 29: ".../quantized_layers/quantized_layers"). */
+    char parent[96];
+    kvp__strlcpy(parent, lptr, sizeof parent);
+    char *slash = strrchr(parent, '/');
+    if (slash) *slash = '\0';
     if (!json_is_object(layers)) {
-        kvp__fx_fail(c, lptr, "quantized_layers",
+        kvp__fx_fail(c, parent, "quantized_layers",
                      "MIXED_PRECISION states no quantized_layers map (module -> quant_algo)");
+        return;
+    }
+    /* An empty map quantizes no module: the checkpoint calls itself mixed precision
+     * and states nothing of it (a truncated export), so every weight would be read
+     * at the model dtype: refused by name (issue 29: an empty list accepted). */
+    if (json_object_size(layers) == 0) {
+        kvp__fx_fail(c, parent, "quantized_layers",
+                     "MIXED_PRECISION with an empty quantized_layers map: no module is "
+                     "quantized, so the weights' format is unknown");
         return;
     }
     uint64_t sum[KVP_QUANT_CAT_COUNT] = {0}, n[KVP_QUANT_CAT_COUNT] = {0};

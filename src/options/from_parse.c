@@ -321,6 +321,11 @@ static kvp_status yaml_pair(void *vctx, const char *key, kvp__yaml_kind kind, co
         return KVP_OK;
     }
     if (kind == KVP_YAML_NULL) return KVP_OK; /* not stated: the default applies */
+    /* A quoted empty string is no value (issue 29): refused naming the file's key,
+     * not passed on as the option kvplan maps it to. */
+    if (value && !*value)
+        return kvp__fail(err, KVP_CONFIG, NULL, key,
+                         "an empty string, expected a value (or null for the default)");
     if (m->flag) {
         if (!kvp_from_is_false(value)) yaml_add(y, m->to, NULL);
         return KVP_OK;
@@ -337,7 +342,11 @@ static int read_yaml(const char *path, kvp_from_cmd *c, kvp_from_setting *set, i
     kvp_error err;
     kvp_error_clear(&err);
     if (kvp__yaml_options_read(path, yaml_pair, &y, &err) != KVP_OK) {
-        snprintf(msg, msg_size, "--from: the extra options file: %s", err.message);
+        /* A key's error names the file too (the reader's own errors carry it). */
+        if (err.file[0])
+            snprintf(msg, msg_size, "--from: the extra options file: %s", err.message);
+        else
+            snprintf(msg, msg_size, "--from: the extra options file: %s: %s", path, err.message);
         return KVP_FROM_BAD;
     }
     if (y.full) {

@@ -113,7 +113,7 @@ static kvp_status get_count(const kvp_option *r, const char *typed, const char *
     kvp_error e;
     if (kvp_parse_count(v, out, &e) != KVP_OK) return bad(err, typed, "%s: %s", typed, e.message);
     if (*out < r->min || *out > r->max)
-        return bad(err, typed, "%s: %s is out of range, expected %llu to %llu", typed, v,
+        return bad(err, typed, "%s: %s is out of range, expected %llu to %llu", typed, *v ? v : "''",
                    (unsigned long long)r->min, (unsigned long long)r->max);
     return KVP_OK;
 }
@@ -177,12 +177,12 @@ static kvp_status get_fraction(const kvp_option *r, const char *typed, const cha
         char *end = NULL;
         double f = strtod(v, &end);
         if (end == v || *end || !(f >= 0.0 && f <= 1.0))
-            return bad(err, typed, "%s: %s is not a fraction in [0, 1]", typed, v);
+            return bad(err, typed, "%s: %s is not a fraction in [0, 1]", typed, *v ? v : "''");
         *out = f;
         return KVP_OK;
     }
     if (kvp_parse_fraction(v, out, &e) != KVP_OK)
-        return bad(err, typed, "%s: %s is not a fraction in (0, 1]", typed, v);
+        return bad(err, typed, "%s: %s is not a fraction in (0, 1]", typed, *v ? v : "''");
     return KVP_OK;
 }
 
@@ -792,7 +792,39 @@ kvp_status kvp_options_finish(kvp_options *o, kvp_error *err) {
      * engine's own: one its engine does not read is said, as before. */
     for (size_t id = 0; id < O_COUNT; id++) {
         const kvp_option *r = &kvp__options[id];
-        if (!o->given[id] || o->engines_vary) continue;
+        if (!o->given[id]) continue;
+        if (o->engines_vary) {
+            /* Several engines planned (compare, sweep --over policy): an option
+             * none of them reads is the same exit 2 as under one engine; one
+             * that some do not read is said for each of those (issue 29). */
+            if (o->pasted[id] || !o->engines_planned) continue;
+            char why[KVP_ERROR_MESSAGE_MAX / 2];
+            size_t wl = 0;
+            bool read = false;
+            why[0] = '\0';
+            for (int e = 0; e < KVP_ENGINE_COUNT; e++) {
+                if (!(o->engines_planned & KVP_OPTION_ENGINE(e))) continue;
+                const kvp_option_meaning *m = kvp_option_meaning_for(r, (kvp_engine)e);
+                if (!m || m->reads) {
+                    read = true;
+                    continue;
+                }
+                int w = snprintf(why + wl, sizeof why - wl, "%s%s: %s", wl ? "; " : "",
+                                 engine_title(e), m->text);
+                if (w > 0) wl = (size_t)w < sizeof why - wl ? wl + (size_t)w : sizeof why - 1;
+            }
+            if (!read)
+                return bad(err, o->typed[id], "%s has no meaning under any engine planned (%s)",
+                           o->typed[id], why);
+            for (int e = 0; e < KVP_ENGINE_COUNT; e++) {
+                if (!(o->engines_planned & KVP_OPTION_ENGINE(e))) continue;
+                const kvp_option_meaning *m = kvp_option_meaning_for(r, (kvp_engine)e);
+                if (m && !m->reads)
+                    kvp__note(&o->notes, "%s is not read under %s (policy %s): %s", o->typed[id],
+                              engine_title(e), kvp_engine_name((kvp_engine)e), m->text);
+            }
+            continue;
+        }
         if (o->pasted[id]) {
             if (!(r->engines & KVP_OPTION_ENGINE(eng)))
                 kvp__note(&o->warnings, "%s is not a %s setting; policy %s does not read it",
@@ -803,6 +835,39 @@ kvp_status kvp_options_finish(kvp_options *o, kvp_error *err) {
         if (m && !m->reads)
             return bad(err, o->typed[id], "%s has no meaning under %s (policy %s): %s",
                        o->typed[id], engine_title((int)eng), kvp_engine_name(eng), m->text);
+    }
+    /* TensorRT-LLM settings that live inside a section another option opens: alone
+     * they change nothing (issue 29: an option that needs another). Draft layers
+     * and the draft length are speculative_config's (the creator's
+     * num_extra_kv_tokens, EAGLE layers, a draft model's own cache); the
+     * compression quant and TriAttention's union eviction belong to the KV-cache
+     * compression algorithm. */
+    static const struct {
+        int id, need1, need2;
+        const char *what;
+    } k_needs[] = {
+        {O_NUM_DRAFT_LAYERS, O_SPEC_MODE, O_DRAFT,
+         "a speculative method (--spec-mode, or --draft MODEL): without one no draft layer is "
+         "in the cache"},
+        {O_MAX_DRAFT_LEN, O_SPEC_MODE, O_DRAFT,
+         "a speculative method (--spec-mode, or --draft MODEL): without one no draft token is "
+         "reserved"},
+        {O_SEPARATE_DRAFT_KV, O_SPEC_MODE, O_DRAFT,
+         "a speculative method (--spec-mode, or --draft MODEL): without one there is no draft "
+         "KV cache to separate"},
+        {O_COMPRESSION_QUANT, O_KV_CACHE_COMPRESSION, O_KV_CACHE_COMPRESSION,
+         "--kv-cache-compression: the quant is its algorithm's setting"},
+        {O_TRIATTENTION_UNION_EVICTION, O_KV_CACHE_COMPRESSION, O_KV_CACHE_COMPRESSION,
+         "--kv-cache-compression triattention: union eviction is its setting"},
+    };
+    for (size_t k = 0; eng == KVP_ENGINE_TRTLLM && !o->engines_vary &&
+                       k < sizeof k_needs / sizeof k_needs[0];
+         k++) {
+        int id = k_needs[k].id;
+        if (o->given[id] && !o->pasted[id] && !o->given[k_needs[k].need1] &&
+            !o->given[k_needs[k].need2])
+            return bad(err, o->typed[id], "%s needs %s under TensorRT-LLM", o->typed[id],
+                       k_needs[k].what);
     }
     /* llama.cpp: -c is the context of all slots, --max-seq-len one request's. */
     if (eng == KVP_ENGINE_LLAMACPP && o->given[O_CTX_SIZE] && o->given[O_MAX_SEQ_LEN])

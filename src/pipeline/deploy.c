@@ -155,6 +155,7 @@ typedef struct mem_knobs {
     bool cuda_graphs;
     uint32_t cuda_graph_max_batch, sampler_rows, sampler_bytes_per_logit;
     uint32_t expert_ranks, ep, expert_inter_align; /* kvp_estimate_settings */
+    bool experts_span_tp; /* R = the plan's TP (TensorRT-LLM, SGLang; docs/memory.md) */
     uint32_t engine;           /* kvp_estimate_engine */
     uint32_t engine_version;   /* kvp_estimate_settings: the release line */
     bool engine_v0;
@@ -204,7 +205,12 @@ static mem_knobs knobs_for(const kvp_deployment *d, const kvp_deploy_settings *t
                                                 ? t->max_cuda_graph_batch_size
                                                 : UINT32_MAX);
         k.free_is_held = true;
-        k.ep = d->memory.ep;
+        k.ep = d->memory.ep ? d->memory.ep : d->startup.ep_size; /* --ep_size, as SGLang's */
+        /* The experts span the TP ranks: Mapping sets moe_tp_size = tp_size //
+         * moe_ep_size and raises ValueError unless moe_tp * moe_ep (* cluster) ==
+         * tp_size (tensorrt_llm/mapping.py : Mapping.__init__; docs/memory.md R):
+         * an EP that does not divide TP is refused by the estimate (issue 29). */
+        k.experts_span_tp = true;
         break;
     case KVP_ENGINE_VLLM: {
         /* vLLM profiles a dummy sampler over min(max_num_seqs, max_num_batched_tokens)
@@ -256,6 +262,10 @@ static mem_knobs knobs_for(const kvp_deployment *d, const kvp_deploy_settings *t
             uint32_t ep_size = d->memory.ep ? d->memory.ep : d->startup.ep_size;
             bool ep = d->startup.enable_expert_parallel && !ep_size;
             k.ep = ep ? (s->tp ? s->tp : 1) : ep_size;
+            /* R = TP: moe_tp_size = tp_size // ep_size (parallel_state.py, STARTUP.md
+             * S-PAR-3); EP above TP makes it 0 (FusedMoE's intermediate_size %
+             * moe_tp_size divides by zero): refused by the estimate (issue 29). */
+            k.experts_span_tp = true;
         } else {
             k.engine = KVP_ESTIMATE_LLAMACPP;
             k.max_num_tokens = s->n_ubatch ? s->n_ubatch : 512;
@@ -315,7 +325,7 @@ static kvp_status memory_terms(const kvp_deployment *d, uint32_t tp, uint32_t pp
     es.quantization = in->quantization                ? in->quantization
                       : d->startup.quantization[0] ? d->startup.quantization
                                                    : NULL;
-    es.expert_ranks = k->expert_ranks;
+    es.expert_ranks = k->expert_ranks ? k->expert_ranks : k->experts_span_tp ? tp : 0;
     es.ep = k->ep;
     es.expert_inter_align = k->expert_inter_align;
     es.engine = k->engine;

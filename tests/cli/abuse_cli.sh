@@ -182,6 +182,74 @@ if timeout 30 "$KVPLAN" "${P[@]}" >/dev/null 2>&1 </dev/null; then
     refused "--pp" -- "${P[@]}" --pp 2 --pp 4
 fi
 
+# ---- issue 29: hostile classes found on main (each exit 0 there).
+# An empty list item: --policies read "" or "," as the default four engines and
+# "vllm," as vllm; --over skipped the empty value of "1,,2".
+refused "--policies" -- compare llama-3.1-8b --gpu-mem 80GiB --policies ""
+refused "--policies: ',' holds an empty item" -- compare llama-3.1-8b --gpu-mem 80GiB --policies ,
+refused "--policies: 'vllm,' holds an empty item" -- compare llama-3.1-8b --gpu-mem 80GiB --policies vllm,
+refused "--policies" -- compare llama-3.1-8b --gpu-mem 80GiB --policies vllm,,sglang --json
+refused "--over tp: '1,,2' holds an empty value" -- sweep llama-3.1-8b --gpu-mem 80GiB --over tp=1,,2
+refused "--over tp: ',1'" -- sweep llama-3.1-8b --gpu-mem 80GiB --over tp=,1
+refused "--over policy: 'vllm,'" -- sweep llama-3.1-8b --gpu-mem 80GiB --over policy=vllm,
+refused "--over max-seq-len" -- sweep llama-3.1-8b --gpu-mem 80GiB --over max-seq-len=4k..8k,
+# A setting no planned engine reads (compare, sweep over policies): exit 2 as under
+# one engine; the engine_reads.c texts are quoted.
+refused "--capacity-scheduler-policy has no meaning under any engine planned (vLLM: vLLM has no capacity scheduler policy; SGLang: SGLang has no capacity scheduler policy)" -- \
+    compare llama-3.1-8b --gpu-mem 80GiB --policies vllm,sglang --capacity-scheduler-policy GUARANTEED_NO_EVICT
+refused "--mem-fraction-static has no meaning under any engine planned" -- \
+    compare llama-3.1-8b --gpu-mem 80GiB --policies vllm,llamacpp --mem-fraction-static 0.8 --json
+refused "--capacity-scheduler-policy has no meaning under any engine planned" -- \
+    sweep llama-3.1-8b --gpu-mem 80GiB --over policy=vllm,sglang --capacity-scheduler-policy GUARANTEED_NO_EVICT
+# Expert parallelism that the engine cannot lay out: TensorRT-LLM's Mapping needs
+# moe_tp x moe_ep = tp (tensorrt_llm/mapping.py), SGLang's moe_tp_size = tp // ep is 0
+# when ep > tp (STARTUP.md S-PAR-3). Both planned Mixtral at full width before.
+refused "--ep-size: EP 2 does not divide TP 1" -- plan mixtral-8x7b-v0.1 --gpu-mem 80GiB --ep-size 2
+refused "--ep_size: EP 4 does not divide TP 2" -- plan mixtral-8x7b-v0.1 --gpu-mem 80GiB --tp 2 --ep_size 4
+refused "--ep-size: EP 3 does not divide TP 4" -- plan mixtral-8x7b-v0.1 --gpu-mem 80GiB --tp 4 --ep-size 3 --policy trtllm
+refused "--ep-size: EP 4 does not divide the 2 GPUs" -- plan mixtral-8x7b-v0.1 --gpu-mem 80GiB --tp 2 --ep-size 4 --policy sglang
+refused "--ep-size" -- fit mixtral-8x7b-v0.1 --gpu-mem 80GiB --tp 2 --ep-size 4 --policy sglang --json
+# An option that needs another: TensorRT-LLM keeps draft layers only with a
+# speculative method.
+refused "--num-draft-layers needs a speculative method" -- plan llama-3.1-8b --gpu-mem 80GiB --num-draft-layers 2
+refused "--max-draft-len needs a speculative method" -- plan llama-3.1-8b --gpu-mem 80GiB --max-draft-len 4
+refused "--separate-draft-kv needs a speculative method" -- plan llama-3.1-8b --gpu-mem 80GiB --separate-draft-kv --json
+refused "--compression-quant needs --kv-cache-compression" -- plan llama-3.1-8b --gpu-mem 80GiB --compression-quant fp8
+refused "--triattention-union-eviction needs --kv-cache-compression triattention" -- plan llama-3.1-8b --gpu-mem 80GiB --triattention-union-eviction
+# why: a target of 0, and two targets (only the first was answered).
+WHYLOG=$(dirname "$0")/../data/why/vllm_v1.log
+refused "--target-concurrency: 0 is no target" -- why "$WHYLOG" --target-concurrency 0
+refused "--target-context: 0 is no target" -- why "$WHYLOG" --target-context 0 --json
+refused "--target-context contradicts --target-concurrency" -- why "$WHYLOG" --target-concurrency 4 --target-context 1000
+# Settings that still plan: TensorRT-LLM with EP dividing TP; a dense model's EP under
+# TensorRT-LLM (its Mapping is valid; no MoE layer to split); a draft layer count with
+# a method; and one setting some engines read (a note per engine that does not).
+for args in "plan mixtral-8x7b-v0.1 --gpu-mem 80GiB --tp 4 --ep-size 2" \
+            "plan llama-3.1-8b --gpu-mem 80GiB --tp 2 --ep-size 2" \
+            "plan llama-3.1-8b --gpu-mem 80GiB --num-draft-layers 2 --spec-mode eagle3" \
+            "plan llama-3.1-8b --gpu-mem 80GiB --max-draft-len 4 --separate-draft-kv --spec-mode eagle3"; do
+    read -r -a a <<<"$args"
+    timeout 30 "$KVPLAN" "${a[@]}" >/dev/null 2>"$TMP/err" </dev/null
+    rc=$?
+    checked=$((checked + 1))
+    [ "$rc" -eq 0 ] || fail "kvplan $args: exit $rc, expected 0: $(head -c 300 "$TMP/err")"
+done
+timeout 30 "$KVPLAN" compare llama-3.1-8b --gpu-mem 80GiB --policies vllm,sglang --mem-fraction-static 0.8 --json \
+    >"$TMP/out" 2>"$TMP/err" </dev/null
+rc=$?
+checked=$((checked + 1))
+[ "$rc" -eq 0 ] || fail "compare --mem-fraction-static under vllm,sglang: exit $rc"
+grep -qxF "kvplan: note: --mem-fraction-static is not read under vLLM (policy vllm): vLLM's fraction is --gpu-memory-utilization" "$TMP/err" ||
+    fail "compare --mem-fraction-static: no per-engine note on stderr: $(cat "$TMP/err")"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+notes = {e["policy"]: e["notes"] for e in d["engines"]}
+want = "--mem-fraction-static is not read under policy vllm: vLLM'"'"'s fraction is --gpu-memory-utilization"
+assert want in notes["vllm"], notes
+assert not any("mem-fraction-static" in n for n in notes["sglang"]), notes
+' "$TMP/out" || fail "compare --json: the vllm engine's notes do not say --mem-fraction-static is not read"
+
 # ---- the command itself.
 timeout 30 "$KVPLAN" >/dev/null 2>"$TMP/err"
 [ $? -eq 2 ] || fail "kvplan without a command must exit 2"

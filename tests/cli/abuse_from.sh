@@ -81,6 +81,15 @@ printf 'kv_cache_config: 5\n' >"$TMP/scalar.yaml"
 refused "" "$T scalar.yaml"
 printf 'kv_cache_config:\n  free_gpu_memory_fraction: 7\n' >"$TMP/fraction.yaml"
 refused "" "$T fraction.yaml"
+# A quoted empty string (issue 29): refused naming the file and its key, not as the
+# option it maps to (main said "--from: --free-gpu-memory-fraction:  is not a fraction",
+# neither the file, the key, nor the value).
+printf 'kv_cache_config:\n  free_gpu_memory_fraction: ""\n' >"$TMP/empty-fraction.yaml"
+refused "empty-fraction.yaml: kv_cache_config.free_gpu_memory_fraction: an empty string" "$T empty-fraction.yaml"
+printf 'max_batch_size: ""\n' >"$TMP/empty-count.yaml"
+refused "empty-count.yaml: max_batch_size: an empty string" "$T empty-count.yaml"
+printf "kv_cache_config:\n  enable_block_reuse: ''\n" >"$TMP/empty-flag.yaml"
+refused "empty-flag.yaml: kv_cache_config.enable_block_reuse: an empty string" "$T empty-flag.yaml"
 printf 'kv_cache_config:\n  free_gpu_memory_fraction: [0.5\n' >"$TMP/unclosed.yaml"
 refused "" "$T unclosed.yaml"
 truncate -s 2M "$TMP/huge.yaml"

@@ -160,6 +160,58 @@ for args in "plan llama-3.1-8b --gpu-mem 80GiB --svg $TMP/one --html $TMP/one" \
     [ ! -e "$TMP/one" ] || fail "kvplan $args wrote $TMP/one"
     cmp -s "$TMP/model.json" "$TMP/model.orig" || fail "kvplan $args wrote over the model file"
 done
+# The outputs the clash check above missed on main (issue 29, round two): fit --svg
+# and compare --html over the model, why --record appending to the log it reads or to
+# its --model file, and any picture over the GPU catalogue read (by option or by
+# environment). Each exit 2, one line naming both files, nothing written; with
+# --json the error object on stdout too.
+cp "$(dirname "$0")/../data/why/vllm_v1.log" "$TMP/v.log"
+cp "$TMP/v.log" "$TMP/v.orig"
+printf '{"schema": 1, "gpus": [{"name": "Clash GPU 80GB", "vendor": "nvidia", "cuda_total": "80GiB", "bandwidth_gb_s": 3000}]}\n' >"$TMP/cat.json"
+cp "$TMP/cat.json" "$TMP/cat.orig"
+clash2=0
+# clash2 WHAT-IT-IS -- args...
+clash2() {
+    local what=$1
+    shift 2
+    timeout 60 "$KVPLAN" "$@" >"$TMP/out" 2>"$TMP/err" </dev/null
+    local rc=$?
+    clash2=$((clash2 + 1))
+    [ "$rc" -eq 2 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] &&
+        grep -qE "^kvplan: --(svg|html|record) .* is $what \(.*\): one file cannot hold both" "$TMP/err" ||
+        fail "kvplan $*: exit $rc, expected 2 naming both files ($what): $(head -c 300 "$TMP/err")"
+    cmp -s "$TMP/model.json" "$TMP/model.orig" || fail "kvplan $* wrote over the model file"
+    cmp -s "$TMP/v.log" "$TMP/v.orig" || fail "kvplan $* wrote into the log"
+    cmp -s "$TMP/cat.json" "$TMP/cat.orig" || fail "kvplan $* wrote over the GPU catalogue"
+    case " $* " in
+    *" --json "*) grep -q '^{"error": {"code": "KVP_INVALID_ARG"' "$TMP/out" ||
+        fail "kvplan $*: no error object on stdout: $(head -c 200 "$TMP/out")" ;;
+    esac
+}
+(
+    cd "$TMP" || exit 1
+    fails=0
+    clash2 "the MODEL file" -- fit model.json --gpu-mem 80GiB --svg ./model.json
+    clash2 "the MODEL file" -- fit model.json --gpu-mem 80GiB --svg model.json --json
+    clash2 "the MODEL file" -- compare model.json --gpu-mem 80GiB --html "$TMP/model.json"
+    clash2 "the LOGFILE" -- why v.log --record ./v.log
+    clash2 "the LOGFILE" -- why v.log --record "$TMP/v.log" --json
+    clash2 "the MODEL file" -- why v.log --model model.json --record model.json
+    clash2 "the --gpu-catalog file" -- --gpu-catalog cat.json plan llama-3.1-8b --gpu "Clash GPU 80GB" --svg ./cat.json
+    clash2 "the --gpu-catalog file" -- --gpu-catalog cat.json plan llama-3.1-8b --policy vllm --gpu-mem 80GiB --html cat.json
+    KVPLAN_GPU_CATALOG=cat.json clash2 "the --gpu-catalog file" -- sweep llama-3.1-8b --gpu-mem 80GiB --over max-seq-len=4k,8k --svg cat.json
+    KVPLAN_GPU_CATALOG=cat.json clash2 "the --gpu-catalog file" -- fit llama-3.1-8b --gpu-mem 80GiB --svg "$TMP/cat.json"
+    KVPLAN_GPU_CATALOG=cat.json clash2 "the --gpu-catalog file" -- compare llama-3.1-8b --gpu-mem 80GiB --html cat.json --json
+    # A record elsewhere is still appended: one line per run.
+    rm -f rec.jsonl
+    timeout 60 "$KVPLAN" why v.log --record rec.jsonl >/dev/null 2>"$TMP/err" </dev/null ||
+        fail "why --record rec.jsonl: $(head -c 200 "$TMP/err")"
+    [ "$(wc -l <rec.jsonl)" -eq 1 ] || fail "why --record rec.jsonl: not one line"
+    echo "$fails $clash2" >"$TMP/clash2"
+)
+read -r sub_fails clash2 <"$TMP/clash2"
+fails=$((fails + sub_fails))
+clash=$((clash + clash2))
 
 [ "$writes" -gt 0 ] || fail "no subcommand writes files"
 echo "output files: $writes writers checked, $stdout_runs unwritable-stdout runs, $clash one-file clashes, $fails failures"

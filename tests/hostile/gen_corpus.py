@@ -1172,6 +1172,17 @@ llama_variant("i29-rope-type-empty", "/rope_scaling/rope_type",
 llama_variant("i29-use-mla-false-with-rank", "/kv_lora_rank", use_mla=False, kv_lora_rank=512)
 llama_variant("i29-attn-norm-list", "/attn_norm_types",
               attn_norm_types=["rms"] * llama["num_hidden_layers"])
+# Round six (issue 29, the classes still open): an empty map where the format needs
+# entries. ModelOpt MIXED_PRECISION names each quantized module in quantized_layers
+# (vLLM ModelOptMixedPrecisionConfig); an empty map quantizes nothing and was read as
+# an unquantized checkpoint. A missing map was refused, but its pointer named the key
+# twice (/quantization_config/quantized_layers/quantized_layers): the ':' after the
+# fragment checks the key is named once.
+llama_variant("i29-mixed-precision-empty-map", "/quantization_config/quantized_layers:",
+              quantization_config={"quant_method": "modelopt", "quant_algo": "MIXED_PRECISION",
+                                   "quantized_layers": {}})
+llama_variant("i29-mixed-precision-no-map", "/quantization_config/quantized_layers:",
+              quantization_config={"quant_method": "modelopt", "quant_algo": "MIXED_PRECISION"})
 
 # ------------------------------------------------------------ probes (valid files)
 # Not part of expect.tsv: the test runs each probe first and asserts a kind's

@@ -214,12 +214,34 @@ static void test_expert_parallel(void **state) {
     dp2.ep = 2; /* --enable-expert-parallel: 4 whole experts per GPU, same bytes */
     assert_int_equal(rank_weights(m, &dp2, KVP_OK), b2);
     kvp_model_free(m);
-    /* EP on a dense model */
+    /* EP on a dense model: SGLang refuses it (no routed experts to place). */
     m = catalog("meta-llama/Llama-3.1-8B");
     s = settings(2, NULL);
+    s.engine = KVP_ESTIMATE_SGLANG;
     s.ep = 2;
     assert_int_equal(kvp_memory_estimate(m, &s, &f, &err), KVP_INVALID_ARG);
     assert_string_equal(err.key, "ep");
+    /* TensorRT-LLM builds a valid Mapping (moe_tp 1 x moe_ep 2 = tp 2) and the
+     * dense model has no MoE layer: the same bytes as without EP (issue 29). */
+    s.engine = KVP_ESTIMATE_TRTLLM;
+    s.expert_ranks = 2;
+    uint64_t dense_ep = rank_weights(m, &s, KVP_OK);
+    s.ep = 0;
+    assert_int_equal(rank_weights(m, &s, KVP_OK), dense_ep);
+    kvp_model_free(m);
+    /* TensorRT-LLM: EP must divide TP (Mapping: moe_tp_size = tp // moe_ep and
+     * moe_tp x moe_ep == tp, else ValueError), dense or MoE: EP 4 at TP 2 gives
+     * moe_tp 0. Under SGLang EP 4 at TP 2 is moe_tp_size 2 // 4 = 0 too. */
+    m = catalog("mistralai/Mixtral-8x7B-v0.1");
+    s = settings(2, NULL);
+    s.expert_ranks = 2;
+    s.ep = 4;
+    assert_int_equal(kvp_memory_estimate(m, &s, &f, &err), KVP_INVALID_ARG);
+    assert_string_equal(err.key, "ep");
+    assert_non_null(strstr(err.message, "EP 4 does not divide TP 2: TensorRT-LLM's Mapping"));
+    s.engine = KVP_ESTIMATE_SGLANG;
+    assert_int_equal(kvp_memory_estimate(m, &s, &f, &err), KVP_INVALID_ARG);
+    assert_non_null(strstr(err.message, "EP 4 does not divide the 2 GPUs the experts are spread over"));
     kvp_model_free(m);
 }
 
