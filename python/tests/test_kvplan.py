@@ -278,6 +278,24 @@ class Plans(unittest.TestCase):
                           "--policies", "vllm,sglang"])
         two = kvplan.compare("llama-3.1-8b", kv_budget="40GiB", policies=["sglang", "vllm"])
         self.assertEqual([e["policy"] for e in two["engines"]], ["sglang", "vllm"])
+        # An option only some engines compared read: a note in each other engine's
+        # notes, byte for byte the CLI's; one no engine reads, or a policies list
+        # naming no engine, is bad input (issue 29), not the default four.
+        self.same_as_cli("compare", {"model": "llama-3.1-8b", "kv_budget": "40GiB",
+                                     "policies": "vllm,trtllm",
+                                     "capacity_scheduler_policy": "MAX_UTILIZATION"},
+                         ["llama-3.1-8b", "--kv-budget", "40GiB", "--policies", "vllm,trtllm",
+                          "--capacity-scheduler-policy", "MAX_UTILIZATION"])
+        v = kvplan.compare("llama-3.1-8b", kv_budget="40GiB", policies="vllm,trtllm",
+                           capacity_scheduler_policy="MAX_UTILIZATION")
+        self.assertEqual([n for e in v["engines"] for n in e["notes"] if "not read" in n],
+                         ["--capacity-scheduler-policy is not read under policy vllm: vLLM has "
+                          "no capacity scheduler policy"])
+        for opts in ({"policies": []}, {"policies": ""}, {"policies": "vllm,"},
+                     {"policies": ["vllm", "sglang"], "capacity_scheduler_policy": "MAX_UTILIZATION"}):
+            with self.assertRaises(kvplan.KvplanError) as ctx:
+                kvplan.compare("llama-3.1-8b", kv_budget="40GiB", **opts)
+            self.assertEqual(ctx.exception.status, "KVP_INVALID_ARG", opts)
 
     def test_sweep(self):
         s = kvplan.sweep("llama-3.1-8b", ["tp=1,2"], kv_budget="40GiB", max_seq_len=8192)

@@ -11,6 +11,8 @@
 #include <jansson.h>
 
 #include "kvplan/cost.h"
+#include "kvplan/fit.h"
+#include "kvplan/options.h"
 #include "kvplan/gpu.h"
 #include "kvplan/model.h"
 
@@ -29,6 +31,12 @@ kvp_status kvp__deploy_call(const char *command, const json_t *req, const kvp__j
  * its fix (deploy_call.c). Returns r->status. */
 struct kvp_deploy_result;
 kvp_status kvp__not_planned(const struct kvp_deploy_result *r, kvp_error *err);
+
+/* With several engines planned (compare, a sweep's policy axis): the options
+ * given directly that e's engine does not read, appended to e's notes
+ * ("X is not read under policy P: why", engine_reads.c), as `compare --json`
+ * and kvp_json_call("compare") both show them. */
+void kvp__unread_notes(const kvp_options *o, kvp_fit_eval *e);
 
 /* The request's model: "model" (a string, see catalog_only) or "config" (a
  * config.json object read by the model's reader under the name

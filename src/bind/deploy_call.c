@@ -126,6 +126,17 @@ static void call_free(call *c) {
  * `take`), finish the settings, load the model and look up the GPU. */
 typedef kvp_status (*take_fn)(void *ctx, const char *key, const json_t *v, kvp_error *err);
 
+/* A command's own keys: their names (NULL-terminated), `take` for each, and
+ * `prepare` (may be NULL), run on the option table after every key and before
+ * it is finished: what the command's keys tell the table (the engines compare
+ * or a sweep's policy axis plans). */
+typedef struct own_keys {
+    const char *const *names;
+    take_fn take;
+    void (*prepare)(void *ctx, kvp_options *opt);
+    void *ctx;
+} own_keys;
+
 /* "from_command": the engine command a user runs ("vllm serve M
  * --tensor-parallel-size 2 ..."), read by the options room as `--from` reads it
  * (src/options/from_parse.c): its engine is the policy, the settings this
@@ -185,8 +196,8 @@ static kvp_status from_given(const call *c, const unsigned char *row, const char
 }
 
 static kvp_status call_settings(call *c, unsigned command, const json_t *req,
-                                const kvp__json_call_opts *o, const char *const *own, take_fn take,
-                                void *ctx, kvp_error *err) {
+                                const kvp__json_call_opts *o, const own_keys *ok, kvp_error *err) {
+    const char *const *own = ok ? ok->names : NULL;
     memset(c, 0, sizeof *c);
     c->opt = kvp_options_new(command);
     if (!c->opt) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
@@ -218,9 +229,10 @@ static kvp_status call_settings(call *c, unsigned command, const json_t *req,
         if (!mine && c->from && (st = from_given(c, from_row, key, v, &same, err)) != KVP_OK)
             return st;
         if (same) continue;
-        st = mine ? take(ctx, key, v, err) : set_option(c->opt, key, v, err);
+        st = mine ? ok->take(ok->ctx, key, v, err) : set_option(c->opt, key, v, err);
         if (st) return st;
     }
+    if (ok && ok->prepare) ok->prepare(ok->ctx, c->opt);
     kvp_error e;
     kvp_error_clear(&e);
     /* sim's flags are the simulator's own, whichever engine spells them
@@ -251,9 +263,8 @@ static kvp_status call_settings(call *c, unsigned command, const json_t *req,
 
 /* call_settings, then the deployment settled: memory to plan from. */
 static kvp_status call_begin(call *c, unsigned command, const json_t *req,
-                             const kvp__json_call_opts *o, const char *const *own, take_fn take,
-                             void *ctx, kvp_error *err) {
-    kvp_status st = call_settings(c, command, req, o, own, take, ctx, err);
+                             const kvp__json_call_opts *o, const own_keys *ok, kvp_error *err) {
+    kvp_status st = call_settings(c, command, req, o, ok, err);
     if (st != KVP_OK) return st;
     kvp_deployment *d = &c->opt->deployment;
     bool gpu_mem = kvp_options_given(c->opt, "--gpu-mem");
@@ -290,7 +301,7 @@ kvp_status kvp__not_planned(const kvp_deploy_result *r, kvp_error *err) {
 static kvp_status call_plan(const json_t *req, const kvp__json_call_opts *o, char **out,
                             kvp_error *err) {
     call c;
-    kvp_status st = call_begin(&c, KVP_COMMAND_PLAN, req, o, NULL, NULL, NULL, err);
+    kvp_status st = call_begin(&c, KVP_COMMAND_PLAN, req, o, NULL, err);
     kvp_deploy_result *r = NULL;
     if (st == KVP_OK && !(r = kvp_deploy_result_new()))
         st = kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
@@ -377,7 +388,7 @@ static kvp_status call_fit(const json_t *req, const kvp__json_call_opts *o, char
     fit_own f;
     memset(&f, 0, sizeof f);
     call c;
-    kvp_status st = call_begin(&c, KVP_COMMAND_FIT, req, o, own, fit_take, &f, err);
+    kvp_status st = call_begin(&c, KVP_COMMAND_FIT, req, o, &(own_keys){own, fit_take, NULL, &f}, err);
     const kvp_deployment *d = &c.opt->deployment;
     bool has_len = st == KVP_OK && kvp_options_given(c.opt, "--max-seq-len");
     /* What is left free: the same rule as `kvplan fit`. */
@@ -420,6 +431,26 @@ typedef struct compare_own {
     size_t n;
 } compare_own;
 
+/* The engines compared, before the table is finished (as `kvplan compare`):
+ * policies, else the one --policy names, else all four. Several engines: an
+ * option is checked against every engine planned (engines_planned); one
+ * engine named by policies: the settings are read as it reads them. */
+static void compare_prepare(void *ctx, kvp_options *opt) {
+    compare_own *co = ctx;
+    kvp_engine all[KVP_ENGINE_COUNT];
+    size_t n = co->n;
+    memcpy(all, co->engines, sizeof all);
+    if (n == 0 && kvp_options_given(opt, "--policy")) all[n++] = opt->deployment.point.engine;
+    if (n == 0)
+        for (int k = 0; k < KVP_ENGINE_COUNT; k++) all[n++] = (kvp_engine)k;
+    opt->engines_vary = n > 1;
+    for (size_t k = 0; k < n; k++) opt->engines_planned |= KVP_OPTION_ENGINE(all[k]);
+    if (co->n == 1 && !kvp_options_given(opt, "--policy")) {
+        opt->deployment.point.engine = opt->deployment.policy.engine = co->engines[0];
+        opt->engine_given = true;
+    }
+}
+
 static kvp_status add_engine(compare_own *co, const char *name, kvp_error *err) {
     kvp_engine en;
     if (kvp_engine_parse(name, &en) != KVP_OK)
@@ -445,16 +476,53 @@ static kvp_status compare_take(void *ctx, const char *key, const json_t *v, kvp_
                            kvp__json_type_name(item));
             if ((st = add_engine(co, json_string_value(item), err))) return st;
         }
+        if (co->n == 0) /* names no engine: refused, not read as the default four */
+            return bad(err, KVP_INVALID_ARG, key,
+                       "policies: an empty list names no engine (expected a list such as "
+                       "[\"vllm\", \"sglang\"])");
         return KVP_OK;
     }
     if (!json_is_string(v))
         return bad(err, KVP_INVALID_ARG, key, "policies: expected a string or an array of strings");
+    const char *text = json_string_value(v);
+    size_t vn = strlen(text);
+    /* An empty list or item (",", "vllm,", "a,,b"), as --policies (issue 29). */
+    if (vn == 0 || text[0] == ',' || text[vn - 1] == ',' || strstr(text, ",,"))
+        return bad(err, KVP_INVALID_ARG, key,
+                   "policies: '%s' %s (expected a list such as vllm,sglang)", text,
+                   vn == 0 ? "names no engine" : "holds an empty item");
     char list[256];
-    kvp__strlcpy(list, json_string_value(v), sizeof list);
+    if (vn >= sizeof list)
+        return bad(err, KVP_INVALID_ARG, key, "policies: the list is longer than %zu bytes",
+                   sizeof list - 1);
+    kvp__strlcpy(list, text, sizeof list);
     char *save = NULL;
     for (char *it = strtok_r(list, ",", &save); it && st == KVP_OK; it = strtok_r(NULL, ",", &save))
         st = add_engine(co, it, err);
     return st;
+}
+
+void kvp__unread_notes(const kvp_options *o, kvp_fit_eval *e) {
+    for (size_t i = 0; i < kvp_option_count(); i++) {
+        const kvp_option *r = kvp_option_at(i);
+        if (!o->given[r->id] || o->pasted[r->id]) continue;
+        const kvp_option_meaning *m = kvp_option_meaning_for(r, e->point.engine);
+        if (!m || m->reads || e->policy.note_count >= KVP_POLICY_MAX_NOTES) continue;
+        /* A request's key as the flag it is ("capacity_scheduler_policy" ->
+         * "--capacity-scheduler-policy"), so a request and a command line that
+         * say the same print the same. */
+        char flag[KVP_OPTIONS_TYPED_MAX + 2];
+        const char *typed = o->typed[r->id];
+        if (typed[0] != '-') {
+            snprintf(flag, sizeof flag, "--%s", typed);
+            for (char *p = flag + 2; *p; p++)
+                if (*p == '_') *p = '-';
+            typed = flag;
+        }
+        snprintf(e->policy.notes[e->policy.note_count++], KVP_POLICY_NOTE_MAX,
+                 "%s is not read under policy %s: %s", typed, kvp_engine_name(e->point.engine),
+                 m->text);
+    }
 }
 
 static kvp_status call_compare(const json_t *req, const kvp__json_call_opts *o, char **out,
@@ -463,7 +531,8 @@ static kvp_status call_compare(const json_t *req, const kvp__json_call_opts *o, 
     compare_own co;
     memset(&co, 0, sizeof co);
     call c;
-    kvp_status st = call_begin(&c, KVP_COMMAND_COMPARE, req, o, own, compare_take, &co, err);
+    kvp_status st = call_begin(&c, KVP_COMMAND_COMPARE, req, o,
+                                &(own_keys){own, compare_take, compare_prepare, &co}, err);
     const kvp_deployment *d = &c.opt->deployment;
     /* policy (or from_command's engine) names the one engine compared, as
      * `kvplan compare --policy P` (src/cli/cmd_compare.c); policies the engines. */
@@ -488,6 +557,7 @@ static kvp_status call_compare(const json_t *req, const kvp__json_call_opts *o, 
         kvp_fit_point p = d->point;
         p.engine = co.engines[k];
         st = kvp_fit_evaluate(d, &p, &ev[k], err);
+        if (st == KVP_OK && c.opt->engines_vary) kvp__unread_notes(c.opt, &ev[k]);
     }
     if (st == KVP_OK) {
         kvp_render_input in = {c.model, c.gpu_known ? c.gpu.name : NULL, NULL, NULL, 0, NULL, NULL};
@@ -522,7 +592,7 @@ static const char *request_flag(const void *ctx, const char *flag, char *buf, si
 static kvp_status call_check(const json_t *req, const kvp__json_call_opts *o, char **out,
                              kvp_error *err) {
     call c;
-    kvp_status st = call_settings(&c, KVP_COMMAND_CHECK, req, o, NULL, NULL, NULL, err);
+    kvp_status st = call_settings(&c, KVP_COMMAND_CHECK, req, o, NULL, err);
     if (st == KVP_OK && !c.opt->engine_given && !c.opt->engine_implied)
         st = bad(err, KVP_INVALID_ARG, "policy",
                  "check: name the engine: policy (vllm, sglang, trtllm, llamacpp), an engine's "
@@ -556,14 +626,35 @@ static kvp_status call_check(const json_t *req, const kvp__json_call_opts *o, ch
 typedef struct sweep_own {
     kvp_sweep_grid *grid;
     uint64_t max_plans;
+    unsigned engines; /* the engines of a policy axis (KVP_OPTION_ENGINE bits) */
 } sweep_own;
+
+/* A policy axis plans several engines: each option is checked against every
+ * engine planned, as `kvplan sweep --over policy=...` (cmd_sweep.c). */
+static void sweep_prepare(void *ctx, kvp_options *opt) {
+    const sweep_own *so = ctx;
+    if (!so->engines) return;
+    opt->engines_vary = true;
+    opt->engines_planned |= so->engines;
+}
 
 static kvp_status over_spec(sweep_own *so, const json_t *v, kvp_error *err) {
     if (!json_is_string(v))
         return bad(err, KVP_INVALID_ARG, "over", "over: expected \"KEY=VALUES\" strings, found %s",
                    kvp__json_type_name(v));
-    kvp_status st = kvp_sweep_grid_over(so->grid, json_string_value(v), err);
+    const char *spec = json_string_value(v);
+    kvp_status st = kvp_sweep_grid_over(so->grid, spec, err);
     if (st && err) kvp__strlcpy(err->key, "/over", sizeof err->key);
+    if (st == KVP_OK && !strncmp(spec, "policy=", 7)) {
+        /* Each value was checked by the grid: the engines it plans. */
+        char list[256];
+        kvp__strlcpy(list, spec + 7, sizeof list);
+        char *save = NULL;
+        for (char *it = strtok_r(list, ",", &save); it; it = strtok_r(NULL, ",", &save)) {
+            kvp_engine en;
+            if (kvp_engine_parse(it, &en) == KVP_OK) so->engines |= KVP_OPTION_ENGINE(en);
+        }
+    }
     return st;
 }
 
@@ -596,10 +687,11 @@ static kvp_status sweep_row(uint64_t index, uint64_t count, const kvp_fit_eval *
 static kvp_status call_sweep(const json_t *req, const kvp__json_call_opts *o, char **out,
                              kvp_error *err) {
     static const char *const own[] = {"over", "max_plans", NULL};
-    sweep_own so = {kvp_sweep_grid_new(), KVP_SWEEP_DEFAULT_MAX_PLANS};
+    sweep_own so = {kvp_sweep_grid_new(), KVP_SWEEP_DEFAULT_MAX_PLANS, 0};
     if (!so.grid) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
     call c;
-    kvp_status st = call_begin(&c, KVP_COMMAND_SWEEP, req, o, own, sweep_take, &so, err);
+    kvp_status st = call_begin(&c, KVP_COMMAND_SWEEP, req, o,
+                                &(own_keys){own, sweep_take, sweep_prepare, &so}, err);
     uint64_t count = 0;
     if (st == KVP_OK) {
         st = kvp_sweep_grid_count(so.grid, so.max_plans, &count, err);
@@ -683,7 +775,7 @@ static kvp_status call_sim(const json_t *req, const kvp__json_call_opts *o, char
     kvp__sim_outcome res;
     memset(&res, 0, sizeof res);
     call c;
-    kvp_status st = call_settings(&c, KVP_COMMAND_SIM, req, o, own, sim_take, &job, err);
+    kvp_status st = call_settings(&c, KVP_COMMAND_SIM, req, o, &(own_keys){own, sim_take, NULL, &job}, err);
     int sources = !!job.workload_path + !!job.workload_text + !!job.synthetic;
     if (st == KVP_OK && sources != 1)
         st = bad(err, KVP_INVALID_ARG, "workload",

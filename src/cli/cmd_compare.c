@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bind_internal.h" /* kvp__unread_notes, shared with kvp_json_call */
 #include "cli_options.h"
 #include "fit_env.h"
 #include "kvplan/render.h"
@@ -34,19 +35,6 @@ static uint64_t rounding(const kvp_fit_eval *e) {
 
 
 static int compare_main(int argc, char **argv);
-
-/* The options given directly that e's engine does not read, as notes of e. */
-static void unread_notes(const kvp_options *o, kvp_fit_eval *e) {
-    for (size_t i = 0; i < kvp_option_count(); i++) {
-        const kvp_option *r = kvp_option_at(i);
-        if (!o->given[r->id] || o->pasted[r->id]) continue;
-        const kvp_option_meaning *m = kvp_option_meaning_for(r, e->point.engine);
-        if (!m || m->reads || e->policy.note_count >= KVP_POLICY_MAX_NOTES) continue;
-        snprintf(e->policy.notes[e->policy.note_count++], KVP_POLICY_NOTE_MAX,
-                 "%s is not read under policy %s: %s", o->typed[r->id],
-                 kvp_engine_name(e->point.engine), m->text);
-    }
-}
 
 /* --from "vllm serve ...": the engine's command fills the settings of the run. */
 int kvp_cmd_compare(int argc, char **argv) { return kvp_cli_from_run(argc, argv, compare_main); }
@@ -164,7 +152,7 @@ static int compare_main(int argc, char **argv) {
     /* --json: each engine's notes say which options given it does not read (on
      * stderr as "kvplan: note:" in both forms, kvp_options_finish). */
     for (size_t k = 0; c.json && c.opt->engines_vary && k < n_engines; k++)
-        unread_notes(c.opt, &ev[k]);
+        kvp__unread_notes(c.opt, &ev[k]);
     const kvp_fit_eval *ref = NULL;
     for (size_t k = 0; k < n_engines && !ref; k++)
         if (ev[k].status == KVP_OK) ref = &ev[k];
