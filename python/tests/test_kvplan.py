@@ -435,6 +435,32 @@ class Plans(unittest.TestCase):
                        synthetic="requests=1,prompt=fixed:8,output=fixed:8")
         self.assertEqual(ctx.exception.status, "KVP_INFEASIBLE")
 
+    def test_why(self):
+        # vLLM's refusal log (examples/logs/vllm-refusal.log): the largest
+        # --max-model-len kvplan suggests is the one the engine's refusal names,
+        # 31,232; the document is byte for byte `kvplan why LOG --json`'s.
+        log = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples",
+                           "logs", "vllm-refusal.log")
+        with open(log) as f:
+            text = f.read()
+        d = kvplan.why(text)
+        self.assertEqual((d["engine"], d["model"]["config"]), ("vllm", "meta-llama/Llama-3.1-405B"))
+        first = d["answer"]["changes"][0]
+        self.assertEqual((first["setting"], first["value"]), ("--max-model-len", 31232))
+        rc, want = cli_json_text("why", log)
+        self.assertEqual(rc, 0)
+        self.assertEqual(kvplan._call_text("why", json.dumps({"log": text})) + "\n", want)
+        # One target at a time, each at least 1 (issue 29); a log of no engine is
+        # bad input naming /log.
+        for opts, key in (({"target_concurrency": 4, "target_context": 8192}, "/target_context"),
+                          ({"target_concurrency": 0}, "/target_concurrency")):
+            with self.assertRaises(kvplan.KvplanError) as ctx:
+                kvplan.why(text, **opts)
+            self.assertEqual((ctx.exception.status, ctx.exception.key), ("KVP_INVALID_ARG", key))
+        with self.assertRaises(kvplan.KvplanError) as ctx:
+            kvplan.why("hello\nworld\n")
+        self.assertEqual(ctx.exception.key, "/log")
+
     def test_gpus(self):
         g = kvplan.gpus()
         self.assertEqual(json.dumps(g, indent=2) + "\n", cli_json_text("gpus", "--catalog")[1])

@@ -920,6 +920,12 @@ kvp_status kvp__why_call(const json_t *req, const kvp__json_call_opts *o, char *
             json_object_set(opts, canon, v);
         }
     }
+    /* Two targets are two questions, and only one would be answered (as
+     * `kvplan why`, issue 29). */
+    if (st == KVP_OK && w.target_concurrency && w.target_context)
+        st = kvp__fail(err, KVP_INVALID_ARG, NULL, "/target_context",
+                       "target_context contradicts target_concurrency: why answers one target: "
+                       "the length at a concurrency, or the concurrency at a length; give one");
     kvp_log *log = st == KVP_OK ? kvp__malloc(NULL, sizeof *log) : NULL;
     if (st == KVP_OK && !log) st = kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
     if (st == KVP_OK) {

@@ -120,8 +120,10 @@ static int parse_args(int argc, char **argv, options *o, kvp__sim_job *job, kvp_
         return kvp_cli_fail("sim needs exactly one of --workload FILE and --synthetic SPEC");
     job->workload_path = o->workload;
     job->synthetic = o->synthetic;
-    int frc = kvp_cli_one_file("--svg", o->svg, "the --workload file", o->workload);
-    if (!frc) frc = kvp_cli_one_file("--svg", o->svg, "the MODEL file", o->model);
+    /* The chart over a file sim reads (the workload, the MODEL, the GPU
+     * catalogue) would destroy its input (issue 29: two files that are one). */
+    int frc = kvp_cli_one_file_as(o->json, "--svg", o->svg, "the --workload file", o->workload);
+    if (!frc) frc = kvp_cli_output_over_inputs(o->json, "--svg", o->svg, o->model);
     if (frc) return frc;
     if (kvp__sim_check(t, job, &err) != KVP_OK) return kvp_cli_report_error(&err, o->json);
     return 0;
