@@ -3,7 +3,7 @@
 copied, it configures this source tree with CMake in a folder of its own
 (build-python/: never the user's build/; setuptools' own files go in
 build-python/setuptools), builds only the shared library
-target (kvplan_shared), and copies libkvplan.so.0 into the package, where
+target (kvplan_shared), and copies libkvplan.so.1 into the package, where
 kvplan/__init__.py looks first: ``import kvplan`` then needs no environment
 variable. The version is the one project(VERSION) sets in CMakeLists.txt.
 

@@ -39,8 +39,8 @@ import os
 __all__ = ["KvplanError", "cost", "plan", "check", "fit", "compare", "sweep", "models", "gpus",
            "local", "why", "sim", "version", "library_path"]
 
-#: The library major version this package speaks (SONAME libkvplan.so.0).
-ABI_MAJOR = 0
+#: The library major version this package speaks (SONAME libkvplan.so.1).
+ABI_MAJOR = 1
 
 _SYMBOLS = ("kvp_version", "kvp_version_number", "kvp_json_call", "kvp_json_free",
             "kvp_json_commands", "kvp_status_name")

@@ -2,7 +2,7 @@
 
 Run against a build tree or an install:
     PYTHONPATH=python python3 -m unittest discover -s python/tests
-    KVPLAN_LIBRARY=PREFIX/lib/libkvplan.so.0 PYTHONPATH=PREFIX/share/kvplan/python ...
+    KVPLAN_LIBRARY=PREFIX/lib/libkvplan.so.1 PYTHONPATH=PREFIX/share/kvplan/python ...
 KVPLAN_TEST_KVPLAN names the kvplan program whose --json output the results
 must equal byte for byte (default: the one next to the library)."""
 
@@ -50,11 +50,11 @@ class Library(unittest.TestCase):
         if not cc:
             self.skipTest("no C compiler")
         with tempfile.TemporaryDirectory() as d:
-            # A library claiming version 1.0.0, with every symbol present.
+            # A library claiming version 2.0.0, with every symbol present.
             src = os.path.join(d, "v1.c")
             with open(src, "w") as f:
-                f.write("const char *kvp_version(void) { return \"1.0.0\"; }\n"
-                        "unsigned kvp_version_number(void) { return 10000; }\n"
+                f.write("const char *kvp_version(void) { return \"2.0.0\"; }\n"
+                        "unsigned kvp_version_number(void) { return 20000; }\n"
                         "int kvp_json_call(void) { return 0; }\n"
                         "void kvp_json_free(void) {}\n"
                         "const char *kvp_json_commands(void) { return \"\"; }\n"
@@ -64,8 +64,8 @@ class Library(unittest.TestCase):
             with self.assertRaises(kvplan.KvplanError) as ctx:
                 kvplan._check(ctypes.CDLL(so), so)
             self.assertEqual(ctx.exception.status, "KVP_UNSUPPORTED")
-            self.assertIn("1.0.0 (major version 1)", ctx.exception.message)
-            self.assertIn("needs major version 0", ctx.exception.message)
+            self.assertIn("2.0.0 (major version 2)", ctx.exception.message)
+            self.assertIn("needs major version 1", ctx.exception.message)
             # A library without the binding entry point (an older libkvplan).
             src2 = os.path.join(d, "old.c")
             with open(src2, "w") as f:
@@ -97,11 +97,11 @@ class Loader(unittest.TestCase):
         d, rc, out, err = self.run_copy("import kvplan; print(list(kvplan._candidates()))", {})
         self.assertEqual(rc, 0, err)
         # Its own folder, then the system loader by SONAME (no source tree here).
-        self.assertEqual(out.strip(), repr([os.path.join(d, "kvplan", "libkvplan.so.0"),
-                                            "libkvplan.so.0"]))
+        self.assertEqual(out.strip(), repr([os.path.join(d, "kvplan", "libkvplan.so.1"),
+                                            "libkvplan.so.1"]))
 
     def test_not_found_names_what_it_tried(self):
-        missing = "/nonexistent/libkvplan.so.0"
+        missing = "/nonexistent/libkvplan.so.1"
         d, rc, out, err = self.run_copy(
             "import kvplan\ntry:\n    kvplan.version()\nexcept kvplan.KvplanError as e:\n"
             "    print(e.status); print(e.message)", {"KVPLAN_LIBRARY": missing})

@@ -20,7 +20,7 @@ for d in tests data examples python scripts; do ln -s "$src/$d" "$tmp/run/$d"; d
 export PATH="$tmp/run/build:$PATH" HF_HOME="$tmp/hf" PYTHONPATH="$src/python" \
        PYTHONDONTWRITEBYTECODE=1 KVPLAN_CLI="$kvplan"
 # The shared library beside the binary (a build tree) unless given.
-[ -z "$lib" ] && [ -e "$(dirname "$kvplan")/libkvplan.so.0" ] && lib=$(dirname "$kvplan")/libkvplan.so.0
+[ -z "$lib" ] && [ -e "$(dirname "$kvplan")/libkvplan.so.1" ] && lib=$(dirname "$kvplan")/libkvplan.so.1
 [ -n "$lib" ] && export KVPLAN_LIBRARY="$(cd "$(dirname "$lib")" && pwd)/$(basename "$lib")"
 # A sanitizer build's library cannot be loaded into python3 or an
 # uninstrumented program: python and C blocks are run by the plain builds only.

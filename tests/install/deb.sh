@@ -8,7 +8,7 @@
 #     the bash completion and the Python package (with its link to the library);
 #  2. its Depends were computed by dpkg-shlibdeps (libc6, libjansson4,
 #     libyaml-0-2 for the library, libmicrohttpd12 for the CLI's server), and
-#     a shlibs file names libkvplan.so.0;
+#     a shlibs file names libkvplan.so.1;
 #  3. unpacked into a throw-away root with `dpkg -x` (nothing is installed on
 #     this machine): the CLI runs; examples/ compiled against the root's
 #     headers through the root's kvplan.pc and linked to its libkvplan.so run
@@ -42,13 +42,13 @@ deb=$tree/kvplan_${version}_${arch}.deb
 # 1. Contents.
 dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\./|/|; s|/$||' >"$tmp/contents"
 lib=/usr/lib/$multiarch
-for f in "$lib/libkvplan.so.$version" "$lib/libkvplan.so.0" "$lib/libkvplan.so" "$lib/libkvplan.a" \
+for f in "$lib/libkvplan.so.$version" "$lib/libkvplan.so.1" "$lib/libkvplan.so" "$lib/libkvplan.a" \
          /usr/include/kvplan/kvplan.h /usr/include/kvplan/json.h /usr/include/kvplan/version.h \
          "$lib/pkgconfig/kvplan.pc" "$lib/cmake/kvplan/kvplanConfig.cmake" \
          "$lib/cmake/kvplan/kvplanConfigVersion.cmake" "$lib/cmake/kvplan/kvplanTargets.cmake" \
          /usr/bin/kvplan /usr/share/man/man1/kvplan.1 /usr/share/bash-completion/completions/kvplan \
          /usr/lib/python3/dist-packages/kvplan/__init__.py \
-         /usr/lib/python3/dist-packages/kvplan/libkvplan.so.0; do
+         /usr/lib/python3/dist-packages/kvplan/libkvplan.so.1; do
   grep -qxF "$f" "$tmp/contents" || { echo "FAIL: the .deb lacks $f"; fail=1; }
 done
 grep -q '__pycache__\|/build' "$tmp/contents" && { echo "FAIL: the .deb holds build leftovers"; fail=1; }
@@ -82,7 +82,7 @@ for e in cost plan compare; do
      $(pkg-config --cflags --libs kvplan) -Wl,-rpath,"$root$lib" ||
     { echo "FAIL: examples/$e.c does not build against the root"; fail=1; }
 done
-grep -q "libkvplan.so.0 => $root$lib/libkvplan.so.0" <<<"$(ldd "$tmp/ex/cost")" ||
+grep -q "libkvplan.so.1 => $root$lib/libkvplan.so.1" <<<"$(ldd "$tmp/ex/cost")" ||
   { echo "FAIL: the example does not load the root's library: $(ldd "$tmp/ex/cost" | grep kvplan)"; fail=1; }
 bash "$src/tests/install/run_examples.sh" "$tmp/ex" "$src" || fail=1
 # Llama-3.1-8B, fp8, TP 2: 32 layers x 4 KV heads x (128 + 128) x 1 B = 32,768 B per token.

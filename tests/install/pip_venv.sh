@@ -3,7 +3,7 @@
 # README's Python section says (issue 30):
 #   python3 -m venv .venv && .venv/bin/pip install --no-build-isolation .
 # then, from another folder, with no KVPLAN_LIBRARY, PYTHONPATH or
-# LD_LIBRARY_PATH: `import kvplan` loads the libkvplan.so.0 that the build put
+# LD_LIBRARY_PATH: `import kvplan` loads the libkvplan.so.1 that the build put
 # inside the installed package, and a cost and a plan give the hand-worked
 # values. PIP_NO_INDEX=1 makes any attempt to reach a package index fail.
 #
@@ -60,7 +60,7 @@ if ! out=$(cd "$tmp/elsewhere" && "$tmp/repo/.venv/bin/python" -c '
 import importlib.metadata, os, sys, kvplan
 site = sys.argv[1]
 lib = kvplan.library_path()
-assert lib == os.path.join(os.path.dirname(kvplan.__file__), "libkvplan.so.0"), lib
+assert lib == os.path.join(os.path.dirname(kvplan.__file__), "libkvplan.so.1"), lib
 assert kvplan.__file__.startswith(site), kvplan.__file__
 assert importlib.metadata.version("kvplan") == kvplan.version(), importlib.metadata.version("kvplan")
 c = kvplan.cost("llama-3.1-8b", tp=2, kv_dtype="fp8")
@@ -72,9 +72,9 @@ elif [ "$out" != "32768 327680 40" ]; then
   echo "FAIL: kvplan from the venv printed '$out', expected '32768 327680 40'"; fail=1
 fi
 # The library is inside the installed package, a plain file (not a link out).
-so=$(find "$tmp/repo/.venv" -path '*/site-packages/kvplan/libkvplan.so.0')
+so=$(find "$tmp/repo/.venv" -path '*/site-packages/kvplan/libkvplan.so.1')
 [ -n "$so" ] && [ -f "$so" ] && [ ! -L "$so" ] ||
-  { echo "FAIL: no libkvplan.so.0 file inside the installed package"; fail=1; }
+  { echo "FAIL: no libkvplan.so.1 file inside the installed package"; fail=1; }
 # The other road: a venv that sees Debian's wheel itself (the shim does nothing);
 # the library is built already (build-python/ in the copy), so this is quick.
 if ! (cd "$tmp/repo" && "$py" -m venv --system-site-packages .venv2 &&
