@@ -50,7 +50,7 @@ for cmd in "plan --policy help" "fit --policy=help" "compare --policies help" "-
 done
 out=$("$kvplan" plan --help)
 for o in --max-model-len --gpu-memory-utilization --mem-fraction-static -tp -ctk -np -c --kv-cache-dtype; do
-  check "plan --help lists $o" 'grep -q -- "$o[ /,]" <<<"$out"'
+  check "plan --help lists $o" 'grep -qE -- "(^| )$o([ /,]|$)" <<<"$out"'
 done
 [ $fail = 0 ] && echo "ok: models, aliases, --from MODEL, help, -V, --policy help"
 exit $fail

@@ -64,8 +64,8 @@ for d in libc6 libjansson4 libyaml-0-2 libmicrohttpd12; do
 done
 mkdir "$tmp/control"
 dpkg-deb -e "$deb" "$tmp/control"
-grep -qE "^libkvplan 0 kvplan( |$)" "$tmp/control/shlibs" 2>/dev/null ||
-  { echo "FAIL: no shlibs line 'libkvplan 0 kvplan': $(cat "$tmp/control/shlibs" 2>&1)"; fail=1; }
+grep -qE "^libkvplan 1 kvplan( |$)" "$tmp/control/shlibs" 2>/dev/null ||
+  { echo "FAIL: no shlibs line 'libkvplan 1 kvplan': $(cat "$tmp/control/shlibs" 2>&1)"; fail=1; }
 
 # 3. A throw-away root.
 root=$tmp/root
