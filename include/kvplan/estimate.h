@@ -112,6 +112,9 @@ typedef struct kvp_estimate_settings {
     uint32_t cuda_graph_size_count; /* 0 = the engine's default list up to cuda_graph_max_batch */
     bool language_model_only; /* vLLM --language-model-only: the vision / audio tower is not
                                  loaded (its weights are not counted) */
+    bool pooling_runner;      /* vLLM --runner pooling: the profile runs the pooler
+                                 (_dummy_pooler_run) instead of the logits and the dummy
+                                 sampler (MEMORY.md 1.4) */
     const kvp_allocator *alc; /* the estimate's scratch memory (freed before it returns);
                                  borrowed; NULL = the model's allocator (kvp_model_allocator) */
     /* The engine's release line (docs/memory.md, one section per line). */

@@ -544,10 +544,16 @@ static void vllm_terms(tctx *c, const rin *r) {
     uint64_t logits = mul3(c, R, vpad / r->tp, ACT);
     if (r->tp > 1) logits = add(c, logits, mul3(c, 2 * R, vpad, ACT));
     logits = add(c, logits, hidden);
+    /* A pooling runner runs _dummy_pooler_run instead of compute_logits and the
+     * dummy sampler (gpu_model_runner.profile_run; MEMORY.md 1.4): every task's
+     * pooled output, the largest kept, is at most the hidden states [T, h]. */
+    if (s->pooling_runner) samp = logits = hidden;
     uint64_t peak = max2(max2(fwd, samp), logits);
     r->d->activation_layer_bytes = fwd;
     r->d->activation_logits_bytes = samp;
-    kvp__strlcpy(r->d->activation_phase, peak == fwd ? ph : "logits", sizeof r->d->activation_phase);
+    kvp__strlcpy(r->d->activation_phase,
+                 peak == fwd ? ph : s->pooling_runner ? "pooler" : "logits",
+                 sizeof r->d->activation_phase);
     bool samp_sure = L.sampler_sure && (L.sampler != VS_SORT) && !s->sampler_bytes_per_logit;
     snprintf(src, sizeof src, "profile_run at max_num_batched_tokens %llu: largest phase below (1.2)",
              (unsigned long long)r->T);
@@ -556,16 +562,25 @@ static void vllm_terms(tctx *c, const rin *r) {
     snprintf(src, sizeof src, "%s%llu tokens: %s (_dummy_run, no attention kernel, 1.2)",
              L.v0 ? "V0: " : "", (unsigned long long)r->T, ph);
     phase(c, "profile_forward", fwd, KVP_MEM_MARK_BOUNDED, src);
-    snprintf(src, sizeof src, "lm_head %llu rows%s + hidden [T, h]; logits processors no-ops (1.3)",
-             (unsigned long long)R, r->tp > 1 ? " + all-gather [tp, R, V/tp] + copy" : "");
-    phase(c, "logits_processor", logits, KVP_MEM_MARK_EXACT, src);
-    if (s->sampler_bytes_per_logit)
-        snprintf(src, sizeof src, "R %llu x V x %llu B (given) + hidden [T, h] (1.4)",
-                 (unsigned long long)R, (unsigned long long)per);
-    else
-        snprintf(src, sizeof src, "%s: R %llu x V x (2 + 4 + %llu) B + hidden [T, h] (7.1)",
-                 sampler_name(L.sampler, R), (unsigned long long)R, (unsigned long long)extra);
-    phase(c, "dummy_sampler", samp, samp_sure ? KVP_MEM_MARK_EXACT : KVP_MEM_MARK_BOUNDED, src);
+    if (s->pooling_runner) {
+        phase(c, "dummy_pooler", samp, KVP_MEM_MARK_BOUNDED,
+              "--runner pooling: _dummy_pooler_run instead of the logits and the sampler; "
+              "outputs at most hidden [T, h] (1.4)");
+    } else {
+        snprintf(src, sizeof src,
+                 "lm_head %llu rows%s + hidden [T, h]; logits processors no-ops (1.3)",
+                 (unsigned long long)R, r->tp > 1 ? " + all-gather [tp, R, V/tp] + copy" : "");
+        phase(c, "logits_processor", logits, KVP_MEM_MARK_EXACT, src);
+        if (s->sampler_bytes_per_logit)
+            snprintf(src, sizeof src, "R %llu x V x %llu B (given) + hidden [T, h] (1.4)",
+                     (unsigned long long)R, (unsigned long long)per);
+        else
+            snprintf(src, sizeof src, "%s: R %llu x V x (2 + 4 + %llu) B + hidden [T, h] (7.1)",
+                     sampler_name(L.sampler, R), (unsigned long long)R,
+                     (unsigned long long)extra);
+        phase(c, "dummy_sampler", samp, samp_sure ? KVP_MEM_MARK_EXACT : KVP_MEM_MARK_BOUNDED,
+              src);
+    }
     /* Multimodal: the encoder runs first on its largest dummy items and their
      * outputs (items x tokens per item x width x 2) stay alive through the LM
      * pass (7.4). The tokens per item are the processor's, not config.json's:

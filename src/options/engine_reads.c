@@ -209,7 +209,7 @@ static const kvp_option_meaning k_vllm[] = {
     {"--chunked-prefill-size", false, "vLLM's chunk is --max-num-batched-tokens"},
     {"--ep-size", false, "vLLM's expert parallelism is --enable-expert-parallel (EP = TP x DP)"},
     {"--attention-backend", false, "vLLM picks its backend itself (V-DT-5); kvplan plans the same pages for each"},
-    {"--runner", true, "--runner: generate is planned, pooling and draft are warned"},
+    {"--runner", true, "--runner: generate is planned; pooling's profile runs the pooler, not the sampler; draft is warned"},
     {"--language-model-only", true, "--language-model-only: the vision tower is not loaded"},
     {"--speculative-method", true, "speculative_config.method"},
     {"--num-speculative-tokens", true, "speculative_config.num_speculative_tokens"},

@@ -651,7 +651,12 @@ static kvp_status apply(kvp_options *o, const kvp_option *r, const char *typed, 
     case O_RUNNER:
         if (choice_index(r, v) < 0) return bad_choice(r, typed, v, err);
         kvp__strlcpy(ss->runner, v, sizeof ss->runner);
-        if (!strcmp(v, "pooling") || !strcmp(v, "draft"))
+        if (!strcmp(v, "pooling"))
+            kvp__note(&o->warnings,
+                      "%s %s: the profile runs the pooler instead of the sampler (planned); "
+                      "admission is still counted as for generation (prompt + max_new_tokens)",
+                      typed, v);
+        else if (!strcmp(v, "draft"))
             kvp__note(&o->warnings,
                       "%s %s: kvplan plans the generate runner (its sampler warm-up and decode "
                       "admission); the %s runner's memory is not modelled",

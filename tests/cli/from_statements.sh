@@ -117,12 +117,22 @@ grep -q "weights                     16.58 GiB" "$tmp/out" || fail "Qwen3-VL-8B 
 run plan --gpu h100 --explain --from "vllm serve Qwen/Qwen3-VL-8B-Instruct --language-model-only"
 grep -q "weights                     15.51 GiB" "$tmp/out" ||
     fail "--language-model-only does not drop the vision tower: $(grep 'weights   ' "$tmp/out")"
-# vLLM --runner: generate is what kvplan plans; pooling is warned.
+# vLLM --runner: generate is what kvplan plans; pooling's profile runs the pooler
+# (_dummy_pooler_run) instead of compute_logits and the dummy sampler (MEMORY.md
+# 1.4): Qwen3-8B on an H100 (1,024 rows x 151,936 vocabulary x (2 + 4 + 8) B
+# + hidden 8,192 x 4,096 x 2 B = 2.09 GiB) leaves the profile peak at the forward
+# pass, 0.69 GiB: 639 more blocks of 16 x 147,456 B = 1.40 GiB (24,515 -> 25,154).
 run plan llama-3.1-8b --gpu h100 --policy vllm --runner generate
 [ "$rc" = 0 ] && ! grep -q warning "$tmp/err" || fail "--runner generate: exit $rc: $(cat "$tmp/err")"
 run plan llama-3.1-8b --gpu h100 --policy vllm --runner pooling
-grep -qF "kvplan: warning: --runner pooling: kvplan plans the generate runner" "$tmp/err" ||
-    fail "--runner pooling is not warned: $(cat "$tmp/err")"
+grep -qF "kvplan: warning: --runner pooling: the profile runs the pooler instead of the sampler (planned); admission is still counted as for generation" "$tmp/err" ||
+    fail "--runner pooling's admission is not warned: $(cat "$tmp/err")"
+for r in generate:24515 pooling:25154; do
+    run plan qwen3-8b --gpu h100 --policy vllm --runner "${r%%:*}" --explain
+    grep -qF "(${r##*:} blocks of 16 tokens)" "$tmp/out" ||
+        fail "--runner ${r%%:*}: not ${r##*:} blocks: $(grep 'blocks of 16' "$tmp/out" | head -2)"
+done
+grep -qE "^ +dummy_pooler +0\.06 GiB" "$tmp/out" || fail "--runner pooling: no pooler phase in --explain"
 run plan llama-3.1-8b --gpu h100 --policy vllm --runner server
 [ "$rc" = 2 ] || fail "--runner server: exit $rc"
 
