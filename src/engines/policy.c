@@ -135,6 +135,17 @@ kvp_dtype kvp__policy_auto_dtype(const kvp_model *model) {
     return kvp__policy_runtime_dtype(model);
 }
 
+bool kvp__policy_kv_dtype_auto(const kvp_model *model, const char *text, kvp_dtype *dtype,
+                               char *name, size_t n) {
+    if (!text || !*text || kvp__strcasecmp(text, "auto") == 0) {
+        *dtype = kvp__policy_auto_dtype(model);
+        kvp__strlcpy(name, kvp_dtype_name(*dtype), n);
+        return true;
+    }
+    kvp__strlcpy(name, text, n);
+    return false;
+}
+
 void kvp__policy_pp_range(uint32_t num_layers, uint32_t pp, uint32_t stage, uint32_t *begin,
                           uint32_t *end) {
     if (pp == 0) pp = 1;

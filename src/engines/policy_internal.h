@@ -48,6 +48,11 @@ bool kvp__policy_contains(const char *text, const char *needle);
 kvp_dtype kvp__policy_runtime_dtype(const kvp_model *model);
 /* The model's KV dtype under "auto": the checkpoint's KV quantisation, else the runtime dtype. */
 kvp_dtype kvp__policy_auto_dtype(const kvp_model *model);
+/* A --kv-cache-dtype of "auto" (or none): *dtype the auto dtype and name[] its
+ * name; true. Else name[] the text as given (cut to n - 1 bytes) and false: the
+ * engine's own parser reads it. Shared by vLLM's and SGLang's dtype readers. */
+bool kvp__policy_kv_dtype_auto(const kvp_model *model, const char *text, kvp_dtype *dtype,
+                               char *name, size_t n);
 
 /* Pipeline split of vLLM/SGLang (get_pp_indices): every stage gets L/P layers and the
  * remainder goes one each to the stages before the last, from the second-to-last back. */

@@ -21,12 +21,7 @@ typedef struct sdtype {
 
 static kvp_status parse_dtype(const kvp_model *model, const char *text, sdtype *d, kvp_error *err) {
     memset(d, 0, sizeof *d);
-    if (!text || !*text || kvp__strcasecmp(text, "auto") == 0) {
-        d->dtype = kvp__policy_auto_dtype(model);
-        kvp__strlcpy(d->name, kvp_dtype_name(d->dtype), sizeof d->name);
-        return KVP_OK;
-    }
-    kvp__strlcpy(d->name, text, sizeof d->name);
+    if (kvp__policy_kv_dtype_auto(model, text, &d->dtype, d->name, sizeof d->name)) return KVP_OK;
     if (kvp__strcasecmp(text, "fp4_e2m1") == 0 || kvp__strcasecmp(text, "fp4") == 0 ||
         kvp__strcasecmp(text, "nvfp4") == 0) {
         d->dtype = KVP_DTYPE_NVFP4;

@@ -179,12 +179,7 @@ typedef struct vdtype {
 
 static kvp_status parse_dtype(const kvp_model *model, const char *text, vdtype *d, kvp_error *err) {
     memset(d, 0, sizeof *d);
-    if (!text || !*text || kvp__strcasecmp(text, "auto") == 0) {
-        d->dtype = kvp__policy_auto_dtype(model);
-        kvp__strlcpy(d->name, kvp_dtype_name(d->dtype), sizeof d->name);
-        return KVP_OK;
-    }
-    kvp__strlcpy(d->name, text, sizeof d->name);
+    if (kvp__policy_kv_dtype_auto(model, text, &d->dtype, d->name, sizeof d->name)) return KVP_OK;
     if (kvp__strcasecmp(text, "fp8_ds_mla") == 0) {
         d->dtype = KVP_DTYPE_FP8;
         d->ds_mla = true;
