@@ -54,6 +54,9 @@ KVP_API KVP_NODISCARD kvp_status kvp_sweep_grid_over(kvp_sweep_grid *grid, const
 KVP_API size_t kvp_sweep_grid_axes(const kvp_sweep_grid *grid, const char **names, size_t cap);
 /* Values of axis `name` (0 when not swept). */
 KVP_API size_t kvp_sweep_grid_axis_size(const kvp_sweep_grid *grid, const char *name);
+/* The engines of the policy axis ("policy" or "engine"), one bit (1u << kvp_engine)
+ * each; 0 when the axis is not swept. */
+KVP_API unsigned kvp_sweep_grid_engines(const kvp_sweep_grid *grid);
 
 /* The number of points: the product of the axes' sizes; KVP_INVALID_ARG when
  * no axis was given or the product is above `max_plans` (at most

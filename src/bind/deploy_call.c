@@ -502,6 +502,22 @@ static kvp_status compare_take(void *ctx, const char *key, const json_t *v, kvp_
     return st;
 }
 
+/* A flag of a fix as the request spelled its row: the key as a flag ("tp" ->
+ * "--tp", "max_model_len" -> "--max-model-len"), an engine command's spelling as
+ * it is; NULL (kept) for a row the request did not give. The CLI writes what
+ * its user typed, so equivalent requests and command lines print the same. */
+static const char *request_flag(const void *ctx, const char *flag, char *buf, size_t size) {
+    const kvp_options *opt = ctx;
+    const kvp_option *r = kvp_option_lookup(flag, NULL);
+    if (!r || !opt->given[r->id]) return NULL;
+    const char *typed = opt->typed[r->id];
+    if (typed[0] == '-') return typed;
+    snprintf(buf, size, "--%s", typed);
+    for (char *p = buf + 2; *p; p++)
+        if (*p == '_') *p = '-';
+    return buf;
+}
+
 void kvp__unread_notes(const kvp_options *o, kvp_fit_eval *e) {
     for (size_t i = 0; i < kvp_option_count(); i++) {
         const kvp_option *r = kvp_option_at(i);
@@ -512,13 +528,7 @@ void kvp__unread_notes(const kvp_options *o, kvp_fit_eval *e) {
          * "--capacity-scheduler-policy"), so a request and a command line that
          * say the same print the same. */
         char flag[KVP_OPTIONS_TYPED_MAX + 2];
-        const char *typed = o->typed[r->id];
-        if (typed[0] != '-') {
-            snprintf(flag, sizeof flag, "--%s", typed);
-            for (char *p = flag + 2; *p; p++)
-                if (*p == '_') *p = '-';
-            typed = flag;
-        }
+        const char *typed = request_flag(o, r->name, flag, sizeof flag);
         snprintf(e->policy.notes[e->policy.note_count++], KVP_POLICY_NOTE_MAX,
                  "%s is not read under policy %s: %s", typed, kvp_engine_name(e->point.engine),
                  m->text);
@@ -570,21 +580,6 @@ static kvp_status call_compare(const json_t *req, const kvp__json_call_opts *o, 
 
 /* ----------------------------------------------------------------- check */
 
-/* A flag of a fix as the request spelled its row: the key as a flag ("tp" ->
- * "--tp", "max_model_len" -> "--max-model-len"), an engine command's spelling as
- * it is; NULL (kept) for a row the request did not give. The CLI writes what
- * its user typed, so equivalent requests and command lines print the same. */
-static const char *request_flag(const void *ctx, const char *flag, char *buf, size_t size) {
-    const kvp_options *opt = ctx;
-    const kvp_option *r = kvp_option_lookup(flag, NULL);
-    if (!r || !opt->given[r->id]) return NULL;
-    const char *typed = opt->typed[r->id];
-    if (typed[0] == '-') return typed;
-    snprintf(buf, size, "--%s", typed);
-    for (char *p = buf + 2; *p; p++)
-        if (*p == '_') *p = '-';
-    return buf;
-}
 
 /* `kvplan check --json`: the settings as the command reads them (the option
  * table's start-up settings, the GPU, --gpu-mem), kvp__check_run, and the
@@ -626,35 +621,24 @@ static kvp_status call_check(const json_t *req, const kvp__json_call_opts *o, ch
 typedef struct sweep_own {
     kvp_sweep_grid *grid;
     uint64_t max_plans;
-    unsigned engines; /* the engines of a policy axis (KVP_OPTION_ENGINE bits) */
 } sweep_own;
 
 /* A policy axis plans several engines: each option is checked against every
  * engine planned, as `kvplan sweep --over policy=...` (cmd_sweep.c). */
 static void sweep_prepare(void *ctx, kvp_options *opt) {
     const sweep_own *so = ctx;
-    if (!so->engines) return;
+    unsigned engines = kvp_sweep_grid_engines(so->grid);
+    if (!engines) return;
     opt->engines_vary = true;
-    opt->engines_planned |= so->engines;
+    opt->engines_planned |= engines;
 }
 
 static kvp_status over_spec(sweep_own *so, const json_t *v, kvp_error *err) {
     if (!json_is_string(v))
         return bad(err, KVP_INVALID_ARG, "over", "over: expected \"KEY=VALUES\" strings, found %s",
                    kvp__json_type_name(v));
-    const char *spec = json_string_value(v);
-    kvp_status st = kvp_sweep_grid_over(so->grid, spec, err);
+    kvp_status st = kvp_sweep_grid_over(so->grid, json_string_value(v), err);
     if (st && err) kvp__strlcpy(err->key, "/over", sizeof err->key);
-    if (st == KVP_OK && !strncmp(spec, "policy=", 7)) {
-        /* Each value was checked by the grid: the engines it plans. */
-        char list[256];
-        kvp__strlcpy(list, spec + 7, sizeof list);
-        char *save = NULL;
-        for (char *it = strtok_r(list, ",", &save); it; it = strtok_r(NULL, ",", &save)) {
-            kvp_engine en;
-            if (kvp_engine_parse(it, &en) == KVP_OK) so->engines |= KVP_OPTION_ENGINE(en);
-        }
-    }
     return st;
 }
 
@@ -687,7 +671,7 @@ static kvp_status sweep_row(uint64_t index, uint64_t count, const kvp_fit_eval *
 static kvp_status call_sweep(const json_t *req, const kvp__json_call_opts *o, char **out,
                              kvp_error *err) {
     static const char *const own[] = {"over", "max_plans", NULL};
-    sweep_own so = {kvp_sweep_grid_new(), KVP_SWEEP_DEFAULT_MAX_PLANS, 0};
+    sweep_own so = {kvp_sweep_grid_new(), KVP_SWEEP_DEFAULT_MAX_PLANS};
     if (!so.grid) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
     call c;
     kvp_status st = call_begin(&c, KVP_COMMAND_SWEEP, req, o,

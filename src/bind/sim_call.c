@@ -260,10 +260,13 @@ kvp_status kvp__sim_replay(const kvp__sim_job *job, const kvp_model *m, kvp__sim
         return fail_named(err, "--max-new-tokens", "--max-new-tokens %llu is above max_model_len %llu",
                           (unsigned long long)job->max_new_tokens,
                           (unsigned long long)job->max_model_len);
-    kvp_cost c;
-    kvp_status st = kvp_cost_compute(m, &job->cost, &c, err);
-    if (st != KVP_OK) return st;
-    if (job->have_blocks && (st = pool_uniform(job, &c, &out->pool, err)) != KVP_OK) return st;
+    kvp_status st = KVP_OK;
+    if (job->have_blocks) { /* the plan costed its own pools (kvp__sim_pool) */
+        kvp_cost c;
+        if ((st = kvp_cost_compute(m, &job->cost, &c, err)) != KVP_OK ||
+            (st = pool_uniform(job, &c, &out->pool, err)) != KVP_OK)
+            return st;
+    }
     if (job->workload_path) {
         st = kvp_workload_read(job->workload_path, &job->wl, NULL, &out->workload, err);
     } else if (job->workload_text) {

@@ -55,22 +55,11 @@ static void usage(FILE *out) {
 
 /* One --over KEY=VALUES into the grid; the library names the setting "over",
  * the user typed --over. */
-static int parse_over(const fit_cli *c, const char *spec, kvp_sweep_grid *grid, unsigned *engines) {
+static int parse_over(const fit_cli *c, const char *spec, kvp_sweep_grid *grid) {
     kvp_error e;
     kvp_error_clear(&e);
     if (kvp_sweep_grid_over(grid, spec, &e) != KVP_OK)
         return fit_cli_bad(c, e.code, "--over", "--%s", e.message);
-    /* The engines of a policy axis (each checked by the grid): the options given
-     * are checked against them (kvp_options_finish). */
-    if (!strncmp(spec, "policy=", 7)) {
-        char list[4096];
-        kvp__strlcpy(list, spec + 7, sizeof list);
-        char *save = NULL;
-        for (char *it = strtok_r(list, ",", &save); it; it = strtok_r(NULL, ",", &save)) {
-            kvp_engine en;
-            if (kvp_engine_parse(it, &en) == KVP_OK) *engines |= KVP_OPTION_ENGINE(en);
-        }
-    }
     return -1;
 }
 
@@ -401,7 +390,7 @@ static int sweep_main(int argc, char **argv) {
         rc = fit_cli_option(&c, argc, argv, &i, &handled);
         if (rc >= 0 || handled) continue;
         if (kvp_cli_opt(argc, argv, &i, "--over", &v, &bad)) {
-            rc = bad ? KVP_EXIT_BAD_INPUT : parse_over(&c, v, grid, &c.opt->engines_planned);
+            rc = bad ? KVP_EXIT_BAD_INPUT : parse_over(&c, v, grid);
         } else if (kvp_cli_opt(argc, argv, &i, "--max-plans", &v, &bad)) {
             if (bad || !kvp_cli_u64_count("--max-plans", v, &max_plans))
                 rc = KVP_EXIT_BAD_INPUT;
@@ -445,7 +434,10 @@ static int sweep_main(int argc, char **argv) {
         rc = kvp_cli_contradiction("--csv", "--json", "give one output format", c.json);
     if (rc >= 0) goto out;
     /* Several engines planned: no spelling chooses one. */
+    /* A policy axis plans several engines: the options given are checked
+     * against each of them (kvp_options_finish). */
     if (axis_n(grid, AX_POLICY)) c.opt->engines_vary = true;
+    c.opt->engines_planned |= kvp_sweep_grid_engines(grid);
     if (kvp_sweep_grid_axes(grid, NULL, 0) == 0) {
         rc = fit_cli_bad(&c, KVP_INVALID_ARG, "--over",
                          "sweep needs at least one --over KEY=VALUES (e.g. "

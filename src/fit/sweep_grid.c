@@ -223,6 +223,16 @@ size_t kvp_sweep_grid_axes(const kvp_sweep_grid *g, const char **names, size_t c
     return n;
 }
 
+unsigned kvp_sweep_grid_engines(const kvp_sweep_grid *grid) {
+    unsigned bits = 0;
+    const axis *a = &grid->axes[AX_POLICY];
+    for (size_t i = 0; a->used && i < a->n; i++) {
+        kvp_engine en;
+        if (kvp_engine_parse(a->text[i], &en) == KVP_OK) bits |= 1u << (unsigned)en;
+    }
+    return bits;
+}
+
 size_t kvp_sweep_grid_axis_size(const kvp_sweep_grid *g, const char *name) {
     axis_kind k;
     if (!g || !name || !axis_key(name, &k)) return 0;

@@ -441,24 +441,20 @@ static void binding_pool(const kvp_plan *plan, uint64_t seq_len, uint32_t beam, 
              (unsigned long long)p->blocks, p->tokens_per_block);
 }
 
-static bool has_recurrent_slots(const kvp_plan *plan) {
+/* Does a pool of the plan hold recurrent state / windowed blocks? */
+static bool plan_has(const kvp_plan *plan, bool recurrent) {
     for (int r = 0; r < KVP_ROLE_COUNT; r++)
-        for (uint32_t i = 0; plan->managers[r].present && i < plan->managers[r].pool_count; i++)
-            if (plan->managers[r].pools[i].kind == KVP_CACHE_RECURRENT) return true;
-    return false;
-}
-
-static bool has_window_pools(const kvp_plan *plan) {
-    for (int r = 0; r < KVP_ROLE_COUNT; r++)
-        for (uint32_t i = 0; plan->managers[r].present && i < plan->managers[r].pool_count; i++)
-            if (plan->managers[r].pools[i].window_tokens) return true;
+        for (uint32_t i = 0; plan->managers[r].present && i < plan->managers[r].pool_count; i++) {
+            const kvp_plan_pool *p = &plan->managers[r].pools[i];
+            if (recurrent ? p->kind == KVP_CACHE_RECURRENT : p->window_tokens != 0) return true;
+        }
     return false;
 }
 
 /* What the creator's fixed costs (the cost's intercept) are: state or window
  * blocks held for every one of max_batch_size sequences, whatever their length. */
 static const char *fixed_cost_kind(const kvp_plan *plan) {
-    bool rec = has_recurrent_slots(plan), win = has_window_pools(plan);
+    bool rec = plan_has(plan, true), win = plan_has(plan, false);
     return rec && win ? "recurrent state and sliding-window blocks"
            : rec      ? "recurrent state"
            : win      ? "sliding-window blocks"
@@ -733,7 +729,7 @@ static kvp_status plan_trtllm(const kvp_deployment *dep, kvp_deploy_result *out,
     st = kvp_plan_max_sequences(&out->plan, L, beam, &out->max_sequences, &e);
     if (st != KVP_OK) return step_failed(out, st, &e, err);
     if (out->max_sequences >= batch && batch) {
-        if (has_recurrent_slots(&out->plan))
+        if (plan_has(&out->plan, true))
             snprintf(out->binding, sizeof out->binding,
                      "recurrent slots (state for max_batch_size = %llu sequences)",
                      (unsigned long long)batch);
