@@ -117,6 +117,9 @@ typedef struct kvp_policy_settings {
                                         the SSM state. AUTO: vLLM the config's mamba_ssm_dtype,
                                         else mamba_cache_dtype; SGLang float32 */
     uint32_t num_draft_layers;       /* EAGLE/MTP drafter attention layers in the pool */
+    char speculative_algorithm[32];  /* SGLang --speculative-algorithm (vLLM's method): sizes
+                                        the automatic mem_fraction_static's draft reserve
+                                        (STANDALONE 6 GiB, NGRAM none, others 2 GiB); "" = none */
     /* SGLang scheduler settings (server_args.py ServerArgs). */
     uint32_t max_running_requests;  /* --max-running-requests: the request pool and the batch
                                        cap (admission); 0 = from the token pool */

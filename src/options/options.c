@@ -501,7 +501,11 @@ static kvp_status apply(kvp_options *o, const kvp_option *r, const char *typed, 
         d->trtllm.enable_chunked_prefill = flag == 1; /* the creator reads it too */
         return KVP_OK;
     case O_ENABLE_EXPERT_PARALLEL: ss->enable_expert_parallel = flag == 1; return KVP_OK;
-    case O_SPECULATIVE_METHOD: return TEXT(ss->speculative_method);
+    case O_SPECULATIVE_METHOD:
+        st = TEXT(ss->speculative_method);
+        /* SGLang's automatic memory fraction reserves for the draft by algorithm. */
+        if (st == KVP_OK) kvp__strlcpy(p->speculative_algorithm, v, sizeof p->speculative_algorithm);
+        return st;
     case O_NUM_SPECULATIVE_TOKENS:
         return get_u32(r, typed, v, &ss->num_speculative_tokens, err);
     case O_SPECULATIVE_CONFIG:

@@ -976,7 +976,7 @@ kvp_status kvp_deploy_plan(const kvp_deployment *dep, kvp_deploy_result *out, kv
     kvp__deploy_gate *g = kvp__deploy_gate_new(alc);
     if (!g) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory (start-up checks)");
     kvp_status st = kvp__deploy_plan_gated(dep, out, g, err);
-    kvp__free(alc, g);
+    kvp__deploy_gate_free(alc, g);
     return st;
 }
 

@@ -20,9 +20,13 @@ typedef struct kvp__deploy_gate {
                                  test_startup_once.c compares the copied rows with) */
 } kvp__deploy_gate;
 
-/* The gate's state on the heap (large) through `alc` (NULL = libc); NULL when
- * out of memory. Free with kvp__free(alc, ...). */
+/* The gate's state on the heap (large) through `alc` (NULL = libc: the
+ * calling thread's kept gate when it has one); NULL when out of memory. Give
+ * it back with kvp__deploy_gate_free(alc, ...). */
 kvp__deploy_gate *kvp__deploy_gate_new(const kvp_allocator *alc);
+/* Free a gate of kvp__deploy_gate_new (libc's: kept for the thread's next
+ * plan when it holds none). NULL is a no-op. */
+void kvp__deploy_gate_free(const kvp_allocator *alc, kvp__deploy_gate *g);
 /* A gate as kvp__deploy_gate_new leaves it (no point resolved, resumed checks). */
 void kvp__deploy_gate_reset(kvp__deploy_gate *g);
 

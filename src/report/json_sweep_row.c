@@ -17,29 +17,9 @@
 #include "render_internal.h"
 #include "util.h"
 
-typedef struct row_writer {
-    char *buf;
-    size_t len, cap;
-    bool failed; /* out of memory */
-} row_writer;
+typedef kvp__strbuf row_writer;
 
-static void put(row_writer *w, const char *s, size_t n) {
-    if (w->failed) return;
-    if (w->len + n + 1 > w->cap) {
-        size_t cap = w->cap ? w->cap : 1024;
-        while (cap < w->len + n + 1) cap *= 2;
-        char *b = kvp__realloc(NULL, w->buf, cap);
-        if (!b) {
-            w->failed = true;
-            return;
-        }
-        w->buf = b;
-        w->cap = cap;
-    }
-    memcpy(w->buf + w->len, s, n);
-    w->len += n;
-    w->buf[w->len] = '\0';
-}
+static void put(row_writer *w, const char *s, size_t n) { kvp__strbuf_put(w, s, n); }
 
 static void puts_(row_writer *w, const char *s) { put(w, s, strlen(s)); }
 
@@ -206,17 +186,17 @@ static void write_row(row_writer *w, const kvp_fit_eval *e) {
 bool kvp__sweep_row_text(const kvp_fit_eval *e, uint64_t index, char **out, kvp_error *err,
                          kvp_status *st) {
     if (!row_is_simple(e)) return false;
-    row_writer w = {NULL, 0, 0, false};
+    row_writer w = {NULL, 0, 0, NULL, false};
     /* The row's place in the "rows" array: after the head's "[" or the last row. */
     if (index) put(&w, ",", 1);
     put(&w, "\n    ", 5);
     write_row(&w, e);
     if (w.failed) {
-        kvp__free(NULL, w.buf);
+        kvp__free(NULL, w.data);
         *st = kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory rendering JSON");
         return true;
     }
-    *out = w.buf;
+    *out = w.data;
     *st = KVP_OK;
     return true;
 }

@@ -1,6 +1,6 @@
 /* json_error.c — jansson load failures as kvp_error, the Python-literal
- * rewrite the config parse runs first, and dumps into kvplan's memory (see
- * json_error.h). */
+ * rewrite the config parse runs first (see json_error.h); the dumps are
+ * json_dump.c's. */
 #include <math.h>
 #include <string.h>
 
@@ -64,36 +64,3 @@ const char *kvp__json_type_name(const json_t *v) {
     return "a value";
 }
 
-/* The text so far of kvp__json_dump. */
-typedef struct dump_buf {
-    char *data;
-    size_t len, cap;
-    const kvp_allocator *alc;
-} dump_buf;
-
-static int dump_append(const char *buf, size_t size, void *ctx) {
-    dump_buf *d = ctx;
-    if (size >= SIZE_MAX / 2 - d->len) return -1;
-    if (d->len + size + 1 > d->cap) {
-        size_t cap = d->cap ? d->cap : 256;
-        while (cap < d->len + size + 1) cap *= 2; /* doubling: linear in the text */
-        char *p = kvp__realloc(d->alc, d->data, cap);
-        if (!p) return -1;
-        d->data = p;
-        d->cap = cap;
-    }
-    memcpy(d->data + d->len, buf, size);
-    d->len += size;
-    d->data[d->len] = '\0';
-    return 0;
-}
-
-char *kvp__json_dump(const json_t *doc, size_t flags, const kvp_allocator *alc) {
-    if (!doc) return NULL;
-    dump_buf d = {NULL, 0, 0, alc};
-    if (json_dump_callback(doc, dump_append, &d, flags) != 0 || !d.data) {
-        kvp__free(alc, d.data);
-        return NULL;
-    }
-    return d.data;
-}

@@ -35,6 +35,10 @@ bool kvp__json_is_python_literal(const json_t *v);
  * kvp__free(alc, ...) (kvp_render_free, kvp_json_free). NULL when `doc` is NULL
  * or memory runs out. Owned by the caller. */
 char *kvp__json_dump(const json_t *doc, size_t flags, const kvp_allocator *alc);
+/* The same through jansson's json_dump_callback, whatever the flags: what
+ * kvp__json_dump falls back to, and the reference its tests compare against.
+ * Owned by the caller (kvp__free(alc, ...)). */
+char *kvp__json_dump_jansson(const json_t *doc, size_t flags, const kvp_allocator *alc);
 
 /* Short description of a JSON value's type for messages ("a string", "null"). */
 const char *kvp__json_type_name(const json_t *v);

@@ -75,6 +75,27 @@ void *kvp__realloc(const kvp_allocator *alc, void *ptr, size_t size);
 void kvp__free(const kvp_allocator *alc, void *ptr);
 char *kvp__strdup(const kvp_allocator *alc, const char *s);
 
+/* A growing text: appends double the room as needed and keep it NUL-terminated;
+ * after a failure (out of memory, a length past SIZE_MAX / 2) appends are
+ * no-ops and `failed` stays set, so a writer checks once at the end. `data`
+ * (NULL before the first append) belongs to the writer: kvp__free(alc, data).
+ * The JSON writers' buffer (json_dump.c, report/json_sweep_row.c). */
+typedef struct kvp__strbuf {
+    char *data;
+    size_t len, cap;
+    const kvp_allocator *alc; /* borrowed; NULL = libc */
+    bool failed;
+} kvp__strbuf;
+void kvp__strbuf_put(kvp__strbuf *b, const char *s, size_t n);
+static inline void kvp__strbuf_putc(kvp__strbuf *b, char c) {
+    if (!b->failed && b->len + 2 <= b->cap) {
+        b->data[b->len++] = c;
+        b->data[b->len] = '\0';
+        return;
+    }
+    kvp__strbuf_put(b, &c, 1);
+}
+
 /* The one way an input file is opened (every reader goes through it). Opens PATH
  * without blocking, refuses anything but a regular file (FIFO, device, socket,
  * directory: KVP_IO naming what it is) and a file larger than `max_bytes`

@@ -73,6 +73,21 @@ for c in "8192 0.835" "32768 0.381" "-1 0.874"; do
     grep -qF "budget = avail_after_load - avail_before_load * (1 - $2)" "$tmp/out" ||
         fail "--chunked-prefill-size $1: mem_fraction_static is not $2: $(grep avail_before "$tmp/out")"
 done
+# SGLang's draft reserve by --speculative-algorithm (PR #10975, MEMORY.md §7): the
+# 13,440 MB above + 6,144 for STANDALONE = 19,584 -> (81234 - 19584) / 81234 = 0.7589
+# -> 0.759; + 2,048 for EAGLE (and MTP's NEXTN) = 15,488 -> 0.8093 -> 0.809; NGRAM
+# drafts with no model: 0.835 as without one. Inside --from, SGLang's own spelling.
+for c in "STANDALONE 0.759" "EAGLE 0.809" "NGRAM 0.835" "nextn 0.809"; do
+    set -- $c
+    "$K" plan llama-3.1-8b --gpu h100 --policy sglang --speculative-algorithm "$1" --explain \
+        >"$tmp/out" 2>&1
+    grep -qF "budget = avail_after_load - avail_before_load * (1 - $2)" "$tmp/out" ||
+        fail "--speculative-algorithm $1: mem_fraction_static is not $2: $(grep avail_before "$tmp/out")"
+done
+"$K" plan --gpu h100 --explain --from "python -m sglang.launch_server --model-path $M --speculative-algorithm STANDALONE" \
+    >"$tmp/out" 2>&1
+grep -qF "budget = avail_after_load - avail_before_load * (1 - 0.759)" "$tmp/out" ||
+    fail "--speculative-algorithm STANDALONE inside --from: $(grep avail_before "$tmp/out")"
 run plan llama-3.1-8b --gpu h100 --policy sglang --chunked-prefill-size 0
 [ "$rc" = 2 ] && grep -qxF "kvplan: --chunked-prefill-size: 0 is not a chunk of 1 to 4294967296 tokens, or -1" "$tmp/err" ||
     fail "--chunked-prefill-size 0: exit $rc: $(cat "$tmp/err")"

@@ -140,6 +140,8 @@ static const probe k_probes[] = {
      "workspace, which no test model reaches at a size that fits"},
     {"--enable-expert-parallel", ANY, NULL, "minimax-m2.5", "--gpu h200 --tp 8 --max-seq-len 8192", "", NULL,
      "moves the expert split the start-up rules check (V-PAR-3/4, S-PAR-1/2); no catalogue model is refused by TP and started by EP on a test GPU (MiniMax-M2.5 at TP 8 fails its dense block-FP8 split either way)"},
+    /* SGLang's automatic mem_fraction_static reserves for the draft by algorithm. */
+    {"--speculative-method", S, NULL, NULL, GPU, "STANDALONE", NULL, NULL},
     {"--speculative-method", ANY, NULL, NEXT, "--gpu h200 --tp 2 --max-seq-len 8192 --num-speculative-tokens 3", "mtp", NULL,
      "names the method the start-up rules check; it sizes nothing by itself: the draft's KV follows --num-draft-layers and its states --num-speculative-tokens"},
     {"--num-speculative-tokens", S, NULL, NEXT, "--gpu h200 --tp 2 --max-seq-len 8192 --speculative-method mtp", "3", NULL,

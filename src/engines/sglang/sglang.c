@@ -87,6 +87,22 @@ void kvp_sglang_memory_tier(uint64_t gpu_bytes, uint32_t tp, uint32_t *chunked_p
     kvp_sglang_memory_tier_at(gpu_bytes, tp, 0, chunked_prefill_size, cuda_graph_max_bs);
 }
 
+/* The reserve a speculative draft adds, in MB (server_args.py
+ * _handle_gpu_memory_settings, PR #10975 on; MEMORY.md §7, ENGINES.md §2.1):
+ * a STANDALONE draft model and its graphs 6 GB, NGRAM none (no draft model),
+ * any other algorithm (EAGLE, EAGLE3, NEXTN / MTP) 2 GB. SGLang upper-cases the
+ * name (SpeculativeAlgorithm.from_string); vLLM's "draft_model" is SGLang's
+ * STANDALONE. Draft layers without an algorithm are an EAGLE/MTP drafter. */
+static double draft_reserve_mb(const kvp_policy_settings *s) {
+    const char *a = s->speculative_algorithm;
+    if (!a[0]) return s->num_draft_layers ? 2 * 1024 : 0;
+    if (!kvp__strcasecmp(a, "standalone") || !kvp__strcasecmp(a, "draft_model") ||
+        !kvp__strcasecmp(a, "draft"))
+        return 6 * 1024;
+    if (!kvp__strcasecmp(a, "ngram")) return 0;
+    return 2 * 1024;
+}
+
 double kvp_sglang_default_mfs(uint64_t gpu_bytes, const kvp_policy_settings *s) {
     uint32_t version = kvp_sglang_release(s->engine_version);
     uint32_t tp = s->tp ? s->tp : 1, pp = s->pp ? s->pp : 1;
@@ -116,7 +132,7 @@ double kvp_sglang_default_mfs(uint64_t gpu_bytes, const kvp_policy_settings *s) 
         if (graph_bs > 300) reserve += graph_bs * s->dp * 1.5;
     }
     if (mb > 60 * 1024 && reserve < 10 * 1024) reserve = 10 * 1024;
-    if (s->num_draft_layers) reserve += 2 * 1024;
+    reserve += draft_reserve_mb(s);
     return round((mb - reserve) / mb * 1000.0) / 1000.0;
 }
 
