@@ -3,7 +3,7 @@
 
 #include "util.h"
 
-void kvp__strbuf_put(kvp__strbuf *b, const char *s, size_t n) {
+void kvp__strbuf_grow_put(kvp__strbuf *b, const char *s, size_t n) {
     if (b->failed) return;
     if (n >= SIZE_MAX / 2 - b->len) {
         b->failed = true;

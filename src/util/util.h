@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "kvplan/error.h"
 #include "kvplan/types.h"
@@ -86,14 +87,24 @@ typedef struct kvp__strbuf {
     const kvp_allocator *alc; /* borrowed; NULL = libc */
     bool failed;
 } kvp__strbuf;
-void kvp__strbuf_put(kvp__strbuf *b, const char *s, size_t n);
+void kvp__strbuf_grow_put(kvp__strbuf *b, const char *s, size_t n);
+/* Inline while the text fits: the writers append a few bytes at a time. */
+static inline void kvp__strbuf_put(kvp__strbuf *b, const char *s, size_t n) {
+    if (!b->failed && n < b->cap && b->len + n + 1 <= b->cap) {
+        memcpy(b->data + b->len, s, n);
+        b->len += n;
+        b->data[b->len] = '\0';
+        return;
+    }
+    kvp__strbuf_grow_put(b, s, n);
+}
 static inline void kvp__strbuf_putc(kvp__strbuf *b, char c) {
     if (!b->failed && b->len + 2 <= b->cap) {
         b->data[b->len++] = c;
         b->data[b->len] = '\0';
         return;
     }
-    kvp__strbuf_put(b, &c, 1);
+    kvp__strbuf_grow_put(b, &c, 1);
 }
 
 /* The one way an input file is opened (every reader goes through it). Opens PATH
