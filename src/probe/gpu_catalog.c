@@ -372,10 +372,30 @@ static void embedded_index(void) {
     else json_decref(names);
 }
 
+/* Every value of the shared tree made immortal: jansson's json_incref and
+ * json_decref leave a value whose refcount is (size_t)-1 alone (jansson.h; its
+ * own json_null() and json_true() are such values). Lookups in several threads
+ * append the shared entries to their own search lists, and the reference
+ * counts' atomic updates still race with json_incref's plain read of the count
+ * (ThreadSanitizer, tests/unit/test_threads_json_call.c); a count nobody writes
+ * cannot race. The tree lives as long as the process, as before. */
+static void immortal(json_t *v) {
+    const char *key;
+    json_t *child;
+    size_t i;
+    if (json_is_object(v)) json_object_foreach(v, key, child) immortal(child);
+    else if (json_is_array(v)) json_array_foreach(v, i, child) immortal(child);
+    v->refcount = (size_t)-1;
+}
+
 static void embedded_parse(void) {
     kvp_error_clear(&g_embedded_err);
     g_embedded = load_embedded(&g_embedded_err);
-    if (g_embedded) embedded_index();
+    if (g_embedded) {
+        immortal(g_embedded);
+        embedded_index();
+        if (g_embedded_names) immortal(g_embedded_names);
+    }
 }
 
 static json_t *embedded_root(kvp_error *err) {
