@@ -26,10 +26,11 @@ kvp__deploy_gate *kvp__deploy_gate_new(const kvp_allocator *alc) {
     return g;
 }
 
-kvp_policy_settings kvp__deploy_gate_trtllm_settings(const kvp_deploy_settings *d,
-                                                     const char *engine_version) {
+kvp_policy_settings kvp__deploy_gate_creator_settings(kvp_engine engine,
+                                                      const kvp_deploy_settings *d,
+                                                      const char *engine_version) {
     kvp_policy_settings p = kvp_policy_settings_default();
-    p.engine = KVP_ENGINE_TRTLLM;
+    p.engine = engine;
     p.tp = d->tp;
     p.pp = d->pp;
     p.enable_dp_attention = d->attention_dp;
