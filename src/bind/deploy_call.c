@@ -275,8 +275,9 @@ static kvp_status call_begin(call *c, unsigned command, const json_t *req,
     if (d->memory.kv_budget_bytes && d->memory.total_bytes)
         return bad(err, KVP_INVALID_ARG, "kv_budget",
                    "kv_budget plans from a budget directly; drop gpu / gpu_mem");
+    /* An engine that allocates what it is asked for plans without a device. */
     if (!d->memory.kv_budget_bytes && !d->memory.total_bytes &&
-        d->point.engine != KVP_ENGINE_LLAMACPP)
+        !kvp__report_allocates_as_asked(d->point.engine))
         return bad(err, KVP_INVALID_ARG, "gpu",
                    "no memory to plan from: give gpu (a catalogue name), gpu_mem or kv_budget");
     return KVP_OK;
@@ -306,9 +307,9 @@ static kvp_status call_plan(const json_t *req, const kvp__json_call_opts *o, cha
     if (st == KVP_OK && !(r = kvp_deploy_result_new()))
         st = kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
     if (st == KVP_OK) st = kvp_deploy_plan(&c.opt->deployment, r, err);
-    /* llama.cpp that does not fit the device: planned figures, the engine would
-     * not start (as `kvplan plan`). */
-    bool figures = st == KVP_OK && r->point.engine == KVP_ENGINE_LLAMACPP &&
+    /* An engine that allocates what it is asked for (llama.cpp) and does not fit
+     * the device: planned figures, the engine would not start (as `kvplan plan`). */
+    bool figures = st == KVP_OK && kvp__report_allocates_as_asked(r->point.engine) &&
                    r->policy.pool_count > 0 && r->status == KVP_INFEASIBLE;
     if (st == KVP_OK && r->status != KVP_OK && !figures) st = kvp__not_planned(r, err);
     /* The requests asked for (isl, max_new_tokens) refused, as `kvplan plan` does. */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bind_internal.h"
+#include "engine_ops.h"
 #include "sim_call.h"
 #include "kvplan/gpu.h"
 #include "util.h"
@@ -39,21 +40,24 @@ kvp__sim_job kvp__sim_job_default(void) {
  * none here, since every spelling sim takes is one of its own flags). */
 static kvp_status sim_policy(kvp__sim_job *job, const kvp_options *t, kvp_error *err) {
     kvp_engine e = t->engine_given ? t->deployment.point.engine : KVP_ENGINE_VLLM;
-    if (e == KVP_ENGINE_LLAMACPP)
+    /* The scheduler replaying the engine: its record's (NULL: none). */
+    const kvp__engine_ops *ops = kvp__engine_ops_of(e);
+    if (!ops || !ops->sim_policy)
         return fail_named(err, "--policy",
                           "%s: '%s' has no continuous-batching scheduler to replay; "
                           "expected vllm, sglang or trtllm",
                           kvp_options_typed(t, "--policy"), kvp_engine_name(e));
     kvp_capacity_policy cap = t->deployment.admission.policy;
-    if (kvp_options_given(t, "--capacity-scheduler-policy") && e != KVP_ENGINE_TRTLLM)
+    /* The capacity scheduler is the creator's engine's (admission.c). */
+    if (kvp_options_given(t, "--capacity-scheduler-policy") && !ops->creator_plans)
         return fail_named(err, "--capacity-scheduler-policy",
                           "%s is TensorRT-LLM's; give --policy trtllm (the replayed scheduler "
                           "is %s's)",
                           kvp_options_typed(t, "--capacity-scheduler-policy"), kvp_engine_name(e));
-    job->policy = e == KVP_ENGINE_SGLANG                 ? KVP_SIM_SGLANG
-                  : e != KVP_ENGINE_TRTLLM               ? KVP_SIM_VLLM
-                  : cap == KVP_CAPACITY_MAX_UTILIZATION ? KVP_SIM_TRTLLM_MAX_UTILIZATION
-                                                         : KVP_SIM_TRTLLM;
+    kvp_status st = kvp_sim_policy_parse(ops->sim_policy, &job->policy, err);
+    if (st != KVP_OK) return st;
+    if (job->policy == KVP_SIM_TRTLLM && cap == KVP_CAPACITY_MAX_UTILIZATION)
+        job->policy = KVP_SIM_TRTLLM_MAX_UTILIZATION;
     return KVP_OK;
 }
 

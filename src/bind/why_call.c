@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "bind_internal.h"
+#include "engine_ops.h"
 #include "json_error.h"
 #include "kvplan/gpu.h"
 #include "kvplan/options.h"
@@ -30,9 +31,9 @@
 #include "shell_words.h"
 #include "util.h"
 
-static const char *const k_engine_title[KVP_ENGINE_COUNT] = {
-    [KVP_ENGINE_TRTLLM] = "TensorRT-LLM", [KVP_ENGINE_VLLM] = "vLLM",
-    [KVP_ENGINE_SGLANG] = "SGLang", [KVP_ENGINE_LLAMACPP] = "llama.cpp"};
+/* The engine's title from the one list (kvplan/engines.def): the log room's
+ * engines are kvp_engine's, by value (log_reader.h). */
+static const char *engine_title(int e) { return kvp__engine_title((kvp_engine)e); }
 
 /* The rule or term behind each figure (ENGINES.md sections; docs/why.md). */
 static const struct {
@@ -611,8 +612,8 @@ static kvp_status check_log(const kvp_log *log, const char *key, kvp_error *err)
         return kvp__fail(err, KVP_INVALID_ARG, NULL, key,
                          "two engines' lines are interleaved: %s (first at line %llu) and %s "
                          "(first at line %llu); give the log of one engine",
-                         k_engine_title[a], (unsigned long long)log->engine_line[a],
-                         k_engine_title[b], (unsigned long long)log->engine_line[b]);
+                         engine_title(a), (unsigned long long)log->engine_line[a],
+                         engine_title(b), (unsigned long long)log->engine_line[b]);
     }
     if (log->conflict[0])
         return kvp__fail(err, KVP_INVALID_ARG, NULL, key, "contradicting figures: %s",
@@ -776,7 +777,7 @@ kvp_status kvp__why_json_text(const kvp__why_request *w, const kvp__json_call_op
     /* The document. */
     json_t *doc = kvp__json_document();
     json_object_set_new(doc, "engine", json_string(kvp_engine_name((kvp_engine)log->engine)));
-    json_object_set_new(doc, "engine_name", json_string(k_engine_title[log->engine]));
+    json_object_set_new(doc, "engine_name", json_string(engine_title((int)log->engine)));
     json_object_set_new(doc, "variant", log->variant[0] ? json_string(log->variant) : json_null());
     json_object_set_new(doc, "engine_version",
                         log->engine_version[0] ? jstr(log->engine_version) : json_null());

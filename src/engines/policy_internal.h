@@ -12,6 +12,7 @@
 #include <stdarg.h>
 
 #include "kvplan/policy.h"
+#include "engine_ops.h"
 #include "util.h"
 
 /* The largest memory figure a policy plans with (64 PiB). */
@@ -99,5 +100,32 @@ kvp_status kvp__policy_sglang(const kvp_model *model, const kvp_policy_settings 
                               kvp_policy_result *out, kvp_error *err);
 kvp_status kvp__policy_llamacpp(const kvp_model *model, const kvp_policy_settings *s,
                                 kvp_policy_result *out, kvp_error *err);
+
+/* neutral: the hooks and data each engine's record points at (deploy_<name>.c,
+ * src/engines/engine_ops.h). Declared here so the records beside the rules can
+ * name them. */
+/* llama.cpp's most sequences (slots) of one context: LLAMA_MAX_SEQ (src/llama-cparams.h). */
+#define KVP__LLAMA_MAX_SEQ 256u
+void kvp__trtllm_profile(const kvp__engine_profile_in *in, kvp__engine_profile *k);
+void kvp__vllm_profile(const kvp__engine_profile_in *in, kvp__engine_profile *k);
+uint32_t kvp__vllm_default_batch_cap(const kvp__engine_profile_in *in,
+                                     uint64_t max_model_len);
+bool kvp__vllm_headroom(const kvp_policy_settings *s, const kvp_policy_result *r, uint64_t total,
+                        uint64_t non_torch, uint64_t *left);
+kvp_status kvp__vllm_capacity(const kvp_policy_result *r, kvp__engine_capacity *c,
+                              kvp_error *err);
+bool kvp__vllm_steady_pool(const kvp_policy_result *r, uint64_t *blocks, uint32_t *tpb);
+extern const kvp__engine_detail kvp__vllm_details[];
+void kvp__sglang_profile(const kvp__engine_profile_in *in, kvp__engine_profile *k);
+bool kvp__sglang_headroom(const kvp_policy_settings *s, const kvp_policy_result *r, uint64_t total,
+                          uint64_t non_torch, uint64_t *left);
+kvp_status kvp__sglang_capacity(const kvp_policy_result *r, kvp__engine_capacity *c,
+                                kvp_error *err);
+bool kvp__sglang_steady_pool(const kvp_policy_result *r, uint64_t *blocks, uint32_t *tpb);
+extern const kvp__engine_detail kvp__sglang_details[];
+void kvp__llamacpp_profile(const kvp__engine_profile_in *in, kvp__engine_profile *k);
+kvp_status kvp__llamacpp_capacity(const kvp_policy_result *r, kvp__engine_capacity *c,
+                                  kvp_error *err);
+extern const kvp__engine_detail kvp__llamacpp_details[];
 
 #endif

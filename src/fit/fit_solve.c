@@ -11,7 +11,6 @@
 
 #define SEQ_LEN_FALLBACK_HI (1ull << 20)
 #define CONCURRENCY_HI (1ull << 24)
-#define LLAMACPP_MAX_SEQ 256 /* llama.cpp's LLAMA_MAX_SEQ */
 
 const char *kvp_fit_target_name(kvp_fit_target target) {
     switch (target) {
@@ -23,10 +22,22 @@ const char *kvp_fit_target_name(kvp_fit_target target) {
     }
 }
 
-/* TensorRT-LLM sizes recurrent state for max_batch_size slots up front: a
- * fit for N sequences deploys max_batch_size = N unless the user set it. */
+/* The engine's record (engine_ops.h); the default engine's outside the list. */
+static const kvp__engine_ops *ops_of(kvp_engine engine) {
+    const kvp__engine_ops *ops = kvp__engine_ops_of(engine);
+    return ops ? ops : kvp__engine_ops_of((kvp_engine)0);
+}
+
+/* The sequences are a setting of the plan where the cache is split into fixed
+ * slots at start-up (llama.cpp --parallel: n_ctx = length x slots). */
+static bool fixed_slots(kvp_engine engine) { return ops_of(engine)->fixed_slots; }
+
+/* An engine that sizes recurrent state for max_batch_size slots up front
+ * (TensorRT-LLM): a fit for N sequences deploys max_batch_size = N unless the
+ * user set it. */
 static bool batch_follows_concurrency(const kvp_fit_env *env, const kvp_fit_point *p) {
-    if (p->engine != KVP_ENGINE_TRTLLM || env->trtllm.max_batch_size || p->max_batch_size)
+    if (!ops_of(p->engine)->state_sized_for_batch || env->trtllm.max_batch_size ||
+        p->max_batch_size)
         return false;
     for (size_t i = 0; i < kvp_model_cache_count(env->model); i++)
         if (kvp_model_cache(env->model, i)->kind == KVP_CACHE_RECURRENT) return true;
@@ -59,7 +70,7 @@ static kvp_status probe_len(uint64_t L, void *vctx, bool *fits, char *why, size_
     search_ctx *c = vctx;
     kvp_fit_point p = c->point;
     p.max_seq_len = L;
-    if (p.engine == KVP_ENGINE_LLAMACPP) p.sequences = (uint32_t)c->concurrency;
+    if (fixed_slots(p.engine)) p.sequences = (uint32_t)c->concurrency;
     if (batch_follows_concurrency(c->env, &c->point)) p.max_batch_size = c->concurrency;
     return evaluate(c->env, c->run, &p, c->concurrency, &c->scratch, fits, why, n, err);
 }
@@ -70,7 +81,7 @@ static kvp_status probe_count(uint64_t N, void *vctx, bool *fits, char *why, siz
                               kvp_error *err) {
     search_ctx *c = vctx;
     bool per_n = batch_follows_concurrency(c->env, &c->point);
-    if (c->point.engine == KVP_ENGINE_LLAMACPP || per_n) {
+    if (fixed_slots(c->point.engine) || per_n) {
         kvp_fit_point p = c->point;
         if (per_n)
             p.max_batch_size = N;
@@ -188,7 +199,7 @@ static kvp_status solve_len(const kvp_fit_env *env, kvp__deploy_run *run,
             if (!out->best[0])
                 snprintf(out->best, sizeof out->best,
                          "nothing fits even at max_seq_len %llu%s", (unsigned long long)lo,
-                         req->base.engine != KVP_ENGINE_LLAMACPP
+                         ops_of(req->base.engine)->fit_solves_tp
                              ? ": more GPUs may (kvplan fit ... --gpus N solves for tp)"
                              : "");
         }
@@ -201,7 +212,9 @@ static kvp_status solve_count(const kvp_fit_env *env, kvp__deploy_run *run,
                               const kvp_fit_request *req, kvp_fit_answer *out, kvp_error *err) {
     search_ctx *c = search_new(env, run, req);
     if (!c) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
-    uint64_t hi = req->base.engine == KVP_ENGINE_LLAMACPP ? LLAMACPP_MAX_SEQ : CONCURRENCY_HI;
+    /* Fixed slots: at most the engine's slot count (its record's max_slots). */
+    uint64_t hi = fixed_slots(req->base.engine) ? ops_of(req->base.engine)->max_slots
+                                                : CONCURRENCY_HI;
     kvp_fit_search s;
     kvp_status st = kvp_fit_search_max(1, hi, probe_count, c, &s, err);
     if (st == KVP_OK) {
@@ -289,9 +302,7 @@ static kvp_status solve_dtype(const kvp_fit_env *env, kvp__deploy_run *run,
     size_t count = req->dtype_count;
     if (!list || !count) {
         /* The engine's own KV dtypes, in its spellings (its record). */
-        const kvp__engine_ops *ops = kvp__engine_ops_of(req->base.engine);
-        if (!ops) ops = kvp__engine_ops_of(KVP_ENGINE_TRTLLM);
-        list = ops->fit_kv_dtypes;
+        list = ops_of(req->base.engine)->fit_kv_dtypes;
         for (count = 0; list[count]; count++) {}
     }
     uint64_t conc = req->concurrency ? req->concurrency : 1;
@@ -301,7 +312,7 @@ static kvp_status solve_dtype(const kvp_fit_env *env, kvp__deploy_run *run,
     for (size_t i = 0; i < count && !out->found; i++) {
         kvp_fit_point p = req->base;
         kvp__strlcpy(p.kv_dtype, list[i], sizeof p.kv_dtype);
-        if (p.engine == KVP_ENGINE_LLAMACPP && conc > 1) p.sequences = (uint32_t)conc;
+        if (fixed_slots(p.engine) && conc > 1) p.sequences = (uint32_t)conc;
         char why[KVP_FIT_REASON_MAX];
         bool serves = false;
         kvp_status st = candidate(env, run, p, conc, e, out, &serves, why, sizeof why, err);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "kvplan/units.h"
+#include "engine_ops.h"
 #include "options_internal.h"
 #include "plan_internal.h" /* kvp__note */
 #include "util.h"
@@ -734,10 +735,8 @@ kvp_status kvp_engine_version_check(kvp_engine engine, const char *v, kvp_error 
     return kvp_engine_release_resolve(engine, v, &rel, err);
 }
 
-static const char *engine_title(int e) {
-    static const char *const t[KVP_ENGINE_COUNT] = {"TensorRT-LLM", "vLLM", "SGLang", "llama.cpp"};
-    return e >= 0 && e < KVP_ENGINE_COUNT ? t[e] : "?";
-}
+/* The engine's title from the one list (kvplan/engines.def). */
+static const char *engine_title(int e) { return kvp__engine_title((kvp_engine)e); }
 
 kvp_status kvp_options_finish(kvp_options *o, kvp_error *err) {
     kvp_deployment *d = &o->deployment;

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "admission.h"
+#include "engine_ops.h"
 #include "util.h"
 #include "plan_rules.h"
 
@@ -458,42 +459,14 @@ static void admit_policy(const kvp_deployment *dep, kvp_deploy_result *out) {
     }
     shape(a, max_len, ad);
     ad->scheduler_capacity = out->batch_limit;
-    const kvp_policy_result *r = &out->policy;
-    const char *cap_name = "max_num_seqs";
-    uint64_t blocks = 0;
-    uint32_t tpb = 0;
-    bool steady_ok = false;
-    switch (out->point.engine) {
-    case KVP_ENGINE_VLLM:
-        set_text(ad->rule, sizeof ad->rule,
-                 "vLLM: no reservation; blocks are allocated as tokens arrive and the newest "
-                 "running request is preempted (recomputed) when the pool runs dry "
-                 "(v1/core/sched/scheduler.py)");
-        /* One KV cache group of full attention: its blocks are the pool. */
-        steady_ok = r->num_groups <= 1 && r->pool_count == 1 &&
-                    (r->pools[0].kind == KVP_CACHE_FULL || r->pools[0].kind == KVP_CACHE_MLA);
-        blocks = out->report.num_gpu_blocks;
-        tpb = r->block_size;
-        break;
-    case KVP_ENGINE_SGLANG:
-        set_text(ad->rule, sizeof ad->rule,
-                 "SGLang: no reservation; requests are admitted while free tokens cover their "
-                 "prompt and a decoding reserve (new_token_ratio), running requests retracted "
-                 "when the pool runs out (schedule_policy.py)");
-        cap_name = "max_running_requests";
-        steady_ok = r->pool_count == 1 && r->pools[0].kind != KVP_CACHE_RECURRENT &&
-                    r->block_size > 0 && !r->mamba_cache_size;
-        tpb = r->block_size ? r->block_size : 1;
-        blocks = out->report.max_total_num_tokens / tpb;
-        break;
-    default:
-        /* llama.cpp: --parallel slots of n_ctx_seq cells each, allocated at start-up. */
-        set_text(ad->rule, sizeof ad->rule,
-                 "llama.cpp: --parallel slots, each of n_ctx / n_parallel cells allocated at "
-                 "start-up (server.cpp)");
+    /* The engine's rule, batch cap and steady-state pool: its record (deploy_<name>.c). */
+    const kvp__engine_ops *ops = kvp__engine_ops_of(out->point.engine);
+    const char *cap_name = ops->batch_cap_name;
+    set_text(ad->rule, sizeof ad->rule, "%s", ops->admission_rule);
+    if (ops->fixed_slots) {
+        /* Slots allocated at start-up (llama.cpp --parallel: n_ctx_seq cells each). */
         set_text(ad->reservation, sizeof ad->reservation,
                  "a slot of %llu cells per request, whatever its length", ULL(max_len));
-        cap_name = "--parallel slots";
         ad->reserves = true;
         ad->reservation_tokens = max_len; /* cells, not blocks: no block line */
         ad->kv_admitted = out->max_sequences;
@@ -501,6 +474,9 @@ static void admit_policy(const kvp_deployment *dep, kvp_deploy_result *out) {
         cap(ad, cap_name);
         return;
     }
+    uint64_t blocks = 0;
+    uint32_t tpb = 0;
+    bool steady_ok = ops->steady_pool && ops->steady_pool(&out->policy, &blocks, &tpb);
     if (a->isl && steady_ok) {
         if (!kvp__steady_state(blocks, ad->prompt_tokens, ad->output_tokens, 0, tpb,
                                &ad->steady_state)) {
@@ -537,7 +513,7 @@ void kvp__admission(const kvp_deployment *dep, kvp_deploy_result *out) {
                  "the deployment does not fit");
         return;
     }
-    if (out->point.engine == KVP_ENGINE_TRTLLM)
+    if (kvp__engine_ops_of(out->point.engine)->creator_plans)
         admit_trtllm(dep, out);
     else
         admit_policy(dep, out);

@@ -17,6 +17,7 @@
 #include "kvplan/estimate.h"
 #include "admission.h"
 #include "deploy_internal.h"
+#include "engine_ops.h"
 #include "estimate_memo.h"
 #include "plan_internal.h"
 #include "pools_memo.h"
@@ -149,138 +150,44 @@ static kvp_status step_failed(kvp_deploy_result *out, kvp_status st, const kvp_e
 
 /* ------------------------------------------------------------ memory facts */
 
-/* What the profiling pass and the runtime look like to the estimate, per engine. */
-typedef struct mem_knobs {
-    uint64_t max_num_tokens, max_batch_size, max_seq_len;
-    bool cuda_graphs;
-    uint32_t cuda_graph_max_batch, sampler_rows, sampler_bytes_per_logit;
-    uint32_t expert_ranks, ep, expert_inter_align; /* kvp_estimate_settings */
-    bool experts_span_tp; /* R = the plan's TP (TensorRT-LLM, SGLang; docs/memory.md) */
-    uint32_t engine;           /* kvp_estimate_engine */
-    uint32_t engine_version;   /* kvp_estimate_settings: the release line */
-    bool engine_v0;
-    int flash_attn;            /* llama.cpp */
-    uint64_t n_ctx;
-    bool free_is_held;         /* TRT-LLM: memory already held counts as outside the allocator */
-    bool cuda_graph_apart;     /* graphs are their own term, not inside a measured non-torch */
-} mem_knobs;
-
-/* vLLM's batch defaults for this deployment (kvp_vllm_batch_defaults): the GPU's
- * memory and name, the release, the OpenAI server's usage context, the length
- * and the chunked-prefill setting. A GPU named only by --gpu-mem is taken by its
- * size. */
-static void vllm_defaults(const kvp_deployment *d, uint64_t max_model_len, uint64_t *tokens,
-                          uint32_t *seqs) {
-    uint64_t total = d->memory.total_bytes ? d->memory.total_bytes : d->startup.gpu.total_bytes;
-    uint32_t version;
-    bool v0;
-    kvp_vllm_release(d->policy.engine_version, &version, &v0);
-    if (!max_model_len) max_model_len = kvp_model_get_info(d->model)->max_position_embeddings;
-    kvp_vllm_batch_defaults(total, d->startup.gpu.name, version, v0, false, max_model_len,
-                            d->startup.enable_chunked_prefill, tokens, seqs);
+/* The engine's record (checked by deploy_plan: the engine is one of the list). */
+static const kvp__engine_ops *ops_of(const kvp_deployment *d) {
+    return kvp__engine_ops_of(d->point.engine);
 }
 
-static uint32_t vllm_default_max_num_seqs(const kvp_deployment *d, uint64_t max_model_len) {
-    uint64_t tokens;
-    uint32_t seqs;
-    vllm_defaults(d, max_model_len, &tokens, &seqs);
-    return seqs;
+/* What the engine's profile reads of the deployment (kvp__engine_profile_in). */
+static kvp__engine_profile_in profile_in(const kvp_deployment *d, const kvp_deploy_settings *t,
+                                         const kvp_policy_settings *s) {
+    kvp__engine_profile_in in;
+    memset(&in, 0, sizeof in);
+    in.model = d->model;
+    in.policy = s;
+    in.startup = &d->startup;
+    in.engine_version = d->policy.engine_version;
+    in.memory_total_bytes = d->memory.total_bytes;
+    in.cuda_graph_max_bs = d->memory.cuda_graph_max_bs;
+    in.memory_ep = d->memory.ep;
+    in.memory_expert_parallel = d->memory.enable_expert_parallel;
+    in.creator_max_num_tokens = t->max_num_tokens;
+    in.creator_max_batch_size = t->max_batch_size;
+    in.creator_max_seq_len = t->max_seq_len;
+    in.creator_max_cuda_graph_batch_size = t->max_cuda_graph_batch_size;
+    return in;
 }
 
-static mem_knobs knobs_for(const kvp_deployment *d, const kvp_deploy_settings *t,
-                           const kvp_policy_settings *s) {
-    mem_knobs k;
+/* What the profiling pass and the runtime look like to the estimate: the
+ * engine's profile (its record, src/engines/<name>/deploy_<name>.c). */
+static kvp__engine_profile knobs_for(const kvp_deployment *d, const kvp_deploy_settings *t,
+                                     const kvp_policy_settings *s) {
+    kvp__engine_profile k;
     memset(&k, 0, sizeof k);
-    bool eager = d->startup.enforce_eager;
-    switch (d->point.engine) {
-    case KVP_ENGINE_TRTLLM:
-        /* The seed: free memory after loading feeds the estimation pass; a measured
-         * non-torch term (total_used - torch_used) is taken after the graphs exist. */
-        k.engine = KVP_ESTIMATE_TRTLLM;
-        k.max_num_tokens = t->max_num_tokens;
-        k.max_batch_size = t->max_batch_size;
-        k.max_seq_len = t->max_seq_len;
-        k.cuda_graphs = t->max_cuda_graph_batch_size > 0 && !eager;
-        k.cuda_graph_max_batch = (uint32_t)(t->max_cuda_graph_batch_size < UINT32_MAX
-                                                ? t->max_cuda_graph_batch_size
-                                                : UINT32_MAX);
-        k.free_is_held = true;
-        k.ep = d->memory.ep ? d->memory.ep : d->startup.ep_size; /* --ep_size, as SGLang's */
-        /* The experts span the TP ranks: Mapping sets moe_tp_size = tp_size //
-         * moe_ep_size and raises ValueError unless moe_tp * moe_ep (* cluster) ==
-         * tp_size (tensorrt_llm/mapping.py : Mapping.__init__; docs/memory.md R):
-         * an EP that does not divide TP is refused by the estimate (issue 29). */
-        k.experts_span_tp = true;
-        break;
-    case KVP_ENGINE_VLLM: {
-        /* vLLM profiles a dummy sampler over min(max_num_seqs, max_num_batched_tokens)
-         * rows and estimates graphs up to min(2 x max_num_seqs, 512) (>= 0.21). Its
-         * request is a fraction of the total taken after distributed init, and the
-         * non-torch term is the increase over that snapshot (MEMORY.md 1.1): the
-         * CUDA context and NCCL init are not charged. CUDA graphs are their own term
-         * (era c), never inside non-torch. */
-        uint64_t dtokens;
-        uint32_t dseqs;
-        vllm_defaults(d, s->max_model_len, &dtokens, &dseqs);
-        uint32_t seqs = s->max_num_seqs ? s->max_num_seqs : dseqs;
-        k.engine = KVP_ESTIMATE_VLLM;
-        kvp_vllm_release(d->policy.engine_version, &k.engine_version, &k.engine_v0);
-        k.max_num_tokens = s->max_num_batched_tokens ? s->max_num_batched_tokens : dtokens;
-        k.max_batch_size = seqs;
-        k.cuda_graphs = !eager;
-        k.cuda_graph_max_batch = d->memory.cuda_graph_max_bs;
-        k.cuda_graph_apart = true;
-        /* MoE layers span TP x DP, split by TP or held whole by EP
-         * (FusedMoEParallelConfig); mxfp4 experts padded by the kernel the GPU's
-         * compute capability picks (Mxfp4MoEMethod: kvp__mxfp4_vllm_padding). */
-        uint32_t tp = s->tp ? s->tp : 1, dp = s->dp ? s->dp : 1;
-        k.expert_ranks = tp * dp;
-        bool ep = d->memory.enable_expert_parallel || d->startup.enable_expert_parallel;
-        k.ep = ep ? tp * dp : 1;
-        break;
-    }
-    default:
-        /* SGLang reads only the weights and what shrinks its pre-load free memory (the
-         * rest lives in 1 - mem_fraction_static); llama.cpp allocates what it is asked
-         * for and must fit beside one ubatch's compute buffer. */
-        if (d->point.engine == KVP_ENGINE_SGLANG) {
-            uint32_t chunk = 0, graph_bs = 0;
-            k.engine_version = kvp_sglang_release(d->policy.engine_version);
-            kvp_sglang_memory_tier_at(d->memory.total_bytes, s->tp ? s->tp : 1, k.engine_version,
-                                      &chunk, &graph_bs);
-            k.engine = KVP_ESTIMATE_SGLANG;
-            /* The profiled forward pass: one chunk (--chunked-prefill-size; -1: no chunking,
-             * a prefill batch of max_prefill_tokens, 16384 by default, ServerArgs). */
-            k.max_num_tokens = s->chunked_prefill_size > 0    ? (uint64_t)s->chunked_prefill_size
-                               : s->chunked_prefill_size < 0  ? 16384
-                               : s->max_num_batched_tokens    ? s->max_num_batched_tokens
-                                                              : chunk;
-            k.max_batch_size = s->max_running_requests ? s->max_running_requests : s->max_num_seqs;
-            k.cuda_graphs = !eager;
-            k.cuda_graph_max_batch = d->memory.cuda_graph_max_bs ? d->memory.cuda_graph_max_bs
-                                                                 : graph_bs;
-            uint32_t ep_size = d->memory.ep ? d->memory.ep : d->startup.ep_size;
-            bool ep = d->startup.enable_expert_parallel && !ep_size;
-            k.ep = ep ? (s->tp ? s->tp : 1) : ep_size;
-            /* R = TP: moe_tp_size = tp_size // ep_size (parallel_state.py, STARTUP.md
-             * S-PAR-3); EP above TP makes it 0 (FusedMoE's intermediate_size %
-             * moe_tp_size divides by zero): refused by the estimate (issue 29). */
-            k.experts_span_tp = true;
-        } else {
-            k.engine = KVP_ESTIMATE_LLAMACPP;
-            k.max_num_tokens = s->n_ubatch ? s->n_ubatch : 512;
-            k.max_batch_size = s->max_num_seqs;
-            k.flash_attn = s->flash_attn;
-            k.n_ctx = s->n_ctx ? s->n_ctx
-                               : kvp_model_get_info(d->model)->max_position_embeddings;
-        }
-        break;
-    }
+    kvp__engine_profile_in in = profile_in(d, t, s);
+    ops_of(d)->profile(&in, &k);
     return k;
 }
 
 static kvp_status memory_terms(const kvp_deployment *d, uint32_t tp, uint32_t pp,
-                               const mem_knobs *k, kvp_dtype weights_dtype,
+                               const kvp__engine_profile *k, kvp_dtype weights_dtype,
                                kvp__estimate_memo *memo, kvp_memory_facts *m, kvp_error *err) {
     const kvp_deploy_memory *in = &d->memory;
     /* Every policy: free memory is measured on the device (only TRT-LLM's budget reads
@@ -317,8 +224,6 @@ static kvp_status memory_terms(const kvp_deployment *d, uint32_t tp, uint32_t pp
         (uint32_t)(k->max_batch_size && k->max_batch_size < UINT32_MAX ? k->max_batch_size : 2048);
     es.cuda_graphs = k->cuda_graphs;
     es.cuda_graph_max_batch = k->cuda_graph_max_batch;
-    es.sampler_rows = k->sampler_rows;
-    es.sampler_bytes_per_logit = k->sampler_bytes_per_logit;
     es.model_dir = in->model_dir;
     es.weights_dtype = weights_dtype;
     /* --quantization is one flag: the start-up rules' and the weights' (V-DT-4). */
@@ -327,8 +232,7 @@ static kvp_status memory_terms(const kvp_deployment *d, uint32_t tp, uint32_t pp
                                                    : NULL;
     es.expert_ranks = k->expert_ranks ? k->expert_ranks : k->experts_span_tp ? tp : 0;
     es.ep = k->ep;
-    es.expert_inter_align = k->expert_inter_align;
-    es.engine = k->engine;
+    es.engine = (uint32_t)d->point.engine; /* the same row (the asserts above) */
     es.compute_capability = d->startup.gpu_known ? d->startup.gpu.compute_capability : 0;
     es.max_seq_len = k->max_seq_len;
     es.engine_version = k->engine_version;
@@ -337,7 +241,7 @@ static kvp_status memory_terms(const kvp_deployment *d, uint32_t tp, uint32_t pp
     es.n_ctx = k->n_ctx;
     es.cuda_graph_size_count = in->cuda_graph_size_count;
     es.language_model_only = d->startup.language_model_only;
-    es.pooling_runner = d->point.engine == KVP_ENGINE_VLLM && !strcmp(d->startup.runner, "pooling");
+    es.pooling_runner = k->pooling_runner;
     memcpy(es.cuda_graph_sizes, in->cuda_graph_sizes, sizeof es.cuda_graph_sizes);
     kvp_status st = kvp__memory_resolve_memo(d->model, &meas, &es, memo, m, err);
     if (st != KVP_OK) return st;
@@ -558,7 +462,8 @@ static kvp_status plan_trtllm(const kvp_deployment *dep, kvp_deploy_result *out,
     if (st != KVP_OK || out->status != KVP_OK) return st;
     /* Start-up rules first (deploy_startup.c): trtllm-serve clamps a max_seq_len
      * above the one it infers from the config (T-LEN-1) and plans with that. */
-    kvp_policy_settings ps = kvp__deploy_gate_trtllm_settings(&d, dep->policy.engine_version);
+    kvp_policy_settings ps = kvp__deploy_gate_creator_settings(pt->engine, &d,
+                                                              dep->policy.engine_version);
     st = kvp__deploy_gate_before(g, dep, &ps, NULL, err);
     if (st != KVP_OK) return st;
     if (d.max_seq_len && ps.max_model_len && ps.max_model_len < d.max_seq_len)
@@ -573,7 +478,7 @@ static kvp_status plan_trtllm(const kvp_deployment *dep, kvp_deploy_result *out,
                                "no memory to plan from: give the GPU (total_bytes) or a KV "
                                "budget (kv_budget_bytes)");
     if (have_mem) {
-        mem_knobs k = knobs_for(dep, &d, &dep->policy);
+        kvp__engine_profile k = knobs_for(dep, &d, &dep->policy);
         st = memory_terms(dep, d.tp ? d.tp : 1, d.pp ? d.pp : 1, &k, dep->memory.weights_dtype,
                           memo, &m, &e);
         if (st != KVP_OK) return step_failed(out, st, &e, err);
@@ -649,7 +554,7 @@ static kvp_status plan_trtllm(const kvp_deployment *dep, kvp_deploy_result *out,
     out->tokens = t->max_tokens_out;
     out->batch_limit = batch;
     /* The policy view of the same plan, for readers of kvp_policy_result. */
-    out->policy.engine = KVP_ENGINE_TRTLLM;
+    out->policy.engine = pt->engine;
     out->policy.kv_dtype = kv_dtype;
     kvp__strlcpy(out->policy.kv_dtype_name, kvp_dtype_name(kv_dtype),
                  sizeof out->policy.kv_dtype_name);
@@ -753,27 +658,29 @@ static kvp_status plan_policy(const kvp_deployment *dep, kvp_deploy_result *out,
     /* The one --num-speculative-tokens the start-up rules read is what the engine
      * sizes its state by (vLLM speculative_config.num_speculative_tokens). */
     if (!s.num_speculative_tokens) s.num_speculative_tokens = dep->startup.num_speculative_tokens;
-    /* vLLM picks max_num_seqs by the GPU (get_batch_defaults): the sampler rows,
-     * the graph list and the batch cap all follow from it. */
-    if (s.engine == KVP_ENGINE_VLLM && !s.max_num_seqs)
-        s.max_num_seqs = vllm_default_max_num_seqs(dep, pt->max_seq_len ? pt->max_seq_len
-                                                                         : s.max_model_len);
+    /* An engine that picks its batch cap by the GPU (vLLM's get_batch_defaults):
+     * the sampler rows, the graph list and the batch cap all follow from it. */
+    const kvp__engine_ops *ops = ops_of(dep);
+    if (ops->default_batch_cap && !s.max_num_seqs) {
+        kvp__engine_profile_in in = profile_in(dep, &dep->trtllm, &s);
+        s.max_num_seqs =
+            ops->default_batch_cap(&in, pt->max_seq_len ? pt->max_seq_len : s.max_model_len);
+    }
     if (pt->tp) s.tp = pt->tp;
     if (pt->pp) s.pp = pt->pp;
     uint32_t tp = s.tp ? s.tp : 1, pp = s.pp ? s.pp : 1;
     pt->tp = tp;
     pt->pp = pp;
     if (pt->kv_dtype[0]) {
-        if (pt->engine == KVP_ENGINE_LLAMACPP) {
+        if (ops->kv_dtype_per_k_and_v) {
             kvp__strlcpy(s.type_k, pt->kv_dtype, sizeof s.type_k);
             kvp__strlcpy(s.type_v, pt->kv_dtype, sizeof s.type_v);
         } else {
             kvp__strlcpy(s.kv_dtype, pt->kv_dtype, sizeof s.kv_dtype);
         }
     }
-    const kvp_model_info *info = kvp_model_get_info(dep->model);
     uint64_t len = pt->max_seq_len;
-    if (pt->engine == KVP_ENGINE_LLAMACPP) {
+    if (ops->fixed_slots) {
         uint32_t seqs = pt->sequences ? pt->sequences : (s.n_seq_max ? s.n_seq_max : 1);
         s.n_seq_max = seqs;
         pt->sequences = seqs;
@@ -783,7 +690,6 @@ static kvp_status plan_policy(const kvp_deployment *dep, kvp_deploy_result *out,
             s.max_model_len = len;
             s.n_ctx = 0;
         }
-        (void)info;
     } else if (len) {
         s.max_model_len = len;
     }
@@ -801,7 +707,7 @@ static kvp_status plan_policy(const kvp_deployment *dep, kvp_deploy_result *out,
     if (have_mem) {
         /* The same memory terms for every engine, so the comparison is fair:
          * what differs is how each engine turns them into a budget. */
-        mem_knobs k = knobs_for(dep, &dep->trtllm, &s);
+        kvp__engine_profile k = knobs_for(dep, &dep->trtllm, &s);
         kvp_status st = memory_terms(dep, tp, pp, &k, weights_dtype, memo, &m, &e);
         if (st != KVP_OK) return step_failed(out, st, &e, err);
         s.total_memory_bytes = m.total_bytes;
@@ -818,23 +724,15 @@ static kvp_status plan_policy(const kvp_deployment *dep, kvp_deploy_result *out,
     s.alc = kvp_deployment_allocator(dep);
     kvp_status st = kvp_policy_plan(dep->model, &s, r, &e);
     if (st != KVP_OK) return step_failed(out, st, &e, err);
-    if (have_mem && pt->engine == KVP_ENGINE_VLLM && !dep->memory.kv_budget_bytes) {
-        double u = s.gpu_memory_utilization > 0 ? s.gpu_memory_utilization : 0.9;
-        uint64_t req = (uint64_t)ceil((double)m.total_bytes * u);
-        headroom_check(out, &m, m.total_bytes > req ? m.total_bytes - req : 0);
-    }
-    if (have_mem && pt->engine == KVP_ENGINE_SGLANG && r->mem_fraction_static > 0) {
-        /* After the pool: X x (1 - mem_fraction_static), X the pre-load free memory
-         * (MEMORY.md 3.3). */
-        uint64_t pre = m.non_torch_bytes < m.total_bytes ? m.non_torch_bytes : 0;
-        double X = (double)(m.total_bytes - pre);
-        headroom_check(out, &m, kvp__double_to_u64(X * (1.0 - r->mem_fraction_static)));
-    }
+    /* What the engine leaves free after its pool (its record's headroom). */
+    uint64_t left = 0;
+    if (have_mem && ops->headroom &&
+        ops->headroom(&s, r, m.total_bytes, m.non_torch_bytes, &left))
+        headroom_check(out, &m, left);
     out->report = r->report;
     for (uint32_t i = 0; i < r->note_count; i++) warn_text(out, r->notes[i]);
-    const kvp_engine_report *rep = &r->report;
     if (!pt->kv_dtype[0]) kvp__strlcpy(pt->kv_dtype, r->kv_dtype_name, sizeof pt->kv_dtype);
-    pt->max_seq_len = pt->engine == KVP_ENGINE_LLAMACPP ? r->n_ctx_seq : r->max_model_len;
+    pt->max_seq_len = ops->fixed_slots ? r->n_ctx_seq : r->max_model_len;
     pt->seq_len = pt->max_seq_len;
     out->engine_max_seq_len = pt->max_seq_len;
     kvp__strlcpy(out->budget_formula, r->budget_formula, sizeof out->budget_formula);
@@ -846,106 +744,31 @@ static kvp_status plan_policy(const kvp_deployment *dep, kvp_deploy_result *out,
     }
     /* vLLM: one block pool the groups share, allocated once; pools[] are its shares. */
     if (r->pool_bytes) out->kv_bytes = r->pool_bytes;
-    uint64_t L = pt->max_seq_len ? pt->max_seq_len : 1;
-    switch (pt->engine) {
-    case KVP_ENGINE_VLLM: {
-        out->tokens = rep->gpu_kv_cache_tokens;
-        out->blocks = rep->num_gpu_blocks;
-        /* Integral requests only: the log's 2.97x serves two. With one KV
-         * cache group the ratio is blocks / blocks per request, done in
-         * integers so the boundary is exact; otherwise the engine's ratio. */
-        if (r->num_groups <= 1 && r->per_request_blocks)
-            out->max_sequences = rep->num_gpu_blocks / r->per_request_blocks;
-        else
-            out->max_sequences = kvp__double_to_u64(floor(rep->max_concurrency));
-        out->batch_limit = s.max_num_seqs ? s.max_num_seqs : 256;
-        out->longest_tokens = r->estimated_max_model_len && r->estimated_max_model_len < L
-                                  ? r->estimated_max_model_len
-                                  : (out->max_sequences >= 1 ? L : 0);
-        if (out->max_sequences >= out->batch_limit)
-            snprintf(out->binding, sizeof out->binding, "max-num-seqs (%llu)",
-                     (unsigned long long)out->batch_limit);
-        else if (r->num_groups > 1 && r->group_size == 0)
-            /* DeepSeek-V4 (vllm_v4.c): one pool of blocks at a packed stride that
-             * every group draws on, plus each request's compressor state. */
-            snprintf(out->binding, sizeof out->binding,
-                     "KV budget of pool 'packed' (%llu blocks of %llu B, %u groups, plus "
-                     "compressor state per request)",
-                     (unsigned long long)rep->num_gpu_blocks, (unsigned long long)r->page_bytes,
-                     r->num_groups);
-        else if (r->num_groups > 1)
-            /* Every KV cache group draws on the one block pool (ENGINES.md 1.6):
-             * the pool binds, not one group's share of it. */
-            snprintf(out->binding, sizeof out->binding,
-                     "KV budget of the block pool the %u KV cache groups share (%llu blocks "
-                     "of %u tokens)",
-                     r->num_groups, (unsigned long long)rep->num_gpu_blocks, r->block_size);
-        else
-            snprintf(out->binding, sizeof out->binding,
-                     "KV budget of pool '%s' (%llu blocks of %u tokens)",
-                     r->pool_count ? r->pools[0].name : "kv",
-                     (unsigned long long)rep->num_gpu_blocks, r->block_size);
-        /* Not one request of L tokens: the longest is below L (vLLM refuses to start). */
-        if (out->max_sequences == 0 && out->longest_tokens >= L) out->longest_tokens = L - 1;
-        break;
-    }
-    case KVP_ENGINE_SGLANG: {
-        out->tokens = rep->max_total_num_tokens;
-        out->blocks = r->block_size ? rep->max_total_num_tokens / r->block_size : 0;
-        out->max_sequences = rep->max_total_num_tokens / L;
-        out->batch_limit = rep->max_running_requests;
-        out->longest_tokens = rep->max_total_num_tokens;
-        if (r->mamba_cache_size && r->mamba_cache_size < out->max_sequences &&
-            r->mamba_cache_size <= out->batch_limit) {
-            out->max_sequences = r->mamba_cache_size;
-            snprintf(out->binding, sizeof out->binding, "recurrent slots (%llu mamba states)",
-                     (unsigned long long)r->mamba_cache_size);
-        } else if (out->batch_limit && out->max_sequences >= out->batch_limit) {
-            snprintf(out->binding, sizeof out->binding, "max running requests (%llu)",
-                     (unsigned long long)out->batch_limit);
-        } else {
-            snprintf(out->binding, sizeof out->binding,
-                     "KV budget of pool '%s' (max_total_num_tokens %llu)",
-                     r->pool_count ? r->pools[0].name : "kv",
-                     (unsigned long long)rep->max_total_num_tokens);
-        }
-        break;
-    }
-    case KVP_ENGINE_LLAMACPP: {
-        /* llama.cpp allocates what it is asked for: the question is whether
-         * weights + KV + compute fit the device. */
-        out->tokens = rep->cells;
-        out->blocks = rep->cells;
-        out->block_tokens = 1; /* one cell per token */
-        out->max_sequences = r->n_seq_max;
-        out->batch_limit = r->n_seq_max;
-        out->longest_tokens = r->n_ctx_seq;
-        kvp__strlcpy(out->budget_formula,
-                     "none: llama.cpp allocates what --ctx-size and --parallel ask for",
-                     sizeof out->budget_formula);
-        snprintf(out->binding, sizeof out->binding, "--parallel slots (%u)", r->n_seq_max);
-        if (have_mem) {
-            uint64_t fixed = 0, need = 0;
-            bool ok = kvp__add_u64(m.weights_bytes, m.activation_bytes, &fixed) &&
-                      kvp__add_u64(fixed, out->runtime_bytes, &fixed) &&
-                      kvp__add_u64(fixed, out->kv_bytes, &need);
-            out->budget_bytes = ok && m.total_bytes > fixed ? m.total_bytes - fixed : 0;
-            kvp__strlcpy(out->budget_formula, "total - weights - compute - runtime (llama.cpp "
-                                              "allocates the KV it is asked for)",
-                         sizeof out->budget_formula);
-            if (!ok || need > m.total_bytes)
-                return not_planned_fmt(
-                    out, KVP_INFEASIBLE, "total_bytes",
-                    "GPU memory: weights %.2f GiB + KV %.2f GiB + compute and runtime %.2f GiB "
-                    "exceed %.2f GiB",
-                    (double)m.weights_bytes / 1073741824.0, (double)out->kv_bytes / 1073741824.0,
-                    (double)(m.activation_bytes + out->runtime_bytes) / 1073741824.0,
-                    (double)m.total_bytes / 1073741824.0);
-        }
-        break;
-    }
-    default: break;
-    }
+    /* The capacity of the result, by the engine's record (deploy_<name>.c). */
+    kvp__engine_capacity c;
+    memset(&c, 0, sizeof c);
+    c.seq_len = pt->max_seq_len ? pt->max_seq_len : 1;
+    c.max_num_seqs = s.max_num_seqs;
+    c.have_mem = have_mem;
+    c.total_bytes = m.total_bytes;
+    c.weights_bytes = m.weights_bytes;
+    c.activation_bytes = m.activation_bytes;
+    c.runtime_bytes = out->runtime_bytes;
+    c.kv_bytes = out->kv_bytes;
+    c.budget_bytes = out->budget_bytes;
+    c.block_tokens = out->block_tokens;
+    kvp__strlcpy(c.budget_formula, out->budget_formula, sizeof c.budget_formula);
+    st = ops->capacity(r, &c, &e);
+    out->tokens = c.tokens;
+    out->blocks = c.blocks;
+    out->block_tokens = c.block_tokens;
+    out->max_sequences = c.max_sequences;
+    out->batch_limit = c.batch_limit;
+    out->longest_tokens = c.longest_tokens;
+    out->budget_bytes = c.budget_bytes;
+    kvp__strlcpy(out->budget_formula, c.budget_formula, sizeof out->budget_formula);
+    kvp__strlcpy(out->binding, c.binding, sizeof out->binding);
+    if (st != KVP_OK) return not_planned(out, st, &e);
     out->status = KVP_OK;
     return KVP_OK;
 }
@@ -967,7 +790,8 @@ static void startup_verdict(kvp_deploy_result *out) {
         kvp__strlcpy(out->refusal, out->message, sizeof out->refusal);
         return;
     }
-    if (out->point.engine != KVP_ENGINE_TRTLLM && out->longest_tokens < out->point.max_seq_len)
+    if (!kvp__engine_ops_of(out->point.engine)->adopts_reduced_length &&
+        out->longest_tokens < out->point.max_seq_len)
         out->largest_max_seq_len = out->longest_tokens;
 }
 
@@ -993,7 +817,7 @@ static kvp_status deploy_plan(const kvp_deployment *dep, kvp_deploy_result *out,
         return kvp__fail(err, KVP_INVALID_ARG, NULL, "engine", "unknown engine %d",
                          (int)dep->point.engine);
     g->ready = false;
-    kvp_status st = dep->point.engine == KVP_ENGINE_TRTLLM
+    kvp_status st = ops_of(dep)->creator_plans
                         ? plan_trtllm(dep, out, g, run, err)
                         : plan_policy(dep, out, g, run ? &run->estimate : NULL, err);
     if (st != KVP_OK) return st;

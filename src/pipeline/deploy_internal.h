@@ -30,9 +30,11 @@ void kvp__deploy_gate_free(const kvp_allocator *alc, kvp__deploy_gate *g);
 /* A gate as kvp__deploy_gate_new leaves it (no point resolved, resumed checks). */
 void kvp__deploy_gate_reset(kvp__deploy_gate *g);
 
-/* TensorRT-LLM's creator settings as the start-up rules read them. */
-kvp_policy_settings kvp__deploy_gate_trtllm_settings(const kvp_deploy_settings *d,
-                                                     const char *engine_version);
+/* The creator's settings (TensorRT-LLM's, kvp_deploy_settings) as the start-up
+ * rules of `engine` (the one the creator plans) read them. */
+kvp_policy_settings kvp__deploy_gate_creator_settings(kvp_engine engine,
+                                                      const kvp_deploy_settings *d,
+                                                      const char *engine_version);
 
 /* Before the plan: the rules that need no memory plan on *s (engine set), then
  * what the engine adjusts applied to *s (kvp_startup_apply) and, when the

@@ -55,10 +55,11 @@ void kvp__deploy_gate_free(const kvp_allocator *alc, kvp__deploy_gate *g) {
     kvp__free(alc, g);
 }
 
-kvp_policy_settings kvp__deploy_gate_trtllm_settings(const kvp_deploy_settings *d,
-                                                     const char *engine_version) {
+kvp_policy_settings kvp__deploy_gate_creator_settings(kvp_engine engine,
+                                                      const kvp_deploy_settings *d,
+                                                      const char *engine_version) {
     kvp_policy_settings p = kvp_policy_settings_default();
-    p.engine = KVP_ENGINE_TRTLLM;
+    p.engine = engine;
     p.tp = d->tp;
     p.pp = d->pp;
     p.enable_dp_attention = d->attention_dp;

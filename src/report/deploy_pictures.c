@@ -37,7 +37,7 @@ kvp_status kvp_render_deploy_svg(const char *path, const char *subtitle, const k
                                  uint64_t local_bytes, kvp_error *err) {
     kvp_status st = check(path, r, err);
     if (st) return st;
-    if (r->point.engine == KVP_ENGINE_TRTLLM) /* the creator's picture: managers and reserves */
+    if (kvp__report_creator_plans(r->point.engine)) /* the creator's picture: managers and reserves */
         return kvp_report_write_plan_svg(path, subtitle, r->have_memory ? &r->memory : NULL, &r->cap,
                                          &r->plan, local_bytes, err);
     kvp_report_text svg;
@@ -52,7 +52,7 @@ kvp_status kvp_render_deploy_html(const char *path, const char *title, const cha
                                   const kvp_deploy_result *r, uint64_t local_bytes, kvp_error *err) {
     kvp_status st = check(path, r, err);
     if (st) return st;
-    if (r->point.engine == KVP_ENGINE_TRTLLM)
+    if (kvp__report_creator_plans(r->point.engine))
         return kvp_report_write_plan_html(path, title, text_report, r->have_memory ? &r->memory : NULL,
                                           &r->cap, &r->plan, local_bytes, err);
     kvp_report_text svg;

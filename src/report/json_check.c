@@ -106,7 +106,7 @@ kvp_status kvp__check_json_text(const kvp_startup_report *rep, const kvp_startup
 static void add_plan_figures(json_t *o, const kvp_render_input *in, const kvp_deploy_result *res) {
     /* A refusal on the plan leaves its figures in place (status KVP_INFEASIBLE,
      * the rule's message); a refusal before the plan has none. */
-    bool planned = res->point.engine == KVP_ENGINE_TRTLLM
+    bool planned = kvp__report_creator_plans(res->point.engine)
                        ? res->plan.managers[KVP_ROLE_TARGET].present
                        : res->policy.report.present != 0;
     if (!planned || !in->model) return;

@@ -62,7 +62,7 @@ static uint64_t left_over(const kvp_fit_eval *e) {
 
 /* What page rounding left of the budget (llama.cpp allocates exactly what it asks). */
 static uint64_t rounding(const kvp_fit_eval *e) {
-    if (e->point.engine == KVP_ENGINE_LLAMACPP) return 0;
+    if (kvp__report_allocates_as_asked(e->point.engine)) return 0;
     return e->budget_bytes > e->kv_bytes ? e->budget_bytes - e->kv_bytes : 0;
 }
 
@@ -72,7 +72,7 @@ static json_t *engine_json(const kvp_fit_eval *e) {
     json_object_set_new(o, "left_for_activations_bytes", e->total_bytes ? ju(left_over(e)) : json_null());
     json_object_set_new(o, "page_rounding_bytes", ju(rounding(e)));
     json_t *notes = json_array();
-    if (e->point.engine != KVP_ENGINE_TRTLLM) {
+    if (!kvp__report_creator_plans(e->point.engine)) {
         /* (The creator's notes live in the creator; its plan keeps none.) */
         json_object_set_new(o, "era", json_string(e->policy.era));
         for (uint32_t i = 0; i < e->policy.note_count; i++)

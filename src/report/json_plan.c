@@ -6,6 +6,7 @@
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "kvplan/render.h"
 #include "engine_ops.h"
@@ -169,15 +170,64 @@ bool kvp__estimated_note(const kvp_deploy_result *r, char *buf, size_t n) {
     return true;
 }
 
+bool kvp__report_creator_plans(kvp_engine engine) {
+    const kvp__engine_ops *ops = kvp__engine_ops_of(engine);
+    return ops && ops->creator_plans;
+}
+
+bool kvp__report_fixed_slots(kvp_engine engine) {
+    const kvp__engine_ops *ops = kvp__engine_ops_of(engine);
+    return ops && ops->fixed_slots;
+}
+
+bool kvp__report_allocates_as_asked(kvp_engine engine) {
+    const kvp__engine_ops *ops = kvp__engine_ops_of(engine);
+    return ops && ops->allocates_as_asked;
+}
+
+/* The seed's creator planned it (the engine's record): the creator's document. */
+static bool creator_plans(const kvp_deploy_result *r) {
+    return kvp__report_creator_plans(r->point.engine);
+}
+
+/* A number member of the policy result at `offset` (engine_ops.h's details). */
+static uint64_t detail_number(const kvp_policy_result *r, size_t offset, kvp__detail_kind kind) {
+    const char *base = (const char *)r + offset;
+    if (kind == KVP__DETAIL_U32) {
+        uint32_t v;
+        memcpy(&v, base, sizeof v);
+        return v;
+    }
+    uint64_t v;
+    memcpy(&v, base, sizeof v);
+    return v;
+}
+
+/* The engine's `engine_details` (its record's table): a field whose condition
+ * member is 0 is left out. */
+static json_t *details_json(const kvp_policy_result *r) {
+    json_t *d = json_object();
+    const kvp__engine_ops *ops = kvp__engine_ops_of(r->engine);
+    for (const kvp__engine_detail *f = ops ? ops->details : NULL; f && f->name; f++) {
+        if (f->when_kind != KVP__DETAIL_NONE && !detail_number(r, f->when, f->when_kind)) continue;
+        json_object_set_new(d, f->name,
+                            f->kind == KVP__DETAIL_TEXT
+                                ? json_string((const char *)r + f->offset)
+                                : ju(detail_number(r, f->offset, f->kind)));
+    }
+    return d;
+}
+
 /* The caller's notes, then the engine's own (the policies: the note on
  * estimated terms first, as the text report prints it). */
 static json_t *warnings_json(const kvp_render_input *in, const kvp_deploy_result *r) {
     json_t *w = json_array();
     for (size_t i = 0; i < in->note_count; i++) json_array_append_new(w, json_string(in->notes[i]));
     char note[KVP_NOTE_TEXT_MAX];
-    if (r->point.engine != KVP_ENGINE_TRTLLM && kvp__estimated_note(r, note, sizeof note))
+    bool creator = creator_plans(r);
+    if (!creator && kvp__estimated_note(r, note, sizeof note))
         json_array_append_new(w, json_string(note));
-    if (r->point.engine == KVP_ENGINE_TRTLLM)
+    if (creator)
         for (uint32_t i = 0; i < r->warnings.count; i++)
             json_array_append_new(w, json_string(r->warnings.text[i]));
     else
@@ -307,6 +357,7 @@ static json_t *trtllm_json(const kvp_render_input *in, const kvp_deploy_result *
 static json_t *policy_json(const kvp_render_input *in, const kvp_deploy_result *res) {
     const kvp_policy_result *r = &res->policy;
     const kvp_engine_report *e = &r->report;
+    const kvp__engine_ops *ops = kvp__engine_ops_of(r->engine);
     json_t *root = kvp__json_document();
     if (!root) return NULL;
     json_object_set_new(root, "model", json_string(kvp_model_name(in->model)));
@@ -332,7 +383,7 @@ static json_t *policy_json(const kvp_render_input *in, const kvp_deploy_result *
         json_object_set_new(o, "k_bytes", ju(p->k_bytes));
         json_object_set_new(o, "v_bytes", ju(p->v_bytes));
         json_object_set_new(o, "bytes", ju(p->bytes));
-        if (r->engine == KVP_ENGINE_VLLM) {
+        if (ops && ops->pools_share_block_pool) {
             json_object_set_new(o, "per_request_blocks", ju(p->per_request_blocks));
             json_object_set_new(o, "kv_cache_groups", ju(p->kv_cache_groups));
             json_object_set_new(o, "layer_page_bytes", ju(p->page_bytes));
@@ -353,7 +404,6 @@ static json_t *policy_json(const kvp_render_input *in, const kvp_deploy_result *
     json_t *rep = json_object();
     /* Every contract field of the engine (issue 6), null where the engine prints
      * no such line (no SWA cache, no recurrent state). */
-    const kvp__engine_ops *ops = kvp__engine_ops_of(r->engine);
     uint32_t want = e->present | (ops ? ops->report_fields : 0u);
 #define F(bit, name, val) \
     if (want & (bit)) json_object_set_new(rep, name, (e->present & (bit)) ? (val) : json_null())
@@ -373,53 +423,7 @@ static json_t *policy_json(const kvp_render_input *in, const kvp_deploy_result *
     F(KVP_REPORT_KV_CACHE_BYTES, "kv_cache_bytes", ju(e->kv_cache_bytes));
 #undef F
     json_object_set_new(root, "engine_report", rep);
-    json_t *d = json_object();
-    switch (r->engine) {
-    case KVP_ENGINE_VLLM:
-        json_object_set_new(d, "block_size", ju(r->block_size));
-        json_object_set_new(d, "num_groups", ju(r->num_groups));
-        json_object_set_new(d, "group_size", ju(r->group_size));
-        json_object_set_new(d, "page_bytes", ju(r->page_bytes));
-        json_object_set_new(d, "per_request_blocks", ju(r->per_request_blocks));
-        json_object_set_new(d, "max_model_len", ju(r->max_model_len));
-        json_object_set_new(d, "needed_bytes", ju(r->needed_bytes));
-        if (r->estimated_max_model_len)
-            json_object_set_new(d, "estimated_max_model_len", ju(r->estimated_max_model_len));
-        break;
-    case KVP_ENGINE_SGLANG:
-        json_object_set_new(d, "cell_size", ju(r->cell_bytes));
-        json_object_set_new(d, "page_size", ju(r->block_size));
-        json_object_set_new(d, "context_len", ju(r->max_model_len));
-        if (r->swa_tokens) json_object_set_new(d, "swa_max_total_num_tokens", ju(r->swa_tokens));
-        if (r->mamba_cache_size) json_object_set_new(d, "max_mamba_cache_size", ju(r->mamba_cache_size));
-        break;
-    case KVP_ENGINE_LLAMACPP:
-        json_object_set_new(d, "n_ctx", ju(r->n_ctx));
-        json_object_set_new(d, "n_ctx_seq", ju(r->n_ctx_seq));
-        json_object_set_new(d, "n_seq_max", ju(r->n_seq_max));
-        json_object_set_new(d, "n_stream", ju(r->n_stream));
-        json_object_set_new(d, "type_k", json_string(r->kv_dtype_name));
-        json_object_set_new(d, "type_v", json_string(r->type_v_name));
-        json_object_set_new(d, "kv_layers", ju(r->main_layers));
-        if (r->swa_layers) {
-            json_object_set_new(d, "swa_cells", ju(r->swa_tokens));
-            json_object_set_new(d, "swa_layers", ju(r->swa_layers));
-            json_object_set_new(d, "swa_k_size_bytes", ju(r->swa_k_bytes));
-            json_object_set_new(d, "swa_v_size_bytes", ju(r->swa_v_bytes));
-        }
-        if (r->recurrent_layers) {
-            json_object_set_new(d, "recurrent_cells", ju(r->recurrent_cells));
-            json_object_set_new(d, "recurrent_r_size_bytes", ju(r->recurrent_r_bytes));
-            json_object_set_new(d, "recurrent_s_size_bytes", ju(r->recurrent_s_bytes));
-        }
-        if (r->indexer_layers) {
-            json_object_set_new(d, "indexer_kv_size_bytes", ju(r->indexer_bytes));
-            json_object_set_new(d, "indexer_layers", ju(r->indexer_layers));
-        }
-        break;
-    default:
-        break;
-    }
+    json_t *d = details_json(r);
     json_object_set_new(root, "engine_details", d);
     json_object_set_new(root, "capacity", kvp__capacity_json(res));
     json_object_set_new(root, "admission", kvp__admission_json(&res->admission));
@@ -434,7 +438,7 @@ static json_t *policy_json(const kvp_render_input *in, const kvp_deploy_result *
 
 json_t *kvp__plan_json(const kvp_render_input *in, const kvp_deploy_result *r) {
     if (!in || !in->model || !r) return NULL;
-    return r->point.engine == KVP_ENGINE_TRTLLM ? trtllm_json(in, r) : policy_json(in, r);
+    return creator_plans(r) ? trtllm_json(in, r) : policy_json(in, r);
 }
 
 kvp_status kvp_render_plan_json(const kvp_render_input *in, const kvp_deploy_result *r, char **out,
@@ -443,7 +447,7 @@ kvp_status kvp_render_plan_json(const kvp_render_input *in, const kvp_deploy_res
     *out = NULL;
     if (!in || !in->model || !r)
         return kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "render input, model or result is NULL");
-    if (r->point.engine == KVP_ENGINE_TRTLLM)
+    if (creator_plans(r))
         return kvp__json_finish(trtllm_json(in, r), KVP__JSON_FLAGS | JSON_REAL_PRECISION(10), out, err);
     return kvp__json_finish(policy_json(in, r), KVP__JSON_FLAGS | JSON_REAL_PRECISION(17), out, err);
 }

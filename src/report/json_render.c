@@ -79,7 +79,7 @@ json_t *kvp__point_json(const kvp_deploy_result *e, bool sequences) {
     json_object_set_new(o, "pp", ju(e->point.pp));
     json_object_set_new(o, "kv_dtype", json_string(e->point.kv_dtype));
     json_object_set_new(o, "max_seq_len", ju(e->point.max_seq_len));
-    if (sequences && e->point.engine == KVP_ENGINE_LLAMACPP)
+    if (sequences && kvp__report_fixed_slots(e->point.engine))
         json_object_set_new(o, "sequences", ju(e->point.sequences));
     json_object_set_new(o, "ok", json_boolean(e->status == KVP_OK));
     if (e->status != KVP_OK) {
@@ -113,7 +113,7 @@ json_t *kvp__eval_json(const kvp_deploy_result *e) {
     json_object_set_new(m, "estimated", json_boolean(e->memory_estimated));
     json_object_set_new(o, "memory", m);
     json_t *pools = json_array();
-    if (e->point.engine == KVP_ENGINE_TRTLLM) {
+    if (kvp__report_creator_plans(e->point.engine)) {
         for (int r = 0; r < KVP_ROLE_COUNT; r++) {
             const kvp_manager_plan *mp = &e->plan.managers[r];
             for (uint32_t i = 0; mp->present && i < mp->pool_count; i++) {

@@ -92,6 +92,14 @@ json_t *kvp__capacity_json(const kvp_deploy_result *e);
  * for a caller that takes sections of it. New reference; NULL when out of
  * memory or an argument is NULL. */
 json_t *kvp__plan_json(const kvp_render_input *in, const kvp_deploy_result *r);
+/* What the reports read of an engine's record (engine_ops.h, json_plan.c) in
+ * place of a switch on the engine: the seed's KV cache creator planned it (the
+ * creator's managers, reserves, pictures and document; else the policy's) ... */
+bool kvp__report_creator_plans(kvp_engine engine);
+/* ... its sequences are fixed slots set by the plan (llama.cpp --parallel) ... */
+bool kvp__report_fixed_slots(kvp_engine engine);
+/* ... it allocates the cache its settings ask for, with no budget to round. */
+bool kvp__report_allocates_as_asked(kvp_engine engine);
 /* pools[]' tokens_per_block, page_bytes and blocks, one meaning under every engine. */
 void kvp__pool_unit_json(json_t *o, kvp_cache_kind kind, uint32_t tokens_per_block,
                          uint64_t page_bytes, uint64_t blocks);

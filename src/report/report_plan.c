@@ -80,7 +80,7 @@ size_t kvp_fit_memory_segments(const kvp_fit_eval *e, uint64_t local_bytes,
     add(out, out_cap, &n, KVP_MEM_PART_ACTIVATION, "activation peak", e->activation_bytes);
     add(out, out_cap, &n, KVP_MEM_PART_RUNTIME, "runtime (context, NCCL, CUDA graphs)",
         e->runtime_bytes);
-    if (e->point.engine == KVP_ENGINE_TRTLLM) {
+    if (kvp__report_creator_plans(e->point.engine)) {
         add(out, out_cap, &n, KVP_MEM_PART_RESERVE, "MLA context workspace",
             e->cap.mla_workspace_reserve_bytes);
         add(out, out_cap, &n, KVP_MEM_PART_RESERVE, "multimodal encoder reserve",

@@ -239,7 +239,7 @@ kvp_status kvp__policy_llamacpp(const kvp_model *model, const kvp_policy_setting
                          tv->name);
 
     uint32_t n_seq = s->n_seq_max ? s->n_seq_max : 1;
-    if (n_seq > 256)
+    if (n_seq > KVP__LLAMA_MAX_SEQ)
         return kvp__fail(err, KVP_INVALID_ARG, NULL, "n_seq_max",
                          "n_seq_max %u is above llama.cpp's limit of 256", n_seq);
     /* Builds before per-sequence streams (≈b6000, mid-2025) keep one cache for all
@@ -471,4 +471,15 @@ const kvp__engine_ops kvp__engine_llamacpp = {
                      KVP_REPORT_RECURRENT_SIZE_BYTES,
     .fit_kv_dtypes = k_fit_kv_dtypes,
     .sim_policy = NULL,
+    /* neutral */
+    .fixed_slots = true,
+    .max_slots = KVP__LLAMA_MAX_SEQ,
+    .kv_dtype_per_k_and_v = true,
+    .allocates_as_asked = true,
+    .profile = kvp__llamacpp_profile,
+    .capacity = kvp__llamacpp_capacity,
+    .admission_rule = "llama.cpp: --parallel slots, each of n_ctx / n_parallel cells allocated at "
+                      "start-up (server.cpp)",
+    .batch_cap_name = "--parallel slots",
+    .details = kvp__llamacpp_details,
 };

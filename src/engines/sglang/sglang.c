@@ -499,4 +499,15 @@ const kvp__engine_ops kvp__engine_sglang = {
                      KVP_REPORT_V_SIZE_BYTES | KVP_REPORT_MAX_RUNNING_REQUESTS,
     .fit_kv_dtypes = k_fit_kv_dtypes,
     .sim_policy = "sglang",
+    /* neutral */
+    .fit_solves_tp = true,
+    .profile = kvp__sglang_profile,
+    .headroom = kvp__sglang_headroom,
+    .capacity = kvp__sglang_capacity,
+    .admission_rule = "SGLang: no reservation; requests are admitted while free tokens cover their "
+                      "prompt and a decoding reserve (new_token_ratio), running requests retracted "
+                      "when the pool runs out (schedule_policy.py)",
+    .batch_cap_name = "max_running_requests",
+    .steady_pool = kvp__sglang_steady_pool,
+    .details = kvp__sglang_details,
 };

@@ -8,6 +8,7 @@
 
 #include "startup_internal.h"
 #include "engine_ops.h"
+#include "policy_internal.h"
 
 static void len_1(kvp__startup_ctx *c, kvp_check_row *r) {
     uint64_t d = kvp_startup_default_len(c->model, c->s);
@@ -155,4 +156,12 @@ const kvp__engine_ops kvp__engine_trtllm = {
     .report_fields = KVP_REPORT_MAX_TOKENS | KVP_REPORT_KV_CACHE_BYTES,
     .fit_kv_dtypes = k_fit_kv_dtypes,
     .sim_policy = "trtllm",
+    /* neutral */
+    .creator_plans = true,
+    .adopts_reduced_length = true,
+    .state_sized_for_batch = true,
+    .fit_solves_tp = true,
+    .profile = kvp__trtllm_profile,
+    .admission_rule = NULL, /* the capacity scheduler's (creator_plans: admission.c) */
+    .batch_cap_name = "max_batch_size",
 };

@@ -921,4 +921,17 @@ const kvp__engine_ops kvp__engine_vllm = {
                      KVP_REPORT_MAX_CONCURRENCY | KVP_REPORT_AVAILABLE_KV_CACHE_BYTES,
     .fit_kv_dtypes = k_fit_kv_dtypes,
     .sim_policy = "vllm",
+    /* neutral */
+    .fit_solves_tp = true,
+    .pools_share_block_pool = true,
+    .profile = kvp__vllm_profile,
+    .default_batch_cap = kvp__vllm_default_batch_cap,
+    .headroom = kvp__vllm_headroom,
+    .capacity = kvp__vllm_capacity,
+    .admission_rule = "vLLM: no reservation; blocks are allocated as tokens arrive and the newest "
+                      "running request is preempted (recomputed) when the pool runs dry "
+                      "(v1/core/sched/scheduler.py)",
+    .batch_cap_name = "max_num_seqs",
+    .steady_pool = kvp__vllm_steady_pool,
+    .details = kvp__vllm_details,
 };
