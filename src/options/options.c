@@ -775,6 +775,13 @@ kvp_status kvp_options_finish(kvp_options *o, kvp_error *err) {
         return bad(err, o->typed[O_ACTIVATION_PEAK],
                    "%s contradicts %s: the peak with weights or without them, not both",
                    o->typed[O_PEAK], o->typed[O_ACTIVATION_PEAK]);
+    /* The planned length inside the context it plans: both given, named as typed
+     * (the pipeline's check names fields, for a length that came from the model). */
+    if (o->given[O_SEQ_LEN] && o->given[O_MAX_SEQ_LEN] && d->point.max_seq_len &&
+        d->point.seq_len > d->point.max_seq_len)
+        return bad(err, o->typed[O_SEQ_LEN], "%s %llu is longer than %s %llu", o->typed[O_SEQ_LEN],
+                   (unsigned long long)d->point.seq_len, o->typed[O_MAX_SEQ_LEN],
+                   (unsigned long long)d->point.max_seq_len);
     if (o->given[O_ENGINE_VERSION]) {
         /* The release line that governs the release (engines/versions.c); one past
          * the newest kvplan read is planned with the newest line, and said. */

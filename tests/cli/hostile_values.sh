@@ -163,6 +163,10 @@ expect "osl-2^64" 2 "kvplan: --osl: count '18446744073709551616' does not fit in
 expect "max-new-tokens-fraction" 2 "kvplan: --max-new-tokens: count '1.5' must be a whole number" -- "${PV[@]}" --max-new-tokens 1.5
 expect "max-new-tokens-above-length" 2 "kvplan: --max-new-tokens: 131073 is above max_seq_len 131072" -- "${PV[@]}" --max-new-tokens 131073
 expect "isl-above-length" 2 "kvplan: --isl: a prompt of 131073 tokens is longer than max_seq_len 131072" -- "${PV[@]}" --isl 131073
+# Both lengths given: the contradiction names both options as typed (it named the
+# fields seq_len and max_seq_len).
+expect "seq-len-above-max" 2 "kvplan: --seq-len 200000 is longer than --max-seq-len 1000" -- "$KVPLAN" plan llama-3.1-8b --gpu h100 --seq-len 200000 --max-seq-len 1000
+expect "seq-len-above-max-model-len" 2 "kvplan: --seq-len 2000 is longer than --max-model-len 1000" -- "$KVPLAN" plan llama-3.1-8b --gpu h100 --policy vllm --seq-len 2000 --max-model-len 1000
 # A prompt filling max_seq_len leaves the default max_new_tokens (length - prompt) at
 # 0: refused by name in every policy (it was "the steady state overflows 64 bits").
 for pol in vllm sglang trtllm llamacpp; do
