@@ -3,6 +3,7 @@
  * settings field, and the finishing step (engine choice, contradictions,
  * settings the engine does not read). */
 #include <ctype.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,23 @@ static bool long_key(const char *name, char *out, size_t size) {
     return n > 0;
 }
 
+/* Every row's names in long_key form, computed once: a request's keys
+ * ("max_seq_len") are found by this form, and normalising the whole table for
+ * each key was a tenth of a plan through kvp_json_call (issue 27 item 8).
+ * "" where a name has no long form (a short spelling, or none). */
+static char g_long_keys[O_COUNT][1 + KVP_OPTION_SPELLINGS_MAX][64]; /* as the key below */
+static pthread_once_t g_long_keys_once = PTHREAD_ONCE_INIT;
+
+static void long_keys_build(void) {
+    for (size_t i = 0; i < O_COUNT; i++) {
+        const kvp_option *o = &kvp__options[i];
+        if (!long_key(o->name, g_long_keys[i][0], sizeof g_long_keys[i][0])) g_long_keys[i][0][0] = '\0';
+        for (size_t k = 0; k < KVP_OPTION_SPELLINGS_MAX && o->spellings[k].name; k++)
+            if (!long_key(o->spellings[k].name, g_long_keys[i][k + 1], sizeof g_long_keys[i][k + 1]))
+                g_long_keys[i][k + 1][0] = '\0';
+    }
+}
+
 const kvp_option *kvp_option_lookup(const char *name, size_t *spelling) {
     if (spelling) *spelling = 0;
     if (!name || !*name) return NULL;
@@ -49,13 +67,14 @@ const kvp_option *kvp_option_lookup(const char *name, size_t *spelling) {
                 return o;
             }
     }
-    char key[64], other[64];
+    char key[64];
     if (!long_key(name, key, sizeof key)) return NULL;
+    pthread_once(&g_long_keys_once, long_keys_build);
     for (size_t i = 0; i < O_COUNT; i++) {
         const kvp_option *o = &kvp__options[i];
-        if (long_key(o->name, other, sizeof other) && !strcmp(key, other)) return o;
+        if (g_long_keys[i][0][0] && !strcmp(key, g_long_keys[i][0])) return o;
         for (size_t k = 0; k < KVP_OPTION_SPELLINGS_MAX && o->spellings[k].name; k++)
-            if (long_key(o->spellings[k].name, other, sizeof other) && !strcmp(key, other)) {
+            if (g_long_keys[i][k + 1][0] && !strcmp(key, g_long_keys[i][k + 1])) {
                 if (spelling) *spelling = k + 1;
                 return o;
             }
