@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "cli_options.h"
 #include "kvplan/render.h"
+#include "kvplan/report.h"
 #include "util.h"
 
 /* Spellings the argument normaliser replaced (--page-size read as --block-size):
@@ -264,6 +265,13 @@ int kvp_cli_unknown_option(const char *arg, const char *const *known) {
 
 const char *kvp_cli_model_dir(const char *model, char *buf, size_t size) {
     return kvp__model_dir(model, buf, size);
+}
+
+int kvp_cli_write_text(const kvp_report_text *t, FILE *f) {
+    kvp_error err;
+    if (kvp_report_text_check(t, &err) != KVP_OK) return kvp_cli_report_error(&err, false);
+    if (t->data) fputs(t->data, f);
+    return -1;
 }
 
 const char *kvp_cli_fmt_bytes(uint64_t bytes, char *buf, size_t size) {

@@ -18,7 +18,7 @@
 #include "kvplan/render.h"
 #include "from_cmd.h"
 #include "fit_env.h"
-#include "admission_out.h"
+#include "text_internal.h"
 #include "util.h"
 
 #if defined(__has_include)
@@ -226,27 +226,6 @@ static int parse(int argc, char **argv, opts *o, kvp_options *t) {
 }
 /* ------------------------------------------------------------------ output */
 
-typedef struct outbuf {
-    FILE *f;
-    bool explain;
-} outbuf;
-
-static const char *gib(uint64_t b, char *buf, size_t n) {
-    snprintf(buf, n, "%.2f GiB", (double)b / GIB);
-    return buf;
-}
-
-static void explain(const outbuf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void explain(const outbuf *o, const char *fmt, ...) {
-    if (!o->explain) return;
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("      = ", o->f);
-    vfprintf(o->f, fmt, ap);
-    fputc('\n', o->f);
-    va_end(ap);
-}
-
 typedef struct plan_ctx {
     opts *o;
     kvp_model *model, *draft;
@@ -254,7 +233,6 @@ typedef struct plan_ctx {
     kvp_deploy_result *r;    /* the pipeline's result (deploy.h) */
     kvp_startup_report *rep; /* the start-up rules of that plan */
     char model_dir[4096];
-    uint64_t count;          /* sequences at once: min(KV limit, max_batch_size) */
     const char *warnings[64];
     char warn_buf[8][320];
     kvp_local_report *local; /* model-local caches (--local), NULL when none */
@@ -273,239 +251,39 @@ static void warn(plan_ctx *p, const char *fmt, ...) {
     p->warnings[p->warn_count++] = p->warn_buf[p->warn_buf_used++];
 }
 
-static void print_text(plan_ctx *p, FILE *f) {
-    outbuf ob = {f, p->o->explain};
-    char b1[32], b2[32];
-    const kvp_deploy_settings *d = &p->r->trtllm;
-    const kvp_manager_plan *t = &p->r->plan.managers[KVP_ROLE_TARGET];
-    fprintf(f, "plan: %s, one rank of TP %u x PP %u, policy trtllm\n", kvp_model_name(p->model),
-            d->tp, d->pp);
-    char adopted[64] = "";
-    if (p->r->engine_max_seq_len < d->max_seq_len)
-        snprintf(adopted, sizeof adopted, " (engine starts with %llu)",
-                 (unsigned long long)p->r->engine_max_seq_len);
-    fprintf(f, "manager: %s, kv dtype %s, %u tokens per block, max_seq_len %llu%s, "
-               "max_batch_size %llu\n",
-            kvp_manager_kind_name(t->kind), kvp_dtype_name(t->kv_dtype),
-            p->o->kv.tokens_per_block ? p->o->kv.tokens_per_block : 32u,
-            (unsigned long long)d->max_seq_len, adopted, (unsigned long long)d->max_batch_size);
-    fputs("\nbudget\n", f);
-    if (p->r->have_memory) {
-        const kvp_memory_facts *m = &p->r->memory;
-#define EST(bit) ((m->estimated & (bit)) ? "estimated" : "measured")
-        fprintf(f, "  total memory            %14s  %s\n", gib(m->total_bytes, b1, sizeof b1),
-                p->total_source);
-        fprintf(f, "  - weights               %14s  %s\n", gib(m->weights_bytes, b1, sizeof b1),
-                EST(KVP_MEM_EST_WEIGHTS));
-        fprintf(f, "  - activations           %14s  %s\n", gib(m->activation_bytes, b1, sizeof b1),
-                p->r->estimation.estimating ? EST(KVP_MEM_EST_ACTIVATION)
-                                  : "not subtracted (no profiling pass)");
-        fprintf(f, "  - non-torch             %14s  %s\n", gib(m->non_torch_bytes, b1, sizeof b1),
-                EST(KVP_MEM_EST_NON_TORCH));
-        fprintf(f, "  - CUDA graphs           %14s  %s\n",
-                gib(m->cuda_graph_bytes, b1, sizeof b1),
-                p->o->has_non_torch ? "in non-torch"
-                : !p->o->has_cuda_graph && !(m->estimated & KVP_MEM_EST_CUDA_GRAPH)
-                    ? "none captured"
-                    : EST(KVP_MEM_EST_CUDA_GRAPH));
-#undef EST
-        if (p->r->cap.mm_reserve_bytes)
-            fprintf(f, "  - multimodal reserve    %14s\n",
-                    gib(p->r->cap.mm_reserve_bytes, b1, sizeof b1));
-        fprintf(f, "  = peak                  %14s\n", gib(p->r->cap.peak_bytes, b1, sizeof b1));
-        explain(&ob, "%llu + %llu + %llu + %llu = %llu B", (unsigned long long)m->weights_bytes,
-                (unsigned long long)m->activation_bytes, (unsigned long long)m->non_torch_bytes,
-                (unsigned long long)m->cuda_graph_bytes, (unsigned long long)p->r->cap.peak_bytes);
-        if (p->o->estimation_kv)
-            fprintf(f, "  + temporary KV          %14s  added back\n",
-                    gib(p->o->estimation_kv, b1, sizeof b1));
-        fprintf(f, "  x free fraction         %14g\n",
-                p->o->kv.free_gpu_memory_fraction > 0.0 ? p->o->kv.free_gpu_memory_fraction : 0.9);
-        fprintf(f, "  = KV budget             %14s  (%llu B)\n",
-                gib(p->r->cap.budget_bytes, b1, sizeof b1), (unsigned long long)p->r->cap.budget_bytes);
-        explain(&ob, "int((%llu - %llu + %llu) * %g) = %llu B  [_cal_max_memory]",
-                (unsigned long long)p->r->memory.total_bytes, (unsigned long long)p->r->cap.peak_bytes,
-                (unsigned long long)p->o->estimation_kv,
-                p->o->kv.free_gpu_memory_fraction > 0.0 ? p->o->kv.free_gpu_memory_fraction : 0.9,
-                (unsigned long long)p->r->cap.budget_bytes);
-        if (p->o->explain) kvp_cli_memory_terms(p->r, f);
-    } else {
-        fprintf(f, "  KV budget               %14s  (%llu B, --kv-budget)\n",
-                gib(p->r->cap.budget_bytes, b1, sizeof b1), (unsigned long long)p->r->cap.budget_bytes);
-    }
-    if (p->r->cap.mla_workspace_reserve_bytes) {
-        fprintf(f, "  - MLA workspace reserve %14s  admits %llu tokens of attended KV\n",
-                gib(p->r->cap.mla_workspace_reserve_bytes, b1, sizeof b1),
-                (unsigned long long)p->r->cap.mla_kv_len_cap_tokens);
-        explain(&ob, "min(w x kv_len_cap, budget x w / (k + w)) with w = %llu B/token, k = "
-                     "%llu B/token",
-                (unsigned long long)d->attention_workspace_bytes_per_token,
-                (unsigned long long)t->cost.slope_bytes_per_token);
-    }
-    if (p->r->cap.after_max_tokens_bytes != p->r->cap.kv_max_memory_bytes ||
-        p->r->cap.after_max_tokens_bytes != p->r->cap.budget_bytes - p->r->cap.mla_workspace_reserve_bytes)
-        fprintf(f, "  capped by max_tokens / max_gpu_total_bytes\n");
-    fprintf(f, "  = managers' GPU budget  %14s  (%llu B)\n",
-            gib(p->r->cap.kv_max_memory_bytes, b1, sizeof b1),
-            (unsigned long long)p->r->cap.kv_max_memory_bytes);
-    explain(&ob, "min(budget %llu - reserves %llu, max_tokens x slope, max_gpu_total_bytes)",
-            (unsigned long long)p->r->cap.budget_bytes,
-            (unsigned long long)p->r->cap.mla_workspace_reserve_bytes);
-
-    char c1[32], c2[32];
-    fputs("\npools\n", f);
-    fprintf(f, "  %-7s %-10s %6s %8s %12s %12s %10s %12s %12s\n", "manager", "kind", "layers",
-            "window", "bytes/token", "page bytes", "blocks", "tokens", "bytes");
-    for (int r = 0; r < KVP_ROLE_COUNT; r++) {
-        const kvp_manager_plan *mp = &p->r->plan.managers[r];
-        if (!mp->present) continue;
-        for (uint32_t i = 0; i < mp->pool_count; i++) {
-            const kvp_plan_pool *q = &mp->pools[i];
-            char win[24];
-            if (q->window_tokens)
-                snprintf(win, sizeof win, "%llu", (unsigned long long)q->window_tokens);
-            else
-                snprintf(win, sizeof win, "-");
-            fprintf(f, "  %-7s %-10s %6u %8s %12llu %12llu %10llu %12llu %12s\n",
-                    kvp_manager_role_name(mp->role), kvp_cache_kind_name(q->kind), q->layers, win,
-                    (unsigned long long)(q->kind == KVP_CACHE_RECURRENT ? 0 : q->bytes_per_token),
-                    (unsigned long long)q->page_bytes, (unsigned long long)q->blocks,
-                    (unsigned long long)q->tokens, gib(q->bytes, b2, sizeof b2));
-            if (q->kind == KVP_CACHE_RECURRENT)
-                explain(&ob, "%llu slots (max_batch_size x pp + 1 dummy) x %llu B of state",
-                        (unsigned long long)q->blocks, (unsigned long long)q->bytes_per_sequence);
-            else if (q->in_intercept)
-                explain(&ob, "ceil(%llu / %u) blocks x max_batch_size %llu = %llu blocks, "
-                             "reserved per sequence slot (the cost's intercept)",
-                        (unsigned long long)q->window_tokens, q->tokens_per_block,
-                        (unsigned long long)d->max_batch_size, (unsigned long long)q->blocks);
-            else
-                explain(&ob, "%llu blocks x %llu B per block (%u tokens x %llu B/token)",
-                        (unsigned long long)q->blocks, (unsigned long long)q->page_bytes,
-                        q->tokens_per_block, (unsigned long long)q->bytes_per_token);
-        }
-        snprintf(c1, sizeof c1, "%llu", (unsigned long long)mp->max_tokens);
-        fprintf(f, "  %-7s %s: quota %s, cost %llu B/token + %llu B fixed\n",
-                kvp_manager_role_name(mp->role), kvp_manager_kind_name(mp->kind),
-                gib(mp->max_gpu_total_bytes, b1, sizeof b1),
-                (unsigned long long)mp->cost.slope_bytes_per_token,
-                (unsigned long long)mp->cost.intercept_bytes);
-        if (mp->vswa && !kvp_manager_is_v2(mp->kind))
-            explain(&ob, "variable windows on paged v1: the quota in equal shares per distinct "
-                         "window, blocks = share // bytes per token of the window // %u",
-                    mp->pools[0].tokens_per_block);
-        else
-            explain(&ob, "tokens = (%llu - %llu) // %llu = %llu%s%s, floored to whole blocks",
-                    (unsigned long long)mp->max_gpu_total_bytes,
-                    (unsigned long long)mp->cost.intercept_bytes,
-                    (unsigned long long)mp->cost.slope_bytes_per_token,
-                    (unsigned long long)kvp_affine_tokens_for_budget(mp->cost,
-                                                                     mp->max_gpu_total_bytes),
-                    mp->max_tokens ? ", capped by max_tokens " : "",
-                    mp->max_tokens ? c1 : "");
-    }
-    fprintf(f, "  allocated %s of %s\n", gib(p->r->plan.allocated_bytes, b1, sizeof b1),
-            gib(p->r->cap.kv_max_memory_bytes, b2, sizeof b2));
-
-    fprintf(f, "  engine log: [MemUsageChange] Allocated %.2f GiB for max tokens in paged KV "
-               "cache (%llu).\n",
-            (double)t->bytes / (double)(1ull << 30), (unsigned long long)t->max_tokens_out);
-    fputs("\ncapacity\n", f);
-    fprintf(f, "  max tokens              %s\n",
-            kvp_cli_fmt_count(t->max_tokens_out, c1, sizeof c1));
-    explain(&ob, "blocks x tokens per block of the target's largest full-context pool");
-    fprintf(f, "  max sequences at %s tokens: %s",
-            kvp_cli_fmt_count(p->r->point.seq_len, c1, sizeof c1),
-            kvp_cli_fmt_count(p->count, c2, sizeof c2));
-    if (p->count < p->r->max_sequences && p->r->max_sequences == UINT64_MAX)
-        fprintf(f, " (%s; no KV pool limits the count)\n",
-                d->pp > 1 ? "max_batch_size x pp slots" : "max_batch_size");
-    else if (p->count < p->r->max_sequences)
-        fprintf(f, " (%s; the KV cache holds %llu)\n",
-                d->pp > 1 ? "max_batch_size x pp slots" : "max_batch_size",
-                (unsigned long long)p->r->max_sequences);
-    else
-        fputs(" (KV cache limit)\n", f);
-    for (int r = 0; r < KVP_ROLE_COUNT && ob.explain; r++) {
-        const kvp_manager_plan *mp = &p->r->plan.managers[r];
-        if (!mp->present) continue;
-        for (uint32_t i = 0; i < mp->pool_count; i++) {
-            const kvp_plan_pool *q = &mp->pools[i];
-            if (q->in_intercept || !q->tokens_per_block) continue;
-            uint64_t toks = p->r->point.seq_len;
-            if (q->window_tokens && q->window_tokens < toks) toks = q->window_tokens;
-            if (q->kind == KVP_CACHE_CROSS) toks = q->window_tokens;
-            uint64_t per = (toks + q->tokens_per_block - 1) / q->tokens_per_block * d->max_beam_width;
-            explain(&ob, "%s %s pool: %llu blocks // (ceil(%llu / %u) x beam %u = %llu) = %llu",
-                    kvp_manager_role_name(mp->role), kvp_cache_kind_name(q->kind),
-                    (unsigned long long)q->blocks, (unsigned long long)toks, q->tokens_per_block,
-                    d->max_beam_width, (unsigned long long)per,
-                    (unsigned long long)(per ? q->blocks / per : 0));
-        }
-    }
-    if (d->pp > 1)
-        explain(&ob, "min over pools = %llu, then min with max_batch_size %llu x pp %u = %llu "
-                     "slots (compute_max_num_sequences)",
-                (unsigned long long)p->r->max_sequences, (unsigned long long)d->max_batch_size,
-                d->pp, (unsigned long long)p->r->batch_limit);
-    else
-        explain(&ob, "min over pools = %llu, then min with max_batch_size %llu",
-                (unsigned long long)p->r->max_sequences, (unsigned long long)d->max_batch_size);
-    kvp_cli_admission_text(f, &p->r->admission, "  ");
-    if (p->r->cap.has_mla_kv_len_cap)
-        fprintf(f, "  attended-KV admission cap %llu tokens\n",
-                (unsigned long long)p->r->cap.mla_kv_len_cap_tokens);
-    if (p->r->estimation.estimating) {
-        fprintf(f, "  profiling pass: temporary KV cache of %llu tokens, %llu dummy request(s)\n",
-                (unsigned long long)p->r->estimation.max_tokens,
-                (unsigned long long)p->r->estimation.tokens.dummy_requests);
-        explain(&ob,
-                "blocks = max(sum ceil((prompt %llu + %llu extra) / tpb), CUDA-graph warm-up "
-                "%llu, max_batch_size) x pool groups x beam = %llu",
-                (unsigned long long)p->r->estimation.tokens.dummy_prompt_tokens,
-                (unsigned long long)p->r->estimation.tokens.extra_tokens_per_seq,
-                (unsigned long long)p->r->estimation.tokens.cuda_graph_warmup_blocks,
-                (unsigned long long)p->r->estimation.tokens.pool_blocks);
-    }
-    kvp_cli_plan_seed_print(&p->o->seed, &p->r->trtllm, &p->r->plan, f);
-    if (p->local && kvp_local_report_entry_count(p->local)) {
-        fprintf(f, "\nmodel-local caches (%s, reported, not subtracted)\n",
-                kvp_local_report_model(p->local));
-        for (size_t i = 0; i < kvp_local_report_entry_count(p->local); i++) {
-            const kvp_local_entry *e = kvp_local_report_entry(p->local, i);
-            fprintf(f, "  %-34s %s rows (%s) x %s = %s  %s\n", e->name,
-                    kvp_cli_fmt_count(e->rows, c1, sizeof c1),
-                    kvp_local_row_driver_name(e->row_driver),
-                    kvp_cli_fmt_bytes(e->bytes_per_row, b1, sizeof b1),
-                    kvp_cli_fmt_bytes(e->total_bytes, b2, sizeof b2),
-                    e->charged ? "already charged by profiling" : "not charged");
-        }
-    }
-    if (p->warn_count) {
-        fputs("\nwarnings\n", f);
-        for (size_t i = 0; i < p->warn_count; i++) fprintf(f, "  - %s\n", p->warnings[i]);
-    }
-    fprintf(f, "\naccuracy: %s (docs/accuracy.md)\n", kvp__engine_accuracy_line(KVP_ENGINE_TRTLLM));
+/* `plan --json`, rendered by the library (kvplan/render.h): the same document
+ * kvp_json_call returns for the same question. */
+/* What the plan's renderers take beyond the result (kvplan/render.h). */
+static kvp_render_input render_input(plan_ctx *p, kvp_render_rules *rules) {
+    const kvp_cli_seed_opts *x = &p->o->seed;
+    *rules = (kvp_render_rules){x->engine_version, &x->compression, &x->compression_effect,
+                                x->has_lora ? &x->lora : NULL, x->has_lora ? &x->lora_cache : NULL,
+                                x->has_mm ? &x->mm_profile : NULL, &x->notes};
+    return (kvp_render_input){p->model, p->o->startup.gpu_known ? p->o->startup.gpu.name : NULL,
+                              p->total_source, p->warnings, p->cli_warn_count, p->local, rules};
 }
 
 /* `plan --json`, rendered by the library (kvplan/render.h): the same document
  * kvp_json_call returns for the same question. */
 static int print_json(plan_ctx *p) {
-    kvp_render_rules rules = {p->o->seed.engine_version,
-                              &p->o->seed.compression,
-                              &p->o->seed.compression_effect,
-                              p->o->seed.has_lora ? &p->o->seed.lora : NULL,
-                              p->o->seed.has_lora ? &p->o->seed.lora_cache : NULL,
-                              p->o->seed.has_mm ? &p->o->seed.mm_profile : NULL,
-                              &p->o->seed.notes};
-    kvp_render_input in = {p->model, p->o->startup.gpu_known ? p->o->startup.gpu.name : NULL,
-                           p->total_source, p->warnings,
-                           p->cli_warn_count, p->local, &rules};
+    kvp_render_rules rules;
+    kvp_render_input in = render_input(p, &rules);
     kvp_error err;
     kvp_error_clear(&err);
     char *text = NULL;
     kvp_status st = kvp_render_plan_json(&in, p->r, &text, &err);
     return kvp_cli_print_rendered(st, text, &err, true);
+}
+
+/* The text report (the library's, text_internal.h) into `t`. */
+static void render_text(plan_ctx *p, kvp_report_text *t) {
+    kvp_render_rules rules;
+    kvp_render_input in = render_input(p, &rules);
+    const opts *o = p->o;
+    kvp__plan_text_opts to = {o->explain, o->kv.tokens_per_block, o->estimation_kv,
+                              o->kv.free_gpu_memory_fraction, o->has_non_torch, o->has_cuda_graph};
+    kvp_report_text_init(t, NULL);
+    kvp__trtllm_plan_text(&in, p->r, &to, t);
 }
 
 /* ------------------------------------------------------------------ the run */
@@ -646,37 +424,23 @@ static int run(plan_ctx *p) {
     o->seed.enable_block_reuse = o->kv.enable_block_reuse;
     if ((rc = kvp_cli_plan_seed_after_build(p->model, &r->trtllm, &r->plan, &o->seed, o->json)) >= 0)
         return rc;
-    /* The slot pool caps the count: max_batch_size x pp (compute_max_num_sequences). */
-    p->count = r->max_sequences < r->batch_limit ? r->max_sequences : r->batch_limit;
-    p->cli_warn_count = p->warn_count; /* the CLI's own, before the pipeline's */
-    for (uint32_t i = 0; i < r->warnings.count && p->warn_count < 64; i++)
-        p->warnings[p->warn_count++] = r->warnings.text[i];
-
-    if (o->json) {
-        if ((rc = print_json(p)) >= 0) return rc;
-    } else {
-        print_text(p, stdout);
-    }
+    p->cli_warn_count = p->warn_count; /* the CLI's own; the renderers add the pipeline's */
+    kvp_report_text text;
+    render_text(p, &text);
+    rc = o->json ? print_json(p) : kvp_cli_write_text(&text, stdout);
     /* Pictures of the same plan, written atomically (temporary name, then rename). */
     uint64_t local_bytes = p->local_peak_bytes + p->local_risk_bytes;
-    if (o->svg && kvp_report_write_plan_svg(o->svg, kvp_model_name(p->model),
-                                            p->r->have_memory ? &p->r->memory : NULL, &p->r->cap, &p->r->plan,
-                                            local_bytes, &err) != KVP_OK)
-        return kvp_cli_report_error(&err, false);
-    if (o->html) {
-        char *text = NULL;
-        size_t text_len = 0;
-        FILE *mf = open_memstream(&text, &text_len);
-        if (mf) {
-            print_text(p, mf);
-            fclose(mf);
-        }
-        kvp_status st = kvp_report_write_plan_html(o->html, kvp_model_name(p->model), text,
-                                                   p->r->have_memory ? &p->r->memory : NULL, &p->r->cap,
-                                                   &p->r->plan, local_bytes, &err);
-        free(text);
-        if (st != KVP_OK) return kvp_cli_report_error(&err, false);
-    }
+    const kvp_memory_facts *mf = r->have_memory ? &r->memory : NULL;
+    if (rc < 0 && o->svg &&
+        kvp_report_write_plan_svg(o->svg, kvp_model_name(p->model), mf, &r->cap, &r->plan,
+                                  local_bytes, &err) != KVP_OK)
+        rc = kvp_cli_report_error(&err, false);
+    if (rc < 0 && o->html &&
+        kvp_report_write_plan_html(o->html, kvp_model_name(p->model), text.data, mf, &r->cap,
+                                   &r->plan, local_bytes, &err) != KVP_OK)
+        rc = kvp_cli_report_error(&err, false);
+    kvp_report_text_free(&text);
+    if (rc >= 0) return rc;
     /* A stated max_seq_len the cache cannot hold: TensorRT-LLM would not serve it. */
     if (!r->starts) return kvp_cli_refuse("--max-seq-len", r->refusal);
     return KVP_EXIT_OK;

@@ -26,7 +26,7 @@
 #include "kvplan/policy.h"
 #include "from_cmd.h"
 #include "plan_policy.h"
-#include "admission_out.h"
+#include "text_internal.h"
 #include "startup_cli.h"
 #include "cli_options.h"
 #include "kvplan/estimate.h"
@@ -89,97 +89,6 @@ static kvp_status load_model(const char *arg, bool forced_geometry, kvp_model **
     if (forced_geometry)
         return kvp__fail(err, KVP_IO, arg, "geometry", "cannot open the geometry file");
     return kvp_model_open(arg, NULL, out, err);
-}
-
-static double mib(uint64_t b) { return (double)b / 1048576.0; }
-static double gib(uint64_t b) { return (double)b / 1073741824.0; }
-
-static void print_text(const kvp_model *model, const kvp_deploy_result *res, const cli_notes *cn) {
-    const kvp_policy_result *r = &res->policy;
-    const kvp_admission *adm = &res->admission;
-    const kvp_engine_report *e = &r->report;
-    char buf[64];
-    printf("model: %s\npolicy: %s (%s%s%s)\n", kvp_model_name(model), kvp_engine_name(r->engine),
-           r->era, r->engine_version[0] ? ", " : "", r->engine_version);
-    /* Which release line the start-up terms were derived for (docs/memory.md). */
-    if (res->have_memory && res->memory.term_count && res->memory.release_line[0])
-        printf("start-up memory: %s\n", res->memory.release_line);
-    switch (r->engine) {
-    case KVP_ENGINE_VLLM:
-        printf("Available KV cache memory: %.2f GiB\n", gib(e->available_kv_cache_bytes));
-        if (!strcmp(r->era, "v0") || !strcmp(r->era, "v1-jan25"))
-            printf("# GPU blocks: %llu\n", (unsigned long long)e->num_gpu_blocks);
-        else
-            printf("GPU KV cache size: %s tokens\n",
-                   kvp_cli_fmt_count(e->gpu_kv_cache_tokens, buf, sizeof buf));
-        printf("Maximum concurrency for %s tokens per request: %.2fx\n",
-               kvp_cli_fmt_count(r->max_model_len, buf, sizeof buf), e->max_concurrency);
-        if (r->group_size)
-            printf("(num_gpu_blocks %llu, block size %u, %u group(s) of %u layers, page %llu B, "
-                   "%llu blocks per request)\n",
-                   (unsigned long long)e->num_gpu_blocks, r->block_size, r->num_groups,
-                   r->group_size, (unsigned long long)r->page_bytes,
-                   (unsigned long long)r->per_request_blocks);
-        else /* DeepSeek-V4: groups of different sizes, one packed stride per block */
-            printf("(num_gpu_blocks %llu, block size %u, %u packed group(s), stride %llu B, "
-                   "%llu blocks per request)\n",
-                   (unsigned long long)e->num_gpu_blocks, r->block_size, r->num_groups,
-                   (unsigned long long)r->page_bytes, (unsigned long long)r->per_request_blocks);
-        break;
-    case KVP_ENGINE_SGLANG:
-        if (e->v_size_bytes == 0 && r->pools[0].kind == KVP_CACHE_MLA)
-            printf("KV Cache is allocated. #tokens: %llu, KV size: %.2f GB\n",
-                   (unsigned long long)e->max_total_num_tokens, gib(e->k_size_bytes));
-        else
-            printf("KV Cache is allocated. #tokens: %llu, K size: %.2f GB, V size: %.2f GB\n",
-                   (unsigned long long)e->max_total_num_tokens, gib(e->k_size_bytes),
-                   gib(e->v_size_bytes));
-        printf("max_total_num_tokens=%llu, max_running_requests=%llu, context_len=%llu\n",
-               (unsigned long long)e->max_total_num_tokens,
-               (unsigned long long)e->max_running_requests, (unsigned long long)r->max_model_len);
-        printf("(cell_size %llu B, page_size %u, rest memory %.2f GiB)\n",
-               (unsigned long long)r->cell_bytes, r->block_size, gib(r->budget_bytes));
-        break;
-    case KVP_ENGINE_LLAMACPP:
-        printf("llama_context: n_seq_max = %u, n_ctx = %llu, n_ctx_seq = %llu\n", r->n_seq_max,
-               (unsigned long long)r->n_ctx, (unsigned long long)r->n_ctx_seq);
-        for (uint32_t i = 0; i < r->pool_count; i++) {
-            const kvp_policy_pool *p = &r->pools[i];
-            if (p->kind == KVP_CACHE_RECURRENT) {
-                printf("llama_memory_recurrent: size = %7.2f MiB (%6llu cells, %3u layers, %2u "
-                       "seqs), R (f32): %7.2f MiB, S (f32): %7.2f MiB\n",
-                       mib(p->bytes), (unsigned long long)r->recurrent_cells, r->total_layers,
-                       r->n_seq_max, mib(p->k_bytes), mib(p->v_bytes));
-                continue;
-            }
-            if (!strcmp(p->name, "non-swa"))
-                printf("llama_kv_cache_iswa: creating non-SWA KV cache, size = %llu cells\n",
-                       (unsigned long long)p->tokens);
-            else if (!strcmp(p->name, "swa"))
-                printf("llama_kv_cache_iswa: creating     SWA KV cache, size = %llu cells\n",
-                       (unsigned long long)p->tokens);
-            else if (!strcmp(p->name, "indexer"))
-                printf("llama_kv_cache_dsa: creating indexer KV cache, size = %llu cells\n",
-                       (unsigned long long)p->tokens);
-            else if (!strcmp(p->name, "main") && r->indexer_layers)
-                printf("llama_kv_cache_dsa: creating main KV cache, size = %llu cells\n",
-                       (unsigned long long)p->tokens);
-            /* The indexer cache is a llama_kv_cache of the -ctk / -ctv types too. */
-            const char *tv = r->type_v_name;
-            const char *tk = r->kv_dtype_name;
-            printf("llama_kv_cache: size = %7.2f MiB (%6llu cells, %3u layers, %2u/%u seqs), "
-                   "K (%s): %7.2f MiB, V (%s): %7.2f MiB\n",
-                   mib(p->bytes), (unsigned long long)p->tokens, p->layers, r->n_seq_max,
-                   r->n_stream, tk, mib(p->k_bytes), tv, mib(p->v_bytes));
-        }
-        break;
-    default:
-        break;
-    }
-    kvp_cli_admission_text(stdout, adm, "");
-    for (unsigned i = 0; i < cn->count; i++) printf("note: %s\n", cn->text[i]);
-    for (uint32_t i = 0; i < r->note_count; i++) printf("note: %s\n", r->notes[i]);
-    printf("accuracy: %s (docs/accuracy.md)\n", kvp__engine_accuracy_line(r->engine));
 }
 
 /* --explain, --svg FILE and --html FILE: what to show besides the plan, taken out
@@ -395,13 +304,21 @@ static int plan_policy_main(int argc, char **argv, cli_notes *notes) {
     char est_note[KVP_NOTE_TEXT_MAX];
     if (!json && kvp__estimated_note(res, est_note, sizeof est_note)) cli_note(notes, "%s", est_note);
     int prc = -1;
-    if (json)
+    if (json) {
         prc = print_json(model, gpu ? gpu_name : NULL, total_source, res, notes);
-    else
-        print_text(model, res, notes);
-    if (g_show.explain && !json) kvp_cli_policy_explain(res, total_source, stdout);
-    if (prc < 0 && (g_show.svg || g_show.html))
-        prc = kvp_cli_policy_pictures(model, res, total_source, g_show.svg, g_show.html);
+    } else {
+        const char *nv[sizeof notes->text / sizeof notes->text[0]];
+        for (unsigned i = 0; i < notes->count; i++) nv[i] = notes->text[i];
+        kvp_report_text text;
+        kvp_report_text_init(&text, NULL);
+        kvp__policy_plan_text(model, res, nv, notes->count, &text);
+        if (g_show.explain) kvp__policy_explain_text(res, total_source, &text);
+        prc = kvp_cli_write_text(&text, stdout);
+        kvp_report_text_free(&text);
+    }
+    if (prc < 0 && (g_show.svg || g_show.html) &&
+        kvp__policy_pictures(model, res, total_source, g_show.svg, g_show.html, &err) != KVP_OK)
+        prc = kvp_cli_report_error(&err, false);
     int rc = prc >= 0      ? prc
              : res->starts ? KVP_EXIT_OK
                            : kvp_cli_refuse(kvp__engine_ops_of(s.engine)->len_flag, res->refusal);

@@ -36,9 +36,5 @@ int kvp_cli_plan_seed_prepare(const kvp_model *model, kvp_deploy_settings *d,
  * resolved (kvp_deploy_result.trtllm). -1 to continue, else an exit status. */
 int kvp_cli_plan_seed_after_build(const kvp_model *model, const kvp_deploy_settings *d,
                                   const kvp_plan *plan, kvp_cli_seed_opts *x, bool json);
-/* The "engine rules" section of the text report (nothing when no option was used). */
-void kvp_cli_plan_seed_print(const kvp_cli_seed_opts *x, const kvp_deploy_settings *d,
-                             const kvp_plan *plan, FILE *f);
-
 
 #endif

@@ -14,6 +14,7 @@
 #include "kvplan/policy.h"
 
 struct kvp__startup_rule;
+struct kvp__line_sink;
 
 /* A release as the records and versions.c encode it: MAJOR*10000 + MINOR*100 + PATCH. */
 #define KVP__REL(x, y, z) ((x) * 10000u + (y) * 100u + (z))
@@ -43,6 +44,13 @@ typedef struct kvp__engine_ops {
     /* The sim scheduler replaying the engine (kvp_sim_policy_parse name); NULL when
      * kvplan replays none (llama.cpp's slots are fixed at start-up). */
     const char *sim_policy;
+    /* clitext: the lines the engine itself prints at start-up for plan `r` (its
+     * "Available KV cache memory: ...", "KV Cache is allocated. #tokens: ...",
+     * llama_kv_cache: ...), one call of `out` per line, the figures of
+     * r->report and r->pools; NULL when the engine's plan has none to print
+     * (TensorRT-LLM: the creator's report, src/report/text_plan.c). The
+     * text of `kvplan plan` (src/report/text_plan_policy.c) writes them. */
+    void (*startup_lines)(const kvp_policy_result *r, const struct kvp__line_sink *out);
 } kvp__engine_ops;
 
 /* The record of `engine`; NULL for a value outside the list. The engine's name
