@@ -54,4 +54,74 @@ kvp_status kvp__policy_pictures(const kvp_model *model, const kvp_deploy_result 
                                 const char *total_source, const char *svg, const char *html,
                                 kvp_error *err);
 
+/* --------------------------------------------------------------- start-up */
+
+/* `kvplan check`'s text of report `rep` for settings `ss` (text_startup.c): the
+ * rules one a line with their fixes (flags as `spell` says), what is not
+ * decidable offline, "runs with" (only when it starts) and the summary. */
+void kvp__check_text(const kvp_startup_report *rep, const kvp_startup_settings *ss,
+                     const char *model_name, kvp__flag_spelling spell, const void *spell_ctx,
+                     kvp_report_text *t);
+/* The refusals of a deployment's start-up verdict, "kvplan: ENGINE would not
+ * start: RULE: ..." with their fixes, then where to read every rule. */
+void kvp__startup_refusal_text(kvp_engine engine, const kvp_deploy_startup *st,
+                               kvp__flag_spelling spell, const void *spell_ctx,
+                               kvp_report_text *t);
+/* What the engine adjusts or warns about at start-up, one "kvplan: ..." line
+ * each; `skip_memory` leaves out the memory rules (-MEM-). */
+void kvp__startup_adjust_text(kvp_engine engine, const kvp_deploy_startup *st, bool skip_memory,
+                              kvp_report_text *t);
+
+/* ------------------------------------------------------ fit, compare, sweep */
+
+/* What a row shows as its limit: the binding when planned, else the message,
+ * "refused at start-up: V-PAR-1: ..." when a start-up rule refused (buf). */
+const char *kvp__fit_eval_reason(const kvp_fit_eval *e, char *buf, size_t n);
+/* The sequences of max_seq_len the engine runs at once, as `plan` prints them
+ * ("admitted at once"): the KV cache's count capped by the scheduler's
+ * (vLLM max_num_seqs, SGLang max_running_requests, TensorRT-LLM
+ * max_batch_size); *why names what binds. `compare` and `sweep` print this,
+ * never the KV count alone under a cap that binds. */
+uint64_t kvp__fit_eval_admitted(const kvp_fit_eval *e, const char **why);
+
+/* `kvplan compare`'s table of `n` evaluated engines (text_fit.c); `gpu` NULL
+ * when none was named. */
+void kvp__compare_text(const kvp_model *model, const kvp_gpu_info *gpu, const kvp_fit_eval *ev,
+                       size_t n, kvp_report_text *t);
+/* `compare --html FILE`: the table and a memory bar per engine planned. */
+kvp_status kvp__compare_html(const char *path, const kvp_model *model, const kvp_gpu_info *gpu,
+                             const kvp_fit_eval *ev, size_t n, kvp_error *err);
+/* `kvplan fit`'s answer to `req` as text, and `fit --svg FILE`: the memory bar
+ * of the plan at the answer. */
+void kvp__fit_text(const kvp_model *model, const kvp_gpu_info *gpu, const kvp_fit_request *req,
+                   const kvp_fit_answer *ans, kvp_report_text *t);
+kvp_status kvp__fit_svg(const char *path, const kvp_model *model, const kvp_gpu_info *gpu,
+                        const kvp_fit_request *req, const kvp_fit_answer *ans, kvp_error *err);
+
+/* `kvplan sweep` (text_sweep.c): the table's head, and one row as a table line
+ * or a CSV record (the CSV head is KVP__SWEEP_CSV_HEAD). */
+#define KVP__SWEEP_CSV_HEAD                                                                   \
+    "policy,tp,pp,kv_dtype,max_seq_len,ok,budget_bytes,kv_bytes,tokens,blocks,"             \
+    "max_sequences,longest_sequence_tokens,bound_by\n"
+void kvp__sweep_text_head(const char *model_name, const char *gpu_name, uint64_t count,
+                          kvp_report_text *t);
+void kvp__sweep_text_row(const kvp_fit_eval *e, kvp_report_text *t);
+void kvp__sweep_csv_row(const kvp_fit_eval *e, kvp_report_text *t);
+/* What `sweep --svg / --html` keeps of a row (the rest is written and dropped
+ * as the grid is planned): the point, its figures and the reason shown. */
+typedef struct kvp__sweep_keep {
+    kvp_fit_point point;
+    bool ok;
+    uint64_t budget_bytes, tokens, blocks, max_sequences; /* max_sequences: as admitted */
+    char *why;                   /* binding, or the error (the caller's, malloc'd) */
+} kvp__sweep_keep;
+/* The chart (max sequences against max_seq_len, a line per combination of the
+ * other axes of `grid`) to `svg_path`, and a page with it and every row to
+ * `html_path` (either may be NULL). `gpu_name` NULL when none. */
+struct kvp_sweep_grid;
+kvp_status kvp__sweep_pictures(const char *model_name, const char *gpu_name,
+                               const struct kvp_sweep_grid *grid, const kvp__sweep_keep *rows,
+                               size_t count, const char *svg_path, const char *html_path,
+                               kvp_error *err);
+
 #endif
