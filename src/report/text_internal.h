@@ -14,6 +14,7 @@
 #include "kvplan/fit.h"
 #include "kvplan/render.h"
 #include "kvplan/report.h"
+#include "kvplan/sim.h"
 #include "kvplan/startup.h"
 #include "respell.h"
 
@@ -123,5 +124,21 @@ kvp_status kvp__sweep_pictures(const char *model_name, const char *gpu_name,
                                const struct kvp_sweep_grid *grid, const kvp__sweep_keep *rows,
                                size_t count, const char *svg_path, const char *html_path,
                                kvp_error *err);
+
+/* -------------------------------------------------------------------- sim */
+
+/* What `kvplan sim`'s text says of the replay's settings. */
+typedef struct kvp__sim_text_in {
+    const char *workload, *synthetic;  /* --workload FILE, else --synthetic SPEC */
+    uint32_t max_batch, max_tokens;
+    uint64_t max_model_len, max_new_tokens; /* max_new_tokens 0: max_model_len - prompt */
+    bool no_chunked, no_reuse, no_timing;
+    kvp_sim_policy policy;
+} kvp__sim_text_in;
+/* `kvplan sim`'s report of replay `r` over pools `pc` (text_sim.c). */
+void kvp__sim_text(const kvp__sim_text_in *j, const kvp_model *m, const kvp_pool_config *pc,
+                   const kvp_sim_result *r, kvp_report_text *t);
+/* `sim --svg FILE`: block utilization and running requests over steps. */
+kvp_status kvp__sim_svg(const char *path, const kvp_sim_result *r, kvp_error *err);
 
 #endif
