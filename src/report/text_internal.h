@@ -12,6 +12,8 @@
 
 #include "kvplan/deploy.h"
 #include "kvplan/fit.h"
+#include "kvplan/local.h"
+#include "kvplan/probe.h"
 #include "kvplan/render.h"
 #include "kvplan/report.h"
 #include "kvplan/sim.h"
@@ -140,5 +142,15 @@ void kvp__sim_text(const kvp__sim_text_in *j, const kvp_model *m, const kvp_pool
                    const kvp_sim_result *r, kvp_report_text *t);
 /* `sim --svg FILE`: block utilization and running requests over steps. */
 kvp_status kvp__sim_svg(const char *path, const kvp_sim_result *r, kvp_error *err);
+
+/* ------------------------------------------------------------ local, gpus */
+
+/* `kvplan local`'s report of the model-local caches `r` (text_local_gpus.c). */
+void kvp__local_text(const kvp_local_report *r, kvp_report_text *t);
+/* `kvplan gpus --catalog`: the `n` GPUs of `list`, then what the columns mean. */
+void kvp__gpus_catalog_text(const kvp_gpu_info *list, size_t n, kvp_report_text *t);
+/* `kvplan gpus`: what the probe found (`st` its status: "no GPU found" and
+ * the notes when not KVP_OK). */
+void kvp__gpus_live_text(const kvp_probe_result *r, kvp_status st, kvp_report_text *t);
 
 #endif
