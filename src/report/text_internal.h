@@ -153,4 +153,11 @@ void kvp__gpus_catalog_text(const kvp_gpu_info *list, size_t n, kvp_report_text 
  * the notes when not KVP_OK). */
 void kvp__gpus_live_text(const kvp_probe_result *r, kvp_status st, kvp_report_text *t);
 
+/* -------------------------------------------------------------------- why */
+
+/* `kvplan why`'s table of the document `doc_text` (kvp__why_json_text, JSON
+ * text); `cut_line_bytes` the log reader's line limit, said when lines were
+ * cut (text_why.c). Nothing when the text is no JSON. */
+void kvp__why_text(const char *doc_text, unsigned cut_line_bytes, kvp_report_text *t);
+
 #endif
