@@ -298,6 +298,7 @@ const char *kvp_cli_field_flag(const char *field) {
         {"local_graph_bytes", NULL, "--local"},
         {"synthetic", NULL, "--synthetic"},
         {"device", NULL, "--device"},
+        {"svg", NULL, "--svg"},
     };
     if (!field) return NULL;
     /* "ep" is fed by --ep-size (TensorRT-LLM, SGLang) or --enable-expert-parallel

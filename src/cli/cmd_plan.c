@@ -61,30 +61,19 @@ static void usage(FILE *out) { kvp_cli_plan_usage(out); }
 
 /* ----------------------------------------------------------------- options */
 
+/* This command's own options; every deployment setting is read from the
+ * settled option table (`t`, options.h), never copied (issue 27 item 2). */
 typedef struct opts {
-    const char *model, *draft, *gpu;
-    uint64_t gpu_mem, free_mem, weights, peak, activation_peak, non_torch, cuda_graph,
-        estimation_kv, kv_budget;
-    bool has_gpu_mem, has_weights, has_peak, has_activation_peak, has_non_torch, has_cuda_graph,
-        has_kv_budget;
-    bool probe;          /* --probe: live memory of --device */
-    uint32_t device;     /* --device N */
-    uint32_t gpus;       /* --gpus N: GPUs per node, 0 = not given */
+    const char *model;
     const char *local;   /* --local NAME: model-local cache declarations */
     const char *svg, *html; /* --svg FILE, --html FILE */
     kvp_local_deployment local_dep;
-    uint64_t seq_len;
-    bool has_max_seq_len;
-    uint32_t cuda_graph_bs;
-    uint32_t graph_sizes[64], graph_size_count; /* --cuda-graph-batch-sizes */
     bool explain, json;
-    kvp_deploy_settings d;
-    kvp_kv_config kv;
-    uint64_t windows[256];
-    size_t window_count;
-    kvp_startup_settings startup; /* start-up flags (issue 21, startup_cli.h) */
-    kvp_admission_settings admission; /* --isl, --osl, --max-new-tokens, policy */
-    kvp_cli_seed_opts seed; /* engine settings and rules around the creator */
+    const kvp_options *t; /* the settings, as the table settled them */
+    kvp_deploy_settings d; /* the creator's: the table's, with the point's tp, pp, length
+                              and KV dtype, and the multimodal output the rules retain */
+    kvp_startup_settings startup; /* the table's, with the GPU named resolved */
+    kvp_cli_seed_opts seed; /* the results of the rules around the creator */
 } opts;
 
 static bool g_json;
@@ -103,62 +92,24 @@ static int bad_input(kvp_status code, const char *key, const char *fmt, ...) {
     return kvp_cli_report_error(&err, g_json);
 }
 
-/* The table's settings (options.h) as this command's run reads them. Returns -1
- * to continue, else an exit status. */
-static int from_table(opts *o, const kvp_options *t) {
+/* The creator's settings: the table's, with the shared point (tp, pp, the
+ * length, the KV dtype). Returns -1 to continue, else an exit status. */
+static int creator_settings(opts *o, const kvp_options *t) {
     const kvp_deployment *dep = &t->deployment;
-    const kvp_deploy_memory *m = &dep->memory;
-    o->gpu = t->gpu;
-    o->draft = t->draft;
-    o->probe = t->probe;
-    o->device = t->device;
-    o->gpus = t->gpus;
-    o->has_gpu_mem = kvp_options_given(t, "--gpu-mem");
-    o->gpu_mem = m->total_bytes;
-    o->free_mem = m->free_bytes;
-    o->has_kv_budget = kvp_options_given(t, "--kv-budget");
-    o->kv_budget = m->kv_budget_bytes;
-    o->has_weights = m->has_weights;
-    o->weights = m->weights_bytes;
-    o->has_peak = m->has_peak;
-    o->peak = m->peak_bytes;
-    o->has_activation_peak = m->has_activation_peak;
-    o->activation_peak = m->activation_peak_bytes;
-    o->has_non_torch = m->has_non_torch;
-    o->non_torch = m->non_torch_bytes;
-    o->has_cuda_graph = m->has_cuda_graph;
-    o->cuda_graph = m->cuda_graph_bytes;
-    o->estimation_kv = m->estimation_kv_bytes;
-    memcpy(o->graph_sizes, m->cuda_graph_sizes, sizeof o->graph_sizes);
-    o->graph_size_count = m->cuda_graph_size_count;
-    /* The creator's settings: the table's, with the shared point (tp, pp, lengths). */
+    o->t = t;
     o->d = dep->trtllm;
     o->d.tp = dep->point.tp;
     o->d.pp = dep->point.pp;
     o->d.max_seq_len = dep->point.max_seq_len;
-    o->has_max_seq_len = kvp_options_given(t, "--max-seq-len");
-    o->seq_len = dep->point.seq_len;
-    o->cuda_graph_bs = (uint32_t)dep->trtllm.max_cuda_graph_batch_size; /* the row caps it at 2^20 */
     if (dep->point.kv_dtype[0] && kvp_dtype_parse(dep->point.kv_dtype, &o->d.kv_dtype) != KVP_OK)
         return bad_input(KVP_INVALID_ARG, kvp_options_typed(t, "--kv-dtype"),
                          "%s: unknown dtype '%s' (expected auto, fp16, bf16, fp8, nvfp4)",
                          kvp_options_typed(t, "--kv-dtype"), dep->point.kv_dtype);
-    o->kv = dep->kv;
-    o->admission = dep->admission;
     o->startup = t->startup;
     o->local_dep.enforce_eager = t->startup.enforce_eager;
-    /* The rules around the creator; names point into t, which outlives the run. */
-    const kvp_option_rules *x = &t->rules;
-    o->seed.engine_version = kvp_options_given(t, "--engine-version") ? dep->policy.engine_version : NULL;
-    o->seed.compression = x->compression;
-    o->seed.has_lora = x->has_lora;
-    o->seed.lora = x->lora;
-    o->seed.has_mm = x->has_mm;
-    o->seed.mm_max_tokens = x->mm_max_tokens;
-    o->seed.mm_batch = x->mm_batch;
-    o->seed.mm_embedding_dim = x->mm_embedding_dim;
-    memcpy(o->seed.mm, x->mm, sizeof o->seed.mm);
-    o->seed.mm_count = x->mm_count;
+    o->seed.rules = &t->rules;
+    o->seed.engine_version =
+        kvp_options_given(t, "--engine-version") ? dep->policy.engine_version : NULL;
     return -1;
 }
 
@@ -222,7 +173,7 @@ static int parse(int argc, char **argv, opts *o, kvp_options *t) {
     if (frc) return frc;
     int rc = kvp_cli_table_finish(t, g_json);
     if (rc >= 0) return rc;
-    return from_table(o, t);
+    return creator_settings(o, t);
 }
 /* ------------------------------------------------------------------ output */
 
@@ -256,9 +207,10 @@ static void warn(plan_ctx *p, const char *fmt, ...) {
 /* What the plan's renderers take beyond the result (kvplan/render.h). */
 static kvp_render_input render_input(plan_ctx *p, kvp_render_rules *rules) {
     const kvp_cli_seed_opts *x = &p->o->seed;
-    *rules = (kvp_render_rules){x->engine_version, &x->compression, &x->compression_effect,
-                                x->has_lora ? &x->lora : NULL, x->has_lora ? &x->lora_cache : NULL,
-                                x->has_mm ? &x->mm_profile : NULL, &x->notes};
+    const kvp_option_rules *xr = x->rules;
+    *rules = (kvp_render_rules){x->engine_version, &xr->compression, &x->compression_effect,
+                                xr->has_lora ? &xr->lora : NULL, xr->has_lora ? &x->lora_cache : NULL,
+                                xr->has_mm ? &x->mm_profile : NULL, &x->notes};
     return (kvp_render_input){p->model, p->o->startup.gpu_known ? p->o->startup.gpu.name : NULL,
                               p->total_source, p->warnings, p->cli_warn_count, p->local, rules};
 }
@@ -280,8 +232,10 @@ static void render_text(plan_ctx *p, kvp_report_text *t) {
     kvp_render_rules rules;
     kvp_render_input in = render_input(p, &rules);
     const opts *o = p->o;
-    kvp__plan_text_opts to = {o->explain, o->kv.tokens_per_block, o->estimation_kv,
-                              o->kv.free_gpu_memory_fraction, o->has_non_torch, o->has_cuda_graph};
+    const kvp_deployment *td = &o->t->deployment;
+    kvp__plan_text_opts to = {o->explain, td->kv.tokens_per_block, td->memory.estimation_kv_bytes,
+                              td->kv.free_gpu_memory_fraction, td->memory.has_non_torch,
+                              td->memory.has_cuda_graph};
     kvp_report_text_init(t, NULL);
     kvp__trtllm_plan_text(&in, p->r, &to, t);
 }
@@ -293,71 +247,73 @@ static int fail_err(plan_ctx *p, const kvp_error *err) { return kvp_cli_report_e
 /* The deployment these options describe (deploy.h). Returns -1 to continue,
  * else an exit status. */
 static int deployment(plan_ctx *p, kvp_deployment *dep) {
-    opts *o = p->o;
+    const kvp_options *t = p->o->t;
+    const kvp_deployment *td = &t->deployment;
+    const kvp_deploy_memory *tm = &td->memory;
     kvp_error err;
     kvp_error_clear(&err);
     *dep = kvp_deployment_default();
     dep->model = p->model;
     dep->draft = p->draft;
     dep->point.engine = KVP_ENGINE_TRTLLM;
-    dep->point.seq_len = o->seq_len;
-    dep->admission = o->admission;
-    dep->trtllm = o->d;
-    dep->trtllm.max_cuda_graph_batch_size = o->cuda_graph_bs;
-    memcpy(dep->memory.cuda_graph_sizes, o->graph_sizes, sizeof o->graph_sizes);
-    dep->memory.cuda_graph_size_count = o->graph_size_count;
-    dep->kv = o->kv;
+    dep->point.seq_len = td->point.seq_len;
+    dep->admission = td->admission;
+    dep->trtllm = p->o->d;
+    memcpy(dep->memory.cuda_graph_sizes, tm->cuda_graph_sizes, sizeof tm->cuda_graph_sizes);
+    dep->memory.cuda_graph_size_count = tm->cuda_graph_size_count;
+    dep->kv = td->kv;
     kvp_deploy_memory *mem = &dep->memory;
-    mem->estimation_kv_bytes = o->estimation_kv;
-    if (o->has_kv_budget) {
-        if (o->gpu || o->has_gpu_mem || o->has_peak || o->has_weights || o->has_non_torch)
+    mem->estimation_kv_bytes = tm->estimation_kv_bytes;
+    bool gpu_mem = kvp_options_given(t, "--gpu-mem");
+    if (kvp_options_given(t, "--kv-budget")) {
+        if (t->gpu || gpu_mem || tm->has_peak || tm->has_weights || tm->has_non_torch)
             return bad_input(KVP_INVALID_ARG, "--kv-budget",
                              "--kv-budget plans from a budget directly; drop --gpu, --gpu-mem, "
                              "--peak, --weights and --non-torch");
-        mem->kv_budget_bytes = o->kv_budget;
+        mem->kv_budget_bytes = tm->kv_budget_bytes;
         return -1;
     }
-    uint32_t ranks = (o->d.tp ? o->d.tp : 1) * (o->d.pp ? o->d.pp : 1);
-    if (o->gpus && ranks > o->gpus)
+    uint32_t ranks = (p->o->d.tp ? p->o->d.tp : 1) * (p->o->d.pp ? p->o->d.pp : 1);
+    if (t->gpus && ranks > t->gpus)
         return bad_input(KVP_INVALID_ARG, "--gpus",
                          "TP x PP = %u ranks need %u GPUs, but --gpus gives %u per node", ranks,
-                         ranks, o->gpus);
-    if ((o->gpu != NULL) + o->has_gpu_mem + o->probe > 1)
+                         ranks, t->gpus);
+    if ((t->gpu != NULL) + gpu_mem + t->probe > 1)
         return bad_input(KVP_INVALID_ARG, "--gpu", "give one of --gpu, --gpu-mem or --probe");
-    if (o->probe) {
+    if (t->probe) {
         /* Live figures: the planner budgets from what is free now on that device. */
         kvp_gpu_info g;
-        if (kvp_probe_device(o->device, &g, &err) != KVP_OK) return fail_err(p, &err);
+        if (kvp_probe_device(t->device, &g, &err) != KVP_OK) return fail_err(p, &err);
         mem->total_bytes = g.total_bytes;
         mem->free_bytes = g.free_bytes;
         p->total_source = "probe";
-    } else if (o->gpu) {
+    } else if (t->gpu) {
         kvp_gpu_info g;
-        if (kvp_gpu_lookup_in(kvp_cli_gpu_catalog(), o->gpu, &g, &err) != KVP_OK) return fail_err(p, &err);
+        if (kvp_gpu_lookup_in(kvp_cli_gpu_catalog(), t->gpu, &g, &err) != KVP_OK) return fail_err(p, &err);
         mem->total_bytes = g.total_bytes;
         p->total_source = "catalogue";
-    } else if (o->has_gpu_mem) {
-        mem->total_bytes = o->gpu_mem;
+    } else if (gpu_mem) {
+        mem->total_bytes = tm->total_bytes;
         p->total_source = "--gpu-mem";
     } else {
         return bad_input(KVP_INVALID_ARG, "--gpu",
                          "no memory to plan from: give --gpu NAME, --gpu-mem BYTES or "
                          "--kv-budget BYTES");
     }
-    if (o->free_mem && !o->probe) mem->free_bytes = o->free_mem;
-    mem->has_weights = o->has_weights;
-    mem->weights_bytes = o->weights;
-    mem->has_peak = o->has_peak;
-    mem->peak_bytes = o->peak;
-    mem->has_activation_peak = o->has_activation_peak;
-    mem->activation_peak_bytes = o->activation_peak;
-    mem->has_non_torch = o->has_non_torch;
-    mem->non_torch_bytes = o->non_torch;
-    mem->has_cuda_graph = o->has_cuda_graph;
-    mem->cuda_graph_bytes = o->cuda_graph;
+    if (tm->free_bytes && !t->probe) mem->free_bytes = tm->free_bytes;
+    mem->has_weights = tm->has_weights;
+    mem->weights_bytes = tm->weights_bytes;
+    mem->has_peak = tm->has_peak;
+    mem->peak_bytes = tm->peak_bytes;
+    mem->has_activation_peak = tm->has_activation_peak;
+    mem->activation_peak_bytes = tm->activation_peak_bytes;
+    mem->has_non_torch = tm->has_non_torch;
+    mem->non_torch_bytes = tm->non_torch_bytes;
+    mem->has_cuda_graph = tm->has_cuda_graph;
+    mem->cuda_graph_bytes = tm->cuda_graph_bytes;
     /* Exact weights from safetensors headers when MODEL is a checkpoint folder
      * (or a config.json inside one). */
-    mem->model_dir = kvp_cli_model_dir(o->model, p->model_dir, sizeof p->model_dir);
+    mem->model_dir = kvp_cli_model_dir(p->o->model, p->model_dir, sizeof p->model_dir);
     return -1;
 }
 
@@ -366,7 +322,7 @@ static int run(plan_ctx *p) {
     kvp_error err;
     kvp_error_clear(&err);
     if (kvp_model_open(o->model, NULL, &p->model, &err) != KVP_OK) return fail_err(p, &err);
-    if (o->draft && kvp_model_open(o->draft, NULL, &p->draft, &err) != KVP_OK)
+    if (o->t->draft && kvp_model_open(o->t->draft, NULL, &p->draft, &err) != KVP_OK)
         return fail_err(p, &err);
     /* The multimodal profiling batch (fills o->d before the deployment copies it). */
     int rc = kvp_cli_plan_seed_prepare(p->model, &o->d, &o->seed, o->json);
@@ -378,7 +334,7 @@ static int run(plan_ctx *p) {
     /* TensorRT-LLM's start-up rules run in the pipeline (docs/startup.md): a
      * refusal is exit 1 with its rule; a max_seq_len above the model's is clamped
      * as trtllm-serve does, and planned with. */
-    o->startup.gpu_known = o->gpu && kvp_gpu_lookup_in(kvp_cli_gpu_catalog(), o->gpu, &o->startup.gpu, NULL) == KVP_OK;
+    o->startup.gpu_known = o->t->gpu && kvp_gpu_lookup_in(kvp_cli_gpu_catalog(), o->t->gpu, &o->startup.gpu, NULL) == KVP_OK;
     /* The one step every command takes (deploy.h): the start-up settings and the
      * GPU's identity; the memory was decided above (--gpu, --gpu-mem, --probe). */
     kvp_deployment_settle(&dep, &o->startup, o->startup.gpu_known ? &o->startup.gpu : NULL, true);
@@ -391,7 +347,8 @@ static int run(plan_ctx *p) {
         o->local_dep.max_num_seqs = o->d.max_batch_size ? o->d.max_batch_size : 2048;
         if (kvp_local_report_for(o->local, &o->local_dep, NULL, &p->local, &err) != KVP_OK)
             return fail_err(p, &err);
-        bool measured = have_mem && (o->has_peak || o->has_activation_peak);
+        bool measured = have_mem && (o->t->deployment.memory.has_peak ||
+                                     o->t->deployment.memory.has_activation_peak);
         kvp_local_budget_effect(p->local, measured, &p->local_peak_bytes, &p->local_risk_bytes);
         if (have_mem && p->local_peak_bytes) {
             dep.memory.local_graph_bytes = p->local_peak_bytes;
@@ -421,7 +378,7 @@ static int run(plan_ctx *p) {
      * admitted (1, with the largest length that fits). */
     if (r->admission.status != KVP_OK)
         return bad_input(r->admission.status, r->admission.key, "%s", r->admission.refused);
-    o->seed.enable_block_reuse = o->kv.enable_block_reuse;
+    o->seed.enable_block_reuse = o->t->deployment.kv.enable_block_reuse;
     if ((rc = kvp_cli_plan_seed_after_build(p->model, &r->trtllm, &r->plan, &o->seed, o->json)) >= 0)
         return rc;
     p->cli_warn_count = p->warn_count; /* the CLI's own; the renderers add the pipeline's */

@@ -17,12 +17,13 @@ int kvp_cli_plan_seed_prepare(const kvp_model *model, kvp_deploy_settings *d,
                               kvp_cli_seed_opts *x, bool json) {
     kvp_error err;
     kvp_error_clear(&err);
-    if (x->has_mm) {
-        if (kvp_mm_encoder_profile_batch(x->mm, x->mm_count, x->mm_max_tokens,
-                                         x->mm_batch ? x->mm_batch : 1, &x->mm_profile,
+    const kvp_option_rules *r = x->rules;
+    if (r->has_mm) {
+        if (kvp_mm_encoder_profile_batch(r->mm, r->mm_count, r->mm_max_tokens,
+                                         r->mm_batch ? r->mm_batch : 1, &x->mm_profile,
                                          &err) != KVP_OK)
             return kvp_cli_report_error(&err, json);
-        uint64_t dim = x->mm_embedding_dim ? x->mm_embedding_dim
+        uint64_t dim = r->mm_embedding_dim ? r->mm_embedding_dim
                                            : kvp_model_get_info(model)->hidden_size;
         if (kvp_mm_encoder_output_bytes(&x->mm_profile, dim, kvp_model_get_info(model)->dtype,
                                         &d->mm_profiled_output_bytes, &err) != KVP_OK)
@@ -37,13 +38,14 @@ int kvp_cli_plan_seed_after_build(const kvp_model *model, const kvp_deploy_setti
     kvp_error_clear(&err);
     const kvp_manager_plan *t = &plan->managers[KVP_ROLE_TARGET];
     kvp_notes_clear(&x->notes);
-    if (x->compression.algorithm != KVP_COMPRESSION_NONE &&
-        kvp_kv_compression_manager(&x->compression, d->helix_cp, t->kind, t->kv_dtype,
+    const kvp_option_rules *r = x->rules;
+    if (r->compression.algorithm != KVP_COMPRESSION_NONE &&
+        kvp_kv_compression_manager(&r->compression, d->helix_cp, t->kind, t->kv_dtype,
                                    d->sm_version, x->enable_block_reuse, d->spec_mode, false,
                                    &x->compression_effect, &x->notes, &err) != KVP_OK)
         return kvp_cli_report_error(&err, json);
-    if (x->has_lora) {
-        if (kvp_lora_cache_size(model, &x->lora, d->attention_dp ? 1 : d->tp, &x->lora_cache,
+    if (r->has_lora) {
+        if (kvp_lora_cache_size(model, &r->lora, d->attention_dp ? 1 : d->tp, &x->lora_cache,
                                 &x->notes, &err) != KVP_OK)
             return kvp_cli_report_error(&err, json);
     }

@@ -69,7 +69,7 @@ static kvp_status build_chart(const char *sub, const kvp_sweep_grid *grid, const
                               size_t count, kvp_report_text *svg, kvp_error *err) {
     size_t per = axis_n(grid, AX_SEQ_LEN), nseries = count / per;
     if (nseries > KVP_REPORT_MAX_SERIES)
-        return kvp__fail(err, KVP_INVALID_ARG, NULL, "--svg",
+        return kvp__fail(err, KVP_INVALID_ARG, NULL, "svg",
                          "--svg: %zu lines are too many for one chart (at most %d); narrow the "
                          "grid",
                          nseries, KVP_REPORT_MAX_SERIES);
