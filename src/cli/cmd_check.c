@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "command_help.h"
 #include "cli_options.h"
 #include "check_run.h"
 #include "kvplan/deploy.h"
@@ -15,19 +16,8 @@
 #include "startup_cli.h"
 #include "util.h"
 
-static const char *const k_usage =
-    "usage: kvplan check MODEL --gpu G [--gpus N] (--policy vllm|sglang|trtllm|llamacpp | --from \"CMD\")\n"
-    "                    [engine flags] [--json]\n"
-    "\n"
-    "Evaluates the engine's start-up rules (docs/startup.md) before a GPU is booked.\n"
-    "Each rule prints pass, refuse, adjust (the engine changes a setting and starts), warn or\n"
-    "unknown (an input it needs is missing), the engine's message and the fix.\n"
-    "\n"
-    "  --from \"vllm serve M --tensor-parallel-size 2 ...\"   read the engine command itself\n"
-    "  --rules                         list every engine's rules and exit\n"
-    "exit status: 0 the engine starts, 1 it refuses, 2 bad input\n"
-    "\n"
-    "settings (the option table, docs/options.md; an engine's own flag names it):";
+/* The help text is the options room's (command_help.c). */
+#define k_usage (kvp__command_help("check"))
 
 static int list_rules(void) {
     for (int e = 0; e < KVP_ENGINE_COUNT; e++) {

@@ -11,14 +11,11 @@
 #include "kvplan/render.h"
 #include "from_cmd.h" /* kvp_cli_from_run, kvp_cli_from_model */
 #include "text_internal.h"
+#include "command_help.h"
 #include "util.h"
 
 static void usage(FILE *out) {
-    fputs("usage: kvplan compare MODEL (--gpu NAME | --gpu-mem BYTES | --kv-budget BYTES) "
-          "[options]\n"
-          "  --policies LIST              engines to compare (default trtllm,vllm,sglang,llamacpp)\n"
-          "  --html FILE                  one self-contained page: table and a memory bar each\n",
-          out);
+    fputs(kvp__command_help("compare"), out);
     fit_cli_usage(out, KVP_COMMAND_COMPARE);
 }
 

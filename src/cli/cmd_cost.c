@@ -4,21 +4,12 @@
 
 #include "render_internal.h" /* the document, shared with kvp_json_call */
 #include "cli.h"
+#include "command_help.h"
 #include "cli_options.h"
 #include "kvplan/options.h"
 
 static void usage(FILE *out) {
-    fputs("usage: kvplan cost MODEL [options]\n"
-          "The per-rank cost model, pool by pool: bytes per token and per sequence.\n"
-          "  MODEL                        config.json, a folder holding one, or a catalogue name\n"
-          "this command:\n"
-          "  --pp-rank N                  pipeline stage to cost (default: the busiest)\n"
-          "  --beam-width N               beams per sequence (default 1)\n"
-          "  --layers                     print the per-layer table\n"
-          "  --json                       machine-readable output\n"
-          "the settings a cost reads (the option table, docs/options.md; defaults: tp 1,\n"
-          "pp 1, kv dtype auto, 32 tokens per block):\n",
-          out);
+    fputs(kvp__command_help("cost"), out);
     kvp_cli_table_usage(out, KVP_COMMAND_COST, KVP_OPTION_ENGINES_ALL);
 }
 

@@ -10,21 +10,11 @@
 #include "kvplan/render.h"
 #include "from_cmd.h" /* kvp_cli_from_run, kvp_cli_from_model */
 #include "text_internal.h"
+#include "command_help.h"
 #include "util.h"
 
 static void usage(FILE *out) {
-    fputs("usage: kvplan fit MODEL (--gpu NAME | --gpu-mem BYTES | --kv-budget BYTES) "
-          "[constraints]\n"
-          "Solves for what is left free; by default the longest --max-seq-len serving\n"
-          "--concurrency sequences at once, or, with --max-seq-len, the most sequences.\n"
-          "  --solve max-seq-len|concurrency|tp|kv-dtype   what to solve for\n"
-          "  --concurrency N              sequences served at once (default 1)\n"
-          "  --gpus N                     GPUs available for --solve tp (default 8)\n"
-          "  --allow-pp                   --solve tp may also use pipeline parallelism\n"
-          "  --max-seq-len-limit N        upper bound of the length search (default: the\n"
-          "                               model's max_position_embeddings)\n"
-          "  --svg FILE                   the GPU memory bar of the plan at the answer\n",
-          out);
+    fputs(kvp__command_help("fit"), out);
     fit_cli_usage(out, KVP_COMMAND_FIT);
 }
 

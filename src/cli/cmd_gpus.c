@@ -4,16 +4,12 @@
 #include <string.h>
 
 #include "cli.h"
+#include "command_help.h"
 #include "render_internal.h" /* the GPU JSON (shared with kvp_json_call) */
 #include "text_internal.h"
 
-static const char *const k_usage =
-    "usage: kvplan gpus [--catalog] [--json]\n"
-    "  lists the GPUs found on this machine with their total, free and used memory\n"
-    "  (NVIDIA through NVML or the CUDA driver, AMD through sysfs)\n"
-    "  --catalog  list the embedded catalogue instead (names usable with --gpu)\n"
-    "  --json     machine-readable output\n"
-    "exit status: 0 GPUs found, 1 none found (the notes say why), 2 bad usage";
+/* The help text is the options room's (command_help.c). */
+#define k_usage (kvp__command_help("gpus"))
 
 static int list_catalog(bool json) {
     kvp_error err;

@@ -9,27 +9,13 @@
 
 #include "render_internal.h" /* kvp__local_json_text: the local document */
 #include "cli.h"
+#include "command_help.h"
 #include "commands.h"
 #include "util.h"
 #include "text_internal.h"
 
 static void usage(FILE *out) {
-    fputs("usage: kvplan local MODEL --max-num-seqs N [--async-chunk] [--streaming]\n"
-          "                    [--enforce-eager] [--json] [--decl FILE]\n"
-          "       kvplan local --list\n\n"
-          "Model-local KV caches (kept in the model's own transformers cache objects, outside\n"
-          "the engine's paged KV manager): bytes per row, rows with their driver and reason,\n"
-          "totals at max_num_seqs, and what profiling already charged. Reported, never\n"
-          "subtracted from the KV budget.\n\n"
-          "  MODEL              qwen3-tts, mimo-audio, minicpm-o, ming-flash-omni (or an alias)\n"
-          "  --max-num-seqs N   in-flight sequences (rows of MAX_NUM_SEQS caches)\n"
-          "  --async-chunk      async-chunk decoding (Qwen3-TTS codec decoder holds KV)\n"
-          "  --streaming        streaming sessions (MiniCPM-o's Whisper encoder cache)\n"
-          "  --enforce-eager    no CUDA-graph capture where the model honours it\n"
-          "  --decl FILE        read the declarations from FILE instead of the embedded ones\n"
-          "  --list             list the models with embedded declarations\n"
-          "  --json             machine-readable output\n",
-          out);
+    fputs(kvp__command_help("local"), out);
 }
 
 /* Bad input as one stderr line, and with --json an error object on stdout. */

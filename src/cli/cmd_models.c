@@ -5,15 +5,10 @@
 
 #include "render_internal.h" /* the document, shared with kvp_json_call */
 #include "cli.h"
+#include "command_help.h"
 
 static void usage(FILE *out) {
-    fputs("usage: kvplan models [FILTER] [--json]\n"
-          "  lists the model configs compiled into kvplan, then the aliases (Instruct, chat,\n"
-          "  base variants that share an entry's geometry); FILTER keeps the names and\n"
-          "  Hugging Face ids that contain it (any case)\n"
-          "  --json     machine-readable output\n"
-          "exit status: 0 listed, 1 nothing matches FILTER, 2 bad usage\n",
-          out);
+    fputs(kvp__command_help("models"), out);
 }
 
 int kvp_cmd_models(int argc, char **argv) {

@@ -8,6 +8,7 @@
 
 #include "accuracy.h"
 #include "cli.h"
+#include "command_help.h"
 #include "cli_options.h"
 #include "startup_cli.h"
 #include "kvplan/plan.h"
@@ -36,24 +37,7 @@
  * takes (kvp_cli_table_usage): the help cannot miss an option the table has,
  * nor list one it lacks (test_options_help; the man page prints this). */
 void kvp_cli_plan_usage(FILE *out) {
-    fputs("usage: kvplan plan MODEL [options]\n"
-          "Plans the KV cache of one GPU (rank) under an engine's rules, --policy\n"
-          "vllm|sglang|trtllm|llamacpp (default trtllm, or the engine whose own flags are\n"
-          "used): the figures its start-up log would show, and why (docs/policies.md).\n"
-          "  MODEL                        a catalogue name, a config.json or a folder holding\n"
-          "                               one, a .gguf file, or a geometry JSON ({\"arch\": ...})\n"
-          "this command:\n"
-          "  --from \"ENGINE COMMAND\"      take policy and options from a vllm serve / sglang /\n"
-          "                               llama-server / trtllm-serve command line\n"
-          "  --geometry FILE              build the model from a GGUF-style geometry JSON\n"
-          "  --local NAME                 model-local KV caches to report (kvplan local --list);\n"
-          "                               with --async-chunk, --streaming, --enforce-eager\n"
-          "  --explain                    formula and inputs behind every number\n"
-          "  --json                       machine-readable plan\n"
-          "  --svg FILE, --html FILE      also write the memory bar (SVG) / a self-contained page\n"
-          "deployment settings (the option table, docs/options.md; a start-up refusal exits 1\n"
-          "with its rule; memory terms not measured are estimated from the config, and said):\n",
-          out);
+    fputs(kvp__command_help("plan"), out);
     kvp_cli_table_usage(out, KVP_COMMAND_PLAN, KVP_OPTION_ENGINES_ALL);
 }
 

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "command_help.h"
 #include "render_internal.h" /* kvp__sim_limit_name */
 #include "sim_call.h"
 #include "cli_options.h"
@@ -21,31 +22,7 @@
 /* The command's own flags, then every row of the option table that `sim`
  * takes (kvp_cli_table_usage), so the help lists exactly what is read. */
 static void usage(FILE *out) {
-    fputs("usage: kvplan sim MODEL (--gpu NAME | --gpu-mem BYTES | --kv-budget BYTES |\n"
-          "                         --blocks N) (--workload FILE | --synthetic SPEC) [options]\n"
-          "Replays a workload through continuous batching over the pool `kvplan plan` sizes\n"
-          "(TensorRT-LLM's creator; --blocks N bypasses the plan) under one engine's\n"
-          "admission and preemption: --policy vllm (default; recompute the newest), sglang\n"
-          "(decode reserve, retraction) or trtllm (reservation to completion; with\n"
-          "--capacity-scheduler-policy MAX_UTILIZATION, pausing).\n"
-          "  MODEL                  config.json, a folder holding one, or a catalogue name\n"
-          "this command:\n"
-          "  --workload FILE        JSON lines: {\"arrival\": 0, \"prompt_len\": 1000,\n"
-          "                         \"output_len\": 200, \"prefix_id\": \"sys\", \"prefix_len\": 512}\n"
-          "  --synthetic SPEC       requests=N,prompt=DIST,output=DIST[,shared_prefix=LEN:FRAC]\n"
-          "                         [,prefixes=K][,rate=R][,seed=S]; DIST = fixed:N,\n"
-          "                         uniform:A:B or lognormal:MEAN:SIGMA\n"
-          "  --arrival-unit U       steps|seconds: unit of \"arrival\" (default steps)\n"
-          "  --step-time S          seconds per step for --arrival-unit seconds (default 0.02)\n"
-          "  --no-timing            leave out wall-clock figures (reproducible output)\n"
-          "  --quiet                no progress line on stderr (shown on a terminal after 1 s)\n"
-          "  --json                 machine-readable output\n"
-          "  --svg FILE             chart of utilization and running requests per step\n"
-          "                         (written to a temporary file, then renamed)\n"
-          "the pool and the scheduler (the option table, docs/options.md; defaults: block 32,\n"
-          "batch 256, 8192 tokens per step, max_model_len the model's, chunked prefill and\n"
-          "prefix reuse on, max_new_tokens = max_model_len - prompt):\n",
-          out);
+    fputs(kvp__command_help("sim"), out);
     kvp_cli_table_usage(out, KVP_COMMAND_SIM, KVP_OPTION_ENGINES_ALL);
 }
 

@@ -16,6 +16,7 @@
 #include "from_cmd.h" /* kvp_cli_from_run, kvp_cli_from_model */
 #include "progress.h"
 #include "text_internal.h"
+#include "command_help.h"
 #include "util.h"
 
 #define DEFAULT_MAX_PLANS KVP_SWEEP_DEFAULT_MAX_PLANS
@@ -31,17 +32,7 @@ static const char *const k_axis_names[AX_COUNT] = {"policy", "kv-dtype", "tp", "
 static size_t axis_n(const kvp_sweep_grid *g, int k) { return kvp_sweep_grid_axis_size(g, k_axis_names[k]); }
 
 static void usage(FILE *out) {
-    fputs("usage: kvplan sweep MODEL (--gpu NAME | --gpu-mem BYTES | --kv-budget BYTES) "
-          "--over KEY=VALUES ...\n"
-          "  --over KEY=VALUES            KEY: max-seq-len, kv-dtype, tp, pp, policy\n"
-          "                               VALUES: a,b,c   4k..128k (doubling)   1k..8k+1k (step)\n"
-          "  --max-plans N                refuse grids larger than N (default 10000)\n"
-          "  --csv                        comma-separated output\n"
-          "  --svg FILE                   max sequences vs max-seq-len, a line per combination\n"
-          "  --html FILE                  one self-contained page: chart and table\n"
-          "  --timing                     print plans per second on stderr\n"
-          "  --quiet                      no progress line on stderr (shown on a terminal after 1 s)\n",
-          out);
+    fputs(kvp__command_help("sweep"), out);
     fit_cli_usage(out, KVP_COMMAND_SWEEP);
 }
 

@@ -9,6 +9,7 @@
 
 #include "bind_internal.h"
 #include "cli.h"
+#include "command_help.h"
 #include "cli_options.h"
 #include "kvplan/options.h"
 #include "log_reader.h"
@@ -16,25 +17,7 @@
 #include "util.h"
 
 static void usage(FILE *out) {
-    fputs("usage: kvplan why LOGFILE|- [--model MODEL] [--target-concurrency N]\n"
-          "                  [--target-context L] [--record FILE] [--json] [OPTIONS]\n"
-          "  reads an engine's start-up log (vLLM, SGLang, TensorRT-LLM, llama.cpp,\n"
-          "  llama-server, llama-cpp-python, Ollama; '-' reads stdin), plans the same\n"
-          "  deployment from the memory the log printed and from config + GPU + flags\n"
-          "  alone, and sets every figure the log printed beside both\n"
-          "  --model MODEL            the model's config when the log's model is not found\n"
-          "                           (a config.json, a folder, a catalogue name)\n"
-          "  --target-concurrency N   the longest context that runs N sequences\n"
-          "  --target-context L       how many sequences of L tokens fit (else the KV dtype)\n"
-          "  --record FILE            append the case in the reference-case format\n"
-          "                           (tests/reference/README.md), paths, hosts and keys redacted\n"
-          "  --json                   machine-readable output (docs/schema/why.schema.json)\n"
-          "  OPTIONS                  any option of `kvplan plan` (--gpu, --tp, ...): wins\n"
-          "                           over what the log says\n"
-          "exit status: 0 every figure reproduced from the logged memory, 1 some differ or\n"
-          "could not be reproduced (listed), 2 bad input (no engine, two engines\n"
-          "interleaved, contradicting figures, model not found)\n",
-          out);
+    fputs(kvp__command_help("why"), out);
 }
 
 /* The log, streamed in 64 KiB reads: the reader keeps one line at most. */
