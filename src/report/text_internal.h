@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kvplan/cost.h"
 #include "kvplan/deploy.h"
 #include "kvplan/fit.h"
 #include "kvplan/local.h"
@@ -159,5 +160,15 @@ void kvp__gpus_live_text(const kvp_probe_result *r, kvp_status st, kvp_report_te
  * text); `cut_line_bytes` the log reader's line limit, said when lines were
  * cut (text_why.c). Nothing when the text is no JSON. */
 void kvp__why_text(const char *doc_text, unsigned cut_line_bytes, kvp_report_text *t);
+
+/* ------------------------------------------------------------------- cost */
+
+/* `kvplan cost`'s report of cost `c` of model `m` under settings `s`, the
+ * `nw` notes, and with `layers` the per-layer table (text_cost.c). A failure of
+ * an exact per-sequence or per-layer figure stops the text there and is
+ * returned. */
+kvp_status kvp__cost_text(const kvp_model *m, const kvp_cost_settings *s, const kvp_cost *c,
+                          bool layers, const char *const *warnings, size_t nw,
+                          kvp_report_text *t, kvp_error *err);
 
 #endif
