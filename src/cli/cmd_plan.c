@@ -1,12 +1,10 @@
 /* cmd_plan.c — `kvplan plan MODEL`: the KV cache plan of one GPU (rank), from
  * the creator in src/plan: budget term by term, each pool's bytes, blocks and
  * tokens, reserves, the concurrent sequences it holds, and warnings. */
-#include <jansson.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "accuracy.h"
 #include "cli.h"
 #include "command_help.h"
 #include "cli_options.h"
@@ -15,23 +13,14 @@
 #include "kvplan/probe.h"
 #include "kvplan/local.h"
 #include "kvplan/deploy.h"
-#include "kvplan/fit.h"
 #include "kvplan/render.h"
 #include "from_cmd.h"
-#include "fit_env.h"
 #include "text_internal.h"
 #include "util.h"
 
-#if defined(__has_include)
-#if __has_include("plan_policy.h")
 #include "plan_policy.h"
 #include "plan_seed_opts.h"
-#define KVP_HAVE_PLAN_POLICY 1
-#endif
-#endif
 
-#define GIB 1073741824.0
-#define DEFAULT_CUDA_GRAPH_BS 128u
 
 /* The command's own flags, then every row of the option table that `plan`
  * takes (kvp_cli_table_usage): the help cannot miss an option the table has,
@@ -412,7 +401,6 @@ static int plan_main(int argc, char **argv) {
     /* Every spelling of TensorRT-LLM is the creator (there is no second model of it). */
     if (policy && kvp_engine_parse(policy, &engine) == KVP_OK && engine == KVP_ENGINE_TRTLLM)
         policy = "trtllm";
-#ifdef KVP_HAVE_PLAN_POLICY
     /* No --policy: an engine's own flags (--max-model-len, -c, --context-length)
      * choose that engine, and the output says so. */
     if (!policy) {
@@ -427,14 +415,7 @@ static int plan_main(int argc, char **argv) {
          * says so (the note fit and sweep print too). */
         if (implied > 0) return kvp_cli_plan_policy(argc, argv);
     }
-#endif
-    if (policy && strcmp(policy, "trtllm") != 0) {
-#ifdef KVP_HAVE_PLAN_POLICY
-        return kvp_cli_plan_policy(argc, argv);
-#else
-        return kvp_cli_fail("--policy %s is not available in this build (only trtllm)", policy);
-#endif
-    }
+    if (policy && strcmp(policy, "trtllm") != 0) return kvp_cli_plan_policy(argc, argv);
     return plan_seed(argc, argv);
 }
 

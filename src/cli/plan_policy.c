@@ -5,35 +5,24 @@
  * kvp_policy_plan and prints the figures the engine's start-up log would show,
  * or --json with `engine_report`.
  */
-#include <ctype.h>
-#include <errno.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-#include <jansson.h>
 
-#include "accuracy.h"
 #include "cli.h"
 #include "engine_ops.h"
 #include "render_internal.h" /* kvp__estimated_note */
 #include "kvplan/render.h"
 #include "kvplan/deploy.h"
-#include "kvplan/gpu.h"
-#include "kvplan/policy.h"
 #include "from_cmd.h"
 #include "plan_policy.h"
 #include "text_internal.h"
 #include "startup_cli.h"
 #include "cli_options.h"
-#include "kvplan/estimate.h"
-#include "fit_env.h"
 #include "util.h"
-#include "embedded.h"
-#include "model_internal.h"
+#include "model_arg.h"
 
 /* An unknown option: "did you mean" over the table's names and this command's own. */
 static int unknown_option(const char *arg) {
@@ -58,37 +47,6 @@ static void cli_note(cli_notes *n, const char *fmt, ...) {
     vsnprintf(n->text[n->count], sizeof n->text[0], fmt, ap);
     va_end(ap);
     n->count++;
-}
-
-static bool ends_with(const char *s, const char *suffix) {
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && kvp__strcasecmp(s + n - m, suffix) == 0;
-}
-
-/* MODEL: a path (config.json, a folder, a .gguf, a geometry JSON), or a catalogue
- * name. A .json file is read through the file reader, which refuses a FIFO or a
- * device by name (an fopen here would block on a FIFO nobody writes), and may hold
- * a geometry instead of a config. `--geometry FILE` says it must be one. */
-static kvp_status load_model(const char *arg, bool forced_geometry, kvp_model **out,
-                             kvp_error *err) {
-    bool handled = false;
-    kvp_status st;
-    struct stat arg_sb;
-    if ((forced_geometry || ends_with(arg, ".json")) && stat(arg, &arg_sb) == 0) {
-        char *buf = NULL;
-        size_t len = 0;
-        st = kvp__read_file(arg, KVP_MAX_CONFIG_BYTES, NULL, &buf, &len, err);
-        if (st) return st;
-        st = kvp__model_from_json_input(buf, len, arg, forced_geometry, out, &handled, err);
-        kvp__free(NULL, buf);
-        if (st || handled) return st;
-        if (forced_geometry)
-            return kvp__fail(err, KVP_CONFIG, arg, "geometry", "not a geometry JSON");
-        return kvp_model_open(arg, NULL, out, err);
-    }
-    if (forced_geometry)
-        return kvp__fail(err, KVP_IO, arg, "geometry", "cannot open the geometry file");
-    return kvp_model_open(arg, NULL, out, err);
 }
 
 /* --explain, --svg FILE and --html FILE: what to show besides the plan, taken out
@@ -182,7 +140,7 @@ static int plan_policy_main(int argc, char **argv, cli_notes *notes) {
         if (!gpu_mem) gpu_mem = ss->gpu.total_bytes;
         ss->gpu_known = true;
     }
-    if (load_model(geometry ? geometry : model_arg, geometry != NULL, &model, &err) != KVP_OK) {
+    if (kvp__model_load_arg(geometry ? geometry : model_arg, geometry != NULL, &model, &err) != KVP_OK) {
         rc = kvp_cli_report_error(&err, json);
         goto out;
     }
