@@ -14,23 +14,18 @@
 #include "from_cmd.h"
 #include "plan_policy.h"
 #include "startup_cli.h"
+#include "text_internal.h"
 #include "util.h"
 
 /* The help text is the options room's (command_help.c). */
 #define k_usage (kvp__command_help("check"))
 
 static int list_rules(void) {
-    for (int e = 0; e < KVP_ENGINE_COUNT; e++) {
-        printf("%s:\n", kvp_engine_name((kvp_engine)e));
-        for (size_t i = 0; i < kvp_startup_rule_count((kvp_engine)e); i++) {
-            kvp_startup_rule_info ri;
-            if (kvp_startup_rule((kvp_engine)e, i, &ri) != KVP_OK) continue;
-            printf("  %-9s %-22s %s%s%s\n", ri.id, ri.basis, ri.condition,
-                   ri.is_default ? " [default]" : "",
-                   ri.decidable ? "" : " [not decidable offline]");
-        }
-    }
-    return KVP_EXIT_OK;
+    kvp_report_text t = {0};
+    kvp__startup_rules_text(&t);
+    int rc = kvp_cli_write_text(&t, stdout);
+    kvp_report_text_free(&t);
+    return rc >= 0 ? rc : KVP_EXIT_OK;
 }
 
 /* TensorRT-LLM settings --from emits that only the creator's memory plan reads

@@ -171,4 +171,10 @@ kvp_status kvp__cost_text(const kvp_model *m, const kvp_cost_settings *s, const 
                           bool layers, const char *const *warnings, size_t nw,
                           kvp_report_text *t, kvp_error *err);
 
+/* `kvplan check --rules`: every engine's start-up rules, one a line. */
+void kvp__startup_rules_text(kvp_report_text *t);
+/* `kvplan models [FILTER]`: the entries and aliases FILTER matches (NULL: all);
+ * returns how many (text_models.c). */
+size_t kvp__models_text(const char *filter, kvp_report_text *t);
+
 #endif

@@ -100,3 +100,16 @@ void kvp__startup_adjust_text(kvp_engine engine, const kvp_deploy_startup *st, b
                                kvp__engine_title(engine), c->rule, c->message);
     }
 }
+
+void kvp__startup_rules_text(kvp_report_text *t) {
+    for (int e = 0; e < KVP_ENGINE_COUNT; e++) {
+        kvp_report_appendf(t, "%s:\n", kvp_engine_name((kvp_engine)e));
+        for (size_t i = 0; i < kvp_startup_rule_count((kvp_engine)e); i++) {
+            kvp_startup_rule_info ri;
+            if (kvp_startup_rule((kvp_engine)e, i, &ri) != KVP_OK) continue;
+            kvp_report_appendf(t, "  %-9s %-22s %s%s%s\n", ri.id, ri.basis, ri.condition,
+                               ri.is_default ? " [default]" : "",
+                               ri.decidable ? "" : " [not decidable offline]");
+        }
+    }
+}
