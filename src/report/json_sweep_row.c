@@ -14,34 +14,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "text_buf.h"
 #include "render_internal.h"
 #include "util.h"
 
-typedef struct row_writer {
-    char *buf;
-    size_t len, cap;
-    bool failed; /* out of memory */
-} row_writer;
+typedef kvp__text_buf row_writer;
 
-static void put(row_writer *w, const char *s, size_t n) {
-    if (w->failed) return;
-    if (w->len + n + 1 > w->cap) {
-        size_t cap = w->cap ? w->cap : 1024;
-        while (cap < w->len + n + 1) cap *= 2;
-        char *b = kvp__realloc(NULL, w->buf, cap);
-        if (!b) {
-            w->failed = true;
-            return;
-        }
-        w->buf = b;
-        w->cap = cap;
-    }
-    memcpy(w->buf + w->len, s, n);
-    w->len += n;
-    w->buf[w->len] = '\0';
-}
-
-static void puts_(row_writer *w, const char *s) { put(w, s, strlen(s)); }
+static void put(row_writer *w, const char *s, size_t n) { kvp__text_put(w, s, n); }
+static void puts_(row_writer *w, const char *s) { kvp__text_puts(w, s); }
 
 /* A new member (or element) at `depth`: the separator, the line break, the
  * indent, and the key when there is one. `first` is the container's first. */
@@ -212,11 +192,11 @@ bool kvp__sweep_row_text(const kvp_fit_eval *e, uint64_t index, char **out, kvp_
     put(&w, "\n    ", 5);
     write_row(&w, e);
     if (w.failed) {
-        kvp__free(NULL, w.buf);
+        kvp__free(NULL, w.data);
         *st = kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory rendering JSON");
         return true;
     }
-    *out = w.buf;
+    *out = w.data;
     *st = KVP_OK;
     return true;
 }
