@@ -10,6 +10,7 @@
 #include "cli_options.h"
 #include "kvplan/render.h"
 #include "kvplan/report.h"
+#include "text_internal.h"
 #include "util.h"
 
 /* Spellings the argument normaliser replaced (--page-size read as --block-size):
@@ -71,20 +72,6 @@ void kvp_cli_warn(const char *fmt, ...) {
     fprintf(stderr, "kvplan: warning: %s\n", kvp__escape_str(msg, line, sizeof line));
 }
 
-static void json_string(FILE *out, const char *s) {
-    fputc('"', out);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(out, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(out, "\\u%04x", c);
-        else
-            fputc(c, out);
-    }
-    fputc('"', out);
-}
-
 int kvp_cli_print_rendered(kvp_status st, char *text, const kvp_error *err, bool json) {
     if (st != KVP_OK) return kvp_cli_report_error(err, json);
     fputs(text, stdout);
@@ -120,15 +107,10 @@ int kvp_cli_report_error(const kvp_error *in, bool json) {
     char msg[4 * KVP_ERROR_MESSAGE_MAX];
     kvp__escape_str(err->message, msg, sizeof msg);
     if (json) {
-        fputs("{\"error\": {\"code\": ", stdout);
-        json_string(stdout, kvp_status_name(err->code));
-        fputs(", \"message\": ", stdout);
-        json_string(stdout, msg);
-        fputs(", \"file\": ", stdout);
-        json_string(stdout, err->file);
-        fputs(", \"key\": ", stdout);
-        json_string(stdout, err->key);
-        fprintf(stdout, ", \"line\": %d, \"column\": %d}}\n", err->line, err->column);
+        kvp_report_text t = {0};
+        kvp__error_json_line(err, msg, &t);
+        kvp_cli_write_text(&t, stdout);
+        kvp_report_text_free(&t);
     }
     print_line(msg[0] ? msg : kvp_status_describe(err->code));
     return kvp_cli_exit_for(err->code);

@@ -177,4 +177,8 @@ void kvp__startup_rules_text(kvp_report_text *t);
  * returns how many (text_models.c). */
 size_t kvp__models_text(const char *filter, kvp_report_text *t);
 
+/* An error as `--json` prints it: one line {"error": {"code", "message" (as
+ * given, already escaped for a terminal), "file", "key", "line", "column"}}. */
+void kvp__error_json_line(const kvp_error *err, const char *message, kvp_report_text *t);
+
 #endif
