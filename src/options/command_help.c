@@ -2,9 +2,12 @@
  * --help`, the man page): the words the command reads beside the option
  * table, whose rows kvp_option_at lists with their own help. One place for the
  * text, so the CLI only writes it (issue 27 item 6). */
+#include <stdio.h>
 #include <string.h>
 
 #include "command_help.h"
+#include "kvplan/options.h"
+#include "text_buf.h"
 
 static const struct {
     const char *command, *text;
@@ -176,4 +179,28 @@ const char *kvp__command_help(const char *command) {
     for (size_t i = 0; i < sizeof k_help / sizeof k_help[0]; i++)
         if (!strcmp(k_help[i].command, command)) return k_help[i].text;
     return "";
+}
+
+char *kvp__option_rows_help(unsigned command, unsigned engines) {
+    kvp__text_buf b = {0};
+    for (size_t i = 0; i < kvp_option_count(); i++) {
+        const kvp_option *r = kvp_option_at(i);
+        if (!(r->commands & command) || !(r->engines & engines)) continue;
+        char head[160];
+        size_t h = (size_t)snprintf(head, sizeof head, "%s%s%s", r->name, r->value_name ? " " : "",
+                                    r->value_name ? r->value_name : "");
+        /* TensorRT-LLM's snake_case spellings are read as the dashed name; the
+         * help lists dashed names only. */
+        for (size_t k = 0; k < KVP_OPTION_SPELLINGS_MAX && r->spellings[k].name && h < sizeof head; k++)
+            if (!strchr(r->spellings[k].name, '_')) h += (size_t)snprintf(head + h, sizeof head - h, ", %s", r->spellings[k].name);
+        if (h <= 28) /* a space between the name and its help */
+            kvp__text_printf(&b, "  %-29s%s\n", head, r->help);
+        else
+            kvp__text_printf(&b, "  %s\n  %-29s%s\n", head, "", r->help);
+    }
+    if (b.failed) {
+        kvp__free(NULL, b.data);
+        return NULL;
+    }
+    return b.data;
 }

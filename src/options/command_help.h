@@ -7,4 +7,9 @@
  * it before the table's rows; "" for a name it does not know. Static. */
 const char *kvp__command_help(const char *command);
 
+/* The rows of the option table `command` (KVP_COMMAND_*) takes under
+ * `engines`, one help line each ("  --tp N, -tp ...   help"), as every
+ * command's --help lists them. Malloc'd (free()); NULL when out of memory. */
+char *kvp__option_rows_help(unsigned command, unsigned engines);
+
 #endif
