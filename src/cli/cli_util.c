@@ -10,6 +10,7 @@
 #include "cli_options.h"
 #include "kvplan/render.h"
 #include "kvplan/report.h"
+#include "same_file.h"
 #include "text_internal.h"
 #include "util.h"
 
@@ -297,40 +298,10 @@ const char *kvp_cli_field_flag(const char *field) {
     return r ? r->name : field;
 }
 
-/* The file a path names: its inode when it exists, else its folder's real path
- * and its last part. */
-static bool file_key(const char *path, char *buf, size_t size, dev_t *dev, ino_t *ino) {
-    struct stat st;
-    if (stat(path, &st) == 0) {
-        *dev = st.st_dev;
-        *ino = st.st_ino;
-        buf[0] = '\0';
-        return true;
-    }
-    char dir[4096];
-    kvp__strlcpy(dir, path, sizeof dir);
-    char *slash = strrchr(dir, '/');
-    const char *base = slash ? slash + 1 : path;
-    if (slash == dir) dir[1] = '\0';
-    else if (slash) *slash = '\0';
-    else kvp__strlcpy(dir, ".", sizeof dir);
-    char real[4096];
-    if (!realpath(dir, real)) kvp__strlcpy(real, dir, sizeof real);
-    snprintf(buf, size, "%s/%s", real, base);
-    *dev = 0;
-    *ino = 0;
-    return false;
-}
-
 int kvp_cli_one_file_as(bool json, const char *a_opt, const char *a, const char *b_what,
                         const char *b) {
     if (!a || !b || !*a || !*b) return 0;
-    char ka[8192], kb[8192];
-    dev_t da, db;
-    ino_t ia, ib;
-    bool ea = file_key(a, ka, sizeof ka, &da, &ia), eb = file_key(b, kb, sizeof kb, &db, &ib);
-    bool same = ea && eb ? (da == db && ia == ib) : (!ea && !eb && !strcmp(ka, kb));
-    if (!same) return 0;
+    if (!kvp__same_file(a, b)) return 0;
     kvp_error err;
     kvp_error_clear(&err);
     err.code = KVP_INVALID_ARG;
