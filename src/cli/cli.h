@@ -49,6 +49,11 @@ int kvp_cli_report_error(const kvp_error *err, bool json);
  * newline and free it; its error (one line, JSON with --json) when it failed.
  * Returns -1 when printed, else the exit status of the error. */
 int kvp_cli_print_rendered(kvp_status st, char *text, const kvp_error *err, bool json);
+/* Write text the library rendered (a kvp_report_text, kvplan/report.h) to `f`.
+ * Returns -1 when written, else the exit status of its failure (printed). The
+ * caller still frees `t`. */
+struct kvp_report_text;
+int kvp_cli_write_text(const struct kvp_report_text *t, FILE *f);
 /* Exit status of a status: 0 planned, 1 the deployment cannot start or cannot meet
  * the target (KVP_INFEASIBLE), 2 bad input or usage (every other error). */
 int kvp_cli_exit_for(kvp_status code);

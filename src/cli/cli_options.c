@@ -1,8 +1,10 @@
 /* cli_options.c — argv onto the one option table (cli_options.h). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "cli_options.h"
+#include "command_help.h"
 #include "from_cmd.h"
 #include "respell.h"
 #include "util.h"
@@ -171,21 +173,9 @@ int kvp_cli_table_unknown(const char *arg, unsigned command, const char *const *
 }
 
 void kvp_cli_table_usage(FILE *out, unsigned command, unsigned engines) {
-    for (size_t i = 0; i < kvp_option_count(); i++) {
-        const kvp_option *r = kvp_option_at(i);
-        if (!(r->commands & command) || !(r->engines & engines)) continue;
-        char head[160];
-        size_t h = (size_t)snprintf(head, sizeof head, "%s%s%s", r->name, r->value_name ? " " : "",
-                                    r->value_name ? r->value_name : "");
-        /* TensorRT-LLM's snake_case spellings are read as the dashed name; the
-         * help lists dashed names only. */
-        for (size_t k = 0; k < KVP_OPTION_SPELLINGS_MAX && r->spellings[k].name && h < sizeof head; k++)
-            if (!strchr(r->spellings[k].name, '_')) h += (size_t)snprintf(head + h, sizeof head - h, ", %s", r->spellings[k].name);
-        if (h <= 28) /* a space between the name and its help */
-            fprintf(out, "  %-29s%s\n", head, r->help);
-        else
-            fprintf(out, "  %s\n  %-29s%s\n", head, "", r->help);
-    }
+    char *rows = kvp__option_rows_help(command, engines);
+    if (rows) fputs(rows, out);
+    free(rows);
 }
 
 int kvp_cli_contradiction(const char *a, const char *b, const char *why, bool json) {

@@ -9,6 +9,9 @@
 #include "cli.h"
 #include "cli_options.h"
 #include "kvplan/render.h"
+#include "kvplan/report.h"
+#include "same_file.h"
+#include "text_internal.h"
 #include "util.h"
 
 /* Spellings the argument normaliser replaced (--page-size read as --block-size):
@@ -70,20 +73,6 @@ void kvp_cli_warn(const char *fmt, ...) {
     fprintf(stderr, "kvplan: warning: %s\n", kvp__escape_str(msg, line, sizeof line));
 }
 
-static void json_string(FILE *out, const char *s) {
-    fputc('"', out);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(out, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(out, "\\u%04x", c);
-        else
-            fputc(c, out);
-    }
-    fputc('"', out);
-}
-
 int kvp_cli_print_rendered(kvp_status st, char *text, const kvp_error *err, bool json) {
     if (st != KVP_OK) return kvp_cli_report_error(err, json);
     fputs(text, stdout);
@@ -119,15 +108,10 @@ int kvp_cli_report_error(const kvp_error *in, bool json) {
     char msg[4 * KVP_ERROR_MESSAGE_MAX];
     kvp__escape_str(err->message, msg, sizeof msg);
     if (json) {
-        fputs("{\"error\": {\"code\": ", stdout);
-        json_string(stdout, kvp_status_name(err->code));
-        fputs(", \"message\": ", stdout);
-        json_string(stdout, msg);
-        fputs(", \"file\": ", stdout);
-        json_string(stdout, err->file);
-        fputs(", \"key\": ", stdout);
-        json_string(stdout, err->key);
-        fprintf(stdout, ", \"line\": %d, \"column\": %d}}\n", err->line, err->column);
+        kvp_report_text t = {0};
+        kvp__error_json_line(err, msg, &t);
+        kvp_cli_write_text(&t, stdout);
+        kvp_report_text_free(&t);
     }
     print_line(msg[0] ? msg : kvp_status_describe(err->code));
     return kvp_cli_exit_for(err->code);
@@ -266,6 +250,13 @@ const char *kvp_cli_model_dir(const char *model, char *buf, size_t size) {
     return kvp__model_dir(model, buf, size);
 }
 
+int kvp_cli_write_text(const kvp_report_text *t, FILE *f) {
+    kvp_error err;
+    if (kvp_report_text_check(t, &err) != KVP_OK) return kvp_cli_report_error(&err, false);
+    if (t->data) fputs(t->data, f);
+    return -1;
+}
+
 const char *kvp_cli_fmt_bytes(uint64_t bytes, char *buf, size_t size) {
     return kvp__fmt_bytes(bytes, buf, size);
 }
@@ -290,6 +281,7 @@ const char *kvp_cli_field_flag(const char *field) {
         {"local_graph_bytes", NULL, "--local"},
         {"synthetic", NULL, "--synthetic"},
         {"device", NULL, "--device"},
+        {"svg", NULL, "--svg"},
     };
     if (!field) return NULL;
     /* "ep" is fed by --ep-size (TensorRT-LLM, SGLang) or --enable-expert-parallel
@@ -306,40 +298,10 @@ const char *kvp_cli_field_flag(const char *field) {
     return r ? r->name : field;
 }
 
-/* The file a path names: its inode when it exists, else its folder's real path
- * and its last part. */
-static bool file_key(const char *path, char *buf, size_t size, dev_t *dev, ino_t *ino) {
-    struct stat st;
-    if (stat(path, &st) == 0) {
-        *dev = st.st_dev;
-        *ino = st.st_ino;
-        buf[0] = '\0';
-        return true;
-    }
-    char dir[4096];
-    kvp__strlcpy(dir, path, sizeof dir);
-    char *slash = strrchr(dir, '/');
-    const char *base = slash ? slash + 1 : path;
-    if (slash == dir) dir[1] = '\0';
-    else if (slash) *slash = '\0';
-    else kvp__strlcpy(dir, ".", sizeof dir);
-    char real[4096];
-    if (!realpath(dir, real)) kvp__strlcpy(real, dir, sizeof real);
-    snprintf(buf, size, "%s/%s", real, base);
-    *dev = 0;
-    *ino = 0;
-    return false;
-}
-
 int kvp_cli_one_file_as(bool json, const char *a_opt, const char *a, const char *b_what,
                         const char *b) {
     if (!a || !b || !*a || !*b) return 0;
-    char ka[8192], kb[8192];
-    dev_t da, db;
-    ino_t ia, ib;
-    bool ea = file_key(a, ka, sizeof ka, &da, &ia), eb = file_key(b, kb, sizeof kb, &db, &ib);
-    bool same = ea && eb ? (da == db && ia == ib) : (!ea && !eb && !strcmp(ka, kb));
-    if (!same) return 0;
+    if (!kvp__same_file(a, b)) return 0;
     kvp_error err;
     kvp_error_clear(&err);
     err.code = KVP_INVALID_ARG;

@@ -7,40 +7,25 @@
 #include <string.h>
 
 #include "cli.h"
+#include "command_help.h"
 #include "cli_options.h"
 #include "check_run.h"
 #include "kvplan/deploy.h"
 #include "from_cmd.h"
 #include "plan_policy.h"
 #include "startup_cli.h"
+#include "text_internal.h"
 #include "util.h"
 
-static const char *const k_usage =
-    "usage: kvplan check MODEL --gpu G [--gpus N] (--policy vllm|sglang|trtllm|llamacpp | --from \"CMD\")\n"
-    "                    [engine flags] [--json]\n"
-    "\n"
-    "Evaluates the engine's start-up rules (docs/startup.md) before a GPU is booked.\n"
-    "Each rule prints pass, refuse, adjust (the engine changes a setting and starts), warn or\n"
-    "unknown (an input it needs is missing), the engine's message and the fix.\n"
-    "\n"
-    "  --from \"vllm serve M --tensor-parallel-size 2 ...\"   read the engine command itself\n"
-    "  --rules                         list every engine's rules and exit\n"
-    "exit status: 0 the engine starts, 1 it refuses, 2 bad input\n"
-    "\n"
-    "settings (the option table, docs/options.md; an engine's own flag names it):";
+/* The help text is the options room's (command_help.c). */
+#define k_usage (kvp__command_help("check"))
 
 static int list_rules(void) {
-    for (int e = 0; e < KVP_ENGINE_COUNT; e++) {
-        printf("%s:\n", kvp_engine_name((kvp_engine)e));
-        for (size_t i = 0; i < kvp_startup_rule_count((kvp_engine)e); i++) {
-            kvp_startup_rule_info ri;
-            if (kvp_startup_rule((kvp_engine)e, i, &ri) != KVP_OK) continue;
-            printf("  %-9s %-22s %s%s%s\n", ri.id, ri.basis, ri.condition,
-                   ri.is_default ? " [default]" : "",
-                   ri.decidable ? "" : " [not decidable offline]");
-        }
-    }
-    return KVP_EXIT_OK;
+    kvp_report_text t = {0};
+    kvp__startup_rules_text(&t);
+    int rc = kvp_cli_write_text(&t, stdout);
+    kvp_report_text_free(&t);
+    return rc >= 0 ? rc : KVP_EXIT_OK;
 }
 
 /* TensorRT-LLM settings --from emits that only the creator's memory plan reads

@@ -10,29 +10,14 @@
 #include "fit_env.h"
 #include "kvplan/render.h"
 #include "from_cmd.h" /* kvp_cli_from_run, kvp_cli_from_model */
+#include "text_internal.h"
+#include "command_help.h"
 #include "util.h"
 
 static void usage(FILE *out) {
-    fputs("usage: kvplan compare MODEL (--gpu NAME | --gpu-mem BYTES | --kv-budget BYTES) "
-          "[options]\n"
-          "  --policies LIST              engines to compare (default trtllm,vllm,sglang,llamacpp)\n"
-          "  --html FILE                  one self-contained page: table and a memory bar each\n",
-          out);
+    fputs(kvp__command_help("compare"), out);
     fit_cli_usage(out, KVP_COMMAND_COMPARE);
 }
-
-/* Bytes a policy leaves for everything that is not weights or KV cache:
- * activations, runtime, fragmentation margin. */
-static uint64_t left_over(const kvp_fit_eval *e) {
-    uint64_t used = e->weights_bytes + e->kv_bytes;
-    return e->total_bytes > used ? e->total_bytes - used : 0;
-}
-
-static uint64_t rounding(const kvp_fit_eval *e) {
-    if (e->point.engine == KVP_ENGINE_LLAMACPP) return 0; /* allocates exactly what it asks */
-    return e->budget_bytes > e->kv_bytes ? e->budget_bytes - e->kv_bytes : 0;
-}
-
 
 static int compare_main(int argc, char **argv);
 
@@ -153,10 +138,6 @@ static int compare_main(int argc, char **argv) {
      * stderr as "kvplan: note:" in both forms, kvp_options_finish). */
     for (size_t k = 0; c.json && c.opt->engines_vary && k < n_engines; k++)
         kvp__unread_notes(c.opt, &ev[k]);
-    const kvp_fit_eval *ref = NULL;
-    for (size_t k = 0; k < n_engines && !ref; k++)
-        if (ev[k].status == KVP_OK) ref = &ev[k];
-
     if (c.json) {
         kvp_render_input in = {c.model, c.has_gpu_info ? c.gpu_info.name : NULL, NULL, NULL, 0, NULL, NULL};
         char *text = NULL;
@@ -168,66 +149,10 @@ static int compare_main(int argc, char **argv) {
             return prc;
         }
     } else {
-        char b1[32], b2[32], b3[32], n1[32], n2[32];
-        printf("model: %s", kvp_model_name(c.model));
-        if (c.has_gpu_info)
-            printf("   gpu: %s (%s)", c.gpu_info.name,
-                   fit_gib(c.gpu_info.total_bytes, b1, sizeof b1));
-        printf("\n");
-        if (ref && ref->total_bytes)
-            printf("memory terms, the same for every engine%s: weights %s, activation peak %s, "
-                   "runtime %s\n",
-                   ref->memory_estimated ? " (estimated from the config)" : "",
-                   fit_gib(ref->weights_bytes, b1, sizeof b1),
-                   fit_gib(ref->activation_bytes, b2, sizeof b2),
-                   fit_gib(ref->runtime_bytes, b3, sizeof b3));
-        printf("\n%-9s %-9s %11s %10s %9s %8s %12s %9s %13s  %s\n", "engine", "kv dtype",
-               "max_seq_len", "budget GiB", "KV GiB", "page", "KV tokens", "max seqs",
-               "left GiB", "limited by");
-        for (size_t k = 0; k < n_engines; k++) {
-            const kvp_fit_eval *e = &ev[k];
-            if (e->status != KVP_OK) {
-                char buf[KVP_ERROR_MESSAGE_MAX + 32];
-                printf("%-9s %s\n", kvp_engine_name(e->point.engine),
-                       fit_eval_reason(e, buf, sizeof buf));
-                continue;
-            }
-            char page[24], why[96];
-            snprintf(page, sizeof page, "%u tok", e->block_tokens);
-            const char *bound = NULL;
-            uint64_t admitted = fit_eval_admitted(e, &bound);
-            kvp__strlcpy(why, bound, sizeof why);
-            char *paren = strstr(why, " (");
-            if (paren) *paren = '\0';
-            char left[24];
-            if (e->total_bytes)
-                snprintf(left, sizeof left, "%.2f", (double)left_over(e) / 1073741824.0);
-            else
-                snprintf(left, sizeof left, "-");
-            printf("%-9s %-9s %11s %10.2f %9.2f %8s %12s %9s %13s  %s\n",
-                   kvp_engine_name(e->point.engine), e->point.kv_dtype,
-                   kvp_cli_fmt_count(e->point.max_seq_len, n1, sizeof n1),
-                   (double)e->budget_bytes / 1073741824.0, (double)e->kv_bytes / 1073741824.0,
-                   page, kvp_cli_fmt_count(e->tokens, n2, sizeof n2),
-                   kvp_cli_fmt_count(admitted, b1, sizeof b1), left, why);
-        }
-        printf("\nhow each engine defines its KV budget:\n");
-        for (size_t k = 0; k < n_engines; k++)
-            if (ev[k].status == KVP_OK)
-                printf("  %-9s %s\n", kvp_engine_name(ev[k].point.engine), ev[k].budget_formula);
-        printf("page rounding (budget not turned into whole pages):\n");
-        for (size_t k = 0; k < n_engines; k++)
-            if (ev[k].status == KVP_OK)
-                printf("  %-9s %s in pages of %u tokens\n", kvp_engine_name(ev[k].point.engine),
-                       kvp_cli_fmt_bytes(rounding(&ev[k]), b1, sizeof b1), ev[k].block_tokens);
-        if (ref && ref->total_bytes)
-            printf("left GiB = GPU total - weights - KV: what each leaves for activations, "
-                   "runtime and margin\n");
-        for (size_t k = 0; k < n_engines; k++)
-            for (uint32_t i = 0; ev[k].status == KVP_OK && ev[k].point.engine != KVP_ENGINE_TRTLLM &&
-                                 i < ev[k].policy.note_count;
-                 i++)
-                printf("note (%s): %s\n", kvp_engine_name(ev[k].point.engine), ev[k].policy.notes[i]);
+        kvp_report_text t = {0};
+        kvp__compare_text(c.model, c.has_gpu_info ? &c.gpu_info : NULL, ev, n_engines, &t);
+        kvp_cli_write_text(&t, stdout);
+        kvp_report_text_free(&t);
     }
 
     /* No engine would start the deployment (a start-up rule, or one request does
@@ -241,55 +166,9 @@ static int compare_main(int argc, char **argv) {
     /* Every engine refused the input itself (measured memory facts that cannot be true
      * together): bad input, exit 2 with the refusal on stderr, as `plan` gives it. */
     if (all_bad) rc = fit_eval_report(&ev[0], false);
-    if (html) {
-        kvp_report_text page;
-        kvp_report_text_init(&page, NULL);
-        char title[256];
-        snprintf(title, sizeof title, "kvplan compare: %s%s%s", kvp_model_name(c.model),
-                 c.has_gpu_info ? " on " : "", c.has_gpu_info ? c.gpu_info.name : "");
-        kvp_html_begin(&page, title);
-        enum { COLS = 7 };
-        static const char *const header[COLS] = {"engine", "kv dtype", "budget GiB", "KV tokens",
-                                                 "max seqs", "limited by", "budget formula"};
-        const char *cells[KVP_ENGINE_COUNT * COLS];
-        char text[KVP_ENGINE_COUNT][3][32];
-        char reason[KVP_ENGINE_COUNT][KVP_ERROR_MESSAGE_MAX + 32];
-        for (size_t k = 0; k < n_engines; k++) {
-            const kvp_fit_eval *e = &ev[k];
-            const char **r = &cells[k * COLS];
-            r[0] = kvp_engine_name(e->point.engine);
-            r[1] = e->point.kv_dtype;
-            snprintf(text[k][0], 32, "%.2f", (double)e->budget_bytes / 1073741824.0);
-            kvp_cli_fmt_count(e->tokens, text[k][1], 32);
-            const char *bound = NULL;
-            kvp_cli_fmt_count(fit_eval_admitted(e, &bound), text[k][2], 32);
-            r[2] = text[k][0];
-            r[3] = text[k][1];
-            r[4] = text[k][2];
-            r[5] = e->status == KVP_OK ? bound : fit_eval_reason(e, reason[k], sizeof reason[k]);
-            r[6] = e->budget_formula;
-        }
-        kvp_html_table(&page, "every engine, same model, GPU and memory terms", COLS, header,
-                       n_engines, cells);
-        kvp_status st = KVP_OK;
-        for (size_t k = 0; k < n_engines && st == KVP_OK; k++) {
-            if (ev[k].status != KVP_OK) continue;
-            kvp_memory_segment segs[KVP_REPORT_MAX_SEGMENTS];
-            size_t n = kvp_fit_memory_segments(&ev[k], 0, segs, KVP_REPORT_MAX_SEGMENTS);
-            char bar_title[64];
-            snprintf(bar_title, sizeof bar_title, "%s", kvp_engine_name(ev[k].point.engine));
-            kvp_memory_bar bar = {bar_title, ev[k].budget_formula, ev[k].total_bytes, n, segs};
-            kvp_report_text svg;
-            kvp_report_text_init(&svg, NULL);
-            st = kvp_svg_memory_bar(&bar, &svg, &err);
-            kvp_html_svg(&page, &svg);
-            kvp_report_text_free(&svg);
-        }
-        if (st == KVP_OK) st = kvp_html_end(&page, &err);
-        if (st == KVP_OK) st = kvp_report_write_file(html, page.data, page.len, &err);
-        kvp_report_text_free(&page);
-        if (st != KVP_OK) rc = kvp_cli_report_error(&err, c.json);
-    }
+    if (html && kvp__compare_html(html, c.model, c.has_gpu_info ? &c.gpu_info : NULL, ev, n_engines,
+                                  &err) != KVP_OK)
+        rc = kvp_cli_report_error(&err, c.json);
     free(ev);
     fit_cli_free(&c);
     return rc;

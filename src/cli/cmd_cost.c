@@ -4,21 +4,13 @@
 
 #include "render_internal.h" /* the document, shared with kvp_json_call */
 #include "cli.h"
+#include "command_help.h"
+#include "text_internal.h"
 #include "cli_options.h"
 #include "kvplan/options.h"
 
 static void usage(FILE *out) {
-    fputs("usage: kvplan cost MODEL [options]\n"
-          "The per-rank cost model, pool by pool: bytes per token and per sequence.\n"
-          "  MODEL                        config.json, a folder holding one, or a catalogue name\n"
-          "this command:\n"
-          "  --pp-rank N                  pipeline stage to cost (default: the busiest)\n"
-          "  --beam-width N               beams per sequence (default 1)\n"
-          "  --layers                     print the per-layer table\n"
-          "  --json                       machine-readable output\n"
-          "the settings a cost reads (the option table, docs/options.md; defaults: tp 1,\n"
-          "pp 1, kv dtype auto, 32 tokens per block):\n",
-          out);
+    fputs(kvp__command_help("cost"), out);
     kvp_cli_table_usage(out, KVP_COMMAND_COST, KVP_OPTION_ENGINES_ALL);
 }
 
@@ -96,7 +88,6 @@ int kvp_cmd_cost(int argc, char **argv) {
         kvp_model_free(m);
         return kvp_cli_report_error(&err, json);
     }
-    const kvp_model_info *info = kvp_model_get_info(m);
     const char *warnings[8];
     size_t nw = kvp__cost_warnings(m, &c, warnings, 8);
 
@@ -111,81 +102,11 @@ int kvp_cmd_cost(int argc, char **argv) {
         return KVP_EXIT_OK;
     }
 
-    char b1[32], b2[32], b3[32], b4[32];
-    printf("model:    %s (%s%s, %s%s)\n", kvp_model_name(m), info->model_type,
-           info->is_multimodal ? ", nested language model" : "", kvp_dtype_name(info->dtype),
-           info->dtype_stated ? "" : " assumed");
-    printf("settings: tp %u, pp %u (stage %u: layers %u-%u of %u), kv dtype %s, %u tokens/block",
-           c.tp, c.pp, c.pp_rank, c.layer_begin, c.layer_end ? c.layer_end - 1 : 0,
-           info->num_layers, kvp_dtype_name(c.kv_dtype), c.tokens_per_block);
-    if (c.beam_width > 1) printf(", beam %u", c.beam_width);
-    printf("\n\n%-10s %6s %9s %6s %9s %6s %14s %14s %14s\n", "pool", "layers", "window", "heads",
-           "head dim", "dtype", "bytes/token", "bytes/seq", "page bytes");
-    for (uint32_t k = 0; k < c.pool_count; k++) {
-        const kvp_pool_cost *p = &c.pools[k];
-        char win[24], dims[24];
-        if (p->tokens_per_entry > 1)
-            snprintf(win, sizeof win, "1/%u", p->tokens_per_entry); /* bytes are per entry */
-        else if (p->window_tokens)
-            kvp_cli_fmt_count(p->window_tokens, win, sizeof win);
-        else
-            snprintf(win, sizeof win, "-");
-        if (p->kind == KVP_CACHE_RECURRENT)
-            snprintf(dims, sizeof dims, "state");
-        else
-            snprintf(dims, sizeof dims, "%u/%u", p->k_head_dim, p->v_head_dim);
-        printf("%-10s %6u %9s %6u %9s %6s %14s %14s %14s\n", kvp_cache_kind_name(p->kind),
-               p->layers, win, p->kv_heads_per_rank, dims, kvp_dtype_name(p->dtype),
-               kvp_cli_fmt_count(p->bytes_per_token, b1, sizeof b1),
-               kvp_cli_fmt_count(p->bytes_per_sequence, b2, sizeof b2),
-               kvp_cli_fmt_count(p->page_bytes, b3, sizeof b3));
-    }
-    printf("\nper rank: %s bytes per token (%s), %s bytes per sequence (%s)\n",
-           kvp_cli_fmt_count(c.bytes_per_token, b1, sizeof b1),
-           kvp_cli_fmt_bytes(c.bytes_per_token, b2, sizeof b2),
-           kvp_cli_fmt_count(c.bytes_per_sequence, b3, sizeof b3),
-           kvp_cli_fmt_bytes(c.bytes_per_sequence, b4, sizeof b4));
-    if (c.non_affine) {
-        /* Pools of one entry per r tokens: their bytes/token column is per entry and
-         * they are not in the slope above; a sequence's bytes are the exact function. */
-        static const uint64_t lens[] = {4096, 131072, 1048576};
-        printf("plus pools of one entry per r tokens (window column 1/r, bytes per entry); "
-               "exact bytes of one sequence:\n");
-        for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++) {
-            uint64_t sb;
-            if (kvp_cost_sequence_bytes(&c, lens[k], &sb, &err) != KVP_OK) {
-                kvp_model_free(m);
-                return kvp_cli_report_error(&err, false);
-            }
-            printf("  %9s tokens: %s bytes (%s)\n", kvp_cli_fmt_count(lens[k], b1, sizeof b1),
-                   kvp_cli_fmt_count(sb, b2, sizeof b2), kvp_cli_fmt_bytes(sb, b3, sizeof b3));
-        }
-    }
-    for (size_t k = 0; k < nw; k++) printf("note: %s\n", warnings[k]);
-    if (layers) {
-        printf("\n%-6s %-10s %9s %6s %9s %6s %14s %14s %6s\n", "layer", "kind", "window", "heads",
-               "head dim", "dtype", "bytes/token", "bytes/seq", "stage");
-        for (size_t k = 0; k < kvp_model_cache_count(m); k++) {
-            kvp_layer_cost lc;
-            if (kvp_cost_layer(m, &s, k, &lc, &err) != KVP_OK) {
-                kvp_model_free(m);
-                return kvp_cli_report_error(&err, false);
-            }
-            char win[24], dims[24];
-            if (lc.window_tokens)
-                kvp_cli_fmt_count(lc.window_tokens, win, sizeof win);
-            else
-                snprintf(win, sizeof win, "-");
-            if (lc.kind == KVP_CACHE_RECURRENT)
-                snprintf(dims, sizeof dims, "state");
-            else
-                snprintf(dims, sizeof dims, "%u/%u", lc.k_head_dim, lc.v_head_dim);
-            printf("%-6u %-10s %9s %6u %9s %6s %14s %14s %6u\n", lc.layer,
-                   kvp_cache_kind_name(lc.kind), win, lc.kv_heads_per_rank, dims,
-                   kvp_dtype_name(lc.dtype), kvp_cli_fmt_count(lc.bytes_per_token, b1, sizeof b1),
-                   kvp_cli_fmt_count(lc.bytes_per_sequence, b2, sizeof b2), lc.pp_stage);
-        }
-    }
+    kvp_report_text t = {0};
+    kvp_status st = kvp__cost_text(m, &s, &c, layers, warnings, nw, &t, &err);
     kvp_model_free(m);
-    return KVP_EXIT_OK;
+    rc = kvp_cli_write_text(&t, stdout); /* what was rendered before a failure too */
+    kvp_report_text_free(&t);
+    if (st != KVP_OK) return kvp_cli_report_error(&err, false);
+    return rc >= 0 ? rc : KVP_EXIT_OK;
 }

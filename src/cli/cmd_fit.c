@@ -9,21 +9,12 @@
 #include "fit_env.h"
 #include "kvplan/render.h"
 #include "from_cmd.h" /* kvp_cli_from_run, kvp_cli_from_model */
+#include "text_internal.h"
+#include "command_help.h"
 #include "util.h"
 
 static void usage(FILE *out) {
-    fputs("usage: kvplan fit MODEL (--gpu NAME | --gpu-mem BYTES | --kv-budget BYTES) "
-          "[constraints]\n"
-          "Solves for what is left free; by default the longest --max-seq-len serving\n"
-          "--concurrency sequences at once, or, with --max-seq-len, the most sequences.\n"
-          "  --solve max-seq-len|concurrency|tp|kv-dtype   what to solve for\n"
-          "  --concurrency N              sequences served at once (default 1)\n"
-          "  --gpus N                     GPUs available for --solve tp (default 8)\n"
-          "  --allow-pp                   --solve tp may also use pipeline parallelism\n"
-          "  --max-seq-len-limit N        upper bound of the length search (default: the\n"
-          "                               model's max_position_embeddings)\n"
-          "  --svg FILE                   the GPU memory bar of the plan at the answer\n",
-          out);
+    fputs(kvp__command_help("fit"), out);
     fit_cli_usage(out, KVP_COMMAND_FIT);
 }
 
@@ -40,24 +31,6 @@ static int parse_solve(const fit_cli *c, const char *v, kvp_fit_target *out) {
         return fit_cli_bad(c, KVP_INVALID_ARG, "--solve",
                            "--solve: '%s' is not max-seq-len, concurrency, tp or kv-dtype", v);
     return -1;
-}
-
-static void print_eval_line(const char *label, const kvp_fit_eval *e) {
-    char b1[32], n1[32], n2[32], n3[32];
-    if (e->status != KVP_OK) {
-        printf("%s %s\n", label, e->message);
-        return;
-    }
-    char n4[32];
-    printf("%s %s, tp %u, pp %u, kv %s, max_seq_len %s: KV budget %s, %s tokens, KV cache holds "
-           "%s sequences, scheduler cap %s%s\n",
-           label, kvp_engine_name(e->point.engine), e->point.tp, e->point.pp, e->point.kv_dtype,
-           kvp_cli_fmt_count(e->point.max_seq_len, n1, sizeof n1),
-           fit_gib(e->budget_bytes ? e->budget_bytes : e->kv_bytes, b1, sizeof b1),
-           kvp_cli_fmt_count(e->tokens, n2, sizeof n2),
-           kvp_cli_fmt_count(e->max_sequences, n3, sizeof n3),
-           e->batch_limit ? kvp_cli_fmt_count(e->batch_limit, n4, sizeof n4) : "none",
-           e->memory_estimated ? " (memory terms estimated)" : "");
 }
 
 static int fit_main(int argc, char **argv);
@@ -182,29 +155,12 @@ static int fit_main(int argc, char **argv) {
         fit_cli_free(&c);
         return brc;
     }
-    uint64_t conc = req.concurrency ? req.concurrency : 1;
-    const char *what = kvp_fit_target_name(req.solve_for);
-
-    if (svg && ans->at.status == KVP_OK) {
-        kvp_memory_segment segs[KVP_REPORT_MAX_SEGMENTS];
-        size_t n = kvp_fit_memory_segments(&ans->at, 0, segs, KVP_REPORT_MAX_SEGMENTS);
-        char sub[256];
-        snprintf(sub, sizeof sub, "%s on %s: %s = %s (%s, tp %u)", kvp_model_name(c.model),
-                 c.has_gpu_info ? c.gpu_info.name : "the GPU", what,
-                 ans->found ? ans->value_text : "none", kvp_engine_name(ans->at.point.engine),
-                 ans->at.point.tp);
-        kvp_memory_bar bar = {"GPU memory at the answer", sub,
-                              ans->at.total_bytes ? ans->at.total_bytes : 0, n, segs};
-        kvp_report_text t;
-        kvp_report_text_init(&t, NULL);
-        st = kvp_svg_memory_bar(&bar, &t, &err);
-        if (st == KVP_OK) st = kvp_report_write_file(svg, t.data, t.len, &err);
-        kvp_report_text_free(&t);
-        if (st != KVP_OK) {
-            free(ans);
-            fit_cli_free(&c);
-            return kvp_cli_report_error(&err, c.json);
-        }
+    const kvp_gpu_info *gpu = c.has_gpu_info ? &c.gpu_info : NULL;
+    if (svg && ans->at.status == KVP_OK &&
+        kvp__fit_svg(svg, c.model, gpu, &req, ans, &err) != KVP_OK) {
+        free(ans);
+        fit_cli_free(&c);
+        return kvp_cli_report_error(&err, c.json);
     }
 
     if (c.json) {
@@ -218,51 +174,10 @@ static int fit_main(int argc, char **argv) {
             return prc;
         }
     } else {
-        char n1[32];
-        printf("model:      %s\n", kvp_model_name(c.model));
-        if (c.has_gpu_info)
-            printf("gpu:        %s (%.2f GiB)\n", c.gpu_info.name,
-                   (double)c.gpu_info.total_bytes / 1073741824.0);
-        printf("policy:     %s\n", kvp_engine_name(c.base.engine));
-        switch (req.solve_for) {
-        case KVP_FIT_MAX_SEQ_LEN:
-            printf("question:   the longest max_seq_len serving %llu sequence%s at once\n",
-                   (unsigned long long)conc, conc == 1 ? "" : "s");
-            break;
-        case KVP_FIT_CONCURRENCY:
-            printf("question:   the most sequences of max_seq_len %s at once\n",
-                   kvp_cli_fmt_count(ans->at.point.max_seq_len, n1, sizeof n1));
-            break;
-        case KVP_FIT_PARALLEL:
-            printf("question:   the smallest parallelism on %u GPUs serving %llu sequence%s\n",
-                   req.gpus ? req.gpus : 8, (unsigned long long)conc, conc == 1 ? "" : "s");
-            break;
-        default:
-            printf("question:   the widest KV dtype serving %llu sequence%s\n",
-                   (unsigned long long)conc, conc == 1 ? "" : "s");
-            break;
-        }
-        if (ans->found) {
-            bool counted = req.solve_for == KVP_FIT_MAX_SEQ_LEN ||
-                           req.solve_for == KVP_FIT_CONCURRENCY;
-            if (counted)
-                printf("answer:     %s = %s\n", what, kvp_cli_fmt_count(ans->value, n1, sizeof n1));
-            else if (req.solve_for == KVP_FIT_PARALLEL)
-                printf("answer:     tp %u, pp %u\n", ans->at.point.tp, ans->at.point.pp);
-            else
-                printf("answer:     %s = %s\n", what, ans->value_text);
-            if (counted && !ans->at_search_bound)
-                printf("limited by: %s (at %s)\n", ans->limited_by,
-                       kvp_cli_fmt_count(ans->value + 1, n1, sizeof n1));
-            else
-                printf("limited by: %s\n", ans->limited_by);
-        } else {
-            printf("answer:     none: the target cannot be met\n");
-            printf("limited by: %s\n", ans->limited_by);
-            printf("best:       %s\n", ans->best);
-        }
-        print_eval_line("plan:      ", &ans->at);
-        printf("(%u plans evaluated)\n", ans->evaluations);
+        kvp_report_text t = {0};
+        kvp__fit_text(c.model, gpu, &req, ans, &t);
+        kvp_cli_write_text(&t, stdout);
+        kvp_report_text_free(&t);
     }
     int code = ans->found ? KVP_EXIT_OK : KVP_EXIT_NO;
     free(ans);

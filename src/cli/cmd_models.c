@@ -5,15 +5,11 @@
 
 #include "render_internal.h" /* the document, shared with kvp_json_call */
 #include "cli.h"
+#include "command_help.h"
+#include "text_internal.h"
 
 static void usage(FILE *out) {
-    fputs("usage: kvplan models [FILTER] [--json]\n"
-          "  lists the model configs compiled into kvplan, then the aliases (Instruct, chat,\n"
-          "  base variants that share an entry's geometry); FILTER keeps the names and\n"
-          "  Hugging Face ids that contain it (any case)\n"
-          "  --json     machine-readable output\n"
-          "exit status: 0 listed, 1 nothing matches FILTER, 2 bad usage\n",
-          out);
+    fputs(kvp__command_help("models"), out);
 }
 
 int kvp_cmd_models(int argc, char **argv) {
@@ -43,18 +39,10 @@ int kvp_cmd_models(int argc, char **argv) {
         puts(text);
         free(text);
     } else {
-        printf("%-40s %s\n", "name", "hugging face id");
-        for (size_t i = 0; i < kvp_catalog_count(); i++) {
-            if (!kvp__models_match(filter, kvp_catalog_name(i), kvp_catalog_hf_id(i))) continue;
-            printf("%-40s %s\n", kvp_catalog_name(i), kvp_catalog_hf_id(i));
-            matched++;
-        }
-        for (size_t i = 0; i < kvp_catalog_alias_count(); i++) {
-            const char *name = kvp_catalog_alias_name(i), *id = kvp_catalog_alias_hf_id(i);
-            if (!kvp__models_match(filter, name, id)) continue;
-            printf("%-40s %s (alias of %s)\n", name, id, kvp_catalog_alias_of(i));
-            matched++;
-        }
+        kvp_report_text t = {0};
+        matched = kvp__models_text(filter, &t);
+        kvp_cli_write_text(&t, stdout);
+        kvp_report_text_free(&t);
     }
     if (filter && matched == 0) {
         fprintf(stderr, "kvplan: no catalogue model matches '%s'; a model of your own: give the "

@@ -1,59 +1,32 @@
 /* cmd_plan.c — `kvplan plan MODEL`: the KV cache plan of one GPU (rank), from
  * the creator in src/plan: budget term by term, each pool's bytes, blocks and
  * tokens, reserves, the concurrent sequences it holds, and warnings. */
-#include <jansson.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "accuracy.h"
 #include "cli.h"
+#include "command_help.h"
 #include "cli_options.h"
 #include "startup_cli.h"
 #include "kvplan/plan.h"
 #include "kvplan/probe.h"
 #include "kvplan/local.h"
 #include "kvplan/deploy.h"
-#include "kvplan/fit.h"
 #include "kvplan/render.h"
 #include "from_cmd.h"
-#include "fit_env.h"
-#include "admission_out.h"
+#include "text_internal.h"
 #include "util.h"
 
-#if defined(__has_include)
-#if __has_include("plan_policy.h")
 #include "plan_policy.h"
 #include "plan_seed_opts.h"
-#define KVP_HAVE_PLAN_POLICY 1
-#endif
-#endif
 
-#define GIB 1073741824.0
-#define DEFAULT_CUDA_GRAPH_BS 128u
 
 /* The command's own flags, then every row of the option table that `plan`
  * takes (kvp_cli_table_usage): the help cannot miss an option the table has,
  * nor list one it lacks (test_options_help; the man page prints this). */
 void kvp_cli_plan_usage(FILE *out) {
-    fputs("usage: kvplan plan MODEL [options]\n"
-          "Plans the KV cache of one GPU (rank) under an engine's rules, --policy\n"
-          "vllm|sglang|trtllm|llamacpp (default trtllm, or the engine whose own flags are\n"
-          "used): the figures its start-up log would show, and why (docs/policies.md).\n"
-          "  MODEL                        a catalogue name, a config.json or a folder holding\n"
-          "                               one, a .gguf file, or a geometry JSON ({\"arch\": ...})\n"
-          "this command:\n"
-          "  --from \"ENGINE COMMAND\"      take policy and options from a vllm serve / sglang /\n"
-          "                               llama-server / trtllm-serve command line\n"
-          "  --geometry FILE              build the model from a GGUF-style geometry JSON\n"
-          "  --local NAME                 model-local KV caches to report (kvplan local --list);\n"
-          "                               with --async-chunk, --streaming, --enforce-eager\n"
-          "  --explain                    formula and inputs behind every number\n"
-          "  --json                       machine-readable plan\n"
-          "  --svg FILE, --html FILE      also write the memory bar (SVG) / a self-contained page\n"
-          "deployment settings (the option table, docs/options.md; a start-up refusal exits 1\n"
-          "with its rule; memory terms not measured are estimated from the config, and said):\n",
-          out);
+    fputs(kvp__command_help("plan"), out);
     kvp_cli_table_usage(out, KVP_COMMAND_PLAN, KVP_OPTION_ENGINES_ALL);
 }
 
@@ -61,30 +34,19 @@ static void usage(FILE *out) { kvp_cli_plan_usage(out); }
 
 /* ----------------------------------------------------------------- options */
 
+/* This command's own options; every deployment setting is read from the
+ * settled option table (`t`, options.h), never copied (issue 27 item 2). */
 typedef struct opts {
-    const char *model, *draft, *gpu;
-    uint64_t gpu_mem, free_mem, weights, peak, activation_peak, non_torch, cuda_graph,
-        estimation_kv, kv_budget;
-    bool has_gpu_mem, has_weights, has_peak, has_activation_peak, has_non_torch, has_cuda_graph,
-        has_kv_budget;
-    bool probe;          /* --probe: live memory of --device */
-    uint32_t device;     /* --device N */
-    uint32_t gpus;       /* --gpus N: GPUs per node, 0 = not given */
+    const char *model;
     const char *local;   /* --local NAME: model-local cache declarations */
     const char *svg, *html; /* --svg FILE, --html FILE */
     kvp_local_deployment local_dep;
-    uint64_t seq_len;
-    bool has_max_seq_len;
-    uint32_t cuda_graph_bs;
-    uint32_t graph_sizes[64], graph_size_count; /* --cuda-graph-batch-sizes */
     bool explain, json;
-    kvp_deploy_settings d;
-    kvp_kv_config kv;
-    uint64_t windows[256];
-    size_t window_count;
-    kvp_startup_settings startup; /* start-up flags (issue 21, startup_cli.h) */
-    kvp_admission_settings admission; /* --isl, --osl, --max-new-tokens, policy */
-    kvp_cli_seed_opts seed; /* engine settings and rules around the creator */
+    const kvp_options *t; /* the settings, as the table settled them */
+    kvp_deploy_settings d; /* the creator's: the table's, with the point's tp, pp, length
+                              and KV dtype, and the multimodal output the rules retain */
+    kvp_startup_settings startup; /* the table's, with the GPU named resolved */
+    kvp_cli_seed_opts seed; /* the results of the rules around the creator */
 } opts;
 
 static bool g_json;
@@ -103,62 +65,24 @@ static int bad_input(kvp_status code, const char *key, const char *fmt, ...) {
     return kvp_cli_report_error(&err, g_json);
 }
 
-/* The table's settings (options.h) as this command's run reads them. Returns -1
- * to continue, else an exit status. */
-static int from_table(opts *o, const kvp_options *t) {
+/* The creator's settings: the table's, with the shared point (tp, pp, the
+ * length, the KV dtype). Returns -1 to continue, else an exit status. */
+static int creator_settings(opts *o, const kvp_options *t) {
     const kvp_deployment *dep = &t->deployment;
-    const kvp_deploy_memory *m = &dep->memory;
-    o->gpu = t->gpu;
-    o->draft = t->draft;
-    o->probe = t->probe;
-    o->device = t->device;
-    o->gpus = t->gpus;
-    o->has_gpu_mem = kvp_options_given(t, "--gpu-mem");
-    o->gpu_mem = m->total_bytes;
-    o->free_mem = m->free_bytes;
-    o->has_kv_budget = kvp_options_given(t, "--kv-budget");
-    o->kv_budget = m->kv_budget_bytes;
-    o->has_weights = m->has_weights;
-    o->weights = m->weights_bytes;
-    o->has_peak = m->has_peak;
-    o->peak = m->peak_bytes;
-    o->has_activation_peak = m->has_activation_peak;
-    o->activation_peak = m->activation_peak_bytes;
-    o->has_non_torch = m->has_non_torch;
-    o->non_torch = m->non_torch_bytes;
-    o->has_cuda_graph = m->has_cuda_graph;
-    o->cuda_graph = m->cuda_graph_bytes;
-    o->estimation_kv = m->estimation_kv_bytes;
-    memcpy(o->graph_sizes, m->cuda_graph_sizes, sizeof o->graph_sizes);
-    o->graph_size_count = m->cuda_graph_size_count;
-    /* The creator's settings: the table's, with the shared point (tp, pp, lengths). */
+    o->t = t;
     o->d = dep->trtllm;
     o->d.tp = dep->point.tp;
     o->d.pp = dep->point.pp;
     o->d.max_seq_len = dep->point.max_seq_len;
-    o->has_max_seq_len = kvp_options_given(t, "--max-seq-len");
-    o->seq_len = dep->point.seq_len;
-    o->cuda_graph_bs = (uint32_t)dep->trtllm.max_cuda_graph_batch_size; /* the row caps it at 2^20 */
     if (dep->point.kv_dtype[0] && kvp_dtype_parse(dep->point.kv_dtype, &o->d.kv_dtype) != KVP_OK)
         return bad_input(KVP_INVALID_ARG, kvp_options_typed(t, "--kv-dtype"),
                          "%s: unknown dtype '%s' (expected auto, fp16, bf16, fp8, nvfp4)",
                          kvp_options_typed(t, "--kv-dtype"), dep->point.kv_dtype);
-    o->kv = dep->kv;
-    o->admission = dep->admission;
     o->startup = t->startup;
     o->local_dep.enforce_eager = t->startup.enforce_eager;
-    /* The rules around the creator; names point into t, which outlives the run. */
-    const kvp_option_rules *x = &t->rules;
-    o->seed.engine_version = kvp_options_given(t, "--engine-version") ? dep->policy.engine_version : NULL;
-    o->seed.compression = x->compression;
-    o->seed.has_lora = x->has_lora;
-    o->seed.lora = x->lora;
-    o->seed.has_mm = x->has_mm;
-    o->seed.mm_max_tokens = x->mm_max_tokens;
-    o->seed.mm_batch = x->mm_batch;
-    o->seed.mm_embedding_dim = x->mm_embedding_dim;
-    memcpy(o->seed.mm, x->mm, sizeof o->seed.mm);
-    o->seed.mm_count = x->mm_count;
+    o->seed.rules = &t->rules;
+    o->seed.engine_version =
+        kvp_options_given(t, "--engine-version") ? dep->policy.engine_version : NULL;
     return -1;
 }
 
@@ -222,30 +146,9 @@ static int parse(int argc, char **argv, opts *o, kvp_options *t) {
     if (frc) return frc;
     int rc = kvp_cli_table_finish(t, g_json);
     if (rc >= 0) return rc;
-    return from_table(o, t);
+    return creator_settings(o, t);
 }
 /* ------------------------------------------------------------------ output */
-
-typedef struct outbuf {
-    FILE *f;
-    bool explain;
-} outbuf;
-
-static const char *gib(uint64_t b, char *buf, size_t n) {
-    snprintf(buf, n, "%.2f GiB", (double)b / GIB);
-    return buf;
-}
-
-static void explain(const outbuf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void explain(const outbuf *o, const char *fmt, ...) {
-    if (!o->explain) return;
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("      = ", o->f);
-    vfprintf(o->f, fmt, ap);
-    fputc('\n', o->f);
-    va_end(ap);
-}
 
 typedef struct plan_ctx {
     opts *o;
@@ -254,7 +157,6 @@ typedef struct plan_ctx {
     kvp_deploy_result *r;    /* the pipeline's result (deploy.h) */
     kvp_startup_report *rep; /* the start-up rules of that plan */
     char model_dir[4096];
-    uint64_t count;          /* sequences at once: min(KV limit, max_batch_size) */
     const char *warnings[64];
     char warn_buf[8][320];
     kvp_local_report *local; /* model-local caches (--local), NULL when none */
@@ -273,239 +175,42 @@ static void warn(plan_ctx *p, const char *fmt, ...) {
     p->warnings[p->warn_count++] = p->warn_buf[p->warn_buf_used++];
 }
 
-static void print_text(plan_ctx *p, FILE *f) {
-    outbuf ob = {f, p->o->explain};
-    char b1[32], b2[32];
-    const kvp_deploy_settings *d = &p->r->trtllm;
-    const kvp_manager_plan *t = &p->r->plan.managers[KVP_ROLE_TARGET];
-    fprintf(f, "plan: %s, one rank of TP %u x PP %u, policy trtllm\n", kvp_model_name(p->model),
-            d->tp, d->pp);
-    char adopted[64] = "";
-    if (p->r->engine_max_seq_len < d->max_seq_len)
-        snprintf(adopted, sizeof adopted, " (engine starts with %llu)",
-                 (unsigned long long)p->r->engine_max_seq_len);
-    fprintf(f, "manager: %s, kv dtype %s, %u tokens per block, max_seq_len %llu%s, "
-               "max_batch_size %llu\n",
-            kvp_manager_kind_name(t->kind), kvp_dtype_name(t->kv_dtype),
-            p->o->kv.tokens_per_block ? p->o->kv.tokens_per_block : 32u,
-            (unsigned long long)d->max_seq_len, adopted, (unsigned long long)d->max_batch_size);
-    fputs("\nbudget\n", f);
-    if (p->r->have_memory) {
-        const kvp_memory_facts *m = &p->r->memory;
-#define EST(bit) ((m->estimated & (bit)) ? "estimated" : "measured")
-        fprintf(f, "  total memory            %14s  %s\n", gib(m->total_bytes, b1, sizeof b1),
-                p->total_source);
-        fprintf(f, "  - weights               %14s  %s\n", gib(m->weights_bytes, b1, sizeof b1),
-                EST(KVP_MEM_EST_WEIGHTS));
-        fprintf(f, "  - activations           %14s  %s\n", gib(m->activation_bytes, b1, sizeof b1),
-                p->r->estimation.estimating ? EST(KVP_MEM_EST_ACTIVATION)
-                                  : "not subtracted (no profiling pass)");
-        fprintf(f, "  - non-torch             %14s  %s\n", gib(m->non_torch_bytes, b1, sizeof b1),
-                EST(KVP_MEM_EST_NON_TORCH));
-        fprintf(f, "  - CUDA graphs           %14s  %s\n",
-                gib(m->cuda_graph_bytes, b1, sizeof b1),
-                p->o->has_non_torch ? "in non-torch"
-                : !p->o->has_cuda_graph && !(m->estimated & KVP_MEM_EST_CUDA_GRAPH)
-                    ? "none captured"
-                    : EST(KVP_MEM_EST_CUDA_GRAPH));
-#undef EST
-        if (p->r->cap.mm_reserve_bytes)
-            fprintf(f, "  - multimodal reserve    %14s\n",
-                    gib(p->r->cap.mm_reserve_bytes, b1, sizeof b1));
-        fprintf(f, "  = peak                  %14s\n", gib(p->r->cap.peak_bytes, b1, sizeof b1));
-        explain(&ob, "%llu + %llu + %llu + %llu = %llu B", (unsigned long long)m->weights_bytes,
-                (unsigned long long)m->activation_bytes, (unsigned long long)m->non_torch_bytes,
-                (unsigned long long)m->cuda_graph_bytes, (unsigned long long)p->r->cap.peak_bytes);
-        if (p->o->estimation_kv)
-            fprintf(f, "  + temporary KV          %14s  added back\n",
-                    gib(p->o->estimation_kv, b1, sizeof b1));
-        fprintf(f, "  x free fraction         %14g\n",
-                p->o->kv.free_gpu_memory_fraction > 0.0 ? p->o->kv.free_gpu_memory_fraction : 0.9);
-        fprintf(f, "  = KV budget             %14s  (%llu B)\n",
-                gib(p->r->cap.budget_bytes, b1, sizeof b1), (unsigned long long)p->r->cap.budget_bytes);
-        explain(&ob, "int((%llu - %llu + %llu) * %g) = %llu B  [_cal_max_memory]",
-                (unsigned long long)p->r->memory.total_bytes, (unsigned long long)p->r->cap.peak_bytes,
-                (unsigned long long)p->o->estimation_kv,
-                p->o->kv.free_gpu_memory_fraction > 0.0 ? p->o->kv.free_gpu_memory_fraction : 0.9,
-                (unsigned long long)p->r->cap.budget_bytes);
-        if (p->o->explain) kvp_cli_memory_terms(p->r, f);
-    } else {
-        fprintf(f, "  KV budget               %14s  (%llu B, --kv-budget)\n",
-                gib(p->r->cap.budget_bytes, b1, sizeof b1), (unsigned long long)p->r->cap.budget_bytes);
-    }
-    if (p->r->cap.mla_workspace_reserve_bytes) {
-        fprintf(f, "  - MLA workspace reserve %14s  admits %llu tokens of attended KV\n",
-                gib(p->r->cap.mla_workspace_reserve_bytes, b1, sizeof b1),
-                (unsigned long long)p->r->cap.mla_kv_len_cap_tokens);
-        explain(&ob, "min(w x kv_len_cap, budget x w / (k + w)) with w = %llu B/token, k = "
-                     "%llu B/token",
-                (unsigned long long)d->attention_workspace_bytes_per_token,
-                (unsigned long long)t->cost.slope_bytes_per_token);
-    }
-    if (p->r->cap.after_max_tokens_bytes != p->r->cap.kv_max_memory_bytes ||
-        p->r->cap.after_max_tokens_bytes != p->r->cap.budget_bytes - p->r->cap.mla_workspace_reserve_bytes)
-        fprintf(f, "  capped by max_tokens / max_gpu_total_bytes\n");
-    fprintf(f, "  = managers' GPU budget  %14s  (%llu B)\n",
-            gib(p->r->cap.kv_max_memory_bytes, b1, sizeof b1),
-            (unsigned long long)p->r->cap.kv_max_memory_bytes);
-    explain(&ob, "min(budget %llu - reserves %llu, max_tokens x slope, max_gpu_total_bytes)",
-            (unsigned long long)p->r->cap.budget_bytes,
-            (unsigned long long)p->r->cap.mla_workspace_reserve_bytes);
-
-    char c1[32], c2[32];
-    fputs("\npools\n", f);
-    fprintf(f, "  %-7s %-10s %6s %8s %12s %12s %10s %12s %12s\n", "manager", "kind", "layers",
-            "window", "bytes/token", "page bytes", "blocks", "tokens", "bytes");
-    for (int r = 0; r < KVP_ROLE_COUNT; r++) {
-        const kvp_manager_plan *mp = &p->r->plan.managers[r];
-        if (!mp->present) continue;
-        for (uint32_t i = 0; i < mp->pool_count; i++) {
-            const kvp_plan_pool *q = &mp->pools[i];
-            char win[24];
-            if (q->window_tokens)
-                snprintf(win, sizeof win, "%llu", (unsigned long long)q->window_tokens);
-            else
-                snprintf(win, sizeof win, "-");
-            fprintf(f, "  %-7s %-10s %6u %8s %12llu %12llu %10llu %12llu %12s\n",
-                    kvp_manager_role_name(mp->role), kvp_cache_kind_name(q->kind), q->layers, win,
-                    (unsigned long long)(q->kind == KVP_CACHE_RECURRENT ? 0 : q->bytes_per_token),
-                    (unsigned long long)q->page_bytes, (unsigned long long)q->blocks,
-                    (unsigned long long)q->tokens, gib(q->bytes, b2, sizeof b2));
-            if (q->kind == KVP_CACHE_RECURRENT)
-                explain(&ob, "%llu slots (max_batch_size x pp + 1 dummy) x %llu B of state",
-                        (unsigned long long)q->blocks, (unsigned long long)q->bytes_per_sequence);
-            else if (q->in_intercept)
-                explain(&ob, "ceil(%llu / %u) blocks x max_batch_size %llu = %llu blocks, "
-                             "reserved per sequence slot (the cost's intercept)",
-                        (unsigned long long)q->window_tokens, q->tokens_per_block,
-                        (unsigned long long)d->max_batch_size, (unsigned long long)q->blocks);
-            else
-                explain(&ob, "%llu blocks x %llu B per block (%u tokens x %llu B/token)",
-                        (unsigned long long)q->blocks, (unsigned long long)q->page_bytes,
-                        q->tokens_per_block, (unsigned long long)q->bytes_per_token);
-        }
-        snprintf(c1, sizeof c1, "%llu", (unsigned long long)mp->max_tokens);
-        fprintf(f, "  %-7s %s: quota %s, cost %llu B/token + %llu B fixed\n",
-                kvp_manager_role_name(mp->role), kvp_manager_kind_name(mp->kind),
-                gib(mp->max_gpu_total_bytes, b1, sizeof b1),
-                (unsigned long long)mp->cost.slope_bytes_per_token,
-                (unsigned long long)mp->cost.intercept_bytes);
-        if (mp->vswa && !kvp_manager_is_v2(mp->kind))
-            explain(&ob, "variable windows on paged v1: the quota in equal shares per distinct "
-                         "window, blocks = share // bytes per token of the window // %u",
-                    mp->pools[0].tokens_per_block);
-        else
-            explain(&ob, "tokens = (%llu - %llu) // %llu = %llu%s%s, floored to whole blocks",
-                    (unsigned long long)mp->max_gpu_total_bytes,
-                    (unsigned long long)mp->cost.intercept_bytes,
-                    (unsigned long long)mp->cost.slope_bytes_per_token,
-                    (unsigned long long)kvp_affine_tokens_for_budget(mp->cost,
-                                                                     mp->max_gpu_total_bytes),
-                    mp->max_tokens ? ", capped by max_tokens " : "",
-                    mp->max_tokens ? c1 : "");
-    }
-    fprintf(f, "  allocated %s of %s\n", gib(p->r->plan.allocated_bytes, b1, sizeof b1),
-            gib(p->r->cap.kv_max_memory_bytes, b2, sizeof b2));
-
-    fprintf(f, "  engine log: [MemUsageChange] Allocated %.2f GiB for max tokens in paged KV "
-               "cache (%llu).\n",
-            (double)t->bytes / (double)(1ull << 30), (unsigned long long)t->max_tokens_out);
-    fputs("\ncapacity\n", f);
-    fprintf(f, "  max tokens              %s\n",
-            kvp_cli_fmt_count(t->max_tokens_out, c1, sizeof c1));
-    explain(&ob, "blocks x tokens per block of the target's largest full-context pool");
-    fprintf(f, "  max sequences at %s tokens: %s",
-            kvp_cli_fmt_count(p->r->point.seq_len, c1, sizeof c1),
-            kvp_cli_fmt_count(p->count, c2, sizeof c2));
-    if (p->count < p->r->max_sequences && p->r->max_sequences == UINT64_MAX)
-        fprintf(f, " (%s; no KV pool limits the count)\n",
-                d->pp > 1 ? "max_batch_size x pp slots" : "max_batch_size");
-    else if (p->count < p->r->max_sequences)
-        fprintf(f, " (%s; the KV cache holds %llu)\n",
-                d->pp > 1 ? "max_batch_size x pp slots" : "max_batch_size",
-                (unsigned long long)p->r->max_sequences);
-    else
-        fputs(" (KV cache limit)\n", f);
-    for (int r = 0; r < KVP_ROLE_COUNT && ob.explain; r++) {
-        const kvp_manager_plan *mp = &p->r->plan.managers[r];
-        if (!mp->present) continue;
-        for (uint32_t i = 0; i < mp->pool_count; i++) {
-            const kvp_plan_pool *q = &mp->pools[i];
-            if (q->in_intercept || !q->tokens_per_block) continue;
-            uint64_t toks = p->r->point.seq_len;
-            if (q->window_tokens && q->window_tokens < toks) toks = q->window_tokens;
-            if (q->kind == KVP_CACHE_CROSS) toks = q->window_tokens;
-            uint64_t per = (toks + q->tokens_per_block - 1) / q->tokens_per_block * d->max_beam_width;
-            explain(&ob, "%s %s pool: %llu blocks // (ceil(%llu / %u) x beam %u = %llu) = %llu",
-                    kvp_manager_role_name(mp->role), kvp_cache_kind_name(q->kind),
-                    (unsigned long long)q->blocks, (unsigned long long)toks, q->tokens_per_block,
-                    d->max_beam_width, (unsigned long long)per,
-                    (unsigned long long)(per ? q->blocks / per : 0));
-        }
-    }
-    if (d->pp > 1)
-        explain(&ob, "min over pools = %llu, then min with max_batch_size %llu x pp %u = %llu "
-                     "slots (compute_max_num_sequences)",
-                (unsigned long long)p->r->max_sequences, (unsigned long long)d->max_batch_size,
-                d->pp, (unsigned long long)p->r->batch_limit);
-    else
-        explain(&ob, "min over pools = %llu, then min with max_batch_size %llu",
-                (unsigned long long)p->r->max_sequences, (unsigned long long)d->max_batch_size);
-    kvp_cli_admission_text(f, &p->r->admission, "  ");
-    if (p->r->cap.has_mla_kv_len_cap)
-        fprintf(f, "  attended-KV admission cap %llu tokens\n",
-                (unsigned long long)p->r->cap.mla_kv_len_cap_tokens);
-    if (p->r->estimation.estimating) {
-        fprintf(f, "  profiling pass: temporary KV cache of %llu tokens, %llu dummy request(s)\n",
-                (unsigned long long)p->r->estimation.max_tokens,
-                (unsigned long long)p->r->estimation.tokens.dummy_requests);
-        explain(&ob,
-                "blocks = max(sum ceil((prompt %llu + %llu extra) / tpb), CUDA-graph warm-up "
-                "%llu, max_batch_size) x pool groups x beam = %llu",
-                (unsigned long long)p->r->estimation.tokens.dummy_prompt_tokens,
-                (unsigned long long)p->r->estimation.tokens.extra_tokens_per_seq,
-                (unsigned long long)p->r->estimation.tokens.cuda_graph_warmup_blocks,
-                (unsigned long long)p->r->estimation.tokens.pool_blocks);
-    }
-    kvp_cli_plan_seed_print(&p->o->seed, &p->r->trtllm, &p->r->plan, f);
-    if (p->local && kvp_local_report_entry_count(p->local)) {
-        fprintf(f, "\nmodel-local caches (%s, reported, not subtracted)\n",
-                kvp_local_report_model(p->local));
-        for (size_t i = 0; i < kvp_local_report_entry_count(p->local); i++) {
-            const kvp_local_entry *e = kvp_local_report_entry(p->local, i);
-            fprintf(f, "  %-34s %s rows (%s) x %s = %s  %s\n", e->name,
-                    kvp_cli_fmt_count(e->rows, c1, sizeof c1),
-                    kvp_local_row_driver_name(e->row_driver),
-                    kvp_cli_fmt_bytes(e->bytes_per_row, b1, sizeof b1),
-                    kvp_cli_fmt_bytes(e->total_bytes, b2, sizeof b2),
-                    e->charged ? "already charged by profiling" : "not charged");
-        }
-    }
-    if (p->warn_count) {
-        fputs("\nwarnings\n", f);
-        for (size_t i = 0; i < p->warn_count; i++) fprintf(f, "  - %s\n", p->warnings[i]);
-    }
-    fprintf(f, "\naccuracy: %s (docs/accuracy.md)\n", kvp__engine_accuracy_line(KVP_ENGINE_TRTLLM));
+/* `plan --json`, rendered by the library (kvplan/render.h): the same document
+ * kvp_json_call returns for the same question. */
+/* What the plan's renderers take beyond the result (kvplan/render.h). */
+static kvp_render_input render_input(plan_ctx *p, kvp_render_rules *rules) {
+    const kvp_cli_seed_opts *x = &p->o->seed;
+    const kvp_option_rules *xr = x->rules;
+    *rules = (kvp_render_rules){x->engine_version, &xr->compression, &x->compression_effect,
+                                xr->has_lora ? &xr->lora : NULL, xr->has_lora ? &x->lora_cache : NULL,
+                                xr->has_mm ? &x->mm_profile : NULL, &x->notes};
+    return (kvp_render_input){p->model, p->o->startup.gpu_known ? p->o->startup.gpu.name : NULL,
+                              p->total_source, p->warnings, p->cli_warn_count, p->local, rules};
 }
 
 /* `plan --json`, rendered by the library (kvplan/render.h): the same document
  * kvp_json_call returns for the same question. */
 static int print_json(plan_ctx *p) {
-    kvp_render_rules rules = {p->o->seed.engine_version,
-                              &p->o->seed.compression,
-                              &p->o->seed.compression_effect,
-                              p->o->seed.has_lora ? &p->o->seed.lora : NULL,
-                              p->o->seed.has_lora ? &p->o->seed.lora_cache : NULL,
-                              p->o->seed.has_mm ? &p->o->seed.mm_profile : NULL,
-                              &p->o->seed.notes};
-    kvp_render_input in = {p->model, p->o->startup.gpu_known ? p->o->startup.gpu.name : NULL,
-                           p->total_source, p->warnings,
-                           p->cli_warn_count, p->local, &rules};
+    kvp_render_rules rules;
+    kvp_render_input in = render_input(p, &rules);
     kvp_error err;
     kvp_error_clear(&err);
     char *text = NULL;
     kvp_status st = kvp_render_plan_json(&in, p->r, &text, &err);
     return kvp_cli_print_rendered(st, text, &err, true);
+}
+
+/* The text report (the library's, text_internal.h) into `t`. */
+static void render_text(plan_ctx *p, kvp_report_text *t) {
+    kvp_render_rules rules;
+    kvp_render_input in = render_input(p, &rules);
+    const opts *o = p->o;
+    const kvp_deployment *td = &o->t->deployment;
+    kvp__plan_text_opts to = {o->explain, td->kv.tokens_per_block, td->memory.estimation_kv_bytes,
+                              td->kv.free_gpu_memory_fraction, td->memory.has_non_torch,
+                              td->memory.has_cuda_graph};
+    kvp_report_text_init(t, NULL);
+    kvp__trtllm_plan_text(&in, p->r, &to, t);
 }
 
 /* ------------------------------------------------------------------ the run */
@@ -515,71 +220,73 @@ static int fail_err(plan_ctx *p, const kvp_error *err) { return kvp_cli_report_e
 /* The deployment these options describe (deploy.h). Returns -1 to continue,
  * else an exit status. */
 static int deployment(plan_ctx *p, kvp_deployment *dep) {
-    opts *o = p->o;
+    const kvp_options *t = p->o->t;
+    const kvp_deployment *td = &t->deployment;
+    const kvp_deploy_memory *tm = &td->memory;
     kvp_error err;
     kvp_error_clear(&err);
     *dep = kvp_deployment_default();
     dep->model = p->model;
     dep->draft = p->draft;
     dep->point.engine = KVP_ENGINE_TRTLLM;
-    dep->point.seq_len = o->seq_len;
-    dep->admission = o->admission;
-    dep->trtllm = o->d;
-    dep->trtllm.max_cuda_graph_batch_size = o->cuda_graph_bs;
-    memcpy(dep->memory.cuda_graph_sizes, o->graph_sizes, sizeof o->graph_sizes);
-    dep->memory.cuda_graph_size_count = o->graph_size_count;
-    dep->kv = o->kv;
+    dep->point.seq_len = td->point.seq_len;
+    dep->admission = td->admission;
+    dep->trtllm = p->o->d;
+    memcpy(dep->memory.cuda_graph_sizes, tm->cuda_graph_sizes, sizeof tm->cuda_graph_sizes);
+    dep->memory.cuda_graph_size_count = tm->cuda_graph_size_count;
+    dep->kv = td->kv;
     kvp_deploy_memory *mem = &dep->memory;
-    mem->estimation_kv_bytes = o->estimation_kv;
-    if (o->has_kv_budget) {
-        if (o->gpu || o->has_gpu_mem || o->has_peak || o->has_weights || o->has_non_torch)
+    mem->estimation_kv_bytes = tm->estimation_kv_bytes;
+    bool gpu_mem = kvp_options_given(t, "--gpu-mem");
+    if (kvp_options_given(t, "--kv-budget")) {
+        if (t->gpu || gpu_mem || tm->has_peak || tm->has_weights || tm->has_non_torch)
             return bad_input(KVP_INVALID_ARG, "--kv-budget",
                              "--kv-budget plans from a budget directly; drop --gpu, --gpu-mem, "
                              "--peak, --weights and --non-torch");
-        mem->kv_budget_bytes = o->kv_budget;
+        mem->kv_budget_bytes = tm->kv_budget_bytes;
         return -1;
     }
-    uint32_t ranks = (o->d.tp ? o->d.tp : 1) * (o->d.pp ? o->d.pp : 1);
-    if (o->gpus && ranks > o->gpus)
+    uint32_t ranks = (p->o->d.tp ? p->o->d.tp : 1) * (p->o->d.pp ? p->o->d.pp : 1);
+    if (t->gpus && ranks > t->gpus)
         return bad_input(KVP_INVALID_ARG, "--gpus",
                          "TP x PP = %u ranks need %u GPUs, but --gpus gives %u per node", ranks,
-                         ranks, o->gpus);
-    if ((o->gpu != NULL) + o->has_gpu_mem + o->probe > 1)
+                         ranks, t->gpus);
+    if ((t->gpu != NULL) + gpu_mem + t->probe > 1)
         return bad_input(KVP_INVALID_ARG, "--gpu", "give one of --gpu, --gpu-mem or --probe");
-    if (o->probe) {
+    if (t->probe) {
         /* Live figures: the planner budgets from what is free now on that device. */
         kvp_gpu_info g;
-        if (kvp_probe_device(o->device, &g, &err) != KVP_OK) return fail_err(p, &err);
+        if (kvp_probe_device(t->device, &g, &err) != KVP_OK) return fail_err(p, &err);
         mem->total_bytes = g.total_bytes;
         mem->free_bytes = g.free_bytes;
         p->total_source = "probe";
-    } else if (o->gpu) {
+    } else if (t->gpu) {
         kvp_gpu_info g;
-        if (kvp_gpu_lookup_in(kvp_cli_gpu_catalog(), o->gpu, &g, &err) != KVP_OK) return fail_err(p, &err);
+        if (kvp_gpu_lookup_in(kvp_cli_gpu_catalog(), t->gpu, &g, &err) != KVP_OK) return fail_err(p, &err);
         mem->total_bytes = g.total_bytes;
         p->total_source = "catalogue";
-    } else if (o->has_gpu_mem) {
-        mem->total_bytes = o->gpu_mem;
+    } else if (gpu_mem) {
+        mem->total_bytes = tm->total_bytes;
         p->total_source = "--gpu-mem";
     } else {
         return bad_input(KVP_INVALID_ARG, "--gpu",
                          "no memory to plan from: give --gpu NAME, --gpu-mem BYTES or "
                          "--kv-budget BYTES");
     }
-    if (o->free_mem && !o->probe) mem->free_bytes = o->free_mem;
-    mem->has_weights = o->has_weights;
-    mem->weights_bytes = o->weights;
-    mem->has_peak = o->has_peak;
-    mem->peak_bytes = o->peak;
-    mem->has_activation_peak = o->has_activation_peak;
-    mem->activation_peak_bytes = o->activation_peak;
-    mem->has_non_torch = o->has_non_torch;
-    mem->non_torch_bytes = o->non_torch;
-    mem->has_cuda_graph = o->has_cuda_graph;
-    mem->cuda_graph_bytes = o->cuda_graph;
+    if (tm->free_bytes && !t->probe) mem->free_bytes = tm->free_bytes;
+    mem->has_weights = tm->has_weights;
+    mem->weights_bytes = tm->weights_bytes;
+    mem->has_peak = tm->has_peak;
+    mem->peak_bytes = tm->peak_bytes;
+    mem->has_activation_peak = tm->has_activation_peak;
+    mem->activation_peak_bytes = tm->activation_peak_bytes;
+    mem->has_non_torch = tm->has_non_torch;
+    mem->non_torch_bytes = tm->non_torch_bytes;
+    mem->has_cuda_graph = tm->has_cuda_graph;
+    mem->cuda_graph_bytes = tm->cuda_graph_bytes;
     /* Exact weights from safetensors headers when MODEL is a checkpoint folder
      * (or a config.json inside one). */
-    mem->model_dir = kvp_cli_model_dir(o->model, p->model_dir, sizeof p->model_dir);
+    mem->model_dir = kvp_cli_model_dir(p->o->model, p->model_dir, sizeof p->model_dir);
     return -1;
 }
 
@@ -588,7 +295,7 @@ static int run(plan_ctx *p) {
     kvp_error err;
     kvp_error_clear(&err);
     if (kvp_model_open(o->model, NULL, &p->model, &err) != KVP_OK) return fail_err(p, &err);
-    if (o->draft && kvp_model_open(o->draft, NULL, &p->draft, &err) != KVP_OK)
+    if (o->t->draft && kvp_model_open(o->t->draft, NULL, &p->draft, &err) != KVP_OK)
         return fail_err(p, &err);
     /* The multimodal profiling batch (fills o->d before the deployment copies it). */
     int rc = kvp_cli_plan_seed_prepare(p->model, &o->d, &o->seed, o->json);
@@ -600,7 +307,7 @@ static int run(plan_ctx *p) {
     /* TensorRT-LLM's start-up rules run in the pipeline (docs/startup.md): a
      * refusal is exit 1 with its rule; a max_seq_len above the model's is clamped
      * as trtllm-serve does, and planned with. */
-    o->startup.gpu_known = o->gpu && kvp_gpu_lookup_in(kvp_cli_gpu_catalog(), o->gpu, &o->startup.gpu, NULL) == KVP_OK;
+    o->startup.gpu_known = o->t->gpu && kvp_gpu_lookup_in(kvp_cli_gpu_catalog(), o->t->gpu, &o->startup.gpu, NULL) == KVP_OK;
     /* The one step every command takes (deploy.h): the start-up settings and the
      * GPU's identity; the memory was decided above (--gpu, --gpu-mem, --probe). */
     kvp_deployment_settle(&dep, &o->startup, o->startup.gpu_known ? &o->startup.gpu : NULL, true);
@@ -613,7 +320,8 @@ static int run(plan_ctx *p) {
         o->local_dep.max_num_seqs = o->d.max_batch_size ? o->d.max_batch_size : 2048;
         if (kvp_local_report_for(o->local, &o->local_dep, NULL, &p->local, &err) != KVP_OK)
             return fail_err(p, &err);
-        bool measured = have_mem && (o->has_peak || o->has_activation_peak);
+        bool measured = have_mem && (o->t->deployment.memory.has_peak ||
+                                     o->t->deployment.memory.has_activation_peak);
         kvp_local_budget_effect(p->local, measured, &p->local_peak_bytes, &p->local_risk_bytes);
         if (have_mem && p->local_peak_bytes) {
             dep.memory.local_graph_bytes = p->local_peak_bytes;
@@ -643,40 +351,26 @@ static int run(plan_ctx *p) {
      * admitted (1, with the largest length that fits). */
     if (r->admission.status != KVP_OK)
         return bad_input(r->admission.status, r->admission.key, "%s", r->admission.refused);
-    o->seed.enable_block_reuse = o->kv.enable_block_reuse;
+    o->seed.enable_block_reuse = o->t->deployment.kv.enable_block_reuse;
     if ((rc = kvp_cli_plan_seed_after_build(p->model, &r->trtllm, &r->plan, &o->seed, o->json)) >= 0)
         return rc;
-    /* The slot pool caps the count: max_batch_size x pp (compute_max_num_sequences). */
-    p->count = r->max_sequences < r->batch_limit ? r->max_sequences : r->batch_limit;
-    p->cli_warn_count = p->warn_count; /* the CLI's own, before the pipeline's */
-    for (uint32_t i = 0; i < r->warnings.count && p->warn_count < 64; i++)
-        p->warnings[p->warn_count++] = r->warnings.text[i];
-
-    if (o->json) {
-        if ((rc = print_json(p)) >= 0) return rc;
-    } else {
-        print_text(p, stdout);
-    }
+    p->cli_warn_count = p->warn_count; /* the CLI's own; the renderers add the pipeline's */
+    kvp_report_text text;
+    render_text(p, &text);
+    rc = o->json ? print_json(p) : kvp_cli_write_text(&text, stdout);
     /* Pictures of the same plan, written atomically (temporary name, then rename). */
     uint64_t local_bytes = p->local_peak_bytes + p->local_risk_bytes;
-    if (o->svg && kvp_report_write_plan_svg(o->svg, kvp_model_name(p->model),
-                                            p->r->have_memory ? &p->r->memory : NULL, &p->r->cap, &p->r->plan,
-                                            local_bytes, &err) != KVP_OK)
-        return kvp_cli_report_error(&err, false);
-    if (o->html) {
-        char *text = NULL;
-        size_t text_len = 0;
-        FILE *mf = open_memstream(&text, &text_len);
-        if (mf) {
-            print_text(p, mf);
-            fclose(mf);
-        }
-        kvp_status st = kvp_report_write_plan_html(o->html, kvp_model_name(p->model), text,
-                                                   p->r->have_memory ? &p->r->memory : NULL, &p->r->cap,
-                                                   &p->r->plan, local_bytes, &err);
-        free(text);
-        if (st != KVP_OK) return kvp_cli_report_error(&err, false);
-    }
+    const kvp_memory_facts *mf = r->have_memory ? &r->memory : NULL;
+    if (rc < 0 && o->svg &&
+        kvp_report_write_plan_svg(o->svg, kvp_model_name(p->model), mf, &r->cap, &r->plan,
+                                  local_bytes, &err) != KVP_OK)
+        rc = kvp_cli_report_error(&err, false);
+    if (rc < 0 && o->html &&
+        kvp_report_write_plan_html(o->html, kvp_model_name(p->model), text.data, mf, &r->cap,
+                                   &r->plan, local_bytes, &err) != KVP_OK)
+        rc = kvp_cli_report_error(&err, false);
+    kvp_report_text_free(&text);
+    if (rc >= 0) return rc;
     /* A stated max_seq_len the cache cannot hold: TensorRT-LLM would not serve it. */
     if (!r->starts) return kvp_cli_refuse("--max-seq-len", r->refusal);
     return KVP_EXIT_OK;
@@ -707,7 +401,6 @@ static int plan_main(int argc, char **argv) {
     /* Every spelling of TensorRT-LLM is the creator (there is no second model of it). */
     if (policy && kvp_engine_parse(policy, &engine) == KVP_OK && engine == KVP_ENGINE_TRTLLM)
         policy = "trtllm";
-#ifdef KVP_HAVE_PLAN_POLICY
     /* No --policy: an engine's own flags (--max-model-len, -c, --context-length)
      * choose that engine, and the output says so. */
     if (!policy) {
@@ -722,14 +415,7 @@ static int plan_main(int argc, char **argv) {
          * says so (the note fit and sweep print too). */
         if (implied > 0) return kvp_cli_plan_policy(argc, argv);
     }
-#endif
-    if (policy && strcmp(policy, "trtllm") != 0) {
-#ifdef KVP_HAVE_PLAN_POLICY
-        return kvp_cli_plan_policy(argc, argv);
-#else
-        return kvp_cli_fail("--policy %s is not available in this build (only trtllm)", policy);
-#endif
-    }
+    if (policy && strcmp(policy, "trtllm") != 0) return kvp_cli_plan_policy(argc, argv);
     return plan_seed(argc, argv);
 }
 

@@ -7,25 +7,11 @@
 #include <string.h>
 
 #include "cli.h"
+#include "command_help.h"
 #include "serve.h"
 
-static const char *const k_usage =
-    "usage: kvplan serve [--host ADDR] [--port N] [--threads N] [--max-connections N]\n"
-    "                    [--timeout S] [--allow-host NAME[,NAME...]]\n"
-    "  the kvplan page (GET /) and JSON API v1 (GET /api/v1/models[?q=], gpus, policies,\n"
-    "  health; POST /api/v1/cost, plan, compare, fit, sweep) on this machine; prints the\n"
-    "  URL on stdout and serves until SIGINT (Ctrl-C) or SIGTERM\n"
-    "  --host ADDR        numeric address to listen on (default 127.0.0.1); an address\n"
-    "                     other than loopback is served to the network: a warning says so\n"
-    "  --port N           TCP port (default 8080; 0 picks a free port)\n"
-    "  --threads N        fixed thread pool (default 4, 1..64)\n"
-    "  --max-connections N  open connections at once (default 64, 1..4096)\n"
-    "  --timeout S        close a connection idle S seconds (default 30, 1..3600)\n"
-    "  --allow-host NAMES more names the Host header may carry (the listening address,\n"
-    "                     and localhost on loopback, are always accepted)\n"
-    "a request body over 1 MiB is refused (413); a model in a request is a catalogue name\n"
-    "or a config.json object, never a path; docs/serve.md has the API\n"
-    "exit status: 0 stopped by a signal, 2 bad usage or cannot listen";
+/* The help text is the options room's (command_help.c). */
+#define k_usage (kvp__command_help("serve"))
 
 #define KVP__MAX_ALLOW 8
 

@@ -15,6 +15,8 @@
 #include "kvplan/sweep.h"
 #include "from_cmd.h" /* kvp_cli_from_run, kvp_cli_from_model */
 #include "progress.h"
+#include "text_internal.h"
+#include "command_help.h"
 #include "util.h"
 
 #define DEFAULT_MAX_PLANS KVP_SWEEP_DEFAULT_MAX_PLANS
@@ -29,27 +31,8 @@ static const char *const k_axis_names[AX_COUNT] = {"policy", "kv-dtype", "tp", "
  * kvp_json_call and kvplan serve. Values of axis k (0 when not swept). */
 static size_t axis_n(const kvp_sweep_grid *g, int k) { return kvp_sweep_grid_axis_size(g, k_axis_names[k]); }
 
-/* What --svg and --html keep of a row (the rest is written and dropped as the
- * grid is planned): the point, its figures and the reason shown. */
-typedef struct chart_row {
-    kvp_fit_point point;
-    bool ok;
-    uint64_t budget_bytes, tokens, blocks, max_sequences;
-    char *why;                   /* binding, or the error (owned) */
-} chart_row;
-
 static void usage(FILE *out) {
-    fputs("usage: kvplan sweep MODEL (--gpu NAME | --gpu-mem BYTES | --kv-budget BYTES) "
-          "--over KEY=VALUES ...\n"
-          "  --over KEY=VALUES            KEY: max-seq-len, kv-dtype, tp, pp, policy\n"
-          "                               VALUES: a,b,c   4k..128k (doubling)   1k..8k+1k (step)\n"
-          "  --max-plans N                refuse grids larger than N (default 10000)\n"
-          "  --csv                        comma-separated output\n"
-          "  --svg FILE                   max sequences vs max-seq-len, a line per combination\n"
-          "  --html FILE                  one self-contained page: chart and table\n"
-          "  --timing                     print plans per second on stderr\n"
-          "  --quiet                      no progress line on stderr (shown on a terminal after 1 s)\n",
-          out);
+    fputs(kvp__command_help("sweep"), out);
     fit_cli_usage(out, KVP_COMMAND_SWEEP);
 }
 
@@ -60,171 +43,6 @@ static int parse_over(const fit_cli *c, const char *spec, kvp_sweep_grid *grid) 
     kvp_error_clear(&e);
     if (kvp_sweep_grid_over(grid, spec, &e) != KVP_OK)
         return fit_cli_bad(c, e.code, "--over", "--%s", e.message);
-    return -1;
-}
-
-static void csv_field(const char *s) {
-    if (!strpbrk(s, ",\"\n")) {
-        fputs(s, stdout);
-        return;
-    }
-    fputc('"', stdout);
-    for (; *s; s++) {
-        if (*s == '"') fputc('"', stdout);
-        fputc(*s, stdout);
-    }
-    fputc('"', stdout);
-}
-
-/* "KV budget of pool 'full' (14281 blocks ...)" -> "KV budget of pool 'full'" */
-static void short_reason(const char *s, char *buf, size_t n) {
-    kvp__strlcpy(buf, s, n);
-    char *p = strstr(buf, " (");
-    if (p) *p = '\0';
-    if (strlen(buf) > 60) {
-        buf[57] = '.';
-        buf[58] = '.';
-        buf[59] = '.';
-        buf[60] = '\0';
-    }
-}
-
-/* Name of a series: the values of the varying axes other than length. */
-static void series_name(const kvp_sweep_grid *grid, const chart_row *e, char *buf, size_t n) {
-    buf[0] = '\0';
-    char part[48];
-    for (int k = 0; k < AX_SEQ_LEN; k++) {
-        if (axis_n(grid, k) < 2) continue;
-        switch (k) {
-        case AX_POLICY: snprintf(part, sizeof part, "%s", kvp_engine_name(e->point.engine)); break;
-        case AX_KV_DTYPE: snprintf(part, sizeof part, "%s", e->point.kv_dtype); break;
-        case AX_TP: snprintf(part, sizeof part, "tp %u", e->point.tp); break;
-        default: snprintf(part, sizeof part, "pp %u", e->point.pp); break;
-        }
-        size_t len = strlen(buf);
-        snprintf(buf + len, n - len, "%s%s", len ? ", " : "", part);
-    }
-    if (!buf[0]) snprintf(buf, n, "%s", kvp_engine_name(e->point.engine));
-}
-
-static kvp_status build_chart(const fit_cli *c, const kvp_sweep_grid *grid, const chart_row *evals,
-                              size_t count, kvp_report_text *svg, kvp_error *err) {
-    size_t per = axis_n(grid, AX_SEQ_LEN), nseries = count / per;
-    if (nseries > KVP_REPORT_MAX_SERIES)
-        return kvp__fail(err, KVP_INVALID_ARG, NULL, "--svg",
-                         "--svg: %zu lines are too many for one chart (at most %d); narrow the "
-                         "grid",
-                         nseries, KVP_REPORT_MAX_SERIES);
-    double *xs = calloc(count, sizeof *xs), *ys = calloc(count, sizeof *ys);
-    kvp_chart_series series[KVP_REPORT_MAX_SERIES];
-    char names[KVP_REPORT_MAX_SERIES][96];
-    if (!xs || !ys) {
-        free(xs);
-        free(ys);
-        return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
-    }
-    uint64_t lo = UINT64_MAX, hi = 0;
-    for (size_t i = 0; i < count; i++) {
-        const chart_row *e = &evals[i];
-        uint64_t L = e->point.max_seq_len;
-        xs[i] = (double)L;
-        ys[i] = e->ok ? (double)e->max_sequences : NAN;
-        if (L < lo) lo = L;
-        if (L > hi) hi = L;
-    }
-    for (size_t s = 0; s < nseries; s++) {
-        series_name(grid, &evals[s * per], names[s], sizeof names[s]);
-        series[s].name = names[s];
-        series[s].count = per;
-        series[s].x = xs + s * per;
-        series[s].y = ys + s * per;
-    }
-    char sub[256];
-    snprintf(sub, sizeof sub, "%s%s%s", kvp_model_name(c->model), c->has_gpu_info ? " on " : "",
-             c->has_gpu_info ? c->gpu_info.name : "");
-    kvp_line_chart chart;
-    memset(&chart, 0, sizeof chart);
-    chart.title = "Max concurrent sequences vs context length";
-    chart.subtitle = sub;
-    chart.x_label = "max_seq_len (tokens per sequence)";
-    chart.y_label = "max concurrent sequences (KV cache)";
-    chart.x_log2 = hi >= 4 * lo;
-    chart.y_from_zero = true;
-    chart.series_count = nseries;
-    chart.series = series;
-    kvp_status st = kvp_svg_line_chart(&chart, svg, err);
-    free(xs);
-    free(ys);
-    return st;
-}
-
-static int write_outputs(const fit_cli *c, const kvp_sweep_grid *grid, const chart_row *evals, size_t count,
-                         const char *svg_path, const char *html_path) {
-    kvp_error err;
-    kvp_error_clear(&err);
-    kvp_report_text svg;
-    kvp_report_text_init(&svg, NULL);
-    kvp_status st = build_chart(c, grid, evals, count, &svg, &err);
-    if (st != KVP_OK) {
-        kvp_report_text_free(&svg);
-        return kvp_cli_report_error(&err, c->json);
-    }
-    if (svg_path) st = kvp_report_write_file(svg_path, svg.data, svg.len, &err);
-    if (st == KVP_OK && html_path) {
-        kvp_report_text page;
-        kvp_report_text_init(&page, NULL);
-        char title[256];
-        snprintf(title, sizeof title, "kvplan sweep: %s%s%s", kvp_model_name(c->model),
-                 c->has_gpu_info ? " on " : "", c->has_gpu_info ? c->gpu_info.name : "");
-        kvp_html_begin(&page, title);
-        kvp_html_svg(&page, &svg);
-        enum { COLS = 10 };
-        static const char *const header[COLS] = {"policy", "tp", "pp", "kv dtype", "max_seq_len",
-                                                 "budget GiB", "tokens", "blocks", "max seqs",
-                                                 "limited by"};
-        const char **cells = calloc(count * COLS, sizeof *cells);
-        char (*text)[8][64] = calloc(count, sizeof *text);
-        if (!cells || !text) {
-            free(cells);
-            free(text);
-            kvp_report_text_free(&page);
-            kvp_report_text_free(&svg);
-            return kvp_cli_fail("out of memory");
-        }
-        for (size_t i = 0; i < count; i++) {
-            const chart_row *e = &evals[i];
-            const char **r = &cells[i * COLS];
-            r[0] = kvp_engine_name(e->point.engine);
-            snprintf(text[i][0], 64, "%u", e->point.tp);
-            snprintf(text[i][1], 64, "%u", e->point.pp);
-            r[1] = text[i][0];
-            r[2] = text[i][1];
-            r[3] = e->point.kv_dtype;
-            kvp_cli_fmt_count(e->point.max_seq_len, text[i][2], 64);
-            r[4] = text[i][2];
-            if (e->ok) {
-                snprintf(text[i][3], 64, "%.2f", (double)e->budget_bytes / 1073741824.0);
-                kvp_cli_fmt_count(e->tokens, text[i][4], 64);
-                kvp_cli_fmt_count(e->blocks, text[i][5], 64);
-                kvp_cli_fmt_count(e->max_sequences, text[i][6], 64);
-            } else {
-                snprintf(text[i][3], 64, "-");
-                snprintf(text[i][4], 64, "-");
-                snprintf(text[i][5], 64, "-");
-                snprintf(text[i][6], 64, "-");
-            }
-            r[9] = e->why;
-            for (int k = 0; k < 4; k++) r[5 + k] = text[i][3 + k];
-        }
-        kvp_html_table(&page, "every plan of the grid", COLS, header, count, cells);
-        st = kvp_html_end(&page, &err);
-        if (st == KVP_OK) st = kvp_report_write_file(html_path, page.data, page.len, &err);
-        free(cells);
-        free(text);
-        kvp_report_text_free(&page);
-    }
-    kvp_report_text_free(&svg);
-    if (st != KVP_OK) return kvp_cli_report_error(&err, c->json);
     return -1;
 }
 
@@ -250,7 +68,7 @@ typedef struct sweep_out {
     bool any_starts;
     bool all_bad_input;          /* every row so far refused for its input */
     kvp_fit_eval *first_bad;     /* the first such row (owned), for the error line */
-    chart_row *keep;             /* --svg / --html: every row's figures; NULL otherwise */
+    kvp__sweep_keep *keep;             /* --svg / --html: every row's figures; NULL otherwise */
     size_t kept;
     int rc;                      /* an exit status the callback already reported, -1 */
 } sweep_out;
@@ -266,53 +84,15 @@ static kvp_status write_head(sweep_out *so, kvp_error *err) {
         fputs(text, stdout);
         kvp_render_free(text);
     } else if (so->format == FORMAT_CSV) {
-        puts("policy,tp,pp,kv_dtype,max_seq_len,ok,budget_bytes,kv_bytes,tokens,blocks,"
-             "max_sequences,longest_sequence_tokens,bound_by");
+        fputs(KVP__SWEEP_CSV_HEAD, stdout);
     } else {
-        printf("model: %s", kvp_model_name(c->model));
-        if (c->has_gpu_info) printf("   gpu: %s", c->gpu_info.name);
-        printf("   plans: %llu\n\n", (unsigned long long)so->count);
-        printf("%-8s %4s %3s %-9s %11s %10s %12s %9s %9s  %s\n", "policy", "tp", "pp", "kv dtype",
-               "max_seq_len", "budget GiB", "KV tokens", "blocks", "max seqs", "limited by");
+        kvp_report_text t = {0};
+        kvp__sweep_text_head(kvp_model_name(c->model), c->has_gpu_info ? c->gpu_info.name : NULL,
+                             so->count, &t);
+        kvp_cli_write_text(&t, stdout);
+        kvp_report_text_free(&t);
     }
     return KVP_OK;
-}
-
-static void write_csv_row(const kvp_fit_eval *e) {
-    printf("%s,%u,%u,", kvp_engine_name(e->point.engine), e->point.tp, e->point.pp);
-    csv_field(e->point.kv_dtype);
-    printf(",%llu,%s,", (unsigned long long)e->point.max_seq_len,
-           e->status == KVP_OK ? "true" : "false");
-    if (e->status == KVP_OK) {
-        printf("%llu,%llu,%llu,%llu,%llu,", (unsigned long long)e->budget_bytes,
-               (unsigned long long)e->kv_bytes, (unsigned long long)e->tokens,
-               (unsigned long long)e->blocks, (unsigned long long)e->max_sequences);
-        if (e->longest_tokens != UINT64_MAX) printf("%llu", (unsigned long long)e->longest_tokens);
-        fputc(',', stdout);
-        csv_field(e->binding);
-    } else {
-        fputs(",,,,,,", stdout);
-        csv_field(e->message);
-    }
-    fputc('\n', stdout);
-}
-
-static void write_text_row(const kvp_fit_eval *e) {
-    char n1[32], n2[32], n3[32], n4[32], why[96];
-    printf("%-8s %4u %3u %-9s %11s ", kvp_engine_name(e->point.engine), e->point.tp, e->point.pp,
-           e->point.kv_dtype, kvp_cli_fmt_count(e->point.max_seq_len, n1, sizeof n1));
-    if (e->status == KVP_OK) {
-        const char *bound = NULL;
-        uint64_t admitted = fit_eval_admitted(e, &bound);
-        short_reason(bound, why, sizeof why);
-        printf("%10.2f %12s %9s %9s  %s\n", (double)e->budget_bytes / 1073741824.0,
-               kvp_cli_fmt_count(e->tokens, n2, sizeof n2), kvp_cli_fmt_count(e->blocks, n3, sizeof n3),
-               kvp_cli_fmt_count(admitted, n4, sizeof n4), why);
-    } else {
-        char buf[KVP_ERROR_MESSAGE_MAX + 32];
-        short_reason(fit_eval_reason(e, buf, sizeof buf), why, sizeof why);
-        printf("%10s %12s %9s %9s  %s\n", "-", "-", "-", "-", why);
-    }
 }
 
 /* kvp_sweep_run's row callback: write the row as it is planned; keep what the
@@ -329,10 +109,11 @@ static kvp_status sweep_row(uint64_t index, uint64_t count, const kvp_fit_eval *
         if ((st = kvp_render_sweep_json_row(e, index, &text, err)) != KVP_OK) return st;
         fputs(text, stdout);
         kvp_render_free(text);
-    } else if (so->format == FORMAT_CSV) {
-        write_csv_row(e);
     } else {
-        write_text_row(e);
+        kvp_report_text t = {0};
+        (so->format == FORMAT_CSV ? kvp__sweep_csv_row : kvp__sweep_text_row)(e, &t);
+        kvp_cli_write_text(&t, stdout);
+        kvp_report_text_free(&t);
     }
     so->any_starts = so->any_starts || e->starts;
     if (!fit_eval_bad_input(e)) {
@@ -341,9 +122,9 @@ static kvp_status sweep_row(uint64_t index, uint64_t count, const kvp_fit_eval *
         *so->first_bad = *e;
     }
     if (so->keep) {
-        chart_row *k = &so->keep[so->kept];
+        kvp__sweep_keep *k = &so->keep[so->kept];
         const char *bound = NULL;
-        uint64_t admitted = fit_eval_admitted(e, &bound);
+        uint64_t admitted = kvp__fit_eval_admitted(e, &bound);
         const char *why = e->status == KVP_OK ? bound : e->message;
         k->point = e->point;
         k->ok = e->status == KVP_OK;
@@ -508,7 +289,10 @@ static int sweep_main(int argc, char **argv) {
         fprintf(stderr, "kvplan: %zu plans in %.1f ms (%.0f plans/s)\n", count, dt * 1e3,
                 dt > 0 ? (double)count / dt : 0.0);
     rc = -1;
-    if (svg || html) rc = write_outputs(&c, grid, so.keep, count, svg, html);
+    if ((svg || html) &&
+        kvp__sweep_pictures(kvp_model_name(c.model), c.has_gpu_info ? c.gpu_info.name : NULL, grid,
+                            so.keep, count, svg, html, &err) != KVP_OK)
+        rc = kvp_cli_report_error(&err, c.json);
     /* No point of the grid would start (a start-up rule, or one request does not
      * fit): exit 1, as `plan` does. */
     /* Every point refused for its input (measured memory facts that cannot be true

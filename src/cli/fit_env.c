@@ -147,22 +147,6 @@ void fit_cli_free(fit_cli *c) {
     kvp_cli_table_use(NULL);
 }
 
-const char *fit_eval_reason(const kvp_fit_eval *e, char *buf, size_t n) {
-    if (e->status == KVP_OK) return e->binding;
-    if (e->startup.first_refusal < 0) return e->message;
-    snprintf(buf, n, "refused at start-up: %s", e->message);
-    return buf;
-}
-
-uint64_t fit_eval_admitted(const kvp_fit_eval *e, const char **why) {
-    if (e->admission.present) {
-        *why = e->admission.binding[0] ? e->admission.binding : e->binding;
-        return e->admission.admitted;
-    }
-    *why = e->binding;
-    return e->batch_limit && e->batch_limit < e->max_sequences ? e->batch_limit : e->max_sequences;
-}
-
 bool fit_eval_bad_input(const kvp_fit_eval *e) {
     return e->status != KVP_OK && e->status != KVP_INFEASIBLE && e->startup.first_refusal < 0;
 }
@@ -174,9 +158,4 @@ int fit_eval_report(const kvp_fit_eval *e, bool json) {
     kvp__strlcpy(err.key, e->key, sizeof err.key);
     kvp__strlcpy(err.message, e->message, sizeof err.message);
     return kvp_cli_report_error(&err, json);
-}
-
-const char *fit_gib(uint64_t bytes, char *buf, size_t n) {
-    snprintf(buf, n, "%.2f GiB", (double)bytes / 1073741824.0);
-    return buf;
 }

@@ -52,15 +52,6 @@ int fit_cli_unknown_option(const fit_cli *c, const char *arg, const char *const 
 /* Usage lines of the shared options (the option table's rows for `command`). */
 void fit_cli_usage(FILE *out, unsigned command);
 
-/* What a row shows as its limit: the binding when planned, else the message,
- * "refused at start-up: V-PAR-1: ..." when a start-up rule refused (buf). */
-const char *fit_eval_reason(const kvp_fit_eval *e, char *buf, size_t n);
-/* The sequences of max_seq_len the engine runs at once, as `plan` prints them
- * ("admitted at once"): the KV cache's count capped by the scheduler's
- * (vLLM max_num_seqs, SGLang max_running_requests, TensorRT-LLM
- * max_batch_size); *why names what binds. `compare` and `sweep` print this,
- * never the KV count alone under a cap that binds. */
-uint64_t fit_eval_admitted(const kvp_fit_eval *e, const char **why);
 /* A point refused for its input (measured memory facts that cannot be true together, a
  * contradictory setting: any status but KVP_OK and KVP_INFEASIBLE, no start-up rule)
  * rather than for not fitting. */
@@ -68,7 +59,4 @@ bool fit_eval_bad_input(const kvp_fit_eval *e);
 /* Report such a point as `plan` reports it (one stderr line naming the option; with
  * `json`, also the error object on stdout) and return its exit status, 2. */
 int fit_eval_report(const kvp_fit_eval *e, bool json);
-/* "1.50 GiB" */
-const char *fit_gib(uint64_t bytes, char *buf, size_t n);
-
 #endif

@@ -56,95 +56,6 @@ static int from_fail(int argc, char **argv, const char *msg) {
     return kvp_cli_report_error(&e, has_json(argc, argv));
 }
 
-/* Print one argument the way a shell would read it back. */
-static void print_word(FILE *f, const char *w) {
-    bool plain = *w != '\0';
-    for (const char *p = w; *p; p++)
-        if (!(strchr("-_./:=,+@%", *p) || (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') ||
-              (*p >= 'A' && *p <= 'Z')))
-            plain = false;
-    if (plain) {
-        fputs(w, f);
-        return;
-    }
-    fputc('\'', f);
-    for (const char *p = w; *p; p++) {
-        if (*p == '\'')
-            fputs("'\\''", f);
-        else
-            fputc(*p, f);
-    }
-    fputc('\'', f);
-}
-
-/* One applied setting under kvplan's own name (the row's), as `kvplan` reads it
- * back: a flag as "--name" or "--name=false" (a negated spelling included). */
-static void print_setting(FILE *f, const kvp_from_setting *s) {
-    size_t sp = 0;
-    const kvp_option *r = kvp_option_lookup(s->name, &sp);
-    if (!r) return;
-    fputc(' ', f);
-    fputs(r->name, f);
-    if (r->type == KVP_OPTION_FLAG) {
-        bool on = !s->value || !kvp_from_is_false(s->value);
-        if (sp && r->spellings[sp - 1].negate) on = !on;
-        if (!on) fputs("=false", f);
-        return;
-    }
-    if (s->value) {
-        fputc(' ', f);
-        print_word(f, s->value);
-    }
-}
-
-/* How the command was read, on stderr: the equivalent kvplan command line (the
- * command's settings, then the user's own arguments), the MODEL the user gave
- * instead, and the options ignored, unknown or left as text. */
-static void print_note(FILE *f) {
-    const kvp_from_cmd *c = g_run.cmd;
-    const char *model = g_run.user_model ? g_run.user_model : c->model;
-    fputs("kvplan: --from: planning as: kvplan ", f);
-    print_word(f, g_run.argv[0]);
-    fputc(' ', f);
-    print_word(f, model);
-    fprintf(f, " --policy %s", c->engine);
-    for (int k = 0; k < c->count; k++)
-        if (g_run.applied[k]) print_setting(f, &c->set[k]);
-    for (int j = 1; j < g_run.argc; j++) {
-        const char *a = g_run.argv[j];
-        if (j == g_run.at || a == g_run.same_policy) {
-            if (!strcmp(a, "--from") || !strcmp(a, "--policy")) j++; /* and its value */
-            continue;
-        }
-        if (a == g_run.user_model) continue; /* said first */
-        bool said = false;
-        for (int k = 0; k < g_run.same_count && !said; k++) said = a == g_run.same[k];
-        if (said) continue; /* the same statement as the command's: printed once */
-        fputc(' ', f);
-        print_word(f, a);
-    }
-    fputc('\n', f);
-    if (g_run.user_model && strcmp(g_run.user_model, c->model) != 0 && !g_run.model_elsewhere)
-        fprintf(f, "kvplan: --from: MODEL '%s' given: it overrides the command's '%s'\n",
-                g_run.user_model, c->model);
-    if (c->missing[0])
-        fprintf(f, "kvplan: --from: warning: not on this machine: %s; planned from the rest of "
-                   "the command%s%s%s\n",
-                c->missing, g_run.model_elsewhere ? " (the model as the catalogue's '" : "",
-                g_run.model_elsewhere ? g_run.user_model : "", g_run.model_elsewhere ? "')" : "");
-    if (c->unknown_count)
-        fprintf(f, "kvplan: --from: warning: %d option(s) the %s command table does not "
-                   "know (a typo, or newer than kvplan): %s\n",
-                c->unknown_count, c->engine, c->unknown);
-    if (c->ignored_count)
-        fprintf(f, "kvplan: --from: note: %d option(s) accepted that change neither memory, "
-                   "admission nor the KV cache as kvplan plans them: %s\n",
-                c->ignored_count, c->ignored);
-    if (c->variables[0])
-        fprintf(f, "kvplan: --from: %s left as text (kvplan does not expand shell "
-                   "variables)\n", c->variables);
-}
-
 int kvp_cli_from_run(int argc, char **argv, int (*body)(int, char **)) {
     if (g_run.active) return body(argc, argv); /* a body that runs another command */
     int at = -1;
@@ -178,7 +89,14 @@ int kvp_cli_from_run(int argc, char **argv, int (*body)(int, char **)) {
                        .cmd = c};
     rc = body(argc, argv);
     /* After the run, so a run refused as bad input keeps its single error line. */
-    if (rc != KVP_EXIT_BAD_INPUT) print_note(stderr);
+    if (rc != KVP_EXIT_BAD_INPUT) {
+        kvp__from_note_in in = {c, g_run.argc, g_run.argv, g_run.at, g_run.user_model,
+                                g_run.same_policy, g_run.same, g_run.same_count, g_run.applied,
+                                g_run.model_elsewhere};
+        char *note = kvp__from_note_text(&in);
+        if (note) fputs(note, stderr);
+        free(note);
+    }
     kvp__free(NULL, c);
     memset(&g_run, 0, sizeof g_run);
     return rc;

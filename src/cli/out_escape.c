@@ -1,10 +1,11 @@
 /* out_escape.c — stdout through the one control-character escaping (kvp__escape_controls).
  * Model names, GPU names, keys and values from user files reach every text printer of
  * every command; rather than trusting each printf, stdout itself is a stream that
- * escapes what a terminal would act on (newlines and tabs of the layout are kept) and
- * writes to fd 1 with write(2), so a write error (a full disk, a closed stdout) sets
- * the stream's error flag for main()'s check. JSON output is unchanged by it: JSON
- * writers escape C0 themselves, and DEL/C1 become \u escapes that JSON reads. */
+ * escapes what a terminal would act on (newlines and tabs of the layout are kept,
+ * util/escape_stream.c) and writes to fd 1 with write(2), so a write error (a full
+ * disk, a closed stdout) sets the stream's error flag for main()'s check. JSON output
+ * is unchanged by it: JSON writers escape C0 themselves, and DEL/C1 become \u escapes
+ * that JSON reads. */
 #define _GNU_SOURCE /* fopencookie */
 #include <errno.h>
 #include <stdio.h>
@@ -12,16 +13,10 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "util.h"
+#include "escape_stream.h"
 
-typedef struct out_state {
-    char tail[4]; /* a UTF-8 sequence cut by the stdio buffer, completed next write */
-    size_t tail_len;
-} out_state;
-
-static out_state g_out;
-
-static int write_all(const char *p, size_t n) {
+static int write_all(void *ctx, const char *p, size_t n) {
+    (void)ctx;
     while (n) {
         ssize_t w = write(STDOUT_FILENO, p, n);
         if (w < 0) {
@@ -34,100 +29,14 @@ static int write_all(const char *p, size_t n) {
     return 0;
 }
 
-/* Bytes of the UTF-8 sequence kvp__escape_controls copies as it is at p (valid,
- * whole within len, not a C1 control U+0080..U+009F, which is C2 80..C2 9F);
- * 0 for anything else. */
-static size_t plain_utf8(const unsigned char *p, size_t len) {
-    size_t n = p[0] >= 0xF0 ? 4 : p[0] >= 0xE0 ? 3 : p[0] >= 0xC0 ? 2 : 0;
-    if (n == 0 || n > len || !kvp__utf8_valid((const char *)p, n, NULL)) return 0;
-    return p[0] == 0xC2 && p[1] < 0xA0 ? 0 : n;
-}
-
-/* Bytes at the start of IN that kvp__escape_controls with KVP__ESC_KEEP_NEWLINES
- * copies as they are: printable ASCII, newline, tab and whole UTF-8 text (every
- * byte of nearly every --json document and text row). They are written
- * without the copy; the escaping starts at the first byte it would change (or
- * a sequence cut by the end, which it keeps for the next write). */
-static size_t plain_prefix(const char *in, size_t len) {
-    const unsigned char *p = (const unsigned char *)in;
-    size_t i = 0;
-    while (i < len) {
-        if ((p[i] >= 0x20 && p[i] < 0x7f) || p[i] == '\n' || p[i] == '\t') {
-            i++;
-        } else if (p[i] >= 0x80) {
-            size_t n = plain_utf8(p + i, len - i);
-            if (!n) break;
-            i += n;
-        } else {
-            break;
-        }
-    }
-    return i;
-}
-
-/* Escape IN (LEN bytes) and write it; FINAL flushes a cut sequence as escaped bytes. */
-static int emit(out_state *s, const char *in, size_t len, bool final) {
-    char out[4096 * 6 + 8];
-    size_t i = 0;
-    while (i < len) {
-        size_t run = plain_prefix(in + i, len - i);
-        if (run) {
-            if (write_all(in + i, run) != 0) return -1;
-            i += run;
-            continue;
-        }
-        size_t used = 0;
-        size_t piece = len - i > 4096 ? 4096 : len - i;
-        bool last_piece = i + piece == len;
-        unsigned flags = KVP__ESC_KEEP_NEWLINES | (last_piece && final ? 0u : KVP__ESC_PARTIAL);
-        size_t o = kvp__escape_controls(in + i, piece, out, sizeof out, flags, &used);
-        if (write_all(out, o) != 0) return -1;
-        if (used < piece && last_piece) {
-            /* The cut sequence: kept for the next call (at most 3 bytes). */
-            s->tail_len = piece - used;
-            if (s->tail_len > sizeof s->tail) s->tail_len = sizeof s->tail;
-            memcpy(s->tail, in + i + used, s->tail_len);
-            return 0;
-        }
-        i += used;
-    }
-    return 0;
-}
+static kvp__escape_stream g_out = {write_all, NULL, {0}, 0};
 
 static ssize_t out_write(void *cookie, const char *buf, size_t size) {
-    out_state *s = cookie;
-    size_t pos = 0;
-    if (s->tail_len) {
-        /* Complete the sequence cut at the previous call's end. */
-        char joined[8], out[64];
-        size_t n = s->tail_len, add = size < 4 ? size : 4, used = 0;
-        memcpy(joined, s->tail, n);
-        memcpy(joined + n, buf, add);
-        size_t o = kvp__escape_controls(joined, n + add, out, sizeof out,
-                                        KVP__ESC_KEEP_NEWLINES | KVP__ESC_PARTIAL, &used);
-        if (used < n) {
-            /* Still cut (nothing taken): n + add is shorter than the sequence, <= 3. */
-            memcpy(s->tail, joined, n + add);
-            s->tail_len = n + add;
-            return (ssize_t)size;
-        }
-        s->tail_len = 0;
-        if (write_all(out, o) != 0) return 0; /* 0: the stream's error flag is set */
-        pos = used - n;
-    }
-    if (emit(s, buf + pos, size - pos, false) != 0) return 0;
-    return (ssize_t)size;
+    /* 0: the stream's error flag is set */
+    return kvp__escape_stream_write(cookie, buf, size) != 0 ? 0 : (ssize_t)size;
 }
 
-static int out_close(void *cookie) {
-    out_state *s = cookie;
-    int rc = 0;
-    if (s->tail_len) {
-        rc = emit(s, s->tail, s->tail_len, true);
-        s->tail_len = 0;
-    }
-    return rc;
-}
+static int out_close(void *cookie) { return kvp__escape_stream_close(cookie); }
 
 void kvp_cli_escape_stdout(void) {
     cookie_io_functions_t io = {NULL, out_write, NULL, out_close};

@@ -5,35 +5,24 @@
  * kvp_policy_plan and prints the figures the engine's start-up log would show,
  * or --json with `engine_report`.
  */
-#include <ctype.h>
-#include <errno.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-#include <jansson.h>
 
-#include "accuracy.h"
 #include "cli.h"
 #include "engine_ops.h"
 #include "render_internal.h" /* kvp__estimated_note */
 #include "kvplan/render.h"
 #include "kvplan/deploy.h"
-#include "kvplan/gpu.h"
-#include "kvplan/policy.h"
 #include "from_cmd.h"
 #include "plan_policy.h"
-#include "admission_out.h"
+#include "text_internal.h"
 #include "startup_cli.h"
 #include "cli_options.h"
-#include "kvplan/estimate.h"
-#include "fit_env.h"
 #include "util.h"
-#include "embedded.h"
-#include "model_internal.h"
+#include "model_arg.h"
 
 /* An unknown option: "did you mean" over the table's names and this command's own. */
 static int unknown_option(const char *arg) {
@@ -58,128 +47,6 @@ static void cli_note(cli_notes *n, const char *fmt, ...) {
     vsnprintf(n->text[n->count], sizeof n->text[0], fmt, ap);
     va_end(ap);
     n->count++;
-}
-
-static bool ends_with(const char *s, const char *suffix) {
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && kvp__strcasecmp(s + n - m, suffix) == 0;
-}
-
-/* MODEL: a path (config.json, a folder, a .gguf, a geometry JSON), or a catalogue
- * name. A .json file is read through the file reader, which refuses a FIFO or a
- * device by name (an fopen here would block on a FIFO nobody writes), and may hold
- * a geometry instead of a config. `--geometry FILE` says it must be one. */
-static kvp_status load_model(const char *arg, bool forced_geometry, kvp_model **out,
-                             kvp_error *err) {
-    bool handled = false;
-    kvp_status st;
-    struct stat arg_sb;
-    if ((forced_geometry || ends_with(arg, ".json")) && stat(arg, &arg_sb) == 0) {
-        char *buf = NULL;
-        size_t len = 0;
-        st = kvp__read_file(arg, KVP_MAX_CONFIG_BYTES, NULL, &buf, &len, err);
-        if (st) return st;
-        st = kvp__model_from_json_input(buf, len, arg, forced_geometry, out, &handled, err);
-        kvp__free(NULL, buf);
-        if (st || handled) return st;
-        if (forced_geometry)
-            return kvp__fail(err, KVP_CONFIG, arg, "geometry", "not a geometry JSON");
-        return kvp_model_open(arg, NULL, out, err);
-    }
-    if (forced_geometry)
-        return kvp__fail(err, KVP_IO, arg, "geometry", "cannot open the geometry file");
-    return kvp_model_open(arg, NULL, out, err);
-}
-
-static double mib(uint64_t b) { return (double)b / 1048576.0; }
-static double gib(uint64_t b) { return (double)b / 1073741824.0; }
-
-static void print_text(const kvp_model *model, const kvp_deploy_result *res, const cli_notes *cn) {
-    const kvp_policy_result *r = &res->policy;
-    const kvp_admission *adm = &res->admission;
-    const kvp_engine_report *e = &r->report;
-    char buf[64];
-    printf("model: %s\npolicy: %s (%s%s%s)\n", kvp_model_name(model), kvp_engine_name(r->engine),
-           r->era, r->engine_version[0] ? ", " : "", r->engine_version);
-    /* Which release line the start-up terms were derived for (docs/memory.md). */
-    if (res->have_memory && res->memory.term_count && res->memory.release_line[0])
-        printf("start-up memory: %s\n", res->memory.release_line);
-    switch (r->engine) {
-    case KVP_ENGINE_VLLM:
-        printf("Available KV cache memory: %.2f GiB\n", gib(e->available_kv_cache_bytes));
-        if (!strcmp(r->era, "v0") || !strcmp(r->era, "v1-jan25"))
-            printf("# GPU blocks: %llu\n", (unsigned long long)e->num_gpu_blocks);
-        else
-            printf("GPU KV cache size: %s tokens\n",
-                   kvp_cli_fmt_count(e->gpu_kv_cache_tokens, buf, sizeof buf));
-        printf("Maximum concurrency for %s tokens per request: %.2fx\n",
-               kvp_cli_fmt_count(r->max_model_len, buf, sizeof buf), e->max_concurrency);
-        if (r->group_size)
-            printf("(num_gpu_blocks %llu, block size %u, %u group(s) of %u layers, page %llu B, "
-                   "%llu blocks per request)\n",
-                   (unsigned long long)e->num_gpu_blocks, r->block_size, r->num_groups,
-                   r->group_size, (unsigned long long)r->page_bytes,
-                   (unsigned long long)r->per_request_blocks);
-        else /* DeepSeek-V4: groups of different sizes, one packed stride per block */
-            printf("(num_gpu_blocks %llu, block size %u, %u packed group(s), stride %llu B, "
-                   "%llu blocks per request)\n",
-                   (unsigned long long)e->num_gpu_blocks, r->block_size, r->num_groups,
-                   (unsigned long long)r->page_bytes, (unsigned long long)r->per_request_blocks);
-        break;
-    case KVP_ENGINE_SGLANG:
-        if (e->v_size_bytes == 0 && r->pools[0].kind == KVP_CACHE_MLA)
-            printf("KV Cache is allocated. #tokens: %llu, KV size: %.2f GB\n",
-                   (unsigned long long)e->max_total_num_tokens, gib(e->k_size_bytes));
-        else
-            printf("KV Cache is allocated. #tokens: %llu, K size: %.2f GB, V size: %.2f GB\n",
-                   (unsigned long long)e->max_total_num_tokens, gib(e->k_size_bytes),
-                   gib(e->v_size_bytes));
-        printf("max_total_num_tokens=%llu, max_running_requests=%llu, context_len=%llu\n",
-               (unsigned long long)e->max_total_num_tokens,
-               (unsigned long long)e->max_running_requests, (unsigned long long)r->max_model_len);
-        printf("(cell_size %llu B, page_size %u, rest memory %.2f GiB)\n",
-               (unsigned long long)r->cell_bytes, r->block_size, gib(r->budget_bytes));
-        break;
-    case KVP_ENGINE_LLAMACPP:
-        printf("llama_context: n_seq_max = %u, n_ctx = %llu, n_ctx_seq = %llu\n", r->n_seq_max,
-               (unsigned long long)r->n_ctx, (unsigned long long)r->n_ctx_seq);
-        for (uint32_t i = 0; i < r->pool_count; i++) {
-            const kvp_policy_pool *p = &r->pools[i];
-            if (p->kind == KVP_CACHE_RECURRENT) {
-                printf("llama_memory_recurrent: size = %7.2f MiB (%6llu cells, %3u layers, %2u "
-                       "seqs), R (f32): %7.2f MiB, S (f32): %7.2f MiB\n",
-                       mib(p->bytes), (unsigned long long)r->recurrent_cells, r->total_layers,
-                       r->n_seq_max, mib(p->k_bytes), mib(p->v_bytes));
-                continue;
-            }
-            if (!strcmp(p->name, "non-swa"))
-                printf("llama_kv_cache_iswa: creating non-SWA KV cache, size = %llu cells\n",
-                       (unsigned long long)p->tokens);
-            else if (!strcmp(p->name, "swa"))
-                printf("llama_kv_cache_iswa: creating     SWA KV cache, size = %llu cells\n",
-                       (unsigned long long)p->tokens);
-            else if (!strcmp(p->name, "indexer"))
-                printf("llama_kv_cache_dsa: creating indexer KV cache, size = %llu cells\n",
-                       (unsigned long long)p->tokens);
-            else if (!strcmp(p->name, "main") && r->indexer_layers)
-                printf("llama_kv_cache_dsa: creating main KV cache, size = %llu cells\n",
-                       (unsigned long long)p->tokens);
-            /* The indexer cache is a llama_kv_cache of the -ctk / -ctv types too. */
-            const char *tv = r->type_v_name;
-            const char *tk = r->kv_dtype_name;
-            printf("llama_kv_cache: size = %7.2f MiB (%6llu cells, %3u layers, %2u/%u seqs), "
-                   "K (%s): %7.2f MiB, V (%s): %7.2f MiB\n",
-                   mib(p->bytes), (unsigned long long)p->tokens, p->layers, r->n_seq_max,
-                   r->n_stream, tk, mib(p->k_bytes), tv, mib(p->v_bytes));
-        }
-        break;
-    default:
-        break;
-    }
-    kvp_cli_admission_text(stdout, adm, "");
-    for (unsigned i = 0; i < cn->count; i++) printf("note: %s\n", cn->text[i]);
-    for (uint32_t i = 0; i < r->note_count; i++) printf("note: %s\n", r->notes[i]);
-    printf("accuracy: %s (docs/accuracy.md)\n", kvp__engine_accuracy_line(r->engine));
 }
 
 /* --explain, --svg FILE and --html FILE: what to show besides the plan, taken out
@@ -211,148 +78,90 @@ static kvp_status admission_error(const kvp_deploy_result *res, kvp_error *err) 
     return res->admission.status;
 }
 
+/* The settings are read from the settled option table in place (no copy);
+ * --geometry FILE is this command's own. */
 static int plan_policy_main(int argc, char **argv, cli_notes *notes) {
-    kvp_policy_settings s = kvp_policy_settings_default();
-    kvp_startup_settings *ss = calloc(1, sizeof *ss); /* start-up flags (issue 21) */
-    if (!ss) return kvp_cli_fail("out of memory");
-    *ss = kvp_startup_settings_default();
-    const char *model_arg = NULL, *geometry = NULL, *gpu = NULL;
-    bool json = false, bad = false, policy_set = false;
-    (void)policy_set;
-    uint64_t gpu_mem = 0;
-    kvp_deploy_memory mem;
-    memset(&mem, 0, sizeof mem);
-    /* The deployment settings come through the one option table (options.h);
-     * --geometry FILE is this command's own. */
+    const char *model_arg = NULL, *geometry = NULL;
+    bool json = false, bad = false;
     kvp_options *o = kvp_options_new(KVP_COMMAND_PLAN);
-    if (!o) {
-        free(ss);
-        return kvp_cli_fail("out of memory");
-    }
+    kvp_startup_settings *ss = calloc(1, sizeof *ss); /* the table's, with the GPU resolved */
+    kvp_deploy_result *res = kvp_deploy_result_new();
+    kvp_startup_report *rep = malloc(sizeof *rep); /* the start-up rules of this plan */
+    kvp_model *model = NULL;
+    kvp_error err;
+    kvp_error_clear(&err);
+    int rc = o && ss && res && rep ? -1 : kvp_cli_fail("plan: out of memory");
     for (int i = 1; i < argc; i++) /* known first: the first error already comes as JSON */
         if (!strcmp(argv[i], "--json")) json = true;
-    int frc = kvp_cli_from_apply(o, json); /* --from's settings first, argv on top */
-    if (frc >= 0) {
-        kvp_options_free(o);
-        free(ss);
-        return frc;
-    }
-    for (int i = 1; i < argc && !bad; i++) {
+    if (rc < 0) rc = kvp_cli_from_apply(o, json); /* --from's settings first, argv on top */
+    for (int i = 1; i < argc && !bad && rc < 0; i++) {
         const char *a = argv[i], *v = NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             kvp_cli_plan_usage(stdout);
-            kvp_options_free(o);
-            free(ss);
-            return KVP_EXIT_OK;
+            rc = KVP_EXIT_OK;
         } else if (!strcmp(a, "--json")) {
             json = true;
         } else if (kvp_cli_opt(argc, argv, &i, "--geometry", &v, &bad)) {
             geometry = v;
+        } else if ((rc = kvp_cli_table_option(o, argc, argv, &i, json)) > 0) {
+            break;
+        } else if (rc < 0) {
+            continue;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            rc = unknown_option(a);
+        } else if (model_arg) {
+            rc = kvp_cli_fail("plan: unexpected argument '%s' (one MODEL only)", a);
         } else {
-            int rc = kvp_cli_table_option(o, argc, argv, &i, json);
-            if (rc > 0) {
-                kvp_options_free(o);
-                free(ss);
-                return rc;
-            }
-            if (rc < 0) continue;
-            if (a[0] == '-' && a[1] != '\0') {
-                kvp_options_free(o);
-                free(ss);
-                return unknown_option(a);
-            }
-            if (model_arg) {
-                kvp_options_free(o);
-                free(ss);
-                return kvp_cli_fail("plan: unexpected argument '%s' (one MODEL only)", a);
-            }
             model_arg = a;
+            rc = -1;
         }
     }
+    if (rc >= 0) goto out;
     model_arg = kvp_cli_from_model(model_arg); /* the --from command's, unless given */
-    int trc = kvp_cli_one_file_as(json, "--svg", g_show.svg, "--html", g_show.html);
-    if (!trc) trc = kvp_cli_output_over_inputs(json, "--svg", g_show.svg, model_arg);
-    if (!trc) trc = kvp_cli_output_over_inputs(json, "--html", g_show.html, model_arg);
-    if (trc) {
-        kvp_options_free(o);
-        free(ss);
-        return trc;
-    }
-    trc = bad ? KVP_EXIT_BAD_INPUT : kvp_cli_table_finish(o, json);
-    if (trc >= 0) {
-        kvp_options_free(o);
-        free(ss);
-        return trc;
-    }
-    /* The table's settings as this path reads them. */
-    s = o->deployment.policy;
-    mem = o->deployment.memory;
-    kvp_deploy_point point = o->deployment.point; /* the length, KV dtype and slots asked */
-    kvp_admission_settings adm = o->deployment.admission; /* --isl, --osl, --max-new-tokens */
-    gpu = o->gpu;
-    gpu_mem = o->given[kvp_option_lookup("--gpu-mem", NULL)->id] ? mem.total_bytes : 0;
-    *ss = o->startup;
-    kvp_options_free(o);
-    policy_set = true;
+    if ((rc = kvp_cli_one_file_as(json, "--svg", g_show.svg, "--html", g_show.html)) ||
+        (rc = kvp_cli_output_over_inputs(json, "--svg", g_show.svg, model_arg)) ||
+        (rc = kvp_cli_output_over_inputs(json, "--html", g_show.html, model_arg)))
+        goto out;
+    if ((rc = bad ? KVP_EXIT_BAD_INPUT : kvp_cli_table_finish(o, json)) >= 0) goto out;
     if (!model_arg && !geometry) {
         kvp_cli_plan_usage(stdout);
-        return kvp_cli_fail("plan: missing MODEL");
+        rc = kvp_cli_fail("plan: missing MODEL");
+        goto out;
     }
-    kvp_error err;
-    kvp_error_clear(&err);
-    kvp_deployment d = kvp_deployment_default();
-    char gpu_name[sizeof ss->gpu.name] = "";
-    const char *total_source = gpu_mem ? "--gpu-mem" : gpu ? "catalogue" : NULL;
-    if (gpu) {
-        kvp_gpu_info info;
-        if (kvp_gpu_lookup_in(kvp_cli_gpu_catalog(), gpu, &info, &err) != KVP_OK) {
-            free(ss);
-            return kvp_cli_report_error(&err, json);
+    const kvp_deployment *td = &o->deployment;
+    *ss = o->startup;
+    uint64_t gpu_mem = kvp_options_given(o, "--gpu-mem") ? td->memory.total_bytes : 0;
+    const char *total_source = gpu_mem ? "--gpu-mem" : o->gpu ? "catalogue" : NULL;
+    if (o->gpu) {
+        if (kvp_gpu_lookup_in(kvp_cli_gpu_catalog(), o->gpu, &ss->gpu, &err) != KVP_OK) {
+            rc = kvp_cli_report_error(&err, json);
+            goto out;
         }
-        if (!gpu_mem) gpu_mem = info.total_bytes;
-        ss->gpu = info;
+        if (!gpu_mem) gpu_mem = ss->gpu.total_bytes;
         ss->gpu_known = true;
-        kvp__strlcpy(gpu_name, info.name, sizeof gpu_name);
     }
-
-    kvp_model *model = NULL;
-    kvp_status st;
-    st = load_model(geometry ? geometry : model_arg, geometry != NULL, &model, &err);
-    if (st) {
-        free(ss);
-        return kvp_cli_report_error(&err, json);
+    if (kvp__model_load_arg(geometry ? geometry : model_arg, geometry != NULL, &model, &err) != KVP_OK) {
+        rc = kvp_cli_report_error(&err, json);
+        goto out;
     }
-    int bad_rc = kvp_cli_startup_inputs(model, ss, json);
-    if (bad_rc >= 0) {
-        kvp_model_free(model);
-        free(ss);
-        return bad_rc;
-    }
+    if ((rc = kvp_cli_startup_inputs(model, ss, json)) >= 0) goto out;
     /* One deployment through the pipeline (deploy.h): memory terms not measured
      * are estimated from the config there, the same way for every command, and
      * the engine's start-up rules run on it (docs/startup.md). */
+    kvp_deployment d = kvp_deployment_default();
     d.model = model;
-    d.point = point;
-    d.point.engine = s.engine;
-    d.policy = s;
-    d.memory = mem;
+    d.point = td->point;
+    d.point.engine = td->policy.engine;
+    d.policy = td->policy;
+    d.memory = td->memory;
     d.memory.total_bytes = gpu_mem;
     /* Exact weights from safetensors headers when MODEL is a checkpoint folder,
      * under every engine, as under TensorRT-LLM (issue 27 item 5). */
     char model_dir[4096];
     if (!geometry) d.memory.model_dir = kvp_cli_model_dir(model_arg, model_dir, sizeof model_dir);
     kvp_deployment_settle(&d, ss, NULL, false);
-    d.admission = adm;
-    kvp_deploy_result *res = kvp_deploy_result_new();
-    kvp_startup_report *rep = malloc(sizeof *rep); /* the start-up rules of this plan */
-    if (!res || !rep) {
-        kvp_deploy_result_free(res);
-        free(rep);
-        kvp_model_free(model);
-        free(ss);
-        return kvp_cli_fail("plan: out of memory");
-    }
-    st = kvp_deploy_plan_report(&d, res, rep, &err);
+    d.admission = td->admission;
+    kvp_status st = kvp_deploy_plan_report(&d, res, rep, &err);
     /* llama.cpp that does not fit the device: its figures are planned, the engine
      * would not start; print them and say why. */
     bool figures = st == KVP_OK && res->policy.pool_count > 0 &&
@@ -366,48 +175,47 @@ static int plan_policy_main(int argc, char **argv, cli_notes *notes) {
     /* A request the engine's server rejects (--isl, --max-new-tokens past the length)
      * is bad input, before the start-up rules; one never admitted is exit 1 below. */
     if (st == KVP_OK && res->status == KVP_OK && res->admission.status == KVP_INVALID_ARG) {
-        st = admission_error(res, &err);
-        free(ss);
-        kvp_deploy_result_free(res);
-        free(rep);
-        kvp_model_free(model);
-        return kvp_cli_report_error(&err, json);
+        admission_error(res, &err);
+        rc = kvp_cli_report_error(&err, json);
+        goto out;
     }
     /* A start-up rule that refuses is exit 1 with its rule; what the engine
      * adjusts (length, dtype) was planned with and is said on stderr. */
-    int gate = kvp_cli_startup_result(&d, res, rep, kvp_model_name(model), json, 0);
-    free(ss);
-    if (gate) {
-        kvp_deploy_result_free(res);
-        free(rep);
-        kvp_model_free(model);
-        return gate;
-    }
+    if ((rc = kvp_cli_startup_result(&d, res, rep, kvp_model_name(model), json, 0)) != 0) goto out;
     if (st == KVP_OK && res->admission.status != KVP_OK) st = admission_error(res, &err);
     if (st) {
-        kvp_deploy_result_free(res);
-        free(rep);
-        kvp_model_free(model);
-        return kvp_cli_report_error(&err, json);
+        rc = kvp_cli_report_error(&err, json);
+        goto out;
     }
     /* The note on estimated terms: the JSON renderer adds it itself (the same for
      * kvp_json_call); the text report says it here. */
     char est_note[KVP_NOTE_TEXT_MAX];
     if (!json && kvp__estimated_note(res, est_note, sizeof est_note)) cli_note(notes, "%s", est_note);
-    int prc = -1;
-    if (json)
-        prc = print_json(model, gpu ? gpu_name : NULL, total_source, res, notes);
-    else
-        print_text(model, res, notes);
-    if (g_show.explain && !json) kvp_cli_policy_explain(res, total_source, stdout);
-    if (prc < 0 && (g_show.svg || g_show.html))
-        prc = kvp_cli_policy_pictures(model, res, total_source, g_show.svg, g_show.html);
-    int rc = prc >= 0      ? prc
-             : res->starts ? KVP_EXIT_OK
-                           : kvp_cli_refuse(kvp__engine_ops_of(s.engine)->len_flag, res->refusal);
+    rc = -1;
+    if (json) {
+        rc = print_json(model, o->gpu ? ss->gpu.name : NULL, total_source, res, notes);
+    } else {
+        const char *nv[sizeof notes->text / sizeof notes->text[0]];
+        for (unsigned i = 0; i < notes->count; i++) nv[i] = notes->text[i];
+        kvp_report_text text;
+        kvp_report_text_init(&text, NULL);
+        kvp__policy_plan_text(model, res, nv, notes->count, &text);
+        if (g_show.explain) kvp__policy_explain_text(res, total_source, &text);
+        rc = kvp_cli_write_text(&text, stdout);
+        kvp_report_text_free(&text);
+    }
+    if (rc < 0 && (g_show.svg || g_show.html) &&
+        kvp__policy_pictures(model, res, total_source, g_show.svg, g_show.html, &err) != KVP_OK)
+        rc = kvp_cli_report_error(&err, false);
+    if (rc < 0)
+        rc = res->starts ? KVP_EXIT_OK
+                         : kvp_cli_refuse(kvp__engine_ops_of(td->policy.engine)->len_flag, res->refusal);
+out:
     kvp_deploy_result_free(res);
     free(rep);
     kvp_model_free(model);
+    free(ss);
+    kvp_options_free(o);
     return rc;
 }
 

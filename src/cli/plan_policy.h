@@ -16,14 +16,4 @@ void kvp_cli_plan_usage(FILE *out);
 
 
 
-/* --explain under the policies: the memory terms with where each came from, the
- * budget's formula and each pool's arithmetic (plan_explain.c). */
-void kvp_cli_policy_explain(const kvp_deploy_result *res, const char *total_source, FILE *f);
-/* The start-up memory terms of `res`, one line each (memory_terms_out.c). */
-void kvp_cli_memory_terms(const kvp_deploy_result *res, FILE *f);
-/* --svg FILE / --html FILE under the policies (either may be NULL). -1 when
- * written, else the exit status of the error (printed). */
-int kvp_cli_policy_pictures(const kvp_model *model, const kvp_deploy_result *res,
-                            const char *total_source, const char *svg, const char *html);
-
 #endif

@@ -10,20 +10,14 @@
 #include "kvplan/options.h"
 #include "kvplan/plan.h"
 
-#define KVP_CLI_MM_MAX KVP_OPTION_MM_MAX
-
+/* The rules around the creator: their settings are the table's (`rules`, read
+ * in place), the rest what the checks computed from them. */
 typedef struct kvp_cli_seed_opts {
+    const kvp_option_rules *rules; /* the table's --kv-cache-compression, --lora-*, --mm-* */
     const char *engine_version;   /* as given; NULL = default */
-    kvp_kv_compression compression;
     kvp_compression_effect compression_effect;
-    bool enable_block_reuse;      /* copied from the KV config before the checks */
-    bool has_lora;
-    kvp_lora_settings lora;
+    bool enable_block_reuse;      /* the KV config's, before the checks */
     kvp_lora_cache lora_cache;
-    bool has_mm;
-    uint64_t mm_max_tokens, mm_batch, mm_embedding_dim;
-    kvp_mm_item mm[KVP_CLI_MM_MAX];
-    size_t mm_count;
     kvp_mm_profile mm_profile;
     kvp_notes notes;
 } kvp_cli_seed_opts;
@@ -36,9 +30,5 @@ int kvp_cli_plan_seed_prepare(const kvp_model *model, kvp_deploy_settings *d,
  * resolved (kvp_deploy_result.trtllm). -1 to continue, else an exit status. */
 int kvp_cli_plan_seed_after_build(const kvp_model *model, const kvp_deploy_settings *d,
                                   const kvp_plan *plan, kvp_cli_seed_opts *x, bool json);
-/* The "engine rules" section of the text report (nothing when no option was used). */
-void kvp_cli_plan_seed_print(const kvp_cli_seed_opts *x, const kvp_deploy_settings *d,
-                             const kvp_plan *plan, FILE *f);
-
 
 #endif

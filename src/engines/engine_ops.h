@@ -15,6 +15,7 @@
 #include "kvplan/startup.h"
 
 struct kvp__startup_rule;
+struct kvp__line_sink;
 
 /* A release as the records and versions.c encode it: MAJOR*10000 + MINOR*100 + PATCH. */
 #define KVP__REL(x, y, z) ((x) * 10000u + (y) * 100u + (z))
@@ -182,6 +183,13 @@ typedef struct kvp__engine_ops {
     /* The plan JSON's `engine_details`, in order, ended by a NULL name (NULL
      * where the creator plans). */
     const kvp__engine_detail *details;
+    /* clitext: the lines the engine itself prints at start-up for plan `r` (its
+     * "Available KV cache memory: ...", "KV Cache is allocated. #tokens: ...",
+     * llama_kv_cache: ...), one call of `out` per line, the figures of
+     * r->report and r->pools; NULL when the engine's plan has none to print
+     * (TensorRT-LLM: the creator's report, src/report/text_plan.c). The
+     * text of `kvplan plan` (src/report/text_plan_policy.c) writes them. */
+    void (*startup_lines)(const kvp_policy_result *r, const struct kvp__line_sink *out);
 } kvp__engine_ops;
 
 /* The record of `engine`; NULL for a value outside the list. The engine's name

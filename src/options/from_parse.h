@@ -63,4 +63,22 @@ bool kvp_from_is_false(const char *v);
  * not on this machine: warned by name, the plan made from the rest. */
 void kvp_from_note_missing(kvp_from_cmd *c, const char *path, const char *what);
 
+/* clitext: how a --from command was read, as the CLI says it on stderr
+ * (from_note.c): "kvplan: --from: planning as: kvplan ..." and the notes on the
+ * model, the options missing, unknown, ignored or left as text. */
+typedef struct kvp__from_note_in {
+    const kvp_from_cmd *cmd;
+    int argc;
+    char *const *argv;          /* the running command's argv; argv[0] its name */
+    int at;                     /* argv index of --from */
+    const char *user_model;     /* the user's MODEL word, NULL when none */
+    const char *same_policy;    /* the user's --policy word naming the same engine */
+    const char *const *same;    /* the user's words that said what the command said */
+    int same_count;
+    const bool *applied;        /* per setting of cmd: set into the options */
+    bool model_elsewhere;       /* user_model is the catalogue's name of a missing folder */
+} kvp__from_note_in;
+/* The note, malloc'd (free()); NULL when out of memory. */
+char *kvp__from_note_text(const kvp__from_note_in *in);
+
 #endif

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "json_error.h"
+#include "kvplan/probe.h"
 #include "render_internal.h"
 #include "util.h"
 
@@ -48,4 +49,46 @@ kvp_status kvp__gpus_catalog_json_text(const char *catalog_path, char **out, kvp
     }
     kvp__free(NULL, list);
     return st;
+}
+
+kvp_status kvp__gpus_live_json_text(const kvp_probe_result *r, char **out, kvp_error *err) {
+    json_t *root = kvp__json_document(), *arr = json_array();
+    for (uint32_t i = 0; i < r->device_count; i++) {
+        const kvp_probed_gpu *d = &r->devices[i];
+        json_t *o = kvp__gpu_json(&d->info, true);
+        json_object_set_new(o, "device", json_integer(i));
+        json_object_set_new(o, "backend", json_string(d->backend));
+        json_object_set_new(o, "backend_index", json_integer(d->index));
+        json_object_set_new(o, "used_bytes", json_integer((json_int_t)d->used_bytes));
+        json_object_set_new(o, "reserved_bytes", json_integer((json_int_t)d->reserved_bytes));
+        json_object_set_new(o, "catalog_name", d->catalog_name[0]
+                                                   ? json_string(d->catalog_name)
+                                                   : json_null());
+        if (d->process_count >= 0) {
+            json_t *pa = json_array();
+            int32_t keep = d->process_count < KVP_PROBE_MAX_PROCESSES
+                               ? d->process_count
+                               : KVP_PROBE_MAX_PROCESSES;
+            for (int32_t k = 0; k < keep; k++) {
+                json_t *p = json_object();
+                json_object_set_new(p, "pid", json_integer(d->processes[k].pid));
+                json_object_set_new(p, "used_bytes",
+                                    json_integer((json_int_t)d->processes[k].used_bytes));
+                json_array_append_new(pa, p);
+            }
+            json_object_set_new(o, "process_count", json_integer(d->process_count));
+            json_object_set_new(o, "processes", pa);
+        }
+        json_array_append_new(arr, o);
+    }
+    json_object_set_new(root, "devices", arr);
+    json_object_set_new(root, "driver_version", json_string(r->driver_version));
+    json_t *notes = json_array();
+    if (r->nvidia_note[0]) json_array_append_new(notes, json_string(r->nvidia_note));
+    if (r->amd_note[0]) json_array_append_new(notes, json_string(r->amd_note));
+    json_object_set_new(root, "notes", notes);
+    /* As the CLI always wrote it (jansson's own dump, 2-space indent, keys in order). */
+    *out = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(root);
+    return *out ? KVP_OK : kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory writing the GPUs");
 }

@@ -14,14 +14,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "text_buf.h"
 #include "render_internal.h"
 #include "util.h"
 
-typedef kvp__strbuf row_writer;
+typedef kvp__text_buf row_writer;
 
-static void put(row_writer *w, const char *s, size_t n) { kvp__strbuf_put(w, s, n); }
-
-static void puts_(row_writer *w, const char *s) { put(w, s, strlen(s)); }
+static void put(row_writer *w, const char *s, size_t n) { kvp__text_put(w, s, n); }
+static void puts_(row_writer *w, const char *s) { kvp__text_puts(w, s); }
 
 /* A new member (or element) at `depth`: the separator, the line break, the
  * indent, and the key when there is one. `first` is the container's first. */

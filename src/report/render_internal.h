@@ -141,6 +141,10 @@ json_t *kvp__gpu_json(const kvp_gpu_info *g, bool live);
  * `catalog_path` first (NULL: the embedded one only). *out: malloc'd text,
  * freed with free(). */
 kvp_status kvp__gpus_catalog_json_text(const char *catalog_path, char **out, kvp_error *err);
+/* `kvplan gpus --json`: the GPUs probe `r` found ("devices", "driver_version",
+ * "notes"). *out: malloc'd text, freed with free(). */
+struct kvp_probe_result;
+kvp_status kvp__gpus_live_json_text(const struct kvp_probe_result *r, char **out, kvp_error *err);
 
 /* `kvplan sim --json` (json_sim.c; kvp_json_call "sim" too): what was
  * replayed and what it gave. */

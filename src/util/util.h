@@ -80,7 +80,7 @@ char *kvp__strdup(const kvp_allocator *alc, const char *s);
  * after a failure (out of memory, a length past SIZE_MAX / 2) appends are
  * no-ops and `failed` stays set, so a writer checks once at the end. `data`
  * (NULL before the first append) belongs to the writer: kvp__free(alc, data).
- * The JSON writers' buffer (json_dump.c, report/json_sweep_row.c). */
+ * The one growing text of kvplan's writers (json_dump.c; text_buf.h names it for the text ones). */
 typedef struct kvp__strbuf {
     char *data;
     size_t len, cap;

@@ -18,7 +18,7 @@ src/bind/json_call.c      the request object of kvp_json_call (options, not a mo
 src/engines/accuracy.c     the engines' records, data/accuracy.json (scripts/accuracy.py)
 src/bind/why_call.c       kvplan why: the plan and fit documents its own calls answered
 src/bind/why_record.c     kvplan why --record: the why document (kvplan's own)
-src/cli/cmd_why.c         kvplan why: the why document, printed as a table
+src/report/text_why.c     kvplan why: the why document, rendered as a table
 "
 calls=$(grep -rnE 'json_load(s|b|f|fd|_file|_callback)?[[:space:]]*\(' src include | grep -v '^src/model/')
 while IFS= read -r hit; do

@@ -11,6 +11,7 @@
 
 #include "policy_internal.h"
 #include "engine_ops.h"
+#include "line_sink.h"
 #include "startup_internal.h"
 
 typedef struct ggml_kv_type {
@@ -452,6 +453,47 @@ overflow:
                      "cache bytes overflow 64 bits (%llu cells)", (unsigned long long)n_ctx);
 }
 
+/* The lines llama.cpp prints at start-up for plan `r` (engine_ops.h
+ * `startup_lines`): llama-context.cpp's "llama_context: n_seq_max ...", then per
+ * cache llama-kv-cache-iswa.cpp / llama-kv-cache-dsa's "creating ... KV cache"
+ * and llama-kv-cache.cpp's / llama-memory-recurrent.cpp's "size = ... MiB". */
+static void llamacpp_startup_lines(const kvp_policy_result *r, const kvp__line_sink *out) {
+    const double mib = 1048576.0;
+    kvp__sink_line(out, "llama_context: n_seq_max = %u, n_ctx = %llu, n_ctx_seq = %llu",
+                   r->n_seq_max, (unsigned long long)r->n_ctx, (unsigned long long)r->n_ctx_seq);
+    for (uint32_t i = 0; i < r->pool_count; i++) {
+        const kvp_policy_pool *p = &r->pools[i];
+        if (p->kind == KVP_CACHE_RECURRENT) {
+            kvp__sink_line(out,
+                           "llama_memory_recurrent: size = %7.2f MiB (%6llu cells, %3u layers, %2u "
+                           "seqs), R (f32): %7.2f MiB, S (f32): %7.2f MiB",
+                           (double)p->bytes / mib, (unsigned long long)r->recurrent_cells,
+                           r->total_layers, r->n_seq_max, (double)p->k_bytes / mib,
+                           (double)p->v_bytes / mib);
+            continue;
+        }
+        if (!strcmp(p->name, "non-swa"))
+            kvp__sink_line(out, "llama_kv_cache_iswa: creating non-SWA KV cache, size = %llu cells",
+                           (unsigned long long)p->tokens);
+        else if (!strcmp(p->name, "swa"))
+            kvp__sink_line(out, "llama_kv_cache_iswa: creating     SWA KV cache, size = %llu cells",
+                           (unsigned long long)p->tokens);
+        else if (!strcmp(p->name, "indexer"))
+            kvp__sink_line(out, "llama_kv_cache_dsa: creating indexer KV cache, size = %llu cells",
+                           (unsigned long long)p->tokens);
+        else if (!strcmp(p->name, "main") && r->indexer_layers)
+            kvp__sink_line(out, "llama_kv_cache_dsa: creating main KV cache, size = %llu cells",
+                           (unsigned long long)p->tokens);
+        /* The indexer cache is a llama_kv_cache of the -ctk / -ctv types too. */
+        kvp__sink_line(out,
+                       "llama_kv_cache: size = %7.2f MiB (%6llu cells, %3u layers, %2u/%u seqs), "
+                       "K (%s): %7.2f MiB, V (%s): %7.2f MiB",
+                       (double)p->bytes / mib, (unsigned long long)p->tokens, p->layers,
+                       r->n_seq_max, r->n_stream, r->kv_dtype_name, (double)p->k_bytes / mib,
+                       r->type_v_name, (double)p->v_bytes / mib);
+    }
+}
+
 /* The engine's record (engine_ops.h; its row of kvplan/engines.def). */
 static const char *const k_aliases[] = {"llama.cpp", "llama-cpp", NULL};
 static const char *const k_fit_kv_dtypes[] = {"f16", "q8_0", "q4_0", NULL};
@@ -482,4 +524,5 @@ const kvp__engine_ops kvp__engine_llamacpp = {
                       "start-up (server.cpp)",
     .batch_cap_name = "--parallel slots",
     .details = kvp__llamacpp_details,
+    .startup_lines = llamacpp_startup_lines,
 };

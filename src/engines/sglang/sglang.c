@@ -11,6 +11,7 @@
 
 #include "policy_internal.h"
 #include "engine_ops.h"
+#include "line_sink.h"
 #include "startup_internal.h"
 
 typedef struct sdtype {
@@ -481,6 +482,27 @@ kvp_status kvp__policy_sglang(const kvp_model *model, const kvp_policy_settings 
     return KVP_OK;
 }
 
+/* The lines SGLang prints at start-up for plan `r` (engine_ops.h
+ * `startup_lines`): memory_pool.py's "KV Cache is allocated. #tokens: ..." (MLA:
+ * one "KV size"), model_runner.py's "max_total_num_tokens=..., max_running_requests=...,
+ * context_len=...", and the cell arithmetic behind them. */
+static void sglang_startup_lines(const kvp_policy_result *r, const kvp__line_sink *out) {
+    const kvp_engine_report *e = &r->report;
+    const double gib = 1073741824.0;
+    if (e->v_size_bytes == 0 && r->pools[0].kind == KVP_CACHE_MLA)
+        kvp__sink_line(out, "KV Cache is allocated. #tokens: %llu, KV size: %.2f GB",
+                       (unsigned long long)e->max_total_num_tokens, (double)e->k_size_bytes / gib);
+    else
+        kvp__sink_line(out, "KV Cache is allocated. #tokens: %llu, K size: %.2f GB, V size: %.2f GB",
+                       (unsigned long long)e->max_total_num_tokens, (double)e->k_size_bytes / gib,
+                       (double)e->v_size_bytes / gib);
+    kvp__sink_line(out, "max_total_num_tokens=%llu, max_running_requests=%llu, context_len=%llu",
+                   (unsigned long long)e->max_total_num_tokens,
+                   (unsigned long long)e->max_running_requests, (unsigned long long)r->max_model_len);
+    kvp__sink_line(out, "(cell_size %llu B, page_size %u, rest memory %.2f GiB)",
+                   (unsigned long long)r->cell_bytes, r->block_size, (double)r->budget_bytes / gib);
+}
+
 /* The engine's record (engine_ops.h; its row of kvplan/engines.def). */
 static const char *const k_aliases[] = {NULL};
 static const char *const k_fit_kv_dtypes[] = {"auto", "fp8_e4m3", NULL};
@@ -510,4 +532,5 @@ const kvp__engine_ops kvp__engine_sglang = {
     .batch_cap_name = "max_running_requests",
     .steady_pool = kvp__sglang_steady_pool,
     .details = kvp__sglang_details,
+    .startup_lines = sglang_startup_lines,
 };

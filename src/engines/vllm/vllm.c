@@ -11,6 +11,7 @@
 
 #include "policy_internal.h"
 #include "engine_ops.h"
+#include "line_sink.h"
 #include "startup_internal.h"
 
 typedef enum vllm_era { ERA_V0 = 0, ERA_V1_JAN25, ERA_V1_MID, ERA_V1_NEW } vllm_era;
@@ -902,6 +903,37 @@ kvp_status kvp__policy_vllm(const kvp_model *model, const kvp_policy_settings *s
     return KVP_OK;
 }
 
+/* The lines vLLM prints at start-up for plan `r` (engine_ops.h `startup_lines`):
+ * gpu_worker.py determine_available_memory's "Available KV cache memory",
+ * kv_cache_utils.py's "GPU KV cache size" / "Maximum concurrency" (v1; v0 and
+ * v1-jan25 print "# GPU blocks", worker.py), and the block arithmetic behind them. */
+static void vllm_startup_lines(const kvp_policy_result *r, const kvp__line_sink *out) {
+    const kvp_engine_report *e = &r->report;
+    char buf[64];
+    kvp__sink_line(out, "Available KV cache memory: %.2f GiB",
+                   (double)e->available_kv_cache_bytes / 1073741824.0);
+    if (!strcmp(r->era, "v0") || !strcmp(r->era, "v1-jan25"))
+        kvp__sink_line(out, "# GPU blocks: %llu", (unsigned long long)e->num_gpu_blocks);
+    else
+        kvp__sink_line(out, "GPU KV cache size: %s tokens",
+                       kvp__fmt_count(e->gpu_kv_cache_tokens, buf, sizeof buf));
+    kvp__sink_line(out, "Maximum concurrency for %s tokens per request: %.2fx",
+                   kvp__fmt_count(r->max_model_len, buf, sizeof buf), e->max_concurrency);
+    if (r->group_size)
+        kvp__sink_line(out,
+                       "(num_gpu_blocks %llu, block size %u, %u group(s) of %u layers, page %llu B, "
+                       "%llu blocks per request)",
+                       (unsigned long long)e->num_gpu_blocks, r->block_size, r->num_groups,
+                       r->group_size, (unsigned long long)r->page_bytes,
+                       (unsigned long long)r->per_request_blocks);
+    else /* DeepSeek-V4: groups of different sizes, one packed stride per block */
+        kvp__sink_line(out,
+                       "(num_gpu_blocks %llu, block size %u, %u packed group(s), stride %llu B, "
+                       "%llu blocks per request)",
+                       (unsigned long long)e->num_gpu_blocks, r->block_size, r->num_groups,
+                       (unsigned long long)r->page_bytes, (unsigned long long)r->per_request_blocks);
+}
+
 /* The engine's record (engine_ops.h; its row of kvplan/engines.def). */
 static const char *const k_aliases[] = {NULL};
 static const char *const k_fit_kv_dtypes[] = {"auto", "fp8", NULL};
@@ -934,4 +966,5 @@ const kvp__engine_ops kvp__engine_vllm = {
     .batch_cap_name = "max_num_seqs",
     .steady_pool = kvp__vllm_steady_pool,
     .details = kvp__vllm_details,
+    .startup_lines = vllm_startup_lines,
 };
