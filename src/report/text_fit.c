@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "render_internal.h"
 #include "text_internal.h"
 #include "util.h"
 
@@ -38,7 +39,7 @@ static uint64_t left_over(const kvp_fit_eval *e) {
 }
 
 static uint64_t rounding(const kvp_fit_eval *e) {
-    if (e->point.engine == KVP_ENGINE_LLAMACPP) return 0; /* allocates exactly what it asks */
+    if (kvp__report_allocates_as_asked(e->point.engine)) return 0; /* allocates what it asks */
     return e->budget_bytes > e->kv_bytes ? e->budget_bytes - e->kv_bytes : 0;
 }
 
@@ -103,7 +104,7 @@ void kvp__compare_text(const kvp_model *model, const kvp_gpu_info *gpu, const kv
         kvp_report_appendf(t, "left GiB = GPU total - weights - KV: what each leaves for activations, "
                "runtime and margin\n");
     for (size_t k = 0; k < n_engines; k++)
-        for (uint32_t i = 0; ev[k].status == KVP_OK && ev[k].point.engine != KVP_ENGINE_TRTLLM &&
+        for (uint32_t i = 0; ev[k].status == KVP_OK && !kvp__report_creator_plans(ev[k].point.engine) &&
                              i < ev[k].policy.note_count;
              i++)
             kvp_report_appendf(t, "note (%s): %s\n", kvp_engine_name(ev[k].point.engine), ev[k].policy.notes[i]);

@@ -321,5 +321,5 @@ void kvp__trtllm_plan_text(const kvp_render_input *in, const kvp_deploy_result *
         kvp_report_appendf(t, "%s  - %s\n", shown ? "" : "\nwarnings\n", in->notes[i]);
     for (uint32_t i = 0; i < r->warnings.count && shown < 64; i++, shown++)
         kvp_report_appendf(t, "%s  - %s\n", shown ? "" : "\nwarnings\n", r->warnings.text[i]);
-    kvp_report_appendf(t, "\naccuracy: %s (docs/accuracy.md)\n", kvp__engine_accuracy_line(KVP_ENGINE_TRTLLM));
+    kvp_report_appendf(t, "\naccuracy: %s (docs/accuracy.md)\n", kvp__engine_accuracy_line(r->point.engine));
 }

@@ -10,6 +10,7 @@
 #include "accuracy.h"
 #include "engine_ops.h"
 #include "line_sink.h"
+#include "render_internal.h"
 #include "text_internal.h"
 #include "util.h"
 
@@ -62,7 +63,7 @@ void kvp__policy_explain_text(const kvp_deploy_result *res, const char *total_so
                 graphs = "none captured (--enforce-eager)";
         term(t, "CUDA graphs", m->cuda_graph_bytes, m->estimated & KVP_MEM_EST_CUDA_GRAPH, graphs);
         kvp__memory_terms_text(res, t);
-    } else if (r->engine != KVP_ENGINE_LLAMACPP) {
+    } else if (!kvp__report_allocates_as_asked(r->engine)) {
         kvp_report_append(t, "  memory: a KV budget given directly\n");
     }
     if (r->budget_bytes)
