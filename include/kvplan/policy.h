@@ -298,28 +298,13 @@ KVP_API void kvp_vllm_batch_defaults(uint64_t gpu_bytes, const char *gpu_name, u
                                      int chunked_prefill, uint64_t *max_num_batched_tokens,
                                      uint32_t *max_num_seqs);
 
-/* SGLang's GPU-memory tier (server_args.py _handle_gpu_memory_settings,
- * ENGINES.md 2.2): the default chunked_prefill_size and cuda_graph_max_bs for
- * a device of `gpu_bytes` at `tp`. */
-KVP_API void kvp_sglang_memory_tier(uint64_t gpu_bytes, uint32_t tp, uint32_t *chunked_prefill_size,
-                                    uint32_t *cuda_graph_max_bs);
-
-/* SGLang's release as the memory defaults follow it (docs/memory.md): the
- * policy's encoding of the version in `engine_version`, 0 = latest. */
-KVP_API uint32_t kvp_sglang_release(const char *engine_version);
-
-/* kvp_sglang_memory_tier at a release (0 = latest): before 0.5.4 one threshold
- * at 25,000 MB (2048 / 8 below, 8192 / 160 above; MEMORY.md 7.8). */
-KVP_API void kvp_sglang_memory_tier_at(uint64_t gpu_bytes, uint32_t tp, uint32_t version,
-                                       uint32_t *chunked_prefill_size,
-                                       uint32_t *cuda_graph_max_bs);
-
 /* SGLang's automatic mem_fraction_static (server_args.py, MEMORY.md 7.8) for a
  * GPU of `gpu_bytes` under `s` (tp, pp, dp attention, draft layers, the
  * chunked_prefill_size given as max_num_batched_tokens, engine_version): 0.5.4
  * on round((gpu - reserve) / gpu, 3) with reserve = 512 + 1.5 max(chunk, 2048)
- * + 2 cuda_graph_max_bs + 1024 tp pp / 8 MB (>= 10,240 MB above 60 GiB, + 2,048
- * with a draft); earlier releases a fixed value by TP size. */
+ * + 2 cuda_graph_max_bs + 1024 tp pp / 8 MB (>= 10,240 MB above 60 GiB; a draft
+ * adds 6,144 for a STANDALONE speculative_algorithm, none for NGRAM, 2,048 for
+ * any other or for draft layers alone); earlier releases a fixed value by TP size. */
 KVP_API double kvp_sglang_default_mfs(uint64_t gpu_bytes, const kvp_policy_settings *s);
 
 #ifdef __cplusplus

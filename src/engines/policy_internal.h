@@ -116,6 +116,15 @@ kvp_status kvp__vllm_capacity(const kvp_policy_result *r, kvp__engine_capacity *
                               kvp_error *err);
 bool kvp__vllm_steady_pool(const kvp_policy_result *r, uint64_t *blocks, uint32_t *tpb);
 extern const kvp__engine_detail kvp__vllm_details[];
+/* SGLang's release as the memory defaults follow it (docs/memory.md): the
+ * policy's encoding of the version in `engine_version`, 0 = latest. */
+uint32_t kvp__sglang_release(const char *engine_version);
+/* SGLang's GPU-memory tier (server_args.py _handle_gpu_memory_settings,
+ * ENGINES.md 2.2): the default chunked_prefill_size and cuda_graph_max_bs for a
+ * device of `gpu_bytes` at `tp` and release `version` (0 = latest): before
+ * 0.5.4 one threshold at 25,000 MB (2048 / 8 below, 8192 / 160 above; MEMORY.md 7.8). */
+void kvp__sglang_memory_tier(uint64_t gpu_bytes, uint32_t tp, uint32_t version,
+                             uint32_t *chunked_prefill_size, uint32_t *cuda_graph_max_bs);
 void kvp__sglang_profile(const kvp__engine_profile_in *in, kvp__engine_profile *k);
 bool kvp__sglang_headroom(const kvp_policy_settings *s, const kvp_policy_result *r, uint64_t total,
                           uint64_t non_torch, uint64_t *left);

@@ -16,8 +16,8 @@ void kvp__sglang_profile(const kvp__engine_profile_in *in, kvp__engine_profile *
     /* SGLang reads only the weights and what shrinks its pre-load free memory (the
      * rest lives in 1 - mem_fraction_static). */
     uint32_t chunk = 0, graph_bs = 0;
-    k->engine_version = kvp_sglang_release(in->engine_version);
-    kvp_sglang_memory_tier_at(in->memory_total_bytes, s->tp ? s->tp : 1, k->engine_version,
+    k->engine_version = kvp__sglang_release(in->engine_version);
+    kvp__sglang_memory_tier(in->memory_total_bytes, s->tp ? s->tp : 1, k->engine_version,
                               &chunk, &graph_bs);
     /* The profiled forward pass: one chunk (--chunked-prefill-size; -1: no chunking,
      * a prefill batch of max_prefill_tokens, 16384 by default, ServerArgs). */

@@ -58,13 +58,13 @@ static uint64_t elem_size(const sdtype *d) {
 #define SG_2025 402u
 #define SG_RESERVE 504u
 
-uint32_t kvp_sglang_release(const char *engine_version) {
+uint32_t kvp__sglang_release(const char *engine_version) {
     uint32_t v = 0;
     return engine_version && kvp__policy_version(engine_version, &v) ? v : 0;
 }
 
-void kvp_sglang_memory_tier_at(uint64_t gpu_bytes, uint32_t tp, uint32_t version,
-                               uint32_t *chunked_prefill_size, uint32_t *cuda_graph_max_bs) {
+void kvp__sglang_memory_tier(uint64_t gpu_bytes, uint32_t tp, uint32_t version,
+                             uint32_t *chunked_prefill_size, uint32_t *cuda_graph_max_bs) {
     double mb = (double)gpu_bytes / 1048576.0;
     uint32_t chunk, graph_bs;
     if (version && version < SG_RESERVE) {
@@ -79,13 +79,6 @@ void kvp_sglang_memory_tier_at(uint64_t gpu_bytes, uint32_t tp, uint32_t version
     else { chunk = 16384; graph_bs = 512; }
     *chunked_prefill_size = chunk;
     *cuda_graph_max_bs = graph_bs;
-}
-
-/* Default mem_fraction_static from the GPU size (server_args._handle_gpu_memory_settings,
- * 2025-2026). */
-void kvp_sglang_memory_tier(uint64_t gpu_bytes, uint32_t tp, uint32_t *chunked_prefill_size,
-                            uint32_t *cuda_graph_max_bs) {
-    kvp_sglang_memory_tier_at(gpu_bytes, tp, 0, chunked_prefill_size, cuda_graph_max_bs);
 }
 
 /* The reserve a speculative draft adds, in MB (server_args.py
@@ -105,7 +98,7 @@ static double draft_reserve_mb(const kvp_policy_settings *s) {
 }
 
 double kvp_sglang_default_mfs(uint64_t gpu_bytes, const kvp_policy_settings *s) {
-    uint32_t version = kvp_sglang_release(s->engine_version);
+    uint32_t version = kvp__sglang_release(s->engine_version);
     uint32_t tp = s->tp ? s->tp : 1, pp = s->pp ? s->pp : 1;
     if (version && version < SG_RESERVE) {
         /* Fixed values by TP size: TP >= 16 / 8 / 4 / 2 / 1 -> 0.79 / 0.83 (2025 H1:
@@ -119,7 +112,7 @@ double kvp_sglang_default_mfs(uint64_t gpu_bytes, const kvp_policy_settings *s) 
     /* PR #10975: round((gpu - reserve) / gpu, 3), reserve in MB. */
     double mb = (double)gpu_bytes / 1048576.0;
     uint32_t chunk_u, graph_u;
-    kvp_sglang_memory_tier_at(gpu_bytes, tp, version, &chunk_u, &graph_u);
+    kvp__sglang_memory_tier(gpu_bytes, tp, version, &chunk_u, &graph_u);
     /* --chunked-prefill-size (or --max-num-batched-tokens, the same setting under
      * SGLang) replaces the tier's (-1, no chunking: max(-1, 2048) below). */
     double chunk = s->chunked_prefill_size     ? (double)s->chunked_prefill_size
