@@ -289,7 +289,7 @@ static const kvp_option_meaning k_sglang[] = {
     {"--attention-backend", true, "--attention-backend: the MLA kernels with fixed pages set page_size"},
     {"--runner", false, "a vLLM setting"},
     {"--language-model-only", false, "a vLLM setting"},
-    {"--speculative-method", true, "--speculative-algorithm"},
+    {"--speculative-method", true, "--speculative-algorithm: the draft reserve of the automatic mem_fraction_static"},
     {"--num-speculative-tokens", true, "--speculative-num-draft-tokens"},
     {"--speculative-config", false, "SGLang takes no speculative JSON; give its own speculative options"},
     {"--gpus", false, "kvplan's SGLang rules read no visible-device count (SGLang checks balanced free memory, S-MEM-2)"},
