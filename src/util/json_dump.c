@@ -248,33 +248,16 @@ static void put_value(out_buf *o, const json_t *v, size_t flags, int depth) {
     o->failed = true;
 }
 
-/* jansson's own dumper, for the flags this writer does not reproduce. */
-typedef struct dump_buf {
-    char *data;
-    size_t len, cap;
-    const kvp_allocator *alc;
-} dump_buf;
-
+/* jansson's own dumper, for the flags this writer does not reproduce: its
+ * pieces appended to the same growing text. */
 static int dump_append(const char *buf, size_t size, void *ctx) {
-    dump_buf *d = ctx;
-    if (size >= SIZE_MAX / 2 - d->len) return -1;
-    if (d->len + size + 1 > d->cap) {
-        size_t cap = d->cap ? d->cap : 256;
-        while (cap < d->len + size + 1) cap *= 2; /* doubling: linear in the text */
-        char *p = kvp__realloc(d->alc, d->data, cap);
-        if (!p) return -1;
-        d->data = p;
-        d->cap = cap;
-    }
-    memcpy(d->data + d->len, buf, size);
-    d->len += size;
-    d->data[d->len] = '\0';
-    return 0;
+    kvp__strbuf_put(ctx, buf, size);
+    return ((kvp__strbuf *)ctx)->failed ? -1 : 0;
 }
 
 char *kvp__json_dump_jansson(const json_t *doc, size_t flags, const kvp_allocator *alc) {
     if (!doc) return NULL;
-    dump_buf d = {NULL, 0, 0, alc};
+    kvp__strbuf d = {NULL, 0, 0, alc, false};
     if (json_dump_callback(doc, dump_append, &d, flags) != 0 || !d.data) {
         kvp__free(alc, d.data);
         return NULL;
