@@ -120,18 +120,25 @@ static kvp_status sweep_doc(const kvp_render_input *in, const char *const *axes,
 }
 
 /* A sweep row: the point's head and its capacity (a flat record, as the CSV). */
+static void sweep_row_write(kvp__jw *w, const kvp_fit_eval *e) {
+    kvp__point_write(w, e, false);
+    if (e->status != KVP_OK) return;
+    kvp__jw_set(w, "budget_bytes", kvp__jv_u64(e->budget_bytes));
+    kvp__jw_set(w, "kv_bytes", kvp__jv_u64(e->kv_bytes));
+    kvp__jw_set(w, "tokens", kvp__jv_u64(e->tokens));
+    kvp__jw_set(w, "blocks", kvp__jv_u64(e->blocks));
+    kvp__jw_set(w, "max_sequences",
+                e->max_sequences == UINT64_MAX ? kvp__jv_null() : kvp__jv_u64(e->max_sequences));
+    kvp__jw_set(w, "longest_sequence_tokens",
+                e->longest_tokens == UINT64_MAX ? kvp__jv_null() : kvp__jv_u64(e->longest_tokens));
+    kvp__jw_set(w, "bound_by", kvp__jv_str(e->binding));
+}
+
 static json_t *sweep_row_json(const kvp_fit_eval *e) {
-    json_t *o = kvp__point_json(e, false);
-    if (e->status != KVP_OK) return o;
-    json_object_set_new(o, "budget_bytes", ju(e->budget_bytes));
-    json_object_set_new(o, "kv_bytes", ju(e->kv_bytes));
-    json_object_set_new(o, "tokens", ju(e->tokens));
-    json_object_set_new(o, "blocks", ju(e->blocks));
-    json_object_set_new(o, "max_sequences", e->max_sequences == UINT64_MAX ? json_null() : ju(e->max_sequences));
-    json_object_set_new(o, "longest_sequence_tokens",
-                        e->longest_tokens == UINT64_MAX ? json_null() : ju(e->longest_tokens));
-    json_object_set_new(o, "bound_by", json_string(e->binding));
-    return o;
+    kvp__jw w;
+    kvp__jw_tree(&w);
+    sweep_row_write(&w, e);
+    return kvp__jw_take_tree(&w);
 }
 
 kvp_status kvp_render_sweep_json(const kvp_render_input *in, const char *const *axes, size_t axis_count,
@@ -153,8 +160,9 @@ kvp_status kvp_render_sweep_json(const kvp_render_input *in, const char *const *
  * writes a newline and then 2 spaces per depth before every member and
  * element, and never a raw newline inside a string (it escapes them); so:
  * the head is the document dumped with an empty "rows" array, cut before the
- * array's "]"; a row is dumped alone and every newline of it gets the 4
- * spaces of depth 2; the tail closes the array and the document. */
+ * array's "]"; a row is written straight as text at depth 2 (kvp__jw, the
+ * writer the tree is also built through); the tail closes the array and the
+ * document. */
 
 /* The document with "rows" an empty array, ending in ROWS_TAIL. */
 #define ROWS_TAIL "]\n}"
@@ -183,36 +191,13 @@ kvp_status kvp_render_sweep_json_row(const kvp_fit_eval *row, uint64_t index, ch
     if (!out) return kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "out is NULL");
     *out = NULL;
     if (!row) return kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "row is NULL");
-    kvp_status st;
-    if (kvp__sweep_row_text(row, index, out, err, &st)) return st; /* the same bytes, direct */
-    char *text = NULL;
-    st = kvp__json_finish(sweep_row_json(row), KVP__JSON_FLAGS, &text, err);
-    if (st) return st;
-    static const char indent[] = "\n    ";
-    size_t len = 0, lines = 0;
-    for (const char *p = text; *p; p++, len++) lines += *p == '\n';
-    /* ",\n    " + the row, 4 more bytes per newline, NUL. */
-    size_t size = 1 + (sizeof indent - 1) + len + 4 * lines + 1;
-    /* libc, as every rendered text: the caller frees it with kvp_render_free. */
-    char *buf = kvp__malloc(NULL, size), *w = buf;
-    if (!buf) {
-        kvp_render_free(text);
-        return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory rendering JSON");
-    }
-    if (index) *w++ = ',';
-    memcpy(w, indent, sizeof indent - 1);
-    w += sizeof indent - 1;
-    for (const char *p = text; *p; p++) {
-        if (*p == '\n') {
-            memcpy(w, indent, sizeof indent - 1);
-            w += sizeof indent - 1;
-        } else {
-            *w++ = *p;
-        }
-    }
-    *w = '\0';
-    kvp_render_free(text);
-    *out = buf;
+    /* The row's place in the "rows" array (depth 2): after the head's "[" or
+     * the last row, then the row written with depth 2's indent. */
+    kvp__jw w;
+    kvp__jw_text_at(&w, KVP__JSON_FLAGS, 2, index ? ",\n    " : "\n    ");
+    sweep_row_write(&w, row);
+    *out = kvp__jw_take_text(&w); /* libc: kvp_render_free */
+    if (!*out) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory rendering JSON");
     return KVP_OK;
 }
 

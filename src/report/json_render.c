@@ -17,6 +17,11 @@ json_t *kvp__json_document(void) {
     return o;
 }
 
+void kvp__document_write(kvp__jw *w) {
+    kvp__jw_set(w, "schema_version", kvp__jv_u64(KVP_JSON_SCHEMA_VERSION));
+    kvp__jw_set(w, "kvplan_version", kvp__jv_str(kvp_version()));
+}
+
 void kvp_render_free(char *text) { kvp__free(NULL, text); }
 
 json_t *kvp__json_u64(uint64_t v) {
@@ -37,12 +42,20 @@ kvp_status kvp__json_finish(json_t *doc, size_t flags, char **out, kvp_error *er
  * page_bytes (one block across every layer it serves on this rank; a state
  * pool: one slot) and blocks (held; a state pool: slots), so that a pool's
  * bytes are blocks x page_bytes. */
-void kvp__pool_unit_json(json_t *o, kvp_cache_kind kind, uint32_t tokens_per_block,
-                         uint64_t page_bytes, uint64_t blocks) {
+void kvp__pool_unit_write(kvp__jw *w, kvp_cache_kind kind, uint32_t tokens_per_block,
+                          uint64_t page_bytes, uint64_t blocks) {
     bool state = kind == KVP_CACHE_RECURRENT || tokens_per_block == 0;
-    json_object_set_new(o, "tokens_per_block", state ? json_null() : ju(tokens_per_block));
-    json_object_set_new(o, "page_bytes", ju(page_bytes));
-    json_object_set_new(o, "blocks", ju(blocks));
+    kvp__jw_set(w, "tokens_per_block", state ? kvp__jv_null() : kvp__jv_u64(tokens_per_block));
+    kvp__jw_set(w, "page_bytes", kvp__jv_u64(page_bytes));
+    kvp__jw_set(w, "blocks", kvp__jv_u64(blocks));
+}
+
+/* The same into a tree's object `o` (fit and compare points). */
+static void pool_unit_json(json_t *o, kvp_cache_kind kind, uint32_t tokens_per_block,
+                           uint64_t page_bytes, uint64_t blocks) {
+    kvp__jw w;
+    kvp__jw_tree_on(&w, o);
+    kvp__pool_unit_write(&w, kind, tokens_per_block, page_bytes, blocks);
 }
 
 /* UINT64_MAX means "no limit" in a result: null. */
@@ -58,36 +71,56 @@ json_t *kvp__check_json(const kvp_check_row *c) {
     return r;
 }
 
+void kvp__startup_write(kvp__jw *w, const kvp_deploy_startup *st) {
+    kvp__jw_set(w, "starts", kvp__jv_bool(st->starts));
+    kvp__jw_set(w, "first_refusal", st->first_refusal >= 0
+                                        ? kvp__jv_str(st->checks[st->first_refusal].rule)
+                                        : kvp__jv_null());
+    kvp__jw_array(w, "checks");
+    for (uint32_t i = 0; i < st->count; i++) {
+        const kvp_check_row *c = &st->checks[i];
+        kvp__jw_object(w, NULL);
+        kvp__jw_set(w, "rule", kvp__jv_str(c->rule));
+        kvp__jw_set(w, "status", kvp__jv_str(kvp_check_status_name(c->status)));
+        kvp__jw_set(w, "setting", kvp__jv_str(c->setting));
+        kvp__jw_set(w, "message", kvp__jv_str(c->message));
+        kvp__jw_set(w, "fix", c->fix[0] ? kvp__jv_str(c->fix) : kvp__jv_null());
+        kvp__jw_end(w);
+    }
+    kvp__jw_end(w);
+    if (st->dropped) kvp__jw_set(w, "checks_not_listed", kvp__jv_u64(st->dropped));
+}
+
 json_t *kvp__startup_json(const kvp_deploy_startup *st) {
-    json_t *o = json_object();
-    json_object_set_new(o, "starts", json_boolean(st->starts));
-    json_object_set_new(o, "first_refusal",
-                        st->first_refusal >= 0 ? json_string(st->checks[st->first_refusal].rule)
-                                               : json_null());
-    json_t *arr = json_array();
-    for (uint32_t i = 0; i < st->count; i++)
-        json_array_append_new(arr, kvp__check_json(&st->checks[i]));
-    json_object_set_new(o, "checks", arr);
-    if (st->dropped) json_object_set_new(o, "checks_not_listed", ju(st->dropped));
-    return o;
+    kvp__jw w;
+    kvp__jw_tree(&w);
+    kvp__startup_write(&w, st);
+    return kvp__jw_take_tree(&w);
+}
+
+void kvp__point_write(kvp__jw *w, const kvp_deploy_result *e, bool sequences) {
+    kvp__jw_set(w, "policy", kvp__jv_str(kvp_engine_name(e->point.engine)));
+    kvp__jw_set(w, "tp", kvp__jv_u64(e->point.tp));
+    kvp__jw_set(w, "pp", kvp__jv_u64(e->point.pp));
+    kvp__jw_set(w, "kv_dtype", kvp__jv_str(e->point.kv_dtype));
+    kvp__jw_set(w, "max_seq_len", kvp__jv_u64(e->point.max_seq_len));
+    if (sequences && kvp__report_fixed_slots(e->point.engine))
+        kvp__jw_set(w, "sequences", kvp__jv_u64(e->point.sequences));
+    kvp__jw_set(w, "ok", kvp__jv_bool(e->status == KVP_OK));
+    if (e->status != KVP_OK) {
+        kvp__jw_set(w, "error", kvp__jv_str(kvp_status_name(e->status)));
+        kvp__jw_set(w, "message", kvp__jv_str(e->message));
+    }
+    kvp__jw_object(w, "startup");
+    kvp__startup_write(w, &e->startup);
+    kvp__jw_end(w);
 }
 
 json_t *kvp__point_json(const kvp_deploy_result *e, bool sequences) {
-    json_t *o = json_object();
-    json_object_set_new(o, "policy", json_string(kvp_engine_name(e->point.engine)));
-    json_object_set_new(o, "tp", ju(e->point.tp));
-    json_object_set_new(o, "pp", ju(e->point.pp));
-    json_object_set_new(o, "kv_dtype", json_string(e->point.kv_dtype));
-    json_object_set_new(o, "max_seq_len", ju(e->point.max_seq_len));
-    if (sequences && kvp__report_fixed_slots(e->point.engine))
-        json_object_set_new(o, "sequences", ju(e->point.sequences));
-    json_object_set_new(o, "ok", json_boolean(e->status == KVP_OK));
-    if (e->status != KVP_OK) {
-        json_object_set_new(o, "error", json_string(kvp_status_name(e->status)));
-        json_object_set_new(o, "message", json_string(e->message));
-    }
-    json_object_set_new(o, "startup", kvp__startup_json(&e->startup));
-    return o;
+    kvp__jw w;
+    kvp__jw_tree(&w);
+    kvp__point_write(&w, e, sequences);
+    return kvp__jw_take_tree(&w);
 }
 
 json_t *kvp__eval_json(const kvp_deploy_result *e) {
@@ -124,7 +157,7 @@ json_t *kvp__eval_json(const kvp_deploy_result *e) {
                 json_object_set_new(j, "layers", ju(p->layers));
                 json_object_set_new(j, "window_tokens",
                                     p->window_tokens ? ju(p->window_tokens) : json_null());
-                kvp__pool_unit_json(j, p->kind, p->tokens_per_block, p->page_bytes, p->blocks);
+                pool_unit_json(j, p->kind, p->tokens_per_block, p->page_bytes, p->blocks);
                 json_object_set_new(j, "bytes", ju(p->bytes));
                 json_object_set_new(j, "tokens", ju(p->tokens));
                 json_array_append_new(pools, j);
@@ -137,7 +170,7 @@ json_t *kvp__eval_json(const kvp_deploy_result *e) {
             json_object_set_new(j, "name", json_string(p->name));
             json_object_set_new(j, "kind", json_string(kvp_cache_kind_name(p->kind)));
             json_object_set_new(j, "layers", ju(p->layers));
-            kvp__pool_unit_json(j, p->kind, p->block_size_tokens, p->block_bytes, p->blocks);
+            pool_unit_json(j, p->kind, p->block_size_tokens, p->block_bytes, p->blocks);
             json_object_set_new(j, "bytes", ju(p->bytes));
             json_object_set_new(j, "tokens", ju(p->tokens));
             json_array_append_new(pools, j);
@@ -147,24 +180,28 @@ json_t *kvp__eval_json(const kvp_deploy_result *e) {
     return o;
 }
 
-json_t *kvp__capacity_json(const kvp_deploy_result *e) {
-    json_t *o = json_object();
-    json_object_set_new(o, "ok", json_boolean(e->status == KVP_OK));
-    json_object_set_new(o, "budget_bytes", ju(e->budget_bytes));
-    json_object_set_new(o, "kv_bytes", ju(e->kv_bytes));
-    json_object_set_new(o, "tokens", ju(e->tokens));
-    json_object_set_new(o, "blocks", ju(e->blocks));
-    json_object_set_new(o, "tokens_per_block", ju(e->block_tokens));
-    json_object_set_new(o, "max_seq_len", ju(e->point.max_seq_len));
-    json_object_set_new(o, "max_sequences", ju_or_null(e->max_sequences));
-    json_object_set_new(o, "admitted", kvp__admitted_json(&e->admission));
-    json_object_set_new(o, "batch_limit", e->batch_limit ? ju(e->batch_limit) : json_null());
-    json_object_set_new(o, "longest_sequence_tokens", ju_or_null(e->longest_tokens));
-    json_object_set_new(o, "bound_by", json_string(e->binding));
-    json_object_set_new(o, "engine_max_seq_len", ju(e->engine_max_seq_len));
-    json_object_set_new(o, "starts", json_boolean(e->starts));
-    json_object_set_new(o, "refusal", e->starts ? json_null() : json_string(e->refusal));
-    json_object_set_new(o, "largest_max_seq_len",
-                        e->largest_max_seq_len ? ju(e->largest_max_seq_len) : json_null());
-    return o;
+void kvp__capacity_write(kvp__jw *w, const kvp_deploy_result *e) {
+    kvp__jv none = kvp__jv_null();
+#define set(k, v) kvp__jw_set(w, k, v)
+#define U kvp__jv_u64
+#define U_OR_NULL(v) ((v) == UINT64_MAX ? none : U(v))
+    set("ok", kvp__jv_bool(e->status == KVP_OK));
+    set("budget_bytes", U(e->budget_bytes));
+    set("kv_bytes", U(e->kv_bytes));
+    set("tokens", U(e->tokens));
+    set("blocks", U(e->blocks));
+    set("tokens_per_block", U(e->block_tokens));
+    set("max_seq_len", U(e->point.max_seq_len));
+    set("max_sequences", U_OR_NULL(e->max_sequences));
+    set("admitted", kvp__admitted_jv(&e->admission));
+    set("batch_limit", e->batch_limit ? U(e->batch_limit) : none);
+    set("longest_sequence_tokens", U_OR_NULL(e->longest_tokens));
+    set("bound_by", kvp__jv_str(e->binding));
+    set("engine_max_seq_len", U(e->engine_max_seq_len));
+    set("starts", kvp__jv_bool(e->starts));
+    set("refusal", e->starts ? none : kvp__jv_str(e->refusal));
+    set("largest_max_seq_len", e->largest_max_seq_len ? U(e->largest_max_seq_len) : none);
+#undef set
+#undef U
+#undef U_OR_NULL
 }

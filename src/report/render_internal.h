@@ -18,6 +18,7 @@
 #include "kvplan/render.h"
 #include "kvplan/report.h"
 #include "kvplan/sim.h"
+#include "json_writer.h"
 #include "respell.h"
 
 /* How every kvplan JSON document is laid out: 2-space indent, keys in the
@@ -28,6 +29,8 @@
 /* A new object holding the envelope ("schema_version", "kvplan_version");
  * NULL when out of memory. Every document starts from one. */
 json_t *kvp__json_document(void);
+/* The same envelope written into the open root of `w`. */
+void kvp__document_write(kvp__jw *w);
 
 /* An unsigned count or byte figure; null for one JSON integers cannot hold
  * (above INT64_MAX: never a wrapped or clamped number). */
@@ -64,30 +67,32 @@ kvp_status kvp__local_json_text(const struct kvp_local_report *r, char **out, kv
  * id or null), "checks" (the rules that did not pass) and "checks_not_listed"
  * when some were left out. New reference. */
 json_t *kvp__startup_json(const kvp_deploy_startup *st);
+/* The same members, written into the open object of `w`. */
+void kvp__startup_write(kvp__jw *w, const kvp_deploy_startup *st);
 
 /* The head of a point every row shares: policy, tp, pp, kv_dtype,
  * max_seq_len (llama.cpp: sequences, when `sequences`), ok, the error when it
  * was not planned, and "startup" (kvp__startup_json). New reference. */
 json_t *kvp__point_json(const kvp_deploy_result *e, bool sequences);
+/* The same members, written into the open object of `w`. */
+void kvp__point_write(kvp__jw *w, const kvp_deploy_result *e, bool sequences);
 
-/* kvp_render_sweep_json_row's text written directly (json_sweep_row.c): true
- * with *st KVP_OK and *out set (free with kvp_render_free), or *st KVP_NOMEM;
- * false when a string of the row needs more than '"' / '\\' escaped (the
- * caller renders the row through jansson then). */
-bool kvp__sweep_row_text(const kvp_fit_eval *e, uint64_t index, char **out, kvp_error *err,
-                         kvp_status *st);
 
-/* The engine's admission rule (json_admission.c): "admitted" (null when unknown)
- * and the object saying the rule, the reservation and what binds. New references. */
+/* The engine's admission rule (json_admission.c): "admitted" (null when
+ * unknown; as a value and as a new reference), and the members of the object
+ * saying the rule, the reservation and what binds, written into the open
+ * object of `w`. */
+kvp__jv kvp__admitted_jv(const kvp_admission *a);
 json_t *kvp__admitted_json(const kvp_admission *a);
-json_t *kvp__admission_json(const kvp_admission *a);
+void kvp__admission_write(kvp__jw *w, const kvp_admission *a);
 
 /* One evaluated point (a fit step, a compare column): numbers in bytes and
  * tokens; "pools" per engine. New reference. */
 json_t *kvp__eval_json(const kvp_deploy_result *e);
 /* The capacity every command reports for a planned deployment (`plan` "capacity";
- * the same field names as a fit / sweep / compare row). New reference. */
-json_t *kvp__capacity_json(const kvp_deploy_result *e);
+ * the same field names as a fit / sweep / compare row): its members, written
+ * into the open object of `w`. */
+void kvp__capacity_write(kvp__jw *w, const kvp_deploy_result *e);
 /* The `plan --json` document of `r` as an object (kvp_render_plan_json's),
  * for a caller that takes sections of it. New reference; NULL when out of
  * memory or an argument is NULL. */
@@ -100,9 +105,10 @@ bool kvp__report_creator_plans(kvp_engine engine);
 bool kvp__report_fixed_slots(kvp_engine engine);
 /* ... it allocates the cache its settings ask for, with no budget to round. */
 bool kvp__report_allocates_as_asked(kvp_engine engine);
-/* pools[]' tokens_per_block, page_bytes and blocks, one meaning under every engine. */
-void kvp__pool_unit_json(json_t *o, kvp_cache_kind kind, uint32_t tokens_per_block,
-                         uint64_t page_bytes, uint64_t blocks);
+/* pools[]' tokens_per_block, page_bytes and blocks, one meaning under every
+ * engine, written into the open object of `w`. */
+void kvp__pool_unit_write(kvp__jw *w, kvp_cache_kind kind, uint32_t tokens_per_block,
+                          uint64_t page_bytes, uint64_t blocks);
 
 /* The note a plan under vLLM, SGLang or llama.cpp carries when memory terms
  * were estimated from the config (which, and how to replace them) into buf;

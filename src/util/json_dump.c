@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "json_error.h"
+#include "json_writer.h"
 
 /* Flags this writer reproduces; anything else is jansson's. */
 #define DUMP_OWN_FLAGS                                                                        \
@@ -39,7 +40,7 @@ static void put_char(out_buf *o, char c) { kvp__strbuf_putc(o, c); }
 
 /* jansson's dump_indent: a newline and depth x indent spaces, or with no
  * indent the space after ',' (unless compact). */
-static void indent(out_buf *o, size_t flags, int depth, bool space) {
+void kvp__json_put_indent(out_buf *o, size_t flags, int depth, bool space) {
     size_t n = JSON_MAX_INDENT & flags;
     if (n > 0) {
         static const char spaces[] = "                                ";
@@ -82,7 +83,7 @@ static size_t utf8_next(const unsigned char *s, size_t n, int32_t *cp) {
 /* jansson's dump_string: '"', '\\' and control characters escaped (\b \f \n
  * \r \t, else \u00XX in capitals), '/' under JSON_ESCAPE_SLASH, non-ASCII as
  * \uXXXX (a surrogate pair above the BMP) under JSON_ENSURE_ASCII. */
-static void put_string(out_buf *o, const char *str, size_t len, size_t flags) {
+void kvp__json_put_string(out_buf *o, const char *str, size_t len, size_t flags) {
     const unsigned char *s = (const unsigned char *)str;
     put_char(o, '"');
     size_t run = 0, i = 0;
@@ -139,7 +140,7 @@ static void put_string(out_buf *o, const char *str, size_t len, size_t flags) {
     put_char(o, '"');
 }
 
-static void put_integer(out_buf *o, json_int_t v) {
+void kvp__json_put_integer(out_buf *o, json_int_t v) {
     char buf[24], *p = buf + sizeof buf;
     /* The magnitude in unsigned arithmetic: -INT64_MIN does not fit a json_int_t. */
     unsigned long long m = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
@@ -155,7 +156,7 @@ static void put_integer(out_buf *o, json_int_t v) {
  * ".0" appended when the text has neither '.' nor 'e', and the exponent's '+'
  * and leading zeros dropped ("1e+20" -> "1e20", "1e-05" -> "1e-5"). The C
  * locale's decimal point, as kvplan never calls setlocale for numbers. */
-static void put_real(out_buf *o, double v, size_t flags) {
+void kvp__json_put_real(out_buf *o, double v, size_t flags) {
     int precision = (int)((flags >> 11) & 0x1F);
     if (precision == 0) precision = 17;
     char buf[64];
@@ -195,9 +196,9 @@ static void put_value(out_buf *o, const json_t *v, size_t flags, int depth) {
     case JSON_NULL: put(o, "null", 4); return;
     case JSON_TRUE: put(o, "true", 4); return;
     case JSON_FALSE: put(o, "false", 5); return;
-    case JSON_INTEGER: put_integer(o, json_integer_value(v)); return;
-    case JSON_REAL: put_real(o, json_real_value(v), flags); return;
-    case JSON_STRING: put_string(o, json_string_value(v), json_string_length(v), flags); return;
+    case JSON_INTEGER: kvp__json_put_integer(o, json_integer_value(v)); return;
+    case JSON_REAL: kvp__json_put_real(o, json_real_value(v), flags); return;
+    case JSON_STRING: kvp__json_put_string(o, json_string_value(v), json_string_length(v), flags); return;
     case JSON_ARRAY: {
         size_t n = json_array_size(v);
         put_char(o, '[');
@@ -205,14 +206,14 @@ static void put_value(out_buf *o, const json_t *v, size_t flags, int depth) {
             put_char(o, ']');
             return;
         }
-        indent(o, flags, depth + 1, false);
+        kvp__json_put_indent(o, flags, depth + 1, false);
         for (size_t i = 0; i < n; i++) {
             put_value(o, json_array_get(v, i), flags, depth + 1);
             if (i + 1 < n) {
                 put_char(o, ',');
-                indent(o, flags, depth + 1, true);
+                kvp__json_put_indent(o, flags, depth + 1, true);
             } else {
-                indent(o, flags, depth, false);
+                kvp__json_put_indent(o, flags, depth, false);
             }
         }
         put_char(o, ']');
@@ -227,17 +228,17 @@ static void put_value(out_buf *o, const json_t *v, size_t flags, int depth) {
             put_char(o, '}');
             return;
         }
-        indent(o, flags, depth + 1, false);
+        kvp__json_put_indent(o, flags, depth + 1, false);
         while (it) {
             void *next = json_object_iter_next((json_t *)v, it);
-            put_string(o, json_object_iter_key(it), json_object_iter_key_len(it), flags);
+            kvp__json_put_string(o, json_object_iter_key(it), json_object_iter_key_len(it), flags);
             put(o, sep, sep_len);
             put_value(o, json_object_iter_value(it), flags, depth + 1);
             if (next) {
                 put_char(o, ',');
-                indent(o, flags, depth + 1, true);
+                kvp__json_put_indent(o, flags, depth + 1, true);
             } else {
-                indent(o, flags, depth, false);
+                kvp__json_put_indent(o, flags, depth, false);
             }
             it = next;
         }
