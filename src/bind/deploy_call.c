@@ -26,6 +26,7 @@
 #include "kvplan/startup.h"
 #include "kvplan/sweep.h"
 #include "render_internal.h"
+#include "settle.h"
 #include "sim_call.h"
 #include "util.h"
 
@@ -109,9 +110,7 @@ static kvp_status request_model(const json_t *model, const json_t *config,
 typedef struct call {
     kvp_options *opt;
     kvp_model *model;
-    kvp_gpu_info gpu;
-    bool gpu_known;
-    const char *total_source;
+    kvp__settled set;   /* the GPU looked up once, the memory source (settle.h) */
     kvp_from_cmd *from; /* from_command, read (NULL without one) */
     char dir[4096];
 } call;
@@ -141,11 +140,11 @@ typedef struct own_keys {
  * --tensor-parallel-size 2 ..."), read by the options room as `--from` reads it
  * (src/options/from_parse.c): its engine is the policy, the settings this
  * command takes are set under the engine's spellings (the others are ignored,
- * as the CLI lists them), and row[] records which setting filled each row
- * (1 + its index) so a request key giving the same row again is refused by
- * name. Under catalog_only (kvplan serve) an options file it names is not read. */
+ * as the CLI lists them), and `filled` records which setting filled each row
+ * (kvp__from_apply, the one --from uses) so a request key giving the same row
+ * again is refused by name. Under catalog_only (kvplan serve) an options file it names is not read. */
 static kvp_status apply_from(call *c, const json_t *v, const kvp__json_call_opts *o,
-                             unsigned char *row, kvp_error *err) {
+                             kvp__from_applied *filled, kvp_error *err) {
     if (!json_is_string(v))
         return bad(err, KVP_INVALID_ARG, "from_command",
                    "from_command: expected the engine command as a string, found %s",
@@ -156,19 +155,8 @@ static kvp_status apply_from(call *c, const json_t *v, const kvp__json_call_opts
                    strncmp(msg, "--from: ", 8) ? msg : msg + 8);
     kvp_error e;
     kvp_error_clear(&e);
-    const kvp_option *policy = kvp_option_lookup("--policy", NULL);
-    if (kvp_options_set(c->opt, policy->name, c->from->engine, &e) != KVP_OK)
+    if (kvp__from_apply(c->from, c->opt, NULL, 0, filled, &e) != KVP_OK)
         return bad(err, KVP_INVALID_ARG, "from_command", "from_command: %s", e.message);
-    row[policy->id] = UCHAR_MAX;
-    for (int k = 0; k < c->from->count; k++) {
-        const kvp_from_setting *fs = &c->from->set[k];
-        const kvp_option *r = kvp_option_lookup(fs->name, NULL);
-        if (!r || !(r->commands & c->opt->command)) continue; /* not this command's */
-        kvp_error_clear(&e);
-        if (kvp_options_set(c->opt, fs->name, fs->value, &e) != KVP_OK)
-            return bad(err, KVP_INVALID_ARG, "from_command", "from_command: %s", e.message);
-        if (!row[r->id]) row[r->id] = (unsigned char)(k + 1);
-    }
     return KVP_OK;
 }
 
@@ -180,10 +168,8 @@ static kvp_status from_given(const call *c, const unsigned char *row, const char
     const kvp_option *r = kvp_option_lookup(key, NULL);
     *same = false;
     if (!r || !row[r->id] || r->repeats) return KVP_OK;
-    if (row[r->id] == UCHAR_MAX) {
-        kvp_engine pe, ce;
-        *same = json_is_string(v) && kvp_engine_parse(json_string_value(v), &pe) == KVP_OK &&
-                kvp_engine_parse(c->from->engine, &ce) == KVP_OK && pe == ce;
+    if (row[r->id] == KVP__FROM_ROW_POLICY) {
+        *same = kvp__from_same_engine(c->from, json_string_value(v));
         if (*same) return KVP_OK;
         return bad(err, KVP_INVALID_ARG, key,
                    "from_command and %s contradict: the from_command command is a %s command; "
@@ -205,13 +191,13 @@ static kvp_status call_settings(call *c, unsigned command, const json_t *req,
     const char *key;
     kvp_status st;
     /* from_command first, the request's keys on top (as --from and argv). */
-    unsigned char from_row[KVP_OPTIONS_MAX];
-    memset(from_row, 0, sizeof from_row);
+    kvp__from_applied filled;
+    memset(&filled, 0, sizeof filled);
     const json_t *from = json_object_get(req, "from_command");
     if (from) {
         if (!(c->from = malloc(sizeof *c->from)))
             return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
-        if ((st = apply_from(c, from, o, from_row, err)) != KVP_OK) return st;
+        if ((st = apply_from(c, from, o, &filled, err)) != KVP_OK) return st;
     }
     json_object_foreach((json_t *)req, key, v) {
         if (!strcmp(key, "model")) {
@@ -226,7 +212,7 @@ static kvp_status call_settings(call *c, unsigned command, const json_t *req,
         bool mine = false;
         for (size_t k = 0; own && own[k]; k++) mine = mine || !strcmp(own[k], key);
         bool same = false;
-        if (!mine && c->from && (st = from_given(c, from_row, key, v, &same, err)) != KVP_OK)
+        if (!mine && c->from && (st = from_given(c, filled.row, key, v, &same, err)) != KVP_OK)
             return st;
         if (same) continue;
         st = mine ? ok->take(ok->ctx, key, v, err) : set_option(c->opt, key, v, err);
@@ -254,11 +240,7 @@ static kvp_status call_settings(call *c, unsigned command, const json_t *req,
     if (st != KVP_OK) return st;
     d->model = c->model;
     d->memory.model_dir = mdir;
-    if (c->opt->gpu) {
-        if ((st = kvp_gpu_lookup_in(NULL, c->opt->gpu, &c->gpu, err)) != KVP_OK) return st;
-        c->gpu_known = true;
-    }
-    return KVP_OK;
+    return kvp__options_settle(c->opt, NULL, &c->set, err);
 }
 
 /* call_settings, then the deployment settled: memory to plan from. */
@@ -267,20 +249,12 @@ static kvp_status call_begin(call *c, unsigned command, const json_t *req,
     kvp_status st = call_settings(c, command, req, o, ok, err);
     if (st != KVP_OK) return st;
     kvp_deployment *d = &c->opt->deployment;
-    bool gpu_mem = kvp_options_given(c->opt, "--gpu-mem");
     /* The start-up flags and the GPU's identity and memory: the pipeline's rules
-     * read them (the step every command takes). */
-    kvp_deployment_settle(d, &c->opt->startup, c->gpu_known ? &c->gpu : NULL, gpu_mem);
-    c->total_source = gpu_mem ? "--gpu-mem" : c->opt->gpu ? "catalogue" : NULL;
-    if (d->memory.kv_budget_bytes && d->memory.total_bytes)
-        return bad(err, KVP_INVALID_ARG, "kv_budget",
-                   "kv_budget plans from a budget directly; drop gpu / gpu_mem");
-    /* An engine that allocates what it is asked for plans without a device. */
-    if (!d->memory.kv_budget_bytes && !d->memory.total_bytes &&
-        !kvp__report_allocates_as_asked(d->point.engine))
-        return bad(err, KVP_INVALID_ARG, "gpu",
-                   "no memory to plan from: give gpu (a catalogue name), gpu_mem or kv_budget");
-    return KVP_OK;
+     * read them (the step every command takes). An engine that allocates what it
+     * is asked for plans without a device. */
+    kvp_deployment_settle(d, &c->opt->startup, c->set.gpu_known ? &c->set.gpu : NULL, c->set.gpu_mem);
+    return kvp__settle_memory_source(&d->memory, !kvp__report_allocates_as_asked(d->point.engine),
+                                     KVP__NAME_KEYS, err);
 }
 
 /* A deployment the pipeline did not plan: its message, and for a start-up
@@ -323,7 +297,7 @@ static kvp_status call_plan(const json_t *req, const kvp__json_call_opts *o, cha
             notes[n++] = c.opt->notes.text[i];
         for (uint32_t i = 0; i < c.opt->warnings.count && n < KVP_NOTES_MAX; i++)
             notes[n++] = c.opt->warnings.text[i];
-        kvp_render_input in = {c.model, c.gpu_known ? c.gpu.name : NULL, c.total_source, notes, n, NULL,
+        kvp_render_input in = {c.model, c.set.gpu_known ? c.set.gpu.name : NULL, c.set.total_source, notes, n, NULL,
                                NULL};
         st = kvp_render_plan_json(&in, r, out, err);
     }
@@ -417,7 +391,7 @@ static kvp_status call_fit(const json_t *req, const kvp__json_call_opts *o, char
         st = kvp_fit_solve(d, &f.req, ans, err);
     }
     if (st == KVP_OK) {
-        kvp_render_input in = {c.model, c.gpu_known ? c.gpu.name : NULL, NULL, NULL, 0, NULL, NULL};
+        kvp_render_input in = {c.model, c.set.gpu_known ? c.set.gpu.name : NULL, NULL, NULL, 0, NULL, NULL};
         st = kvp_render_fit_json(&in, &f.req, ans, out, err);
     }
     kvp__free(alc, ans);
@@ -571,7 +545,7 @@ static kvp_status call_compare(const json_t *req, const kvp__json_call_opts *o, 
         if (st == KVP_OK && c.opt->engines_vary) kvp__unread_notes(c.opt, &ev[k]);
     }
     if (st == KVP_OK) {
-        kvp_render_input in = {c.model, c.gpu_known ? c.gpu.name : NULL, NULL, NULL, 0, NULL, NULL};
+        kvp_render_input in = {c.model, c.set.gpu_known ? c.set.gpu.name : NULL, NULL, NULL, 0, NULL, NULL};
         st = kvp_render_compare_json(&in, ev, co.n, out, err);
     }
     kvp__free(alc, ev);
@@ -599,8 +573,8 @@ static kvp_status call_check(const json_t *req, const kvp__json_call_opts *o, ch
         st = kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
     if (st == KVP_OK) {
         *ss = c.opt->startup;
-        ss->gpu = c.gpu;
-        ss->gpu_known = c.gpu_known;
+        ss->gpu = c.set.gpu;
+        ss->gpu_known = c.set.gpu_known;
         kvp_deploy_memory mem = c.opt->deployment.memory;
         if (mem.has_weights) ss->policy.weights_bytes = mem.weights_bytes;
         uint64_t gpu_mem = kvp_options_given(c.opt, "--gpu-mem") ? mem.total_bytes : 0;
@@ -690,7 +664,7 @@ static kvp_status call_sweep(const json_t *req, const kvp__json_call_opts *o, ch
     if (st == KVP_OK) {
         const char *axes[8];
         size_t n = kvp_sweep_grid_axes(so.grid, axes, 8);
-        kvp_render_input in = {c.model, c.gpu_known ? c.gpu.name : NULL, NULL, NULL, 0, NULL, NULL};
+        kvp_render_input in = {c.model, c.set.gpu_known ? c.set.gpu.name : NULL, NULL, NULL, 0, NULL, NULL};
         char *head = NULL;
         st = kvp_render_sweep_json_head(&in, axes, n, count, &head, err);
         if (st == KVP_OK) kvp_report_append(&doc, head);

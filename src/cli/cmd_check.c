@@ -15,6 +15,7 @@
 #include "plan_policy.h"
 #include "startup_cli.h"
 #include "text_internal.h"
+#include "settle.h"
 #include "util.h"
 
 /* The help text is the options room's (command_help.c). */
@@ -58,9 +59,8 @@ static int check_main(int argc, char **argv) {
     if (!ss) return kvp_cli_fail("out of memory");
     *ss = kvp_startup_settings_default();
     kvp_policy_settings *s = &ss->policy;
-    const char *model_arg = NULL, *gpu = NULL;
+    const char *model_arg = NULL;
     bool json = false, bad = false;
-    uint64_t gpu_mem = 0;
     kvp_deploy_memory mem; /* the memory terms as the table wrote them */
     memset(&mem, 0, sizeof mem);
     /* The deployment settings come through the one option table (options.h). */
@@ -99,8 +99,6 @@ static int check_main(int argc, char **argv) {
     if (rc0 < 0) {
         /* The table's settings as start-up sees them. */
         *ss = o->startup;
-        gpu = o->gpu;
-        gpu_mem = kvp_options_given(o, "--gpu-mem") ? o->deployment.memory.total_bytes : 0;
         mem = o->deployment.memory;
         if (mem.has_weights) s->weights_bytes = mem.weights_bytes;
     }
@@ -126,15 +124,17 @@ static int check_main(int argc, char **argv) {
     }
     kvp_error err;
     kvp_error_clear(&err);
-    if (gpu) {
-        if (kvp_gpu_lookup_in(kvp_cli_gpu_catalog(), gpu, &ss->gpu, &err) != KVP_OK) {
-            kvp_options_free(o);
-            free(ss);
-            return kvp_cli_report_error(&err, json);
-        }
+    kvp__settled set; /* the GPU looked up once, the memory source (settle.h) */
+    if (kvp__options_settle(o, kvp_cli_gpu_catalog(), &set, &err) != KVP_OK) {
+        kvp_options_free(o);
+        free(ss);
+        return kvp_cli_report_error(&err, json);
+    }
+    if (set.gpu_known) {
+        ss->gpu = set.gpu;
         ss->gpu_known = true;
     }
-    s->total_memory_bytes = gpu_mem ? gpu_mem : ss->gpu.total_bytes;
+    s->total_memory_bytes = set.total_bytes;
     kvp_model *model = NULL;
     if (kvp_model_open(model_arg, NULL, &model, &err) != KVP_OK) {
         kvp_options_free(o);

@@ -16,10 +16,11 @@
 #include "kvplan/render.h"
 #include "from_cmd.h"
 #include "text_internal.h"
+#include "settle.h"
 #include "util.h"
 
 #include "plan_policy.h"
-#include "plan_seed_opts.h"
+#include "seed_rules.h"
 
 
 /* The command's own flags, then every row of the option table that `plan`
@@ -46,7 +47,7 @@ typedef struct opts {
     kvp_deploy_settings d; /* the creator's: the table's, with the point's tp, pp, length
                               and KV dtype, and the multimodal output the rules retain */
     kvp_startup_settings startup; /* the table's, with the GPU named resolved */
-    kvp_cli_seed_opts seed; /* the results of the rules around the creator */
+    kvp__seed_rules seed; /* the results of the rules around the creator */
 } opts;
 
 static bool g_json;
@@ -154,6 +155,7 @@ typedef struct plan_ctx {
     opts *o;
     kvp_model *model, *draft;
     const char *total_source;
+    kvp__settled set;        /* the GPU and the memory source (settle.h) */
     kvp_deploy_result *r;    /* the pipeline's result (deploy.h) */
     kvp_startup_report *rep; /* the start-up rules of that plan */
     char model_dir[4096];
@@ -179,7 +181,7 @@ static void warn(plan_ctx *p, const char *fmt, ...) {
  * kvp_json_call returns for the same question. */
 /* What the plan's renderers take beyond the result (kvplan/render.h). */
 static kvp_render_input render_input(plan_ctx *p, kvp_render_rules *rules) {
-    const kvp_cli_seed_opts *x = &p->o->seed;
+    const kvp__seed_rules *x = &p->o->seed;
     const kvp_option_rules *xr = x->rules;
     *rules = (kvp_render_rules){x->engine_version, &xr->compression, &x->compression_effect,
                                 xr->has_lora ? &xr->lora : NULL, xr->has_lora ? &x->lora_cache : NULL,
@@ -260,18 +262,14 @@ static int deployment(plan_ctx *p, kvp_deployment *dep) {
         mem->total_bytes = g.total_bytes;
         mem->free_bytes = g.free_bytes;
         p->total_source = "probe";
-    } else if (t->gpu) {
-        kvp_gpu_info g;
-        if (kvp_gpu_lookup_in(kvp_cli_gpu_catalog(), t->gpu, &g, &err) != KVP_OK) return fail_err(p, &err);
-        mem->total_bytes = g.total_bytes;
-        p->total_source = "catalogue";
-    } else if (gpu_mem) {
-        mem->total_bytes = tm->total_bytes;
-        p->total_source = "--gpu-mem";
     } else {
-        return bad_input(KVP_INVALID_ARG, "--gpu",
-                         "no memory to plan from: give --gpu NAME, --gpu-mem BYTES or "
-                         "--kv-budget BYTES");
+        /* The GPU looked up once, the memory source: the options room's (settle.h). */
+        if (kvp__options_settle(t, kvp_cli_gpu_catalog(), &p->set, &err) != KVP_OK ||
+            kvp__settle_memory_source(&(kvp_deploy_memory){.total_bytes = p->set.total_bytes}, true,
+                                      KVP__NAME_FLAGS, &err) != KVP_OK)
+            return fail_err(p, &err);
+        mem->total_bytes = p->set.total_bytes;
+        p->total_source = p->set.total_source;
     }
     if (tm->free_bytes && !t->probe) mem->free_bytes = tm->free_bytes;
     mem->has_weights = tm->has_weights;
@@ -298,16 +296,16 @@ static int run(plan_ctx *p) {
     if (o->t->draft && kvp_model_open(o->t->draft, NULL, &p->draft, &err) != KVP_OK)
         return fail_err(p, &err);
     /* The multimodal profiling batch (fills o->d before the deployment copies it). */
-    int rc = kvp_cli_plan_seed_prepare(p->model, &o->d, &o->seed, o->json);
-    if (rc >= 0) return rc;
+    if (kvp__seed_rules_prepare(p->model, &o->d, &o->seed, &err) != KVP_OK) return fail_err(p, &err);
     kvp_deployment dep;
-    rc = deployment(p, &dep);
+    int rc = deployment(p, &dep);
     if (rc >= 0) return rc;
     bool have_mem = dep.memory.kv_budget_bytes == 0;
     /* TensorRT-LLM's start-up rules run in the pipeline (docs/startup.md): a
      * refusal is exit 1 with its rule; a max_seq_len above the model's is clamped
      * as trtllm-serve does, and planned with. */
-    o->startup.gpu_known = o->t->gpu && kvp_gpu_lookup_in(kvp_cli_gpu_catalog(), o->t->gpu, &o->startup.gpu, NULL) == KVP_OK;
+    o->startup.gpu_known = p->set.gpu_known; /* looked up once, by the memory source */
+    if (p->set.gpu_known) o->startup.gpu = p->set.gpu;
     /* The one step every command takes (deploy.h): the start-up settings and the
      * GPU's identity; the memory was decided above (--gpu, --gpu-mem, --probe). */
     kvp_deployment_settle(&dep, &o->startup, o->startup.gpu_known ? &o->startup.gpu : NULL, true);
@@ -352,8 +350,8 @@ static int run(plan_ctx *p) {
     if (r->admission.status != KVP_OK)
         return bad_input(r->admission.status, r->admission.key, "%s", r->admission.refused);
     o->seed.enable_block_reuse = o->t->deployment.kv.enable_block_reuse;
-    if ((rc = kvp_cli_plan_seed_after_build(p->model, &r->trtllm, &r->plan, &o->seed, o->json)) >= 0)
-        return rc;
+    if (kvp__seed_rules_after_build(p->model, &r->trtllm, &r->plan, &o->seed, &err) != KVP_OK)
+        return fail_err(p, &err);
     p->cli_warn_count = p->warn_count; /* the CLI's own; the renderers add the pipeline's */
     kvp_report_text text;
     render_text(p, &text);

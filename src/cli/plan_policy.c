@@ -21,6 +21,7 @@
 #include "text_internal.h"
 #include "startup_cli.h"
 #include "cli_options.h"
+#include "settle.h"
 #include "util.h"
 #include "model_arg.h"
 
@@ -130,14 +131,14 @@ static int plan_policy_main(int argc, char **argv, cli_notes *notes) {
     }
     const kvp_deployment *td = &o->deployment;
     *ss = o->startup;
-    uint64_t gpu_mem = kvp_options_given(o, "--gpu-mem") ? td->memory.total_bytes : 0;
-    const char *total_source = gpu_mem ? "--gpu-mem" : o->gpu ? "catalogue" : NULL;
-    if (o->gpu) {
-        if (kvp_gpu_lookup_in(kvp_cli_gpu_catalog(), o->gpu, &ss->gpu, &err) != KVP_OK) {
-            rc = kvp_cli_report_error(&err, json);
-            goto out;
-        }
-        if (!gpu_mem) gpu_mem = ss->gpu.total_bytes;
+    kvp__settled set; /* the GPU looked up once, the memory source (settle.h) */
+    if (kvp__options_settle(o, kvp_cli_gpu_catalog(), &set, &err) != KVP_OK) {
+        rc = kvp_cli_report_error(&err, json);
+        goto out;
+    }
+    const char *total_source = set.total_source;
+    if (set.gpu_known) {
+        ss->gpu = set.gpu;
         ss->gpu_known = true;
     }
     if (kvp__model_load_arg(geometry ? geometry : model_arg, geometry != NULL, &model, &err) != KVP_OK) {
@@ -154,7 +155,7 @@ static int plan_policy_main(int argc, char **argv, cli_notes *notes) {
     d.point.engine = td->policy.engine;
     d.policy = td->policy;
     d.memory = td->memory;
-    d.memory.total_bytes = gpu_mem;
+    d.memory.total_bytes = set.total_bytes;
     /* Exact weights from safetensors headers when MODEL is a checkpoint folder,
      * under every engine, as under TensorRT-LLM (issue 27 item 5). */
     char model_dir[4096];
