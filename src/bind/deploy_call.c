@@ -571,18 +571,8 @@ static kvp_status call_check(const json_t *req, const kvp__json_call_opts *o, ch
     kvp_startup_report *rep = NULL;
     if (st == KVP_OK && (!(ss = malloc(sizeof *ss)) || !(rep = calloc(1, sizeof *rep))))
         st = kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
-    if (st == KVP_OK) {
-        *ss = c.opt->startup;
-        ss->gpu = c.set.gpu;
-        ss->gpu_known = c.set.gpu_known;
-        kvp_deploy_memory mem = c.opt->deployment.memory;
-        if (mem.has_weights) ss->policy.weights_bytes = mem.weights_bytes;
-        uint64_t gpu_mem = kvp_options_given(c.opt, "--gpu-mem") ? mem.total_bytes : 0;
-        ss->policy.total_memory_bytes = gpu_mem ? gpu_mem : ss->gpu.total_bytes;
-        kvp_deployment given = c.opt->deployment; /* as the table built it */
-        given.memory = mem;
-        st = kvp__check_run(c.model, ss, &given, rep, err);
-    }
+    /* The table's settings, the GPU and memory settled once (settle.h), as `kvplan check`. */
+    if (st == KVP_OK) st = kvp__options_check(c.opt, &c.set, c.model, NULL, ss, rep, err);
     if (st == KVP_OK) st = kvp__check_json_text(rep, ss, kvp_model_name(c.model), request_flag, c.opt, out,
                                   err);
     free(rep);

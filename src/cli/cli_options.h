@@ -20,9 +20,6 @@ int kvp_cli_table_option(kvp_options *o, int argc, char **argv, int *i, bool jso
 int kvp_cli_table_finish(kvp_options *o, bool json);
 /* The options whose spellings error messages use (kvp_cli_field_flag). */
 void kvp_cli_table_use(const kvp_options *o);
-/* The table's names for `command` (every spelling), NULL-terminated, in static
- * storage: for "did you mean". */
-const char *const *kvp_cli_table_names(unsigned command);
 /* An unknown option `arg`: one line with "did you mean" over the table's names
  * for `command` and the command's own names (`own`, `more`: NULL-terminated,
  * either may be NULL). Returns the exit status. */
@@ -39,11 +36,6 @@ const char *kvp_cli_typed_spelling(const char *flag);
 /* kvp_cli_typed_spelling as the library's flag rewriter takes it
  * (render_internal.h kvp__flag_spelling; ctx, buf unused). */
 const char *kvp_cli_flag_spelling(const void *ctx, const char *flag, char *buf, size_t size);
-/* `text` (a rule's fix, "--tensor-parallel-size one of 1, 2, 4") with every flag
- * of a row the user gave written as the user spelled it ("--tp one of ..."), into
- * out (truncated to size). The rules name the engine's flags; the user reads the
- * ones they typed (issue 12 item 8). */
-void kvp_cli_user_flags(const char *text, char *out, size_t size);
 /* Without --policy: the one engine whose own flags argv uses (*engine, -1 when
  * none; `by` gets the first such flag). Flags of two engines: one line naming
  * both, and the exit status. -1 to go on. */

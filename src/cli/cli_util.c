@@ -10,6 +10,7 @@
 #include "cli_options.h"
 #include "kvplan/render.h"
 #include "kvplan/report.h"
+#include "argv_words.h"
 #include "same_file.h"
 #include "text_internal.h"
 #include "util.h"
@@ -199,30 +200,11 @@ bool kvp_cli_opt(int argc, char **argv, int *i, const char *name, const char **v
 bool kvp_cli_flag(const char *arg, const char *name) { return strcmp(arg, name) == 0; }
 
 bool kvp_cli_reject_repeats(int argc, char **argv) {
-    static const char *const repeatable[] = {"--over", "--decl", "--engine-version", NULL};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strncmp(a, "--", 2) != 0 || a[2] == '\0') continue;
-        if (strcmp(a, "--from") == 0) {
-            i++; /* the engine command is one argument, whatever it holds */
-            continue;
-        }
-        size_t n = strcspn(a, "=");
-        bool ok = false;
-        for (size_t r = 0; repeatable[r]; r++)
-            if (strlen(repeatable[r]) == n && strncmp(a, repeatable[r], n) == 0) ok = true;
-        if (ok) continue;
-        for (int j = i + 1; j < argc; j++) {
-            if (strcmp(argv[j - 1], "--from") == 0) continue;
-            if (strncmp(argv[j], a, n) == 0 && (argv[j][n] == '\0' || argv[j][n] == '=')) {
-                kvp_cli_fail("%.*s is given twice; give it once", (int)n, a);
-                return true;
-            }
-        }
-    }
-    return false;
+    char name[128];
+    if (!kvp__argv_repeated(argc, argv, name, sizeof name)) return false;
+    kvp_cli_fail("%s is given twice; give it once", name);
+    return true;
 }
-
 
 int kvp_cli_unknown_option(const char *arg, const char *const *known) {
     const char *best = NULL;
@@ -263,39 +245,6 @@ const char *kvp_cli_fmt_bytes(uint64_t bytes, char *buf, size_t size) {
 
 const char *kvp_cli_fmt_count(uint64_t n, char *buf, size_t size) {
     return kvp__fmt_count(n, buf, size);
-}
-
-const char *kvp_cli_field_flag(const char *field) {
-    /* Library errors name the settings field (deploy.h, policy.h, the option
-     * table's `field`); the user typed a flag: the spelling typed, else the table's
-     * name. Fields no row sets map to the row that feeds them (the policy's
-     * max_model_len is the table's max_seq_len, its n_seq_max the slots of
-     * --parallel), or to the option of a command (--local). */
-    static const struct {
-        const char *field, *row, *flag;
-    } k_map[] = {
-        {"total_bytes", "gpu", NULL},
-        {"max_model_len", "max_seq_len", NULL},
-        {"n_seq_max", "sequences", NULL},
-        {"ep", "enable_expert_parallel", NULL},
-        {"local_graph_bytes", NULL, "--local"},
-        {"synthetic", NULL, "--synthetic"},
-        {"device", NULL, "--device"},
-        {"svg", NULL, "--svg"},
-    };
-    if (!field) return NULL;
-    /* "ep" is fed by --ep-size (TensorRT-LLM, SGLang) or --enable-expert-parallel
-     * (vLLM): the one typed (issue 29: an error naming an option not given). */
-    if (!strcmp(field, "ep") && kvp_cli_typed_spelling("--ep-size"))
-        return kvp_cli_typed_spelling("--ep-size");
-    const kvp_option *r = kvp_option_for_field(field);
-    if (r && kvp_cli_typed_flag(field) != r->name) return kvp_cli_typed_flag(field);
-    for (size_t i = 0; i < sizeof k_map / sizeof k_map[0]; i++)
-        if (!strcmp(field, k_map[i].field)) {
-            const char *typed = k_map[i].row ? kvp_cli_typed_flag(k_map[i].row) : NULL;
-            return typed ? typed : k_map[i].flag;
-        }
-    return r ? r->name : field;
 }
 
 int kvp_cli_one_file_as(bool json, const char *a_opt, const char *a, const char *b_what,

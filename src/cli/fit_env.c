@@ -9,6 +9,7 @@
 #include "fit_env.h"
 #include "from_cmd.h"
 #include "startup_cli.h"
+#include "argv_words.h"
 #include "settle.h"
 #include "util.h"
 
@@ -57,7 +58,7 @@ int fit_cli_unknown_option(const fit_cli *c, const char *arg, const char *const 
     const char *known[KVP_OPTIONS_MAX * (KVP_OPTION_SPELLINGS_MAX + 1) + 24];
     size_t n = 0;
     const size_t cap = sizeof known / sizeof known[0] - 1;
-    const char *const *table = kvp_cli_table_names(c->opt ? c->opt->command : KVP_COMMAND_FIT);
+    const char *const *table = kvp__option_names(c->opt ? c->opt->command : KVP_COMMAND_FIT);
     for (size_t k = 0; table[k] && n < cap; k++) known[n++] = table[k];
     static const char *const shared[] = {"--from", "--json", "--help", NULL};
     for (size_t k = 0; shared[k] && n < cap; k++) known[n++] = shared[k];

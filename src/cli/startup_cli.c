@@ -12,6 +12,7 @@
 #include "plan_policy.h"
 #include "startup_cli.h"
 #include "text_internal.h"
+#include "settle.h"
 #include "util.h"
 
 /* ------------------------------------------------------------------ output */
@@ -92,14 +93,9 @@ static int print_refusal_json(const kvp_deployment *dep, const kvp_deploy_result
 }
 
 int kvp_cli_startup_inputs(const kvp_model *model, const kvp_startup_settings *ss, bool json) {
-    /* A format kvplan cannot cost is bad input, before the engine's own rule. */
-    kvp_weight_format fmt;
     kvp_error err;
     kvp_error_clear(&err);
-    if (ss->quantization[0] &&
-        kvp_weight_format_for_model(model, ss->quantization, &fmt, &err) != KVP_OK)
-        return kvp_cli_report_error(&err, json);
-    return -1;
+    return kvp__startup_inputs(model, ss, &err) == KVP_OK ? -1 : kvp_cli_report_error(&err, json);
 }
 
 int kvp_cli_startup_result(const kvp_deployment *dep, const kvp_deploy_result *res,

@@ -2,6 +2,8 @@
  * (settle.h), for the CLI's commands and kvp_json_call alike. */
 #include <string.h>
 
+#include "check_run.h"
+#include "kvplan/estimate.h"
 #include "settle.h"
 #include "util.h"
 
@@ -43,4 +45,29 @@ kvp_status kvp__settle_memory_source(const kvp_deploy_memory *m, bool need, kvp_
                              "no memory to plan from: give --gpu NAME, --gpu-mem BYTES or "
                              "--kv-budget BYTES");
     return KVP_OK;
+}
+
+kvp_status kvp__options_check(const kvp_options *o, const kvp__settled *set,
+                              const kvp_model *model, const char *model_dir,
+                              kvp_startup_settings *ss, kvp_startup_report *rep, kvp_error *err) {
+    *ss = o->startup;
+    if (set->gpu_known) {
+        ss->gpu = set->gpu;
+        ss->gpu_known = true;
+    }
+    if (o->deployment.memory.has_weights) ss->policy.weights_bytes = o->deployment.memory.weights_bytes;
+    ss->policy.total_memory_bytes = set->total_bytes;
+    /* The deployment the table built (the length, the KV settings, TensorRT-LLM's
+     * creator settings, the window list) is what check plans, as plan does. */
+    kvp_deployment given = o->deployment;
+    if (model_dir) given.memory.model_dir = model_dir;
+    return kvp__check_run(model, ss, &given, rep, err);
+}
+
+kvp_status kvp__startup_inputs(const kvp_model *model, const kvp_startup_settings *ss,
+                               kvp_error *err) {
+    /* A format kvplan cannot cost is bad input, before the engine's own rule. */
+    kvp_weight_format fmt;
+    if (!ss->quantization[0]) return KVP_OK;
+    return kvp_weight_format_for_model(model, ss->quantization, &fmt, err);
 }

@@ -12,6 +12,7 @@
 #include "kvplan/deploy.h"
 #include "kvplan/gpu.h"
 #include "kvplan/options.h"
+#include "kvplan/startup.h"
 
 typedef struct kvp__settled {
     kvp_gpu_info gpu;         /* --gpu / "gpu", looked up once */
@@ -37,5 +38,20 @@ typedef enum kvp__naming { KVP__NAME_FLAGS = 0, KVP__NAME_KEYS } kvp__naming;
  * (unless !need: an engine that allocates what it is asked for). */
 kvp_status kvp__settle_memory_source(const kvp_deploy_memory *m, bool need, kvp__naming naming,
                                      kvp_error *err);
+
+/* `kvplan check` and kvp_json_call's "check": the start-up settings as the
+ * engine reads them (the table's, the settled GPU and memory, measured weights)
+ * into *ss, and every start-up rule on the deployment the table built
+ * (kvp__check_run; `model_dir`, when not NULL, the checkpoint folder for exact
+ * weights) into *rep. */
+kvp_status kvp__options_check(const kvp_options *o, const kvp__settled *set,
+                              const kvp_model *model, const char *model_dir,
+                              kvp_startup_settings *ss, kvp_startup_report *rep, kvp_error *err);
+
+/* Before a plan: the start-up flags kvplan must understand to plan at all
+ * (--quantization names a weight format it costs, estimate.h); the format's
+ * own error otherwise. */
+kvp_status kvp__startup_inputs(const kvp_model *model, const kvp_startup_settings *ss,
+                               kvp_error *err);
 
 #endif

@@ -1,0 +1,192 @@
+/* argv_words.c — argv words onto the one option table (argv_words.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "argv_words.h"
+#include "util.h"
+
+static bool is_bool_word(const char *v) {
+    return !kvp__strcasecmp(v, "true") || !kvp__strcasecmp(v, "false");
+}
+
+/* Is `v` one of a CHOICE row's words? */
+static bool is_choice(const kvp_option *r, const char *v) {
+    size_t vl = strlen(v);
+    for (const char *p = r->choices; p && *p;) {
+        size_t n = strcspn(p, "|");
+        if (n == vl && !strncmp(p, v, n)) return true;
+        p += n;
+        if (*p == '|') p++;
+    }
+    return false;
+}
+
+/* The table row of a typed option ("--name=value": the name before '='; a
+ * single-dash word whole), its name in `name`; NULL when it is no row. */
+static const kvp_option *typed_row(const char *a, char name[KVP_OPTIONS_TYPED_MAX], size_t *sp) {
+    if (a[0] != '-' || a[1] == '\0') return NULL;
+    size_t n = a[1] == '-' ? strcspn(a, "=") : strlen(a);
+    if (n >= KVP_OPTIONS_TYPED_MAX) return NULL;
+    memcpy(name, a, n);
+    name[n] = '\0';
+    return kvp_option_lookup(name, sp);
+}
+
+const kvp_option *kvp__argv_row(unsigned command, int argc, char **argv, int *i,
+                                char name[KVP_OPTIONS_TYPED_MAX], const char **value) {
+    const char *a = argv[*i];
+    const kvp_option *r = typed_row(a, name, NULL);
+    if (!r || !(r->commands & command)) return NULL;
+    const char *eq = a[1] == '-' ? strchr(a, '=') : NULL;
+    const char *v = eq ? eq + 1 : NULL;
+    if (!v) {
+        const char *next = *i + 1 < argc ? argv[*i + 1] : NULL;
+        if (r->type == KVP_OPTION_FLAG) {
+            if (next && is_bool_word(next)) v = argv[++*i];
+        } else if (r->value_optional) {
+            if (next && (is_choice(r, next) || is_bool_word(next))) v = argv[++*i];
+        } else if (next) {
+            v = argv[++*i];
+        }
+    }
+    *value = v;
+    return r;
+}
+
+const char *const *kvp__option_names(unsigned command) {
+    static const char *names[KVP_OPTIONS_MAX * (KVP_OPTION_SPELLINGS_MAX + 1) + 1];
+    size_t n = 0;
+    for (size_t i = 0; i < kvp_option_count(); i++) {
+        const kvp_option *r = kvp_option_at(i);
+        if (!(r->commands & command)) continue;
+        names[n++] = r->name;
+        for (size_t k = 0; k < KVP_OPTION_SPELLINGS_MAX && r->spellings[k].name; k++)
+            names[n++] = r->spellings[k].name;
+    }
+    names[n] = NULL;
+    return names;
+}
+
+bool kvp__option_elsewhere(const char *arg, unsigned command, char name[KVP_OPTIONS_TYPED_MAX],
+                           char *where, size_t where_size) {
+    const kvp_option *r = typed_row(arg, name, NULL);
+    if (!r || (r->commands & command)) return false;
+    static const struct {
+        unsigned bit;
+        const char *name;
+    } k_cmds[] = {{KVP_COMMAND_PLAN, "plan"},       {KVP_COMMAND_FIT, "fit"},
+                  {KVP_COMMAND_SWEEP, "sweep"},     {KVP_COMMAND_COMPARE, "compare"},
+                  {KVP_COMMAND_SIM, "sim"},         {KVP_COMMAND_CHECK, "check"},
+                  {KVP_COMMAND_COST, "cost"}};
+    size_t w = 0;
+    where[0] = '\0';
+    for (size_t k = 0; k < sizeof k_cmds / sizeof k_cmds[0] && w < where_size; k++)
+        if (r->commands & k_cmds[k].bit)
+            w += (size_t)snprintf(where + w, where_size - w, "%s%s", w ? ", " : "", k_cmds[k].name);
+    return true;
+}
+
+kvp_status kvp__contradiction(const char *a, const char *b, const char *why, kvp_error *err) {
+    kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "%s contradicts %s: %s", b, a, why);
+    if (err) kvp__strlcpy(err->key, b, sizeof err->key);
+    return KVP_INVALID_ARG;
+}
+
+kvp_status kvp__argv_implied_engine(int argc, char **argv, unsigned command, int *engine, char *by,
+                                    size_t by_size, kvp_error *err) {
+    *engine = -1;
+    for (int i = 1; i < argc; i++) {
+        char name[KVP_OPTIONS_TYPED_MAX];
+        size_t sp = 0;
+        const kvp_option *r = typed_row(argv[i], name, &sp);
+        if (!r || !(r->commands & command)) continue;
+        /* The rule of kvp_options_finish: an engine's own spelling, or a row only
+         * one engine reads. */
+        unsigned eng = sp ? r->spellings[sp - 1].engines : 0;
+        if (!eng && r->engines != KVP_OPTION_ENGINES_ALL) eng = r->engines;
+        if (!eng || (eng & (eng - 1)) != 0) continue;
+        int e = 0;
+        while (e < KVP_ENGINE_COUNT && eng != KVP_OPTION_ENGINE(e)) e++;
+        if (*engine < 0) {
+            *engine = e;
+            snprintf(by, by_size, "%s", name);
+        } else if (e != *engine) {
+            char why[200];
+            snprintf(why, sizeof why, "%s is %s's flag and %s is %s's: give --policy to say which engine",
+                     by, kvp_engine_name((kvp_engine)*engine), name, kvp_engine_name((kvp_engine)e));
+            return kvp__contradiction(by, name, why, err);
+        }
+    }
+    return KVP_OK;
+}
+
+bool kvp__argv_repeated(int argc, char **argv, char *name, size_t name_size) {
+    static const char *const repeatable[] = {"--over", "--decl", "--engine-version", NULL};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strncmp(a, "--", 2) != 0 || a[2] == '\0') continue;
+        if (strcmp(a, "--from") == 0) {
+            i++; /* the engine command is one argument, whatever it holds */
+            continue;
+        }
+        size_t n = strcspn(a, "=");
+        bool ok = false;
+        for (size_t r = 0; repeatable[r]; r++)
+            if (strlen(repeatable[r]) == n && strncmp(a, repeatable[r], n) == 0) ok = true;
+        if (ok) continue;
+        for (int j = i + 1; j < argc; j++) {
+            if (strcmp(argv[j - 1], "--from") == 0) continue;
+            if (strncmp(argv[j], a, n) == 0 && (argv[j][n] == '\0' || argv[j][n] == '=')) {
+                snprintf(name, name_size, "%.*s", (int)n, a);
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+const char *kvp__typed_flag(const kvp_options *typed, const char *field) {
+    const kvp_option *r = kvp_option_for_field(field);
+    if (!r) return NULL;
+    if (typed && typed->given[r->id]) return typed->typed[r->id];
+    return r->name;
+}
+
+const char *kvp__typed_spelling(const kvp_options *typed, const char *flag) {
+    const kvp_option *r = kvp_option_lookup(flag, NULL);
+    if (!r || !typed || !typed->given[r->id]) return NULL;
+    return typed->typed[r->id];
+}
+
+const char *kvp__field_flag(const kvp_options *typed, const char *field) {
+    /* Library errors name the settings field (deploy.h, policy.h, the option
+     * table's `field`); the user typed a flag: the spelling typed, else the table's
+     * name. Fields no row sets map to the row that feeds them (the policy's
+     * max_model_len is the table's max_seq_len, its n_seq_max the slots of
+     * --parallel), or to the option of a command (--local). */
+    static const struct {
+        const char *field, *row, *flag;
+    } k_map[] = {
+        {"total_bytes", "gpu", NULL},
+        {"max_model_len", "max_seq_len", NULL},
+        {"n_seq_max", "sequences", NULL},
+        {"ep", "enable_expert_parallel", NULL},
+        {"local_graph_bytes", NULL, "--local"},
+        {"synthetic", NULL, "--synthetic"},
+        {"device", NULL, "--device"},
+        {"svg", NULL, "--svg"},
+    };
+    if (!field) return NULL;
+    /* "ep" is fed by --ep-size (TensorRT-LLM, SGLang) or --enable-expert-parallel
+     * (vLLM): the one typed (issue 29: an error naming an option not given). */
+    if (!strcmp(field, "ep") && kvp__typed_spelling(typed, "--ep-size"))
+        return kvp__typed_spelling(typed, "--ep-size");
+    const kvp_option *r = kvp_option_for_field(field);
+    if (r && kvp__typed_flag(typed, field) != r->name) return kvp__typed_flag(typed, field);
+    for (size_t i = 0; i < sizeof k_map / sizeof k_map[0]; i++)
+        if (!strcmp(field, k_map[i].field)) {
+            const char *t = k_map[i].row ? kvp__typed_flag(typed, k_map[i].row) : NULL;
+            return t ? t : k_map[i].flag;
+        }
+    return r ? r->name : field;
+}
