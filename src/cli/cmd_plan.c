@@ -66,24 +66,18 @@ static int bad_input(kvp_status code, const char *key, const char *fmt, ...) {
     return kvp_cli_report_error(&err, g_json);
 }
 
-/* The creator's settings: the table's, with the shared point (tp, pp, the
- * length, the KV dtype). Returns -1 to continue, else an exit status. */
+/* The creator's settings (seed_rules.h) and what the command keeps of the
+ * table's. Returns -1 to continue, else an exit status. */
 static int creator_settings(opts *o, const kvp_options *t) {
-    const kvp_deployment *dep = &t->deployment;
     o->t = t;
-    o->d = dep->trtllm;
-    o->d.tp = dep->point.tp;
-    o->d.pp = dep->point.pp;
-    o->d.max_seq_len = dep->point.max_seq_len;
-    if (dep->point.kv_dtype[0] && kvp_dtype_parse(dep->point.kv_dtype, &o->d.kv_dtype) != KVP_OK)
-        return bad_input(KVP_INVALID_ARG, kvp_options_typed(t, "--kv-dtype"),
-                         "%s: unknown dtype '%s' (expected auto, fp16, bf16, fp8, nvfp4)",
-                         kvp_options_typed(t, "--kv-dtype"), dep->point.kv_dtype);
+    kvp_error err;
+    kvp_error_clear(&err);
+    if (kvp__seed_settings(t, &o->d, &err) != KVP_OK) return kvp_cli_report_error(&err, g_json);
     o->startup = t->startup;
     o->local_dep.enforce_eager = t->startup.enforce_eager;
     o->seed.rules = &t->rules;
     o->seed.engine_version =
-        kvp_options_given(t, "--engine-version") ? dep->policy.engine_version : NULL;
+        kvp_options_given(t, "--engine-version") ? t->deployment.policy.engine_version : NULL;
     return -1;
 }
 
@@ -219,75 +213,6 @@ static void render_text(plan_ctx *p, kvp_report_text *t) {
 
 static int fail_err(plan_ctx *p, const kvp_error *err) { return kvp_cli_report_error(err, p->o->json); }
 
-/* The deployment these options describe (deploy.h). Returns -1 to continue,
- * else an exit status. */
-static int deployment(plan_ctx *p, kvp_deployment *dep) {
-    const kvp_options *t = p->o->t;
-    const kvp_deployment *td = &t->deployment;
-    const kvp_deploy_memory *tm = &td->memory;
-    kvp_error err;
-    kvp_error_clear(&err);
-    *dep = kvp_deployment_default();
-    dep->model = p->model;
-    dep->draft = p->draft;
-    dep->point.engine = KVP_ENGINE_TRTLLM;
-    dep->point.seq_len = td->point.seq_len;
-    dep->admission = td->admission;
-    dep->trtllm = p->o->d;
-    memcpy(dep->memory.cuda_graph_sizes, tm->cuda_graph_sizes, sizeof tm->cuda_graph_sizes);
-    dep->memory.cuda_graph_size_count = tm->cuda_graph_size_count;
-    dep->kv = td->kv;
-    kvp_deploy_memory *mem = &dep->memory;
-    mem->estimation_kv_bytes = tm->estimation_kv_bytes;
-    bool gpu_mem = kvp_options_given(t, "--gpu-mem");
-    if (kvp_options_given(t, "--kv-budget")) {
-        if (t->gpu || gpu_mem || tm->has_peak || tm->has_weights || tm->has_non_torch)
-            return bad_input(KVP_INVALID_ARG, "--kv-budget",
-                             "--kv-budget plans from a budget directly; drop --gpu, --gpu-mem, "
-                             "--peak, --weights and --non-torch");
-        mem->kv_budget_bytes = tm->kv_budget_bytes;
-        return -1;
-    }
-    uint32_t ranks = (p->o->d.tp ? p->o->d.tp : 1) * (p->o->d.pp ? p->o->d.pp : 1);
-    if (t->gpus && ranks > t->gpus)
-        return bad_input(KVP_INVALID_ARG, "--gpus",
-                         "TP x PP = %u ranks need %u GPUs, but --gpus gives %u per node", ranks,
-                         ranks, t->gpus);
-    if ((t->gpu != NULL) + gpu_mem + t->probe > 1)
-        return bad_input(KVP_INVALID_ARG, "--gpu", "give one of --gpu, --gpu-mem or --probe");
-    if (t->probe) {
-        /* Live figures: the planner budgets from what is free now on that device. */
-        kvp_gpu_info g;
-        if (kvp_probe_device(t->device, &g, &err) != KVP_OK) return fail_err(p, &err);
-        mem->total_bytes = g.total_bytes;
-        mem->free_bytes = g.free_bytes;
-        p->total_source = "probe";
-    } else {
-        /* The GPU looked up once, the memory source: the options room's (settle.h). */
-        if (kvp__options_settle(t, kvp_cli_gpu_catalog(), &p->set, &err) != KVP_OK ||
-            kvp__settle_memory_source(&(kvp_deploy_memory){.total_bytes = p->set.total_bytes}, true,
-                                      KVP__NAME_FLAGS, &err) != KVP_OK)
-            return fail_err(p, &err);
-        mem->total_bytes = p->set.total_bytes;
-        p->total_source = p->set.total_source;
-    }
-    if (tm->free_bytes && !t->probe) mem->free_bytes = tm->free_bytes;
-    mem->has_weights = tm->has_weights;
-    mem->weights_bytes = tm->weights_bytes;
-    mem->has_peak = tm->has_peak;
-    mem->peak_bytes = tm->peak_bytes;
-    mem->has_activation_peak = tm->has_activation_peak;
-    mem->activation_peak_bytes = tm->activation_peak_bytes;
-    mem->has_non_torch = tm->has_non_torch;
-    mem->non_torch_bytes = tm->non_torch_bytes;
-    mem->has_cuda_graph = tm->has_cuda_graph;
-    mem->cuda_graph_bytes = tm->cuda_graph_bytes;
-    /* Exact weights from safetensors headers when MODEL is a checkpoint folder
-     * (or a config.json inside one). */
-    mem->model_dir = kvp_cli_model_dir(p->o->model, p->model_dir, sizeof p->model_dir);
-    return -1;
-}
-
 static int run(plan_ctx *p) {
     opts *o = p->o;
     kvp_error err;
@@ -297,9 +222,16 @@ static int run(plan_ctx *p) {
         return fail_err(p, &err);
     /* The multimodal profiling batch (fills o->d before the deployment copies it). */
     if (kvp__seed_rules_prepare(p->model, &o->d, &o->seed, &err) != KVP_OK) return fail_err(p, &err);
+    /* The creator's deployment and its memory source (the options room's, seed_rules.h). */
     kvp_deployment dep;
-    int rc = deployment(p, &dep);
-    if (rc >= 0) return rc;
+    if (kvp__seed_deployment(o->t, &o->d, kvp_cli_gpu_catalog(),
+                             kvp_cli_model_dir(o->model, p->model_dir, sizeof p->model_dir), &p->set,
+                             &dep, &err) != KVP_OK)
+        return fail_err(p, &err);
+    dep.model = p->model;
+    dep.draft = p->draft;
+    p->total_source = p->set.total_source;
+    int rc;
     bool have_mem = dep.memory.kv_budget_bytes == 0;
     /* TensorRT-LLM's start-up rules run in the pipeline (docs/startup.md): a
      * refusal is exit 1 with its rule; a max_seq_len above the model's is clamped
