@@ -16,6 +16,7 @@
 
 #include "bind_internal.h"
 #include "check_run.h"
+#include "fit_request.h"
 #include "from_parse.h"
 #include "json_error.h"
 #include "kvplan/deploy.h"
@@ -310,7 +311,7 @@ static kvp_status call_plan(const json_t *req, const kvp__json_call_opts *o, cha
 
 typedef struct fit_own {
     kvp_fit_request req;
-    bool has_solve, has_conc, has_gpus;
+    kvp__fit_given given; /* what the request named (fit_request.h) */
 } fit_own;
 
 static kvp_status req_count(const char *key, const json_t *v, uint64_t lo, uint64_t hi, uint64_t *out,
@@ -330,24 +331,16 @@ static kvp_status fit_take(void *ctx, const char *key, const json_t *v, kvp_erro
     if (!strcmp(key, "solve")) {
         const char *s = json_string_value(v);
         if (!s) return bad(err, KVP_INVALID_ARG, key, "solve: expected a string");
-        if (!strcmp(s, "max-seq-len") || !strcmp(s, "max_seq_len") || !strcmp(s, "context"))
-            f->req.solve_for = KVP_FIT_MAX_SEQ_LEN;
-        else if (!strcmp(s, "concurrency") || !strcmp(s, "batch"))
-            f->req.solve_for = KVP_FIT_CONCURRENCY;
-        else if (!strcmp(s, "tp") || !strcmp(s, "parallel"))
-            f->req.solve_for = KVP_FIT_PARALLEL;
-        else if (!strcmp(s, "kv-dtype") || !strcmp(s, "kv_dtype") || !strcmp(s, "dtype"))
-            f->req.solve_for = KVP_FIT_KV_DTYPE;
-        else
+        if (!kvp__fit_solve_word(s, &f->req.solve_for))
             return bad(err, KVP_INVALID_ARG, key, "solve: '%s' is not max-seq-len, concurrency, tp or kv-dtype", s);
-        f->has_solve = true;
+        f->given.solve = true;
     } else if (!strcmp(key, "concurrency")) {
         if ((st = req_count(key, v, 1, 1u << 24, &f->req.concurrency, err))) return st;
-        f->has_conc = true;
+        f->given.concurrency = true;
     } else if (!strcmp(key, "gpus")) {
         if ((st = req_count(key, v, 1, 4096, &x, err))) return st;
         f->req.gpus = (uint32_t)x;
-        f->has_gpus = true;
+        f->given.gpus = true;
     } else if (!strcmp(key, "allow_pp")) {
         if (!json_is_boolean(v)) return bad(err, KVP_INVALID_ARG, key, "allow_pp: expected true or false");
         f->req.allow_pp = json_is_true(v);
@@ -365,22 +358,9 @@ static kvp_status call_fit(const json_t *req, const kvp__json_call_opts *o, char
     call c;
     kvp_status st = call_begin(&c, KVP_COMMAND_FIT, req, o, &(own_keys){own, fit_take, NULL, &f}, err);
     const kvp_deployment *d = &c.opt->deployment;
-    bool has_len = st == KVP_OK && kvp_options_given(c.opt, "--max-seq-len");
-    /* What is left free: the same rule as `kvplan fit`. */
-    if (st == KVP_OK && !f.has_solve)
-        f.req.solve_for = f.has_gpus              ? KVP_FIT_PARALLEL
-                          : has_len && !f.has_conc ? KVP_FIT_CONCURRENCY
-                                                   : KVP_FIT_MAX_SEQ_LEN;
-    if (st == KVP_OK && f.req.solve_for == KVP_FIT_MAX_SEQ_LEN && has_len && f.has_solve)
-        st = bad(err, KVP_INVALID_ARG, "max_seq_len",
-                 "solve max-seq-len leaves the length free: drop max_seq_len (max_seq_len_limit "
-                 "bounds the search)");
-    if (st == KVP_OK && f.req.solve_for == KVP_FIT_PARALLEL && d->point.tp)
-        st = bad(err, KVP_INVALID_ARG, "tp", "solve tp leaves tp free: drop tp");
-    if (st == KVP_OK && f.req.solve_for == KVP_FIT_KV_DTYPE && d->point.kv_dtype[0])
-        st = bad(err, KVP_INVALID_ARG, "kv_dtype", "solve kv-dtype leaves kv_dtype free: drop kv_dtype");
-    if (st == KVP_OK && f.req.solve_for == KVP_FIT_CONCURRENCY && f.has_conc)
-        st = bad(err, KVP_INVALID_ARG, "concurrency", "solve concurrency leaves concurrency free: drop it");
+    /* What is left free: the fit room's rule, `kvplan fit`'s too. */
+    f.given.max_seq_len = st == KVP_OK && kvp_options_given(c.opt, "--max-seq-len");
+    if (st == KVP_OK) st = kvp__fit_left_free(&f.req, &f.given, &d->point, true, err);
     kvp_fit_answer *ans = NULL;
     /* kvp_json_call takes no allocator: the deployment's (its model's, libc). */
     const kvp_allocator *alc = st == KVP_OK ? kvp_deployment_allocator(d) : NULL;
