@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "argv_words.h"
 #include "bind_internal.h"
 #include "check_run.h"
 #include "fit_request.h"
@@ -406,17 +407,6 @@ static void compare_prepare(void *ctx, kvp_options *opt) {
     }
 }
 
-static kvp_status add_engine(compare_own *co, const char *name, kvp_error *err) {
-    kvp_engine en;
-    if (kvp_engine_parse(name, &en) != KVP_OK)
-        return bad(err, KVP_INVALID_ARG, "policies",
-                   "policies: unknown engine '%s' (expected trtllm, vllm, sglang, llamacpp)", name);
-    for (size_t k = 0; k < co->n; k++)
-        if (co->engines[k] == en) return KVP_OK;
-    co->engines[co->n++] = en;
-    return KVP_OK;
-}
-
 /* "policies": "vllm,sglang" (as --policies) or ["vllm", "sglang"]. */
 static kvp_status compare_take(void *ctx, const char *key, const json_t *v, kvp_error *err) {
     compare_own *co = ctx;
@@ -429,7 +419,9 @@ static kvp_status compare_take(void *ctx, const char *key, const json_t *v, kvp_
             if (!json_is_string(item))
                 return bad(err, KVP_INVALID_ARG, key, "policies: expected engine names, found %s",
                            kvp__json_type_name(item));
-            if ((st = add_engine(co, json_string_value(item), err))) return st;
+            if ((st = kvp__engine_list_add(json_string_value(item), "policies", "/policies",
+                                           co->engines, &co->n, err)))
+                return st;
         }
         if (co->n == 0) /* names no engine: refused, not read as the default four */
             return bad(err, KVP_INVALID_ARG, key,
@@ -439,22 +431,8 @@ static kvp_status compare_take(void *ctx, const char *key, const json_t *v, kvp_
     }
     if (!json_is_string(v))
         return bad(err, KVP_INVALID_ARG, key, "policies: expected a string or an array of strings");
-    const char *text = json_string_value(v);
-    size_t vn = strlen(text);
-    /* An empty list or item (",", "vllm,", "a,,b"), as --policies (issue 29). */
-    if (vn == 0 || text[0] == ',' || text[vn - 1] == ',' || strstr(text, ",,"))
-        return bad(err, KVP_INVALID_ARG, key,
-                   "policies: '%s' %s (expected a list such as vllm,sglang)", text,
-                   vn == 0 ? "names no engine" : "holds an empty item");
-    char list[256];
-    if (vn >= sizeof list)
-        return bad(err, KVP_INVALID_ARG, key, "policies: the list is longer than %zu bytes",
-                   sizeof list - 1);
-    kvp__strlcpy(list, text, sizeof list);
-    char *save = NULL;
-    for (char *it = strtok_r(list, ",", &save); it && st == KVP_OK; it = strtok_r(NULL, ",", &save))
-        st = add_engine(co, it, err);
-    return st;
+    /* The options room's list reader, --policies' too. */
+    return kvp__engine_list(json_string_value(v), "policies", "/policies", co->engines, &co->n, err);
 }
 
 /* A flag of a fix as the request spelled its row: the key as a flag ("tp" ->

@@ -36,6 +36,16 @@ bool kvp__argv_repeated(int argc, char **argv, char *name, size_t name_size);
 /* A refusal of two options that contradict: "B contradicts A: WHY", keyed by B. */
 kvp_status kvp__contradiction(const char *a, const char *b, const char *why, kvp_error *err);
 
+/* A list of engines ("vllm,sglang": --policies, kvp_json_call's "policies"):
+ * each added once, in order, to engines[*n] (KVP_ENGINE_COUNT room). An empty
+ * list or item, a list past 255 bytes or an unknown engine is refused, the
+ * message starting with `what` ("--policies") and the error keyed by `key`. */
+kvp_status kvp__engine_list(const char *text, const char *what, const char *key,
+                            kvp_engine *engines, size_t *n, kvp_error *err);
+/* One engine of such a list (an array's item). */
+kvp_status kvp__engine_list_add(const char *name, const char *what, const char *key,
+                                kvp_engine *engines, size_t *n, kvp_error *err);
+
 /* The spelling `typed` (may be NULL) records for the row that sets `field`, the
  * table's name when not given, NULL when no row sets it. */
 const char *kvp__typed_flag(const kvp_options *typed, const char *field);
