@@ -21,12 +21,9 @@ bool kvp__fit_solve_word(const char *s, kvp_fit_target *out) {
 /* The refusal of a setting the target varies, worded for the caller. */
 static kvp_status refuse(kvp_error *err, bool keys, const char *flag, const char *key,
                          const char *flag_msg, const char *key_msg) {
-    kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "%s", keys ? key_msg : flag_msg);
-    if (err) {
-        if (keys) snprintf(err->key, sizeof err->key, "/%s", key);
-        else kvp__strlcpy(err->key, flag, sizeof err->key);
-    }
-    return KVP_INVALID_ARG;
+    char pointer[64];
+    snprintf(pointer, sizeof pointer, "/%s", key);
+    return kvp__refuse(err, keys ? pointer : flag, "%s", keys ? key_msg : flag_msg);
 }
 
 kvp_status kvp__fit_left_free(kvp_fit_request *req, const kvp__fit_given *g,

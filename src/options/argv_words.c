@@ -1,5 +1,4 @@
 /* argv_words.c — argv words onto the one option table (argv_words.h). */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -88,9 +87,7 @@ bool kvp__option_elsewhere(const char *arg, unsigned command, char name[KVP_OPTI
 }
 
 kvp_status kvp__contradiction(const char *a, const char *b, const char *why, kvp_error *err) {
-    kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "%s contradicts %s: %s", b, a, why);
-    if (err) kvp__strlcpy(err->key, b, sizeof err->key);
-    return KVP_INVALID_ARG;
+    return kvp__refuse(err, b, "%s contradicts %s: %s", b, a, why);
 }
 
 kvp_status kvp__argv_implied_engine(int argc, char **argv, unsigned command, int *engine, char *by,
@@ -192,22 +189,11 @@ const char *kvp__field_flag(const kvp_options *typed, const char *field) {
     return r ? r->name : field;
 }
 
-/* A refusal keyed by `key`, the message as written. */
-static kvp_status refuse(kvp_error *err, const char *key, const char *fmt, ...) KVP_PRINTF(3, 4);
-static kvp_status refuse(kvp_error *err, const char *key, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    kvp__vfail(err, KVP_INVALID_ARG, NULL, NULL, fmt, ap);
-    va_end(ap);
-    if (err) kvp__strlcpy(err->key, key, sizeof err->key);
-    return KVP_INVALID_ARG;
-}
-
 kvp_status kvp__engine_list_add(const char *name, const char *what, const char *key,
                                 kvp_engine *engines, size_t *n, kvp_error *err) {
     kvp_engine en;
     if (kvp_engine_parse(name, &en) != KVP_OK)
-        return refuse(err, key, "%s: unknown engine '%s' (expected trtllm, vllm, sglang, llamacpp)",
+        return kvp__refuse(err, key, "%s: unknown engine '%s' (expected trtllm, vllm, sglang, llamacpp)",
                       what, name);
     for (size_t k = 0; k < *n; k++)
         if (engines[k] == en) return KVP_OK;
@@ -221,11 +207,11 @@ kvp_status kvp__engine_list(const char *text, const char *what, const char *key,
      * read as the default four (issue 29). */
     size_t vn = strlen(text);
     if (vn == 0 || text[0] == ',' || text[vn - 1] == ',' || strstr(text, ",,"))
-        return refuse(err, key, "%s: '%s' %s (expected a list such as vllm,sglang)", what, text,
+        return kvp__refuse(err, key, "%s: '%s' %s (expected a list such as vllm,sglang)", what, text,
                       vn == 0 ? "names no engine" : "holds an empty item");
     char list[256];
     if (vn >= sizeof list)
-        return refuse(err, key, "%s: the list is longer than %zu bytes", what, sizeof list - 1);
+        return kvp__refuse(err, key, "%s: the list is longer than %zu bytes", what, sizeof list - 1);
     kvp__strlcpy(list, text, sizeof list);
     *n = 0;
     char *save = NULL;

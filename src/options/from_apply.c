@@ -15,13 +15,6 @@
 #include "kvplan/units.h"
 #include "util.h"
 
-/* A refusal of the --from word: the message as is, keyed by the option. */
-static kvp_status from_refused(kvp_error *err, const char *msg) {
-    kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "%s", msg);
-    if (err) kvp__strlcpy(err->key, "--from", sizeof err->key);
-    return KVP_INVALID_ARG;
-}
-
 kvp_status kvp__from_find(int argc, char *const *argv, int *at, const char **cmdline,
                           kvp_error *err) {
     *at = -1;
@@ -30,14 +23,14 @@ kvp_status kvp__from_find(int argc, char *const *argv, int *at, const char **cmd
         const char *v = NULL;
         if (strcmp(argv[i], "--from") == 0) {
             if (i + 1 >= argc)
-                return from_refused(err, "--from needs a value: the engine command, quoted");
+                return kvp__refuse(err, "--from", "--from needs a value: the engine command, quoted");
             v = argv[i + 1];
         } else if (strncmp(argv[i], "--from=", 7) == 0) {
             v = argv[i] + 7;
         } else {
             continue;
         }
-        if (*at >= 0) return from_refused(err, "--from given twice");
+        if (*at >= 0) return kvp__refuse(err, "--from", "--from given twice");
         *at = i;
         *cmdline = v;
         if (strcmp(argv[i], "--from") == 0) i++;

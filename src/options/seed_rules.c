@@ -4,7 +4,6 @@
  * before and after the build on the option table's values (options_table.c).
  * Library rules: a status and an error, never a line printed (the CLI prints).
  */
-#include <stdarg.h>
 #include <string.h>
 
 #include "kvplan/probe.h"
@@ -48,22 +47,8 @@ kvp_status kvp__seed_settings(const kvp_options *t, kvp_deploy_settings *d, kvp_
     if (!dep->point.kv_dtype[0] || kvp_dtype_parse(dep->point.kv_dtype, &d->kv_dtype) == KVP_OK)
         return KVP_OK;
     const char *typed = kvp_options_typed(t, "--kv-dtype");
-    kvp__fail(err, KVP_INVALID_ARG, NULL, NULL,
-              "%s: unknown dtype '%s' (expected auto, fp16, bf16, fp8, nvfp4)", typed,
-              dep->point.kv_dtype);
-    if (err) kvp__strlcpy(err->key, typed, sizeof err->key);
-    return KVP_INVALID_ARG;
-}
-
-/* A refusal keyed by the flag, the message as written. */
-static kvp_status refuse(kvp_error *err, const char *key, const char *fmt, ...) KVP_PRINTF(3, 4);
-static kvp_status refuse(kvp_error *err, const char *key, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    kvp__vfail(err, KVP_INVALID_ARG, NULL, NULL, fmt, ap);
-    va_end(ap);
-    if (err) kvp__strlcpy(err->key, key, sizeof err->key);
-    return KVP_INVALID_ARG;
+    return kvp__refuse(err, typed, "%s: unknown dtype '%s' (expected auto, fp16, bf16, fp8, nvfp4)",
+                       typed, dep->point.kv_dtype);
 }
 
 kvp_status kvp__seed_deployment(const kvp_options *t, const kvp_deploy_settings *d,
@@ -85,7 +70,7 @@ kvp_status kvp__seed_deployment(const kvp_options *t, const kvp_deploy_settings 
     bool gpu_mem = kvp_options_given(t, "--gpu-mem");
     if (kvp_options_given(t, "--kv-budget")) {
         if (t->gpu || gpu_mem || tm->has_peak || tm->has_weights || tm->has_non_torch)
-            return refuse(err, "--kv-budget",
+            return kvp__refuse(err, "--kv-budget",
                           "--kv-budget plans from a budget directly; drop --gpu, --gpu-mem, "
                           "--peak, --weights and --non-torch");
         mem->kv_budget_bytes = tm->kv_budget_bytes;
@@ -93,10 +78,10 @@ kvp_status kvp__seed_deployment(const kvp_options *t, const kvp_deploy_settings 
     }
     uint32_t ranks = (d->tp ? d->tp : 1) * (d->pp ? d->pp : 1);
     if (t->gpus && ranks > t->gpus)
-        return refuse(err, "--gpus", "TP x PP = %u ranks need %u GPUs, but --gpus gives %u per node",
+        return kvp__refuse(err, "--gpus", "TP x PP = %u ranks need %u GPUs, but --gpus gives %u per node",
                       ranks, ranks, t->gpus);
     if ((t->gpu != NULL) + gpu_mem + t->probe > 1)
-        return refuse(err, "--gpu", "give one of --gpu, --gpu-mem or --probe");
+        return kvp__refuse(err, "--gpu", "give one of --gpu, --gpu-mem or --probe");
     kvp_status st;
     if (t->probe) {
         /* Live figures: the planner budgets from what is free now on that device. */

@@ -21,27 +21,19 @@ kvp_status kvp__options_settle(const kvp_options *o, const char *catalog, kvp__s
     return KVP_OK;
 }
 
-/* The refusal, worded for the caller: the message as is, its key the flag or
- * the request key's pointer. */
-static kvp_status refuse(kvp_error *err, const char *key, const char *msg) {
-    kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "%s", msg);
-    if (err) kvp__strlcpy(err->key, key, sizeof err->key);
-    return KVP_INVALID_ARG;
-}
-
 kvp_status kvp__settle_memory_source(const kvp_deploy_memory *m, bool need, kvp__naming naming,
                                      kvp_error *err) {
     bool keys = naming == KVP__NAME_KEYS;
     if (m->kv_budget_bytes && m->total_bytes)
-        return keys ? refuse(err, "/kv_budget",
+        return keys ? kvp__refuse(err, "/kv_budget",
                              "kv_budget plans from a budget directly; drop gpu / gpu_mem")
-                    : refuse(err, "--kv-budget",
+                    : kvp__refuse(err, "--kv-budget",
                              "--kv-budget plans from a budget directly; drop --gpu / --gpu-mem");
     if (need && !m->kv_budget_bytes && !m->total_bytes)
-        return keys ? refuse(err, "/gpu",
+        return keys ? kvp__refuse(err, "/gpu",
                              "no memory to plan from: give gpu (a catalogue name), gpu_mem or "
                              "kv_budget")
-                    : refuse(err, "--gpu",
+                    : kvp__refuse(err, "--gpu",
                              "no memory to plan from: give --gpu NAME, --gpu-mem BYTES or "
                              "--kv-budget BYTES");
     return KVP_OK;
