@@ -10,7 +10,7 @@
 #include "respell.h"
 #include "util.h"
 
-/* Whose spellings kvp_cli_field_flag answers with: a copy, so it never points
+/* Whose spellings error messages use (kvp__error_as_typed): a copy, so it never points
  * at a command's options after that command returned (tests run many commands
  * in one process). */
 static kvp_options g_copy;
@@ -25,11 +25,10 @@ void kvp_cli_table_use(const kvp_options *o) {
     g_active = &g_copy;
 }
 
-const char *kvp_cli_typed_flag(const char *field) { return kvp__typed_flag(g_active, field); }
+const kvp_options *kvp_cli_table_active(void) { return g_active; }
 
 const char *kvp_cli_typed_spelling(const char *flag) { return kvp__typed_spelling(g_active, flag); }
 
-const char *kvp_cli_field_flag(const char *field) { return kvp__field_flag(g_active, field); }
 
 _Static_assert(KVP__FLAG_TEXT_MAX == KVP_OPTIONS_TYPED_MAX,
                "respell.h rewrites flags as long as the option table keeps");

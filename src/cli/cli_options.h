@@ -18,8 +18,10 @@ int kvp_cli_table_option(kvp_options *o, int argc, char **argv, int *i, bool jso
 /* kvp_options_finish, then print its notes and warnings on stderr. -1 to go on,
  * else the exit status after printing the error. */
 int kvp_cli_table_finish(kvp_options *o, bool json);
-/* The options whose spellings error messages use (kvp_cli_field_flag). */
+/* The options whose spellings error messages use (kvp__error_as_typed). */
 void kvp_cli_table_use(const kvp_options *o);
+/* Those options (a copy), NULL when none. */
+const kvp_options *kvp_cli_table_active(void);
 /* An unknown option `arg`: one line with "did you mean" over the table's names
  * for `command` and the command's own names (`own`, `more`: NULL-terminated,
  * either may be NULL). Returns the exit status. */
@@ -27,9 +29,6 @@ int kvp_cli_table_unknown(const char *arg, unsigned command, const char *const *
                           const char *const *more);
 /* Help lines of the table's rows for `command` (those of `engines` bits). */
 void kvp_cli_table_usage(FILE *out, unsigned command, unsigned engines);
-/* The spelling the user typed for the row that sets `field`, the table's name when
- * not given, NULL when no row sets it. */
-const char *kvp_cli_typed_flag(const char *field);
 /* The spelling the user typed for the row `flag` names (any of its spellings),
  * NULL when that row was not given. */
 const char *kvp_cli_typed_spelling(const char *flag);

@@ -84,26 +84,10 @@ int kvp_cli_print_rendered(kvp_status st, char *text, const kvp_error *err, bool
 
 int kvp_cli_report_error(const kvp_error *in, bool json) {
     /* Library errors name the settings field ("max_seq_len: ..."); the user typed a
-     * flag: name that instead. */
-    kvp_error mapped = *in;
+     * flag: name that instead (the options room's reading, argv_words.c). */
+    kvp_error mapped;
+    kvp__error_as_typed(kvp_cli_table_active(), in, &mapped);
     const kvp_error *err = &mapped;
-    const char *flag = kvp_cli_field_flag(in->key);
-    if (flag && strcmp(flag, in->key) != 0) {
-        size_t k = strlen(in->key);
-        if (!strncmp(in->message, in->key, k) && in->message[k] == ':') {
-            snprintf(mapped.message, sizeof mapped.message, "%s%s", flag, in->message + k);
-        } else {
-            /* "MODEL: field: ...": the field after the file's name too, when the
-             * user typed the option (a missing one keeps the field's name). */
-            char pat[KVP_ERROR_KEY_MAX + 4];
-            snprintf(pat, sizeof pat, ": %s: ", in->key);
-            const char *at = kvp_cli_typed_spelling(flag) ? strstr(in->message, pat) : NULL;
-            if (at)
-                snprintf(mapped.message, sizeof mapped.message, "%.*s: %s%s",
-                         (int)(at - in->message), in->message, flag, at + 2 + k);
-        }
-        kvp__strlcpy(mapped.key, flag, sizeof mapped.key);
-    }
     /* Messages may carry bytes from hostile files (a record filled by hand, not by
      * kvp__fail): one line, control characters escaped. */
     char msg[4 * KVP_ERROR_MESSAGE_MAX];
@@ -259,10 +243,6 @@ int kvp_cli_one_file_as(bool json, const char *a_opt, const char *a, const char 
     snprintf(err.message, sizeof err.message,
              "%s %s is %s (%s): one file cannot hold both; give another path", a_opt, a, b_what, b);
     return kvp_cli_report_error(&err, json);
-}
-
-int kvp_cli_one_file(const char *a_opt, const char *a, const char *b_what, const char *b) {
-    return kvp_cli_one_file_as(false, a_opt, a, b_what, b);
 }
 
 int kvp_cli_output_over_inputs(bool json, const char *opt, const char *path, const char *model) {

@@ -220,3 +220,25 @@ kvp_status kvp__engine_list(const char *text, const char *what, const char *key,
         st = kvp__engine_list_add(it, what, key, engines, n, err);
     return st;
 }
+
+void kvp__error_as_typed(const kvp_options *typed, const kvp_error *in, kvp_error *out) {
+    kvp_error e = *in;
+    const char *flag = kvp__field_flag(typed, in->key);
+    if (flag && strcmp(flag, in->key) != 0) {
+        size_t k = strlen(in->key);
+        if (!strncmp(in->message, in->key, k) && in->message[k] == ':') {
+            snprintf(e.message, sizeof e.message, "%s%s", flag, in->message + k);
+        } else {
+            /* "MODEL: field: ...": the field after the file's name too, when the
+             * user typed the option (a missing one keeps the field's name). */
+            char pat[KVP_ERROR_KEY_MAX + 4];
+            snprintf(pat, sizeof pat, ": %s: ", in->key);
+            const char *at = kvp__typed_spelling(typed, flag) ? strstr(in->message, pat) : NULL;
+            if (at)
+                snprintf(e.message, sizeof e.message, "%.*s: %s%s", (int)(at - in->message),
+                         in->message, flag, at + 2 + k);
+        }
+        kvp__strlcpy(e.key, flag, sizeof e.key);
+    }
+    *out = e;
+}

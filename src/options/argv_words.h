@@ -56,4 +56,10 @@ const char *kvp__typed_spelling(const kvp_options *typed, const char *flag);
  * -> "--max-seq-len", as `typed` spelled it); the field itself when none does. */
 const char *kvp__field_flag(const kvp_options *typed, const char *field);
 
+/* An error as the user typed it: a settings field the library names (the
+ * error's key, "max_seq_len") read as the flag `typed` spelled it
+ * (kvp__field_flag) at the start of the message, or after "FILE: " when the
+ * user gave that option, and as the key. `out` may be `in`. */
+void kvp__error_as_typed(const kvp_options *typed, const kvp_error *in, kvp_error *out);
+
 #endif
