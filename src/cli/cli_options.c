@@ -104,10 +104,3 @@ int kvp_cli_contradiction(const char *a, const char *b, const char *why, bool js
     return kvp_cli_report_error(&err, json);
 }
 
-int kvp_cli_implied_engine(int argc, char **argv, unsigned command, int *engine, char *by,
-                           size_t by_size, bool json) {
-    kvp_error err;
-    if (kvp__argv_implied_engine(argc, argv, command, engine, by, by_size, &err) != KVP_OK)
-        return kvp_cli_report_error(&err, json);
-    return -1;
-}

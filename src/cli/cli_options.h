@@ -35,11 +35,6 @@ const char *kvp_cli_typed_spelling(const char *flag);
 /* kvp_cli_typed_spelling as the library's flag rewriter takes it
  * (render_internal.h kvp__flag_spelling; ctx, buf unused). */
 const char *kvp_cli_flag_spelling(const void *ctx, const char *flag, char *buf, size_t size);
-/* Without --policy: the one engine whose own flags argv uses (*engine, -1 when
- * none; `by` gets the first such flag). Flags of two engines: one line naming
- * both, and the exit status. -1 to go on. */
-int kvp_cli_implied_engine(int argc, char **argv, unsigned command, int *engine, char *by,
-                           size_t by_size, bool json);
 /* Two options that contradict: one line naming both; exit status 2. */
 int kvp_cli_contradiction(const char *a, const char *b, const char *why, bool json);
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "argv_words.h"
 #include "cli.h"
 #include "command_help.h"
 #include "cli_options.h"
@@ -306,14 +307,6 @@ static int run(plan_ctx *p) {
     return KVP_EXIT_OK;
 }
 
-static const char *policy_arg(int argc, char **argv) {
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--policy") == 0 && i + 1 < argc) return argv[i + 1];
-        if (strncmp(argv[i], "--policy=", 9) == 0) return argv[i] + 9;
-    }
-    return NULL;
-}
-
 static int plan_seed(int argc, char **argv);
 
 static int plan_main(int argc, char **argv);
@@ -323,30 +316,16 @@ int kvp_cmd_plan(int argc, char **argv) { return kvp_cli_from_run(argc, argv, pl
 
 static int plan_main(int argc, char **argv) {
     kvp_cli_table_use(NULL); /* no spellings of an earlier command in this process */
-    /* The --from command's engine chooses the path (a --policy that differs is
-     * refused while the settings are read). */
-    const char *policy = kvp_cli_from_engine();
-    if (!policy) policy = policy_arg(argc, argv);
-    kvp_engine engine = KVP_ENGINE_TRTLLM;
-    /* Every spelling of TensorRT-LLM is the creator (there is no second model of it). */
-    if (policy && kvp_engine_parse(policy, &engine) == KVP_OK && engine == KVP_ENGINE_TRTLLM)
-        policy = "trtllm";
-    /* No --policy: an engine's own flags (--max-model-len, -c, --context-length)
-     * choose that engine, and the output says so. */
-    if (!policy) {
-        bool json = false;
+    /* The --from command's engine, --policy or an engine's own flags choose the
+     * planner (argv_words.c); the policies' command line says which engine the
+     * flags chose (the note fit and sweep print too). */
+    bool creator = true, json = false;
+    kvp_error err;
+    if (kvp__plan_uses_creator(argc, argv, kvp_cli_from_engine(), &creator, &err) != KVP_OK) {
         for (int i = 1; i < argc; i++) json = json || !strcmp(argv[i], "--json");
-        int implied = -1;
-        char by[KVP_OPTIONS_TYPED_MAX] = "";
-        int irc = kvp_cli_implied_engine(argc, argv, KVP_COMMAND_PLAN, &implied, by, sizeof by, json);
-        if (irc >= 0) return irc;
-        /* Not TensorRT-LLM, the default: the policies' command line reads the same
-         * argv through the table, whose finishing step chooses that engine and
-         * says so (the note fit and sweep print too). */
-        if (implied > 0) return kvp_cli_plan_policy(argc, argv);
+        return kvp_cli_report_error(&err, json);
     }
-    if (policy && strcmp(policy, "trtllm") != 0) return kvp_cli_plan_policy(argc, argv);
-    return plan_seed(argc, argv);
+    return creator ? plan_seed(argc, argv) : kvp_cli_plan_policy(argc, argv);
 }
 
 /* The seed's planner (policy trtllm). */

@@ -242,3 +242,28 @@ void kvp__error_as_typed(const kvp_options *typed, const kvp_error *in, kvp_erro
     }
     *out = e;
 }
+
+kvp_status kvp__plan_uses_creator(int argc, char **argv, const char *from_engine, bool *creator,
+                                  kvp_error *err) {
+    const char *policy = from_engine;
+    for (int i = 1; !policy && i < argc; i++) {
+        if (strcmp(argv[i], "--policy") == 0 && i + 1 < argc) policy = argv[i + 1];
+        else if (strncmp(argv[i], "--policy=", 9) == 0) policy = argv[i] + 9;
+    }
+    *creator = true;
+    if (policy) {
+        /* Every spelling of TensorRT-LLM is the creator (there is no second model
+         * of it); any other word is the policies' to read (or refuse). */
+        kvp_engine engine;
+        *creator = kvp_engine_parse(policy, &engine) == KVP_OK ? engine == KVP_ENGINE_TRTLLM
+                                                               : !strcmp(policy, "trtllm");
+        return KVP_OK;
+    }
+    /* No --policy: an engine's own flags (--max-model-len, -c, --context-length)
+     * choose that engine; not TensorRT-LLM, the default, is the policies'. */
+    int implied = -1;
+    char by[KVP_OPTIONS_TYPED_MAX];
+    kvp_status st = kvp__argv_implied_engine(argc, argv, KVP_COMMAND_PLAN, &implied, by, sizeof by, err);
+    *creator = implied <= 0;
+    return st;
+}

@@ -56,6 +56,14 @@ const char *kvp__typed_spelling(const kvp_options *typed, const char *flag);
  * -> "--max-seq-len", as `typed` spelled it); the field itself when none does. */
 const char *kvp__field_flag(const kvp_options *typed, const char *field);
 
+/* `kvplan plan`'s two planners: *creator true for TensorRT-LLM's creator (the
+ * default, and every spelling of trtllm), false for the engine policies: the
+ * engine of the --from command (`from_engine`, NULL without one), else
+ * --policy, else an engine's own flags (kvp__argv_implied_engine, whose error
+ * this returns). */
+kvp_status kvp__plan_uses_creator(int argc, char **argv, const char *from_engine, bool *creator,
+                                  kvp_error *err);
+
 /* An error as the user typed it: a settings field the library names (the
  * error's key, "max_seq_len") read as the flag `typed` spelled it
  * (kvp__field_flag) at the start of the message, or after "FILE: " when the
