@@ -361,7 +361,15 @@ static kvp_status call_fit(const json_t *req, const kvp__json_call_opts *o, char
     const kvp_deployment *d = &c.opt->deployment;
     /* What is left free: the fit room's rule, `kvplan fit`'s too. */
     f.given.max_seq_len = st == KVP_OK && kvp_options_given(c.opt, "--max-seq-len");
-    if (st == KVP_OK) st = kvp__fit_left_free(&f.req, &f.given, &d->point, true, err);
+    static const char *const k_conflict[][2] = {
+        [KVP__FIT_GIVES_LENGTH] = {"max_seq_len", "solve max-seq-len leaves the length free: drop "
+                                                  "max_seq_len (max_seq_len_limit bounds the search)"},
+        [KVP__FIT_GIVES_TP] = {"tp", "solve tp leaves tp free: drop tp"},
+        [KVP__FIT_GIVES_KV_DTYPE] = {"kv_dtype", "solve kv-dtype leaves kv_dtype free: drop kv_dtype"},
+        [KVP__FIT_GIVES_CONCURRENCY] = {"concurrency", "solve concurrency leaves concurrency free: drop it"},
+    };
+    kvp__fit_conflict conflict = st == KVP_OK ? kvp__fit_left_free(&f.req, &f.given, &d->point) : 0;
+    if (conflict) st = bad(err, KVP_INVALID_ARG, k_conflict[conflict][0], "%s", k_conflict[conflict][1]);
     kvp_fit_answer *ans = NULL;
     /* kvp_json_call takes no allocator: the deployment's (its model's, libc). */
     const kvp_allocator *alc = st == KVP_OK ? kvp_deployment_allocator(d) : NULL;

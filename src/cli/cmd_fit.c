@@ -84,9 +84,17 @@ static int fit_main(int argc, char **argv) {
     given.gpus = kvp_options_given(c.opt, "--gpus");
     if (given.gpus) req.gpus = c.opt->gpus;
     given.max_seq_len = c.has_max_seq_len;
+    static const char *const k_conflict[][2] = {
+        [KVP__FIT_GIVES_LENGTH] = {"--max-seq-len", "--solve max-seq-len leaves the length free: drop "
+                                                    "--max-seq-len (use --max-seq-len-limit for the search bound)"},
+        [KVP__FIT_GIVES_TP] = {"--tp", "--solve tp leaves --tp free: drop --tp"},
+        [KVP__FIT_GIVES_KV_DTYPE] = {"--kv-dtype", "--solve kv-dtype leaves --kv-dtype free: drop --kv-dtype"},
+        [KVP__FIT_GIVES_CONCURRENCY] = {"--concurrency", "--solve concurrency leaves --concurrency free: drop it"},
+    };
+    kvp__fit_conflict conflict = kvp__fit_left_free(&req, &given, &c.base);
+    if (conflict)
+        return fit_cli_bad(&c, KVP_INVALID_ARG, k_conflict[conflict][0], "%s", k_conflict[conflict][1]);
     kvp_error err;
-    if (kvp__fit_left_free(&req, &given, &c.base, false, &err) != KVP_OK)
-        return kvp_cli_report_error(&err, c.json);
     c.model_arg = kvp_cli_from_model(c.model_arg); /* the --from command's, unless given */
     /* The picture over the model or the GPU catalogue read (issue 29). */
     int orc = kvp_cli_output_over_inputs(c.json, "--svg", svg, c.model_arg);

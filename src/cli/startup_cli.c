@@ -12,7 +12,7 @@
 #include "plan_policy.h"
 #include "startup_cli.h"
 #include "text_internal.h"
-#include "settle.h"
+#include "check_run.h"
 #include "util.h"
 
 /* ------------------------------------------------------------------ output */

@@ -21,11 +21,19 @@ typedef struct kvp__fit_given {
     bool max_seq_len;  /* the deployment's length */
 } kvp__fit_given;
 
+/* A setting given that the target would vary (kvp__fit_left_free). */
+typedef enum kvp__fit_conflict {
+    KVP__FIT_FREE = 0,         /* none */
+    KVP__FIT_GIVES_LENGTH,     /* solve max-seq-len with a length given */
+    KVP__FIT_GIVES_TP,         /* solve tp with tp given */
+    KVP__FIT_GIVES_KV_DTYPE,   /* solve kv-dtype with a KV dtype given */
+    KVP__FIT_GIVES_CONCURRENCY /* solve concurrency with a concurrency given */
+} kvp__fit_conflict;
+
 /* Without a named target: tp when GPUs are given, else the concurrency at a
- * given length, else the length. Then a setting the target varies, given too,
- * is refused naming it as a flag (keys false: "--tp") or as a request key
- * (keys true: "tp", the error's key "/tp"). */
-kvp_status kvp__fit_left_free(kvp_fit_request *req, const kvp__fit_given *g,
-                              const kvp_fit_point *base, bool keys, kvp_error *err);
+ * given length, else the length. Then the setting given that the target would
+ * vary, for the caller to refuse in its own words (a flag, a request key). */
+kvp__fit_conflict kvp__fit_left_free(kvp_fit_request *req, const kvp__fit_given *g,
+                                     const kvp_fit_point *base);
 
 #endif

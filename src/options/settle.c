@@ -3,7 +3,6 @@
 #include <string.h>
 
 #include "check_run.h"
-#include "kvplan/estimate.h"
 #include "settle.h"
 #include "util.h"
 
@@ -54,12 +53,4 @@ kvp_status kvp__options_check(const kvp_options *o, const kvp__settled *set,
     kvp_deployment given = o->deployment;
     if (model_dir) given.memory.model_dir = model_dir;
     return kvp__check_run(model, ss, &given, rep, err);
-}
-
-kvp_status kvp__startup_inputs(const kvp_model *model, const kvp_startup_settings *ss,
-                               kvp_error *err) {
-    /* A format kvplan cannot cost is bad input, before the engine's own rule. */
-    kvp_weight_format fmt;
-    if (!ss->quantization[0]) return KVP_OK;
-    return kvp_weight_format_for_model(model, ss->quantization, &fmt, err);
 }

@@ -48,10 +48,5 @@ kvp_status kvp__options_check(const kvp_options *o, const kvp__settled *set,
                               const kvp_model *model, const char *model_dir,
                               kvp_startup_settings *ss, kvp_startup_report *rep, kvp_error *err);
 
-/* Before a plan: the start-up flags kvplan must understand to plan at all
- * (--quantization names a weight format it costs, estimate.h); the format's
- * own error otherwise. */
-kvp_status kvp__startup_inputs(const kvp_model *model, const kvp_startup_settings *ss,
-                               kvp_error *err);
 
 #endif
