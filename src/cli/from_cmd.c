@@ -128,33 +128,22 @@ bool kvp_cli_from_word(const kvp_options *o, int argc, char **argv, int *i) {
 
 int kvp_cli_from_given(const kvp_options *o, const kvp_option *r, const char *typed,
                        const char *value, const char *word, bool json) {
-    unsigned char row = g_run.active && o == g_run.options ? g_run.filled.row[r->id] : 0;
-    if (!row || r->repeats) return 0;
-    const kvp_from_cmd *c = g_run.cmd;
-    if (row == KVP__FROM_ROW_POLICY) {
-        /* --policy naming the command's engine is the same statement: said once. */
-        if (kvp__from_same_engine(c, value)) {
-            g_run.same_policy = word;
-            return -1;
-        }
-        char why[160];
-        snprintf(why, sizeof why, "the --from command is a %s command; give one", c->engine);
-        return kvp_cli_contradiction("--from", typed, why, json);
-    }
-    /* The command's side as it was pasted ("--from's -tp 2"). */
-    const kvp_from_setting *s = &c->set[row - 1];
-    /* The same value said twice (the flag and the pasted command, or its
-     * environment: CUDA_VISIBLE_DEVICES=0,1 and --gpus 2) is one statement. */
-    if (kvp__from_same_statement(r, s->name, s->value, typed, value)) {
+    if (!g_run.active || o != g_run.options) return 0;
+    char side[160], why[200];
+    switch (kvp__from_given(g_run.cmd, &g_run.filled, r, typed, value, side, sizeof side, why,
+                            sizeof why)) {
+    case KVP__FROM_NOT_FILLED:
+        return 0;
+    case KVP__FROM_SAME_ENGINE: /* said once, noted */
+        g_run.same_policy = word;
+        return -1;
+    case KVP__FROM_SAME_VALUE:
         if (g_run.same_count + 2 <= (int)(sizeof g_run.same / sizeof g_run.same[0])) {
             g_run.same[g_run.same_count++] = word;
             g_run.same[g_run.same_count++] = value;
         }
         return -1;
+    default:
+        return kvp_cli_contradiction(side, typed, why, json);
     }
-    char side[160], why[200];
-    snprintf(side, sizeof side, "--from's %s%s%s", s->name, s->value ? " " : "",
-             s->value ? s->value : "");
-    snprintf(why, sizeof why, "both set %s; give one", r->field);
-    return kvp_cli_contradiction(side, typed, why, json);
 }

@@ -109,6 +109,29 @@ bool kvp__from_same_statement(const kvp_option *r, const char *name_a, const cha
     return ea != a && eb != b && !*ea && !*eb && x == y;
 }
 
+kvp__from_again kvp__from_given(const kvp_from_cmd *c, const kvp__from_applied *filled,
+                                const kvp_option *r, const char *typed, const char *value,
+                                char *side, size_t side_size, char *why, size_t why_size) {
+    unsigned char row = filled->row[r->id];
+    if (!row || r->repeats) return KVP__FROM_NOT_FILLED;
+    if (row == KVP__FROM_ROW_POLICY) {
+        /* --policy naming the command's engine is the same statement: said once. */
+        if (kvp__from_same_engine(c, value)) return KVP__FROM_SAME_ENGINE;
+        snprintf(side, side_size, "--from");
+        snprintf(why, why_size, "the --from command is a %s command; give one", c->engine);
+        return KVP__FROM_CONTRADICTS;
+    }
+    /* The command's side as it was pasted ("--from's -tp 2"). The same value said
+     * twice (the flag and the pasted command, or its environment:
+     * CUDA_VISIBLE_DEVICES=0,1 and --gpus 2) is one statement. */
+    const kvp_from_setting *s = &c->set[row - 1];
+    if (kvp__from_same_statement(r, s->name, s->value, typed, value)) return KVP__FROM_SAME_VALUE;
+    snprintf(side, side_size, "--from's %s%s%s", s->name, s->value ? " " : "",
+             s->value ? s->value : "");
+    snprintf(why, why_size, "both set %s; give one", r->field);
+    return KVP__FROM_CONTRADICTS;
+}
+
 const char *kvp__from_model_elsewhere(const char *path) {
     if (!(path[0] == '/' || path[0] == '~' || !strncmp(path, "./", 2) || !strncmp(path, "../", 3)))
         return NULL;

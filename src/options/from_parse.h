@@ -117,6 +117,17 @@ bool kvp__from_same_engine(const kvp_from_cmd *c, const char *value);
  * as numbers (2 and 2.0); a byte size written two ways compared by its bytes. */
 bool kvp__from_same_statement(const kvp_option *r, const char *name_a, const char *a,
                               const char *name_b, const char *b);
+/* The user gives row `r` again (spelled `typed`, `value`) after the command
+ * `c` filled rows `filled`: */
+typedef enum kvp__from_again {
+    KVP__FROM_NOT_FILLED = 0, /* the command did not fill it (or it repeats): go on */
+    KVP__FROM_SAME_ENGINE,    /* --policy naming the command's engine: one statement */
+    KVP__FROM_SAME_VALUE,     /* the same value said twice (kvp__from_same_statement) */
+    KVP__FROM_CONTRADICTS     /* `side` gets the command's side ("--from's -tp 2"), `why` why */
+} kvp__from_again;
+kvp__from_again kvp__from_given(const kvp_from_cmd *c, const kvp__from_applied *filled,
+                                const kvp_option *r, const char *typed, const char *value,
+                                char *side, size_t side_size, char *why, size_t why_size);
 /* A model path of another machine ("/models/meta-llama/Llama-3.1-8B"): the
  * catalogue entry its last one or two parts name; NULL when none does (or the
  * path is here, or is no path). */
