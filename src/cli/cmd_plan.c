@@ -13,6 +13,7 @@
 #include "kvplan/plan.h"
 #include "kvplan/probe.h"
 #include "kvplan/local.h"
+#include "local_internal.h"
 #include "kvplan/deploy.h"
 #include "kvplan/render.h"
 #include "from_cmd.h"
@@ -249,24 +250,16 @@ static int run(plan_ctx *p) {
          * estimated memory the graph-resident part joins the predicted peak
          * (model-local-kv-caches.md, "What is and is not already accounted for"). */
         o->local_dep.max_num_seqs = o->d.max_batch_size ? o->d.max_batch_size : 2048;
-        if (kvp_local_report_for(o->local, &o->local_dep, NULL, &p->local, &err) != KVP_OK)
-            return fail_err(p, &err);
         bool measured = have_mem && (o->t->deployment.memory.has_peak ||
                                      o->t->deployment.memory.has_activation_peak);
-        kvp_local_budget_effect(p->local, measured, &p->local_peak_bytes, &p->local_risk_bytes);
-        if (have_mem && p->local_peak_bytes) {
-            dep.memory.local_graph_bytes = p->local_peak_bytes;
-            warn(p, "model-local graph-resident caches (%.2f MiB) are added to the predicted "
-                    "CUDA-graph memory because memory was estimated",
-                 (double)p->local_peak_bytes / 1048576.0);
-        }
-        if (p->local_risk_bytes) {
-            char rb[32];
-            warn(p, "model-local per-request caches are NOT charged by profiling: up to %s at "
-                    "%llu sequences comes on top of this plan",
-                 kvp_cli_fmt_bytes(p->local_risk_bytes, rb, sizeof rb),
-                 (unsigned long long)o->local_dep.max_num_seqs);
-        }
+        char lw[2][KVP__LOCAL_WARN_MAX];
+        size_t n_lw = 0;
+        if (kvp__local_plan_effect(o->local, &o->local_dep, have_mem, measured, &p->local,
+                                   &p->local_peak_bytes, &p->local_risk_bytes, lw, &n_lw,
+                                   &err) != KVP_OK)
+            return fail_err(p, &err);
+        if (have_mem) dep.memory.local_graph_bytes = p->local_peak_bytes;
+        for (size_t i = 0; i < n_lw; i++) warn(p, "%s", lw[i]);
     }
 
     p->r = kvp_deploy_result_new();

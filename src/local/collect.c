@@ -469,3 +469,26 @@ kvp_status kvp_local_report_for(const char *model_name, const kvp_local_deployme
     kvp_local_decls_free(ds);
     return st;
 }
+
+kvp_status kvp__local_plan_effect(const char *name, const kvp_local_deployment *dep, bool estimated,
+                                  bool measured, kvp_local_report **out, uint64_t *peak,
+                                  uint64_t *risk, char warn[2][KVP__LOCAL_WARN_MAX], size_t *n_warn,
+                                  kvp_error *err) {
+    *n_warn = 0;
+    kvp_status st = kvp_local_report_for(name, dep, NULL, out, err);
+    if (st != KVP_OK) return st;
+    kvp_local_budget_effect(*out, measured, peak, risk);
+    if (estimated && *peak)
+        snprintf(warn[(*n_warn)++], KVP__LOCAL_WARN_MAX,
+                 "model-local graph-resident caches (%.2f MiB) are added to the predicted "
+                 "CUDA-graph memory because memory was estimated",
+                 (double)*peak / 1048576.0);
+    if (*risk) {
+        char rb[32];
+        snprintf(warn[(*n_warn)++], KVP__LOCAL_WARN_MAX,
+                 "model-local per-request caches are NOT charged by profiling: up to %s at "
+                 "%llu sequences comes on top of this plan",
+                 kvp__fmt_bytes(*risk, rb, sizeof rb), (unsigned long long)dep->max_num_seqs);
+    }
+    return KVP_OK;
+}
