@@ -235,10 +235,10 @@ static int sweep_main(int argc, char **argv) {
                          "--over max-seq-len=LO..HI");
         goto out;
     }
-    for (int k = 0; k < AX_COUNT; k++) {
-        if (!axis_n(grid, k)) continue;
-        if (!kvp__mul_u64(count, axis_n(grid, k), &count) || count > MAX_PLANS_CAP) count = UINT64_MAX;
-    }
+    /* The grid's size, the library's count (past the cap: "too many"). */
+    kvp_error cerr;
+    uint64_t n_plans = 0;
+    count = kvp_sweep_grid_count(grid, MAX_PLANS_CAP, &n_plans, &cerr) == KVP_OK ? n_plans : UINT64_MAX;
     if (count > max_plans) {
         char n1[32];
         rc = fit_cli_bad(&c, KVP_INVALID_ARG, "--max-plans",

@@ -149,19 +149,11 @@ static int plan_policy_main(int argc, char **argv, cli_notes *notes) {
     /* One deployment through the pipeline (deploy.h): memory terms not measured
      * are estimated from the config there, the same way for every command, and
      * the engine's start-up rules run on it (docs/startup.md). */
-    kvp_deployment d = kvp_deployment_default();
-    d.model = model;
-    d.point = td->point;
-    d.point.engine = td->policy.engine;
-    d.policy = td->policy;
-    d.memory = td->memory;
-    d.memory.total_bytes = set.total_bytes;
-    /* Exact weights from safetensors headers when MODEL is a checkpoint folder,
-     * under every engine, as under TensorRT-LLM (issue 27 item 5). */
+    kvp_deployment d;
     char model_dir[4096];
-    if (!geometry) d.memory.model_dir = kvp_cli_model_dir(model_arg, model_dir, sizeof model_dir);
-    kvp_deployment_settle(&d, ss, NULL, false);
-    d.admission = td->admission;
+    kvp__policy_deployment(o, &set, ss, model,
+                           geometry ? NULL : kvp_cli_model_dir(model_arg, model_dir, sizeof model_dir),
+                           &d);
     kvp_status st = kvp_deploy_plan_report(&d, res, rep, &err);
     /* llama.cpp that does not fit the device: its figures are planned, the engine
      * would not start; print them and say why. */

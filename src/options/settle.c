@@ -54,3 +54,21 @@ kvp_status kvp__options_check(const kvp_options *o, const kvp__settled *set,
     if (model_dir) given.memory.model_dir = model_dir;
     return kvp__check_run(model, ss, &given, rep, err);
 }
+
+void kvp__policy_deployment(const kvp_options *o, const kvp__settled *set,
+                            const kvp_startup_settings *ss, const kvp_model *model,
+                            const char *model_dir, kvp_deployment *d) {
+    const kvp_deployment *td = &o->deployment;
+    *d = kvp_deployment_default();
+    d->model = model;
+    d->point = td->point;
+    d->point.engine = td->policy.engine;
+    d->policy = td->policy;
+    d->memory = td->memory;
+    d->memory.total_bytes = set->total_bytes;
+    /* Exact weights from safetensors headers when MODEL is a checkpoint folder,
+     * under every engine, as under TensorRT-LLM (issue 27 item 5). */
+    if (model_dir) d->memory.model_dir = model_dir;
+    kvp_deployment_settle(d, ss, NULL, false);
+    d->admission = td->admission;
+}

@@ -39,6 +39,14 @@ typedef enum kvp__naming { KVP__NAME_FLAGS = 0, KVP__NAME_KEYS } kvp__naming;
 kvp_status kvp__settle_memory_source(const kvp_deploy_memory *m, bool need, kvp__naming naming,
                                      kvp_error *err);
 
+/* `kvplan plan --policy P`'s deployment: the table's point, policy, memory
+ * and admission, the engine the policy names, the memory the settled GPU or
+ * --gpu-mem gives, the start-up settings `ss` (with the GPU), `model` and its
+ * checkpoint folder `model_dir` (may be NULL). */
+void kvp__policy_deployment(const kvp_options *o, const kvp__settled *set,
+                            const kvp_startup_settings *ss, const kvp_model *model,
+                            const char *model_dir, kvp_deployment *d);
+
 /* `kvplan check` and kvp_json_call's "check": the start-up settings as the
  * engine reads them (the table's, the settled GPU and memory, measured weights)
  * into *ss, and every start-up rule on the deployment the table built
