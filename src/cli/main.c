@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "argv_words.h"
 #include "command_help.h"
 #include "commands.h"
 #include "model_internal.h"
@@ -64,28 +65,9 @@ static bool asks_help_or_version(int argc, char **argv) {
  * its own options only) and checked once, before the command runs. */
 static int take_gpu_catalog(int *argc, char **argv) {
     const char *path = NULL;
-    int out = 1;
-    for (int i = 1; i < *argc; i++) {
-        const char *a = argv[i], *v = NULL;
-        if (!strcmp(a, "--")) {
-            while (i < *argc) argv[out++] = argv[i++];
-            break;
-        }
-        if (!strcmp(a, "--gpu-catalog")) {
-            if (i + 1 >= *argc) return kvp_cli_fail("--gpu-catalog needs a value");
-            v = argv[++i];
-        } else if (!strncmp(a, "--gpu-catalog=", 14)) {
-            v = a + 14;
-        } else {
-            argv[out++] = argv[i];
-            continue;
-        }
-        if (path) return kvp_cli_fail("--gpu-catalog is given twice");
-        if (!*v) return kvp_cli_fail("--gpu-catalog: expected a file name");
-        path = v;
-    }
-    *argc = out;
-    argv[out] = NULL;
+    kvp_error err;
+    if (kvp__take_gpu_catalog(argc, argv, &path, &err) != KVP_OK) /* argv_words.c */
+        return kvp_cli_report_error(&err, false);
     bool from_env = false;
     if (!path) {
         const char *env = getenv("KVPLAN_GPU_CATALOG");
@@ -95,7 +77,6 @@ static int take_gpu_catalog(int *argc, char **argv) {
     /* --help and --version answer whatever the environment holds. */
     if (from_env && asks_help_or_version(*argc, argv)) return KVP_EXIT_OK;
     size_t n;
-    kvp_error err;
     if (kvp_gpu_catalog_count_in(path, &n, &err) != KVP_OK) {
         if (from_env) { /* name where the file came from */
             char msg[KVP_ERROR_MESSAGE_MAX];

@@ -267,3 +267,30 @@ kvp_status kvp__plan_uses_creator(int argc, char **argv, const char *from_engine
     *creator = implied <= 0;
     return st;
 }
+
+kvp_status kvp__take_gpu_catalog(int *argc, char **argv, const char **path, kvp_error *err) {
+    *path = NULL;
+    int out = 1;
+    for (int i = 1; i < *argc; i++) {
+        const char *a = argv[i], *v = NULL;
+        if (!strcmp(a, "--")) {
+            while (i < *argc) argv[out++] = argv[i++];
+            break;
+        }
+        if (!strcmp(a, "--gpu-catalog")) {
+            if (i + 1 >= *argc) return kvp__refuse(err, NULL, "--gpu-catalog needs a value");
+            v = argv[++i];
+        } else if (!strncmp(a, "--gpu-catalog=", 14)) {
+            v = a + 14;
+        } else {
+            argv[out++] = argv[i];
+            continue;
+        }
+        if (*path) return kvp__refuse(err, NULL, "--gpu-catalog is given twice");
+        if (!*v) return kvp__refuse(err, NULL, "--gpu-catalog: expected a file name");
+        *path = v;
+    }
+    *argc = out;
+    argv[out] = NULL;
+    return KVP_OK;
+}

@@ -64,6 +64,12 @@ const char *kvp__field_flag(const kvp_options *typed, const char *field);
 kvp_status kvp__plan_uses_creator(int argc, char **argv, const char *from_engine, bool *creator,
                                   kvp_error *err);
 
+/* The global `--gpu-catalog FILE` (or --gpu-catalog=FILE) taken out of argv,
+ * so every command sees its own options only (words after "--" are left
+ * alone): *path the file, NULL when not given. A missing or empty value, or a
+ * second one, is refused. */
+kvp_status kvp__take_gpu_catalog(int *argc, char **argv, const char **path, kvp_error *err);
+
 /* An error as the user typed it: a settings field the library names (the
  * error's key, "max_seq_len") read as the flag `typed` spelled it
  * (kvp__field_flag) at the start of the message, or after "FILE: " when the
