@@ -492,3 +492,21 @@ kvp_status kvp__local_plan_effect(const char *name, const kvp_local_deployment *
     }
     return KVP_OK;
 }
+
+kvp_status kvp__local_report_of(const char *model, const char *decl_file,
+                                const kvp_local_deployment *dep, kvp_local_report **out,
+                                kvp_error *err) {
+    kvp_local_decls *decls = NULL;
+    kvp_status st = decl_file ? kvp_local_decls_load_file(decl_file, NULL, &decls, err)
+                              : kvp_local_decls_load_named(model, NULL, &decls, err);
+    if (st) return st;
+    const char *declared = kvp_local_decls_model(decls);
+    if (decl_file && model && declared && kvp__strcasecmp(declared, model) != 0) {
+        /* Keyed "decl" (the file given; the CLI names it --decl). */
+        st = kvp__refuse(err, "decl", "local: %s declares model '%s', not '%s'", decl_file,
+                         declared, model);
+    }
+    if (st == KVP_OK) st = kvp_local_collect(decls, dep, NULL, out, err);
+    kvp_local_decls_free(decls);
+    return st;
+}

@@ -156,4 +156,12 @@ kvp_status kvp__local_plan_effect(const char *name, const kvp_local_deployment *
                                   uint64_t *risk, char warn[2][KVP__LOCAL_WARN_MAX], size_t *n_warn,
                                   kvp_error *err);
 
+/* `kvplan local` (and kvp_json_call's "local" may): the declarations of
+ * `decl_file` (else the catalogue's of `model`), checked to declare `model`
+ * when both are given (the error keyed "--decl"), collected at `dep` into
+ * *out. */
+kvp_status kvp__local_report_of(const char *model, const char *decl_file,
+                                const kvp_local_deployment *dep, kvp_local_report **out,
+                                kvp_error *err);
+
 #endif

@@ -161,7 +161,7 @@ const char *kvp__field_flag(const kvp_options *typed, const char *field) {
      * table's `field`); the user typed a flag: the spelling typed, else the table's
      * name. Fields no row sets map to the row that feeds them (the policy's
      * max_model_len is the table's max_seq_len, its n_seq_max the slots of
-     * --parallel), or to the option of a command (--local). */
+     * --parallel), or to the option of a command (--local, --decl). */
     static const struct {
         const char *field, *row, *flag;
     } k_map[] = {
@@ -173,6 +173,7 @@ const char *kvp__field_flag(const kvp_options *typed, const char *field) {
         {"synthetic", NULL, "--synthetic"},
         {"device", NULL, "--device"},
         {"svg", NULL, "--svg"},
+        {"decl", NULL, "--decl"},
     };
     if (!field) return NULL;
     /* "ep" is fed by --ep-size (TensorRT-LLM, SGLang) or --enable-expert-parallel
