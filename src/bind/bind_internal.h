@@ -66,6 +66,14 @@ typedef struct kvp__why_request {
  * reproduced from the logged memory, 1 some not (listed in "unreproduced"). */
 kvp_status kvp__why_json_text(const kvp__why_request *w, const kvp__json_call_opts *o, char **out,
                               int *verdict, kvp_error *err);
+/* `kvplan why`'s deployment flags (the rows `plan` takes) into the request's
+ * options object `opts` (why_call.c reads it as a request's keys): argv[*i]
+ * ("--name V", "--name=V", a bare flag: "true") set under the row's name, '-'
+ * read as '_', *i past a separate value. `name` gets the name typed. The row,
+ * or NULL when argv[*i] is no row of plan (nothing consumed); *missing when its
+ * value is missing (nothing set). */
+const kvp_option *kvp__why_option(json_t *opts, int argc, char **argv, int *i, char name[64],
+                                  bool *missing);
 /* `kvplan why --record`: the case of document `doc` (kvp__why_json_text's
  * text) in the reference-case format (tests/reference/README.md), one line,
  * redacted (log_redact.h). *out: malloc'd, freed with free(). */

@@ -14,8 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "argv_words.h"
 #include "bind_internal.h"
 #include "check_run.h"
+#include "fit_request.h"
 #include "from_parse.h"
 #include "json_error.h"
 #include "kvplan/deploy.h"
@@ -26,6 +28,7 @@
 #include "kvplan/startup.h"
 #include "kvplan/sweep.h"
 #include "render_internal.h"
+#include "settle.h"
 #include "sim_call.h"
 #include "util.h"
 
@@ -109,9 +112,7 @@ static kvp_status request_model(const json_t *model, const json_t *config,
 typedef struct call {
     kvp_options *opt;
     kvp_model *model;
-    kvp_gpu_info gpu;
-    bool gpu_known;
-    const char *total_source;
+    kvp__settled set;   /* the GPU looked up once, the memory source (settle.h) */
     kvp_from_cmd *from; /* from_command, read (NULL without one) */
     char dir[4096];
 } call;
@@ -141,11 +142,11 @@ typedef struct own_keys {
  * --tensor-parallel-size 2 ..."), read by the options room as `--from` reads it
  * (src/options/from_parse.c): its engine is the policy, the settings this
  * command takes are set under the engine's spellings (the others are ignored,
- * as the CLI lists them), and row[] records which setting filled each row
- * (1 + its index) so a request key giving the same row again is refused by
- * name. Under catalog_only (kvplan serve) an options file it names is not read. */
+ * as the CLI lists them), and `filled` records which setting filled each row
+ * (kvp__from_apply, the one --from uses) so a request key giving the same row
+ * again is refused by name. Under catalog_only (kvplan serve) an options file it names is not read. */
 static kvp_status apply_from(call *c, const json_t *v, const kvp__json_call_opts *o,
-                             unsigned char *row, kvp_error *err) {
+                             kvp__from_applied *filled, kvp_error *err) {
     if (!json_is_string(v))
         return bad(err, KVP_INVALID_ARG, "from_command",
                    "from_command: expected the engine command as a string, found %s",
@@ -156,19 +157,8 @@ static kvp_status apply_from(call *c, const json_t *v, const kvp__json_call_opts
                    strncmp(msg, "--from: ", 8) ? msg : msg + 8);
     kvp_error e;
     kvp_error_clear(&e);
-    const kvp_option *policy = kvp_option_lookup("--policy", NULL);
-    if (kvp_options_set(c->opt, policy->name, c->from->engine, &e) != KVP_OK)
+    if (kvp__from_apply(c->from, c->opt, NULL, 0, filled, &e) != KVP_OK)
         return bad(err, KVP_INVALID_ARG, "from_command", "from_command: %s", e.message);
-    row[policy->id] = UCHAR_MAX;
-    for (int k = 0; k < c->from->count; k++) {
-        const kvp_from_setting *fs = &c->from->set[k];
-        const kvp_option *r = kvp_option_lookup(fs->name, NULL);
-        if (!r || !(r->commands & c->opt->command)) continue; /* not this command's */
-        kvp_error_clear(&e);
-        if (kvp_options_set(c->opt, fs->name, fs->value, &e) != KVP_OK)
-            return bad(err, KVP_INVALID_ARG, "from_command", "from_command: %s", e.message);
-        if (!row[r->id]) row[r->id] = (unsigned char)(k + 1);
-    }
     return KVP_OK;
 }
 
@@ -180,10 +170,8 @@ static kvp_status from_given(const call *c, const unsigned char *row, const char
     const kvp_option *r = kvp_option_lookup(key, NULL);
     *same = false;
     if (!r || !row[r->id] || r->repeats) return KVP_OK;
-    if (row[r->id] == UCHAR_MAX) {
-        kvp_engine pe, ce;
-        *same = json_is_string(v) && kvp_engine_parse(json_string_value(v), &pe) == KVP_OK &&
-                kvp_engine_parse(c->from->engine, &ce) == KVP_OK && pe == ce;
+    if (row[r->id] == KVP__FROM_ROW_POLICY) {
+        *same = kvp__from_same_engine(c->from, json_string_value(v));
         if (*same) return KVP_OK;
         return bad(err, KVP_INVALID_ARG, key,
                    "from_command and %s contradict: the from_command command is a %s command; "
@@ -205,13 +193,13 @@ static kvp_status call_settings(call *c, unsigned command, const json_t *req,
     const char *key;
     kvp_status st;
     /* from_command first, the request's keys on top (as --from and argv). */
-    unsigned char from_row[KVP_OPTIONS_MAX];
-    memset(from_row, 0, sizeof from_row);
+    kvp__from_applied filled;
+    memset(&filled, 0, sizeof filled);
     const json_t *from = json_object_get(req, "from_command");
     if (from) {
         if (!(c->from = malloc(sizeof *c->from)))
             return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
-        if ((st = apply_from(c, from, o, from_row, err)) != KVP_OK) return st;
+        if ((st = apply_from(c, from, o, &filled, err)) != KVP_OK) return st;
     }
     json_object_foreach((json_t *)req, key, v) {
         if (!strcmp(key, "model")) {
@@ -226,7 +214,7 @@ static kvp_status call_settings(call *c, unsigned command, const json_t *req,
         bool mine = false;
         for (size_t k = 0; own && own[k]; k++) mine = mine || !strcmp(own[k], key);
         bool same = false;
-        if (!mine && c->from && (st = from_given(c, from_row, key, v, &same, err)) != KVP_OK)
+        if (!mine && c->from && (st = from_given(c, filled.row, key, v, &same, err)) != KVP_OK)
             return st;
         if (same) continue;
         st = mine ? ok->take(ok->ctx, key, v, err) : set_option(c->opt, key, v, err);
@@ -254,11 +242,7 @@ static kvp_status call_settings(call *c, unsigned command, const json_t *req,
     if (st != KVP_OK) return st;
     d->model = c->model;
     d->memory.model_dir = mdir;
-    if (c->opt->gpu) {
-        if ((st = kvp_gpu_lookup_in(NULL, c->opt->gpu, &c->gpu, err)) != KVP_OK) return st;
-        c->gpu_known = true;
-    }
-    return KVP_OK;
+    return kvp__options_settle(c->opt, NULL, &c->set, err);
 }
 
 /* call_settings, then the deployment settled: memory to plan from. */
@@ -267,20 +251,12 @@ static kvp_status call_begin(call *c, unsigned command, const json_t *req,
     kvp_status st = call_settings(c, command, req, o, ok, err);
     if (st != KVP_OK) return st;
     kvp_deployment *d = &c->opt->deployment;
-    bool gpu_mem = kvp_options_given(c->opt, "--gpu-mem");
     /* The start-up flags and the GPU's identity and memory: the pipeline's rules
-     * read them (the step every command takes). */
-    kvp_deployment_settle(d, &c->opt->startup, c->gpu_known ? &c->gpu : NULL, gpu_mem);
-    c->total_source = gpu_mem ? "--gpu-mem" : c->opt->gpu ? "catalogue" : NULL;
-    if (d->memory.kv_budget_bytes && d->memory.total_bytes)
-        return bad(err, KVP_INVALID_ARG, "kv_budget",
-                   "kv_budget plans from a budget directly; drop gpu / gpu_mem");
-    /* An engine that allocates what it is asked for plans without a device. */
-    if (!d->memory.kv_budget_bytes && !d->memory.total_bytes &&
-        !kvp__report_allocates_as_asked(d->point.engine))
-        return bad(err, KVP_INVALID_ARG, "gpu",
-                   "no memory to plan from: give gpu (a catalogue name), gpu_mem or kv_budget");
-    return KVP_OK;
+     * read them (the step every command takes). An engine that allocates what it
+     * is asked for plans without a device. */
+    kvp_deployment_settle(d, &c->opt->startup, c->set.gpu_known ? &c->set.gpu : NULL, c->set.gpu_mem);
+    return kvp__settle_memory_source(&d->memory, !kvp__report_allocates_as_asked(d->point.engine),
+                                     KVP__NAME_KEYS, err);
 }
 
 /* A deployment the pipeline did not plan: its message, and for a start-up
@@ -323,7 +299,7 @@ static kvp_status call_plan(const json_t *req, const kvp__json_call_opts *o, cha
             notes[n++] = c.opt->notes.text[i];
         for (uint32_t i = 0; i < c.opt->warnings.count && n < KVP_NOTES_MAX; i++)
             notes[n++] = c.opt->warnings.text[i];
-        kvp_render_input in = {c.model, c.gpu_known ? c.gpu.name : NULL, c.total_source, notes, n, NULL,
+        kvp_render_input in = {c.model, c.set.gpu_known ? c.set.gpu.name : NULL, c.set.total_source, notes, n, NULL,
                                NULL};
         st = kvp_render_plan_json(&in, r, out, err);
     }
@@ -336,7 +312,7 @@ static kvp_status call_plan(const json_t *req, const kvp__json_call_opts *o, cha
 
 typedef struct fit_own {
     kvp_fit_request req;
-    bool has_solve, has_conc, has_gpus;
+    kvp__fit_given given; /* what the request named (fit_request.h) */
 } fit_own;
 
 static kvp_status req_count(const char *key, const json_t *v, uint64_t lo, uint64_t hi, uint64_t *out,
@@ -356,24 +332,16 @@ static kvp_status fit_take(void *ctx, const char *key, const json_t *v, kvp_erro
     if (!strcmp(key, "solve")) {
         const char *s = json_string_value(v);
         if (!s) return bad(err, KVP_INVALID_ARG, key, "solve: expected a string");
-        if (!strcmp(s, "max-seq-len") || !strcmp(s, "max_seq_len") || !strcmp(s, "context"))
-            f->req.solve_for = KVP_FIT_MAX_SEQ_LEN;
-        else if (!strcmp(s, "concurrency") || !strcmp(s, "batch"))
-            f->req.solve_for = KVP_FIT_CONCURRENCY;
-        else if (!strcmp(s, "tp") || !strcmp(s, "parallel"))
-            f->req.solve_for = KVP_FIT_PARALLEL;
-        else if (!strcmp(s, "kv-dtype") || !strcmp(s, "kv_dtype") || !strcmp(s, "dtype"))
-            f->req.solve_for = KVP_FIT_KV_DTYPE;
-        else
+        if (!kvp__fit_solve_word(s, &f->req.solve_for))
             return bad(err, KVP_INVALID_ARG, key, "solve: '%s' is not max-seq-len, concurrency, tp or kv-dtype", s);
-        f->has_solve = true;
+        f->given.solve = true;
     } else if (!strcmp(key, "concurrency")) {
         if ((st = req_count(key, v, 1, 1u << 24, &f->req.concurrency, err))) return st;
-        f->has_conc = true;
+        f->given.concurrency = true;
     } else if (!strcmp(key, "gpus")) {
         if ((st = req_count(key, v, 1, 4096, &x, err))) return st;
         f->req.gpus = (uint32_t)x;
-        f->has_gpus = true;
+        f->given.gpus = true;
     } else if (!strcmp(key, "allow_pp")) {
         if (!json_is_boolean(v)) return bad(err, KVP_INVALID_ARG, key, "allow_pp: expected true or false");
         f->req.allow_pp = json_is_true(v);
@@ -391,22 +359,17 @@ static kvp_status call_fit(const json_t *req, const kvp__json_call_opts *o, char
     call c;
     kvp_status st = call_begin(&c, KVP_COMMAND_FIT, req, o, &(own_keys){own, fit_take, NULL, &f}, err);
     const kvp_deployment *d = &c.opt->deployment;
-    bool has_len = st == KVP_OK && kvp_options_given(c.opt, "--max-seq-len");
-    /* What is left free: the same rule as `kvplan fit`. */
-    if (st == KVP_OK && !f.has_solve)
-        f.req.solve_for = f.has_gpus              ? KVP_FIT_PARALLEL
-                          : has_len && !f.has_conc ? KVP_FIT_CONCURRENCY
-                                                   : KVP_FIT_MAX_SEQ_LEN;
-    if (st == KVP_OK && f.req.solve_for == KVP_FIT_MAX_SEQ_LEN && has_len && f.has_solve)
-        st = bad(err, KVP_INVALID_ARG, "max_seq_len",
-                 "solve max-seq-len leaves the length free: drop max_seq_len (max_seq_len_limit "
-                 "bounds the search)");
-    if (st == KVP_OK && f.req.solve_for == KVP_FIT_PARALLEL && d->point.tp)
-        st = bad(err, KVP_INVALID_ARG, "tp", "solve tp leaves tp free: drop tp");
-    if (st == KVP_OK && f.req.solve_for == KVP_FIT_KV_DTYPE && d->point.kv_dtype[0])
-        st = bad(err, KVP_INVALID_ARG, "kv_dtype", "solve kv-dtype leaves kv_dtype free: drop kv_dtype");
-    if (st == KVP_OK && f.req.solve_for == KVP_FIT_CONCURRENCY && f.has_conc)
-        st = bad(err, KVP_INVALID_ARG, "concurrency", "solve concurrency leaves concurrency free: drop it");
+    /* What is left free: the fit room's rule, `kvplan fit`'s too. */
+    f.given.max_seq_len = st == KVP_OK && kvp_options_given(c.opt, "--max-seq-len");
+    static const char *const k_conflict[][2] = {
+        [KVP__FIT_GIVES_LENGTH] = {"max_seq_len", "solve max-seq-len leaves the length free: drop "
+                                                  "max_seq_len (max_seq_len_limit bounds the search)"},
+        [KVP__FIT_GIVES_TP] = {"tp", "solve tp leaves tp free: drop tp"},
+        [KVP__FIT_GIVES_KV_DTYPE] = {"kv_dtype", "solve kv-dtype leaves kv_dtype free: drop kv_dtype"},
+        [KVP__FIT_GIVES_CONCURRENCY] = {"concurrency", "solve concurrency leaves concurrency free: drop it"},
+    };
+    kvp__fit_conflict conflict = st == KVP_OK ? kvp__fit_left_free(&f.req, &f.given, &d->point) : 0;
+    if (conflict) st = bad(err, KVP_INVALID_ARG, k_conflict[conflict][0], "%s", k_conflict[conflict][1]);
     kvp_fit_answer *ans = NULL;
     /* kvp_json_call takes no allocator: the deployment's (its model's, libc). */
     const kvp_allocator *alc = st == KVP_OK ? kvp_deployment_allocator(d) : NULL;
@@ -417,7 +380,7 @@ static kvp_status call_fit(const json_t *req, const kvp__json_call_opts *o, char
         st = kvp_fit_solve(d, &f.req, ans, err);
     }
     if (st == KVP_OK) {
-        kvp_render_input in = {c.model, c.gpu_known ? c.gpu.name : NULL, NULL, NULL, 0, NULL, NULL};
+        kvp_render_input in = {c.model, c.set.gpu_known ? c.set.gpu.name : NULL, NULL, NULL, 0, NULL, NULL};
         st = kvp_render_fit_json(&in, &f.req, ans, out, err);
     }
     kvp__free(alc, ans);
@@ -452,17 +415,6 @@ static void compare_prepare(void *ctx, kvp_options *opt) {
     }
 }
 
-static kvp_status add_engine(compare_own *co, const char *name, kvp_error *err) {
-    kvp_engine en;
-    if (kvp_engine_parse(name, &en) != KVP_OK)
-        return bad(err, KVP_INVALID_ARG, "policies",
-                   "policies: unknown engine '%s' (expected trtllm, vllm, sglang, llamacpp)", name);
-    for (size_t k = 0; k < co->n; k++)
-        if (co->engines[k] == en) return KVP_OK;
-    co->engines[co->n++] = en;
-    return KVP_OK;
-}
-
 /* "policies": "vllm,sglang" (as --policies) or ["vllm", "sglang"]. */
 static kvp_status compare_take(void *ctx, const char *key, const json_t *v, kvp_error *err) {
     compare_own *co = ctx;
@@ -475,7 +427,9 @@ static kvp_status compare_take(void *ctx, const char *key, const json_t *v, kvp_
             if (!json_is_string(item))
                 return bad(err, KVP_INVALID_ARG, key, "policies: expected engine names, found %s",
                            kvp__json_type_name(item));
-            if ((st = add_engine(co, json_string_value(item), err))) return st;
+            if ((st = kvp__engine_list_add(json_string_value(item), "policies", "/policies",
+                                           co->engines, &co->n, err)))
+                return st;
         }
         if (co->n == 0) /* names no engine: refused, not read as the default four */
             return bad(err, KVP_INVALID_ARG, key,
@@ -485,22 +439,8 @@ static kvp_status compare_take(void *ctx, const char *key, const json_t *v, kvp_
     }
     if (!json_is_string(v))
         return bad(err, KVP_INVALID_ARG, key, "policies: expected a string or an array of strings");
-    const char *text = json_string_value(v);
-    size_t vn = strlen(text);
-    /* An empty list or item (",", "vllm,", "a,,b"), as --policies (issue 29). */
-    if (vn == 0 || text[0] == ',' || text[vn - 1] == ',' || strstr(text, ",,"))
-        return bad(err, KVP_INVALID_ARG, key,
-                   "policies: '%s' %s (expected a list such as vllm,sglang)", text,
-                   vn == 0 ? "names no engine" : "holds an empty item");
-    char list[256];
-    if (vn >= sizeof list)
-        return bad(err, KVP_INVALID_ARG, key, "policies: the list is longer than %zu bytes",
-                   sizeof list - 1);
-    kvp__strlcpy(list, text, sizeof list);
-    char *save = NULL;
-    for (char *it = strtok_r(list, ",", &save); it && st == KVP_OK; it = strtok_r(NULL, ",", &save))
-        st = add_engine(co, it, err);
-    return st;
+    /* The options room's list reader, --policies' too. */
+    return kvp__engine_list(json_string_value(v), "policies", "/policies", co->engines, &co->n, err);
 }
 
 /* A flag of a fix as the request spelled its row: the key as a flag ("tp" ->
@@ -571,7 +511,7 @@ static kvp_status call_compare(const json_t *req, const kvp__json_call_opts *o, 
         if (st == KVP_OK && c.opt->engines_vary) kvp__unread_notes(c.opt, &ev[k]);
     }
     if (st == KVP_OK) {
-        kvp_render_input in = {c.model, c.gpu_known ? c.gpu.name : NULL, NULL, NULL, 0, NULL, NULL};
+        kvp_render_input in = {c.model, c.set.gpu_known ? c.set.gpu.name : NULL, NULL, NULL, 0, NULL, NULL};
         st = kvp_render_compare_json(&in, ev, co.n, out, err);
     }
     kvp__free(alc, ev);
@@ -597,18 +537,8 @@ static kvp_status call_check(const json_t *req, const kvp__json_call_opts *o, ch
     kvp_startup_report *rep = NULL;
     if (st == KVP_OK && (!(ss = malloc(sizeof *ss)) || !(rep = calloc(1, sizeof *rep))))
         st = kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
-    if (st == KVP_OK) {
-        *ss = c.opt->startup;
-        ss->gpu = c.gpu;
-        ss->gpu_known = c.gpu_known;
-        kvp_deploy_memory mem = c.opt->deployment.memory;
-        if (mem.has_weights) ss->policy.weights_bytes = mem.weights_bytes;
-        uint64_t gpu_mem = kvp_options_given(c.opt, "--gpu-mem") ? mem.total_bytes : 0;
-        ss->policy.total_memory_bytes = gpu_mem ? gpu_mem : ss->gpu.total_bytes;
-        kvp_deployment given = c.opt->deployment; /* as the table built it */
-        given.memory = mem;
-        st = kvp__check_run(c.model, ss, &given, rep, err);
-    }
+    /* The table's settings, the GPU and memory settled once (settle.h), as `kvplan check`. */
+    if (st == KVP_OK) st = kvp__options_check(c.opt, &c.set, c.model, NULL, ss, rep, err);
     if (st == KVP_OK) st = kvp__check_json_text(rep, ss, kvp_model_name(c.model), request_flag, c.opt, out,
                                   err);
     free(rep);
@@ -690,7 +620,7 @@ static kvp_status call_sweep(const json_t *req, const kvp__json_call_opts *o, ch
     if (st == KVP_OK) {
         const char *axes[8];
         size_t n = kvp_sweep_grid_axes(so.grid, axes, 8);
-        kvp_render_input in = {c.model, c.gpu_known ? c.gpu.name : NULL, NULL, NULL, 0, NULL, NULL};
+        kvp_render_input in = {c.model, c.set.gpu_known ? c.set.gpu.name : NULL, NULL, NULL, 0, NULL, NULL};
         char *head = NULL;
         st = kvp_render_sweep_json_head(&in, axes, n, count, &head, err);
         if (st == KVP_OK) kvp_report_append(&doc, head);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "bind_internal.h"
+#include "local_internal.h"
 #include "json_error.h"
 #include "kvplan/json.h"
 #include "kvplan/local.h"
@@ -189,20 +190,15 @@ static kvp_status call_local(const json_t *req, const kvp__json_call_opts *o, ch
     if (!has_seqs)
         return bad_key(err, KVP_INVALID_ARG, "max_num_seqs",
                        "local: max_num_seqs is required (rows of MAX_NUM_SEQS caches)");
-    kvp_local_decls *decls = NULL;
-    st = decl ? kvp_local_decls_load_file(decl, NULL, &decls, err)
-              : kvp_local_decls_load_named(model, NULL, &decls, err);
-    if (st) return st;
-    if (decl && model && kvp_local_decls_model(decls) &&
-        kvp__strcasecmp(kvp_local_decls_model(decls), model) != 0) {
-        st = bad_key(err, KVP_INVALID_ARG, "decl", "local: %s declares model '%s', not '%s'", decl,
-                     kvp_local_decls_model(decls), model);
-        kvp_local_decls_free(decls);
-        return st;
-    }
+    /* The local room's reading, `kvplan local`'s too; a file declaring another
+     * model is named by the request's pointer. */
     kvp_local_report *report = NULL;
-    st = kvp_local_collect(decls, &dep, NULL, &report, err);
-    kvp_local_decls_free(decls);
+    st = kvp__local_report_of(model, decl, &dep, &report, err);
+    if (st && err && !strcmp(err->key, "decl")) {
+        char msg[KVP_ERROR_MESSAGE_MAX];
+        kvp__strlcpy(msg, err->message, sizeof msg);
+        bad_key(err, st, "decl", "%s", msg);
+    }
     if (st == KVP_OK) st = kvp__local_json_text(report, out, err);
     kvp_local_report_free(report);
     return st;

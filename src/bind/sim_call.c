@@ -313,3 +313,19 @@ kvp_status kvp__sim_json_document(const kvp__sim_job *job, const kvp_model *m,
                       job->policy, &o->result, o->workload};
     return kvp__sim_json_text(&d, out, err);
 }
+
+kvp_status kvp__sim_arrival_unit(kvp__sim_job *job, const char *v, kvp_error *err) {
+    if (strcmp(v, "steps") == 0) job->wl.arrival_unit = KVP_ARRIVAL_STEPS;
+    else if (strcmp(v, "seconds") == 0) job->wl.arrival_unit = KVP_ARRIVAL_SECONDS;
+    else return kvp__refuse(err, NULL, "--arrival-unit: expected steps or seconds, found '%s'", v);
+    return KVP_OK;
+}
+
+kvp_status kvp__sim_step_time(kvp__sim_job *job, const char *v, kvp_error *err) {
+    char *end;
+    double st = strtod(v, &end);
+    if (*end || !(st > 0 && st < 3600))
+        return kvp__refuse(err, NULL, "--step-time: expected seconds in (0, 3600), found '%s'", v);
+    job->wl.step_seconds = st;
+    return KVP_OK;
+}

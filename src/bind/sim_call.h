@@ -50,6 +50,11 @@ kvp__sim_job kvp__sim_job_default(void);
  * go together, and the scheduler replayed. Bad input: KVP_INVALID_ARG naming
  * the option as the user typed it. */
 kvp_status kvp__sim_settings(const kvp_options *t, kvp__sim_job *job, kvp_error *err);
+/* `kvplan sim`'s own flags: --arrival-unit steps|seconds and --step-time SECONDS
+ * (in (0, 3600)) into job->wl; a value neither names is refused, the message
+ * naming the flag. */
+kvp_status kvp__sim_arrival_unit(kvp__sim_job *job, const char *text, kvp_error *err);
+kvp_status kvp__sim_step_time(kvp__sim_job *job, const char *text, kvp_error *err);
 kvp_status kvp__sim_check(const kvp_options *t, kvp__sim_job *job, kvp_error *err);
 
 /* What a replay produced; free with kvp__sim_outcome_free. */

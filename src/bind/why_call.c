@@ -942,3 +942,29 @@ kvp_status kvp__why_call(const json_t *req, const kvp__json_call_opts *o, char *
     json_decref(opts);
     return st;
 }
+
+const kvp_option *kvp__why_option(json_t *opts, int argc, char **argv, int *i, char name[64],
+                                  bool *missing) {
+    const char *a = argv[*i], *eq = strchr(a, '=');
+    size_t n = eq ? (size_t)(eq - a) : strlen(a);
+    if (n >= 64) n = 63;
+    memcpy(name, a, n);
+    name[n] = '\0';
+    *missing = false;
+    const kvp_option *row = kvp_option_lookup(name, NULL);
+    if (!row || !(row->commands & KVP_COMMAND_PLAN)) return NULL;
+    const char *val = eq ? eq + 1 : NULL;
+    if (!val && row->type != KVP_OPTION_FLAG) {
+        if (*i + 1 >= argc) {
+            *missing = true;
+            return row;
+        }
+        val = argv[++*i];
+    }
+    char key[64];
+    kvp__strlcpy(key, row->name + 2, sizeof key);
+    for (char *p = key; *p; p++)
+        if (*p == '-') *p = '_';
+    json_object_set_new(opts, key, json_string(val ? val : "true"));
+    return row;
+}

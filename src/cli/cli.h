@@ -25,10 +25,9 @@ void kvp_cli_escape_stdout(void);
 int kvp_cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Two files the command names that are one file (the same path however spelt,
  * or one inode): an output written over another output or over an input. Returns
- * the exit status of the one-line refusal naming both (2), or 0 when they differ
- * or either is NULL. `b_what` says what b is ("--html", "the MODEL file"). */
-int kvp_cli_one_file(const char *a_opt, const char *a, const char *b_what, const char *b);
-/* The same; with json the error object is also printed on stdout. */
+ * the exit status of the one-line refusal naming both (2; with json the error
+ * object on stdout too), or 0 when they differ or either is NULL. `b_what` says
+ * what b is ("--html", "the MODEL file"). */
 int kvp_cli_one_file_as(bool json, const char *a_opt, const char *a, const char *b_what,
                         const char *b);
 /* An output file (OPT PATH) that is one of the files the command reads: the MODEL
@@ -82,9 +81,6 @@ int kvp_cli_unknown_option(const char *arg, const char *const *known);
  * MODEL is not a path (a catalogue name). `buf` holds the result. */
 const char *kvp_cli_model_dir(const char *model, char *buf, size_t size);
 
-/* The flag that sets a settings field named by a library error ("max_seq_len" ->
- * "--max-seq-len"); the field itself when no flag maps to it. */
-const char *kvp_cli_field_flag(const char *field);
 
 /* Human byte formatting: "1.50 GiB" into buf. */
 const char *kvp_cli_fmt_bytes(uint64_t bytes, char *buf, size_t size);

@@ -18,11 +18,10 @@ int kvp_cli_table_option(kvp_options *o, int argc, char **argv, int *i, bool jso
 /* kvp_options_finish, then print its notes and warnings on stderr. -1 to go on,
  * else the exit status after printing the error. */
 int kvp_cli_table_finish(kvp_options *o, bool json);
-/* The options whose spellings error messages use (kvp_cli_field_flag). */
+/* The options whose spellings error messages use (kvp__error_as_typed). */
 void kvp_cli_table_use(const kvp_options *o);
-/* The table's names for `command` (every spelling), NULL-terminated, in static
- * storage: for "did you mean". */
-const char *const *kvp_cli_table_names(unsigned command);
+/* Those options (a copy), NULL when none. */
+const kvp_options *kvp_cli_table_active(void);
 /* An unknown option `arg`: one line with "did you mean" over the table's names
  * for `command` and the command's own names (`own`, `more`: NULL-terminated,
  * either may be NULL). Returns the exit status. */
@@ -30,25 +29,12 @@ int kvp_cli_table_unknown(const char *arg, unsigned command, const char *const *
                           const char *const *more);
 /* Help lines of the table's rows for `command` (those of `engines` bits). */
 void kvp_cli_table_usage(FILE *out, unsigned command, unsigned engines);
-/* The spelling the user typed for the row that sets `field`, the table's name when
- * not given, NULL when no row sets it. */
-const char *kvp_cli_typed_flag(const char *field);
 /* The spelling the user typed for the row `flag` names (any of its spellings),
  * NULL when that row was not given. */
 const char *kvp_cli_typed_spelling(const char *flag);
 /* kvp_cli_typed_spelling as the library's flag rewriter takes it
  * (render_internal.h kvp__flag_spelling; ctx, buf unused). */
 const char *kvp_cli_flag_spelling(const void *ctx, const char *flag, char *buf, size_t size);
-/* `text` (a rule's fix, "--tensor-parallel-size one of 1, 2, 4") with every flag
- * of a row the user gave written as the user spelled it ("--tp one of ..."), into
- * out (truncated to size). The rules name the engine's flags; the user reads the
- * ones they typed (issue 12 item 8). */
-void kvp_cli_user_flags(const char *text, char *out, size_t size);
-/* Without --policy: the one engine whose own flags argv uses (*engine, -1 when
- * none; `by` gets the first such flag). Flags of two engines: one line naming
- * both, and the exit status. -1 to go on. */
-int kvp_cli_implied_engine(int argc, char **argv, unsigned command, int *engine, char *by,
-                           size_t by_size, bool json);
 /* Two options that contradict: one line naming both; exit status 2. */
 int kvp_cli_contradiction(const char *a, const char *b, const char *why, bool json);
 

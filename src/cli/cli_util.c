@@ -10,6 +10,7 @@
 #include "cli_options.h"
 #include "kvplan/render.h"
 #include "kvplan/report.h"
+#include "argv_words.h"
 #include "same_file.h"
 #include "text_internal.h"
 #include "util.h"
@@ -83,26 +84,10 @@ int kvp_cli_print_rendered(kvp_status st, char *text, const kvp_error *err, bool
 
 int kvp_cli_report_error(const kvp_error *in, bool json) {
     /* Library errors name the settings field ("max_seq_len: ..."); the user typed a
-     * flag: name that instead. */
-    kvp_error mapped = *in;
+     * flag: name that instead (the options room's reading, argv_words.c). */
+    kvp_error mapped;
+    kvp__error_as_typed(kvp_cli_table_active(), in, &mapped);
     const kvp_error *err = &mapped;
-    const char *flag = kvp_cli_field_flag(in->key);
-    if (flag && strcmp(flag, in->key) != 0) {
-        size_t k = strlen(in->key);
-        if (!strncmp(in->message, in->key, k) && in->message[k] == ':') {
-            snprintf(mapped.message, sizeof mapped.message, "%s%s", flag, in->message + k);
-        } else {
-            /* "MODEL: field: ...": the field after the file's name too, when the
-             * user typed the option (a missing one keeps the field's name). */
-            char pat[KVP_ERROR_KEY_MAX + 4];
-            snprintf(pat, sizeof pat, ": %s: ", in->key);
-            const char *at = kvp_cli_typed_spelling(flag) ? strstr(in->message, pat) : NULL;
-            if (at)
-                snprintf(mapped.message, sizeof mapped.message, "%.*s: %s%s",
-                         (int)(at - in->message), in->message, flag, at + 2 + k);
-        }
-        kvp__strlcpy(mapped.key, flag, sizeof mapped.key);
-    }
     /* Messages may carry bytes from hostile files (a record filled by hand, not by
      * kvp__fail): one line, control characters escaped. */
     char msg[4 * KVP_ERROR_MESSAGE_MAX];
@@ -199,30 +184,11 @@ bool kvp_cli_opt(int argc, char **argv, int *i, const char *name, const char **v
 bool kvp_cli_flag(const char *arg, const char *name) { return strcmp(arg, name) == 0; }
 
 bool kvp_cli_reject_repeats(int argc, char **argv) {
-    static const char *const repeatable[] = {"--over", "--decl", "--engine-version", NULL};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strncmp(a, "--", 2) != 0 || a[2] == '\0') continue;
-        if (strcmp(a, "--from") == 0) {
-            i++; /* the engine command is one argument, whatever it holds */
-            continue;
-        }
-        size_t n = strcspn(a, "=");
-        bool ok = false;
-        for (size_t r = 0; repeatable[r]; r++)
-            if (strlen(repeatable[r]) == n && strncmp(a, repeatable[r], n) == 0) ok = true;
-        if (ok) continue;
-        for (int j = i + 1; j < argc; j++) {
-            if (strcmp(argv[j - 1], "--from") == 0) continue;
-            if (strncmp(argv[j], a, n) == 0 && (argv[j][n] == '\0' || argv[j][n] == '=')) {
-                kvp_cli_fail("%.*s is given twice; give it once", (int)n, a);
-                return true;
-            }
-        }
-    }
-    return false;
+    char name[128];
+    if (!kvp__argv_repeated(argc, argv, name, sizeof name)) return false;
+    kvp_cli_fail("%s is given twice; give it once", name);
+    return true;
 }
-
 
 int kvp_cli_unknown_option(const char *arg, const char *const *known) {
     const char *best = NULL;
@@ -265,39 +231,6 @@ const char *kvp_cli_fmt_count(uint64_t n, char *buf, size_t size) {
     return kvp__fmt_count(n, buf, size);
 }
 
-const char *kvp_cli_field_flag(const char *field) {
-    /* Library errors name the settings field (deploy.h, policy.h, the option
-     * table's `field`); the user typed a flag: the spelling typed, else the table's
-     * name. Fields no row sets map to the row that feeds them (the policy's
-     * max_model_len is the table's max_seq_len, its n_seq_max the slots of
-     * --parallel), or to the option of a command (--local). */
-    static const struct {
-        const char *field, *row, *flag;
-    } k_map[] = {
-        {"total_bytes", "gpu", NULL},
-        {"max_model_len", "max_seq_len", NULL},
-        {"n_seq_max", "sequences", NULL},
-        {"ep", "enable_expert_parallel", NULL},
-        {"local_graph_bytes", NULL, "--local"},
-        {"synthetic", NULL, "--synthetic"},
-        {"device", NULL, "--device"},
-        {"svg", NULL, "--svg"},
-    };
-    if (!field) return NULL;
-    /* "ep" is fed by --ep-size (TensorRT-LLM, SGLang) or --enable-expert-parallel
-     * (vLLM): the one typed (issue 29: an error naming an option not given). */
-    if (!strcmp(field, "ep") && kvp_cli_typed_spelling("--ep-size"))
-        return kvp_cli_typed_spelling("--ep-size");
-    const kvp_option *r = kvp_option_for_field(field);
-    if (r && kvp_cli_typed_flag(field) != r->name) return kvp_cli_typed_flag(field);
-    for (size_t i = 0; i < sizeof k_map / sizeof k_map[0]; i++)
-        if (!strcmp(field, k_map[i].field)) {
-            const char *typed = k_map[i].row ? kvp_cli_typed_flag(k_map[i].row) : NULL;
-            return typed ? typed : k_map[i].flag;
-        }
-    return r ? r->name : field;
-}
-
 int kvp_cli_one_file_as(bool json, const char *a_opt, const char *a, const char *b_what,
                         const char *b) {
     if (!a || !b || !*a || !*b) return 0;
@@ -310,10 +243,6 @@ int kvp_cli_one_file_as(bool json, const char *a_opt, const char *a, const char 
     snprintf(err.message, sizeof err.message,
              "%s %s is %s (%s): one file cannot hold both; give another path", a_opt, a, b_what, b);
     return kvp_cli_report_error(&err, json);
-}
-
-int kvp_cli_one_file(const char *a_opt, const char *a, const char *b_what, const char *b) {
-    return kvp_cli_one_file_as(false, a_opt, a, b_what, b);
 }
 
 int kvp_cli_output_over_inputs(bool json, const char *opt, const char *path, const char *model) {

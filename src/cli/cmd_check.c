@@ -15,6 +15,7 @@
 #include "plan_policy.h"
 #include "startup_cli.h"
 #include "text_internal.h"
+#include "settle.h"
 #include "util.h"
 
 /* The help text is the options room's (command_help.c). */
@@ -54,112 +55,65 @@ int kvp_cmd_check(int argc, char **argv) { return kvp_cli_from_run(argc, argv, c
 static int check_main(int argc, char **argv) {
     kvp_cli_table_use(NULL); /* no spellings of an earlier command in this process */
     if (kvp_cli_reject_repeats(argc, argv)) return KVP_EXIT_BAD_INPUT;
-    kvp_startup_settings *ss = calloc(1, sizeof *ss);
-    if (!ss) return kvp_cli_fail("out of memory");
-    *ss = kvp_startup_settings_default();
-    kvp_policy_settings *s = &ss->policy;
-    const char *model_arg = NULL, *gpu = NULL;
+    const char *model_arg = NULL;
     bool json = false, bad = false;
-    uint64_t gpu_mem = 0;
-    kvp_deploy_memory mem; /* the memory terms as the table wrote them */
-    memset(&mem, 0, sizeof mem);
-    /* The deployment settings come through the one option table (options.h). */
-    kvp_options *o = kvp_options_new(KVP_COMMAND_CHECK);
-    if (!o) {
-        free(ss);
-        return kvp_cli_fail("out of memory");
-    }
+    kvp_model *model = NULL;
+    kvp_error err;
+    kvp_error_clear(&err);
+    /* The deployment settings come through the one option table (options.h); the
+     * start-up settings and the rules' report are the options room's to fill. */
+    kvp_startup_settings *ss = calloc(1, sizeof *ss);
+    kvp_options *o = ss ? kvp_options_new(KVP_COMMAND_CHECK) : NULL;
+    kvp_startup_report *rep = o ? calloc(1, sizeof *rep) : NULL;
+    int rc = rep ? -1 : kvp_cli_fail("out of memory");
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--json")) json = true;
-    int rc0 = kvp_cli_from_apply(o, json); /* --from's settings first, argv on top */
-    for (int i = 1; i < argc && !bad && rc0 < 0; i++) {
+    if (rc < 0) rc = kvp_cli_from_apply(o, json); /* --from's settings first, argv on top */
+    for (int i = 1; i < argc && !bad && rc < 0; i++) {
         const char *a = argv[i], *v = NULL;
         if (kvp_cli_flag(a, "--help") || kvp_cli_flag(a, "-h")) {
             puts(k_usage);
             kvp_cli_table_usage(stdout, KVP_COMMAND_CHECK, KVP_OPTION_ENGINES_ALL);
-            rc0 = KVP_EXIT_OK;
+            rc = KVP_EXIT_OK;
         } else if (kvp_cli_flag(a, "--rules")) {
-            rc0 = list_rules();
+            rc = list_rules();
         } else if (kvp_cli_flag(a, "--json")) {
             json = true;
         } else if (any_opt(argc, argv, &i, k_ignored_values, &v, &bad)) {
+        } else if ((rc = kvp_cli_table_option(o, argc, argv, &i, json)) != 0) {
+            if (rc < 0) continue;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            rc = unknown_option(a);
+        } else if (!model_arg) {
+            model_arg = a;
+            rc = -1;
         } else {
-            int rc = kvp_cli_table_option(o, argc, argv, &i, json);
-            if (rc > 0) rc0 = rc;
-            else if (rc < 0) continue;
-            else if (a[0] == '-' && a[1] != '\0') rc0 = unknown_option(a);
-            else if (!model_arg) model_arg = a;
-            else rc0 = kvp_cli_fail("check: unexpected argument '%s' (one MODEL only)", a);
+            rc = kvp_cli_fail("check: unexpected argument '%s' (one MODEL only)", a);
         }
     }
     model_arg = kvp_cli_from_model(model_arg); /* the --from command's, unless given */
-    if (rc0 < 0 && bad) rc0 = KVP_EXIT_BAD_INPUT;
-    if (rc0 < 0) rc0 = kvp_cli_table_finish(o, json);
-    bool named = o->engine_given || o->engine_implied;
-    if (rc0 < 0) {
-        /* The table's settings as start-up sees them. */
-        *ss = o->startup;
-        gpu = o->gpu;
-        gpu_mem = kvp_options_given(o, "--gpu-mem") ? o->deployment.memory.total_bytes : 0;
-        mem = o->deployment.memory;
-        if (mem.has_weights) s->weights_bytes = mem.weights_bytes;
-    }
-    /* The table lives until the check is done: the deployment it built (the length,
-     * the KV settings, TensorRT-LLM's creator settings, the window list) is what
-     * check plans, as plan does. */
-    if (rc0 >= 0) {
-        kvp_options_free(o);
-        free(ss);
-        return rc0;
-    }
-    if (!named) s->engine = KVP_ENGINE_COUNT; /* must be named */
-    if (!model_arg) {
-        kvp_options_free(o);
-        free(ss);
-        return kvp_cli_fail("check: missing MODEL (usage: kvplan check MODEL --gpu G --policy P)");
-    }
-    if (s->engine == KVP_ENGINE_COUNT) {
-        kvp_options_free(o);
-        free(ss);
-        return kvp_cli_fail("check: name the engine: --policy vllm|sglang|trtllm|llamacpp, or "
-                            "--from \"ENGINE COMMAND\"");
-    }
-    kvp_error err;
-    kvp_error_clear(&err);
-    if (gpu) {
-        if (kvp_gpu_lookup_in(kvp_cli_gpu_catalog(), gpu, &ss->gpu, &err) != KVP_OK) {
-            kvp_options_free(o);
-            free(ss);
-            return kvp_cli_report_error(&err, json);
-        }
-        ss->gpu_known = true;
-    }
-    s->total_memory_bytes = gpu_mem ? gpu_mem : ss->gpu.total_bytes;
-    kvp_model *model = NULL;
-    if (kvp_model_open(model_arg, NULL, &model, &err) != KVP_OK) {
-        kvp_options_free(o);
-        free(ss);
-        return kvp_cli_report_error(&err, json);
-    }
-    /* The rules, the memory rules on the one pipeline's plan (src/pipeline/check_run.c,
-     * kvp_json_call's "check" too). */
-    kvp_startup_report *rep = calloc(1, sizeof *rep);
-    int rc = KVP_EXIT_BAD_INPUT;
-    if (!rep) {
-        rc = kvp_cli_fail("out of memory");
-        goto done;
-    }
-    kvp_deployment given = o->deployment; /* the deployment the table built */
-    given.memory = mem;
+    if (rc < 0 && bad) rc = KVP_EXIT_BAD_INPUT;
+    if (rc < 0) rc = kvp_cli_table_finish(o, json);
+    if (rc < 0 && !model_arg)
+        rc = kvp_cli_fail("check: missing MODEL (usage: kvplan check MODEL --gpu G --policy P)");
+    if (rc < 0 && !o->engine_given && !o->engine_implied)
+        rc = kvp_cli_fail("check: name the engine: --policy vllm|sglang|trtllm|llamacpp, or "
+                          "--from \"ENGINE COMMAND\"");
+    /* The GPU looked up once (settle.h), the model, then the rules, the memory
+     * rules on the one pipeline's plan (src/pipeline/check_run.c, kvp_json_call's
+     * "check" too). */
+    kvp__settled set;
     char model_dir[4096]; /* exact weights from a checkpoint folder's safetensors */
-    given.memory.model_dir = kvp_cli_model_dir(model_arg, model_dir, sizeof model_dir);
-    if (kvp__check_run(model, ss, &given, rep, &err) != KVP_OK) {
+    if (rc < 0 && (kvp__options_settle(o, kvp_cli_gpu_catalog(), &set, &err) != KVP_OK ||
+                   kvp_model_open(model_arg, NULL, &model, &err) != KVP_OK ||
+                   kvp__options_check(o, &set, model,
+                                      kvp_cli_model_dir(model_arg, model_dir, sizeof model_dir), ss,
+                                      rep, &err) != KVP_OK))
         rc = kvp_cli_report_error(&err, json);
-        goto done;
+    if (rc < 0) {
+        kvp_cli_startup_print(rep, ss, kvp_model_name(model), json);
+        rc = rep->starts ? KVP_EXIT_OK : KVP_EXIT_NO;
     }
-    kvp_cli_startup_print(rep, ss, kvp_model_name(model), json);
-    rc = rep->starts ? KVP_EXIT_OK : KVP_EXIT_NO;
-done:
     free(rep);
     kvp_model_free(model);
     kvp_options_free(o);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bind_internal.h" /* kvp__unread_notes, shared with kvp_json_call */
+#include "argv_words.h"
 #include "cli_options.h"
 #include "fit_env.h"
 #include "kvplan/render.h"
@@ -45,31 +46,9 @@ static int compare_main(int argc, char **argv) {
         if (handled) continue;
         if (kvp_cli_opt(argc, argv, &i, "--policies", &v, &bad)) {
             if (bad) return KVP_EXIT_BAD_INPUT;
-            /* An empty list or item (",", "vllm,", "a,,b") names no engine: refused,
-             * not read as the default four (issue 29). */
-            size_t vn = strlen(v);
-            if (vn == 0 || v[0] == ',' || v[vn - 1] == ',' || strstr(v, ",,"))
-                return fit_cli_bad(&c, KVP_INVALID_ARG, "--policies",
-                                   "--policies: '%s' %s (expected a list such as vllm,sglang)", v,
-                                   vn == 0 ? "names no engine" : "holds an empty item");
-            char list[256];
-            if (vn >= sizeof list)
-                return fit_cli_bad(&c, KVP_INVALID_ARG, "--policies",
-                                   "--policies: the list is longer than %zu bytes", sizeof list - 1);
-            kvp__strlcpy(list, v, sizeof list);
-            n_engines = 0;
-            char *save = NULL;
-            for (char *it = strtok_r(list, ",", &save); it; it = strtok_r(NULL, ",", &save)) {
-                kvp_engine en;
-                if (kvp_engine_parse(it, &en) != KVP_OK)
-                    return fit_cli_bad(&c, KVP_INVALID_ARG, "--policies",
-                                       "--policies: unknown engine '%s' (expected trtllm, vllm, "
-                                       "sglang, llamacpp)",
-                                       it);
-                bool dup = false;
-                for (size_t k = 0; k < n_engines; k++) dup = dup || engines[k] == en;
-                if (!dup && n_engines < KVP_ENGINE_COUNT) engines[n_engines++] = en;
-            }
+            kvp_error err; /* the options room's list reader, kvp_json_call's too */
+            if (kvp__engine_list(v, "--policies", "--policies", engines, &n_engines, &err) != KVP_OK)
+                return kvp_cli_report_error(&err, c.json);
         } else if (kvp_cli_opt(argc, argv, &i, "--html", &v, &bad)) {
             if (bad) return KVP_EXIT_BAD_INPUT;
             html = v;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fit_env.h"
+#include "fit_request.h"
 #include "kvplan/render.h"
 #include "from_cmd.h" /* kvp_cli_from_run, kvp_cli_from_model */
 #include "text_internal.h"
@@ -16,21 +17,6 @@
 static void usage(FILE *out) {
     fputs(kvp__command_help("fit"), out);
     fit_cli_usage(out, KVP_COMMAND_FIT);
-}
-
-static int parse_solve(const fit_cli *c, const char *v, kvp_fit_target *out) {
-    if (!strcmp(v, "max-seq-len") || !strcmp(v, "max_seq_len") || !strcmp(v, "context"))
-        *out = KVP_FIT_MAX_SEQ_LEN;
-    else if (!strcmp(v, "concurrency") || !strcmp(v, "batch"))
-        *out = KVP_FIT_CONCURRENCY;
-    else if (!strcmp(v, "tp") || !strcmp(v, "parallel"))
-        *out = KVP_FIT_PARALLEL;
-    else if (!strcmp(v, "kv-dtype") || !strcmp(v, "kv_dtype") || !strcmp(v, "dtype"))
-        *out = KVP_FIT_KV_DTYPE;
-    else
-        return fit_cli_bad(c, KVP_INVALID_ARG, "--solve",
-                           "--solve: '%s' is not max-seq-len, concurrency, tp or kv-dtype", v);
-    return -1;
 }
 
 static int fit_main(int argc, char **argv);
@@ -45,7 +31,7 @@ static int fit_main(int argc, char **argv) {
     if (frc >= 0) return frc;
     kvp_fit_request req;
     memset(&req, 0, sizeof req);
-    bool has_solve = false, has_conc = false, has_gpus = false;
+    kvp__fit_given given = {false, false, false, false};
     const char *svg = NULL;
     static const char *const extra[] = {"--solve", "--concurrency", "--allow-pp",
                                         "--max-seq-len-limit", "--svg", NULL};
@@ -61,9 +47,10 @@ static int fit_main(int argc, char **argv) {
         if (handled) continue;
         if (kvp_cli_opt(argc, argv, &i, "--solve", &v, &bad)) {
             if (bad) return KVP_EXIT_BAD_INPUT;
-            rc = parse_solve(&c, v, &req.solve_for);
-            if (rc >= 0) return rc;
-            has_solve = true;
+            if (!kvp__fit_solve_word(v, &req.solve_for))
+                return fit_cli_bad(&c, KVP_INVALID_ARG, "--solve",
+                                   "--solve: '%s' is not max-seq-len, concurrency, tp or kv-dtype", v);
+            given.solve = true;
         } else if (kvp_cli_opt(argc, argv, &i, "--concurrency", &v, &bad)) {
             kvp_error e;
             if (bad) return KVP_EXIT_BAD_INPUT;
@@ -71,7 +58,7 @@ static int fit_main(int argc, char **argv) {
                 req.concurrency > (1u << 24))
                 return fit_cli_bad(&c, KVP_INVALID_ARG, "--concurrency",
                                    "--concurrency: '%s', expected 1 to 16777216", v);
-            has_conc = true;
+            given.concurrency = true;
         } else if (kvp_cli_flag(a, "--allow-pp")) {
             req.allow_pp = true;
         } else if (kvp_cli_opt(argc, argv, &i, "--max-seq-len-limit", &v, &bad)) {
@@ -92,32 +79,22 @@ static int fit_main(int argc, char **argv) {
                                a);
         }
     }
-    /* --gpus (the table's): the GPUs a --solve tp search may use. */
-    if (kvp_options_given(c.opt, "--gpus")) {
-        req.gpus = c.opt->gpus;
-        has_gpus = true;
-    }
-    /* What is left free. */
-    if (!has_solve) {
-        if (has_gpus)
-            req.solve_for = KVP_FIT_PARALLEL;
-        else if (c.has_max_seq_len && !has_conc)
-            req.solve_for = KVP_FIT_CONCURRENCY;
-        else
-            req.solve_for = KVP_FIT_MAX_SEQ_LEN;
-    }
-    if (req.solve_for == KVP_FIT_MAX_SEQ_LEN && c.has_max_seq_len && has_solve)
-        return fit_cli_bad(&c, KVP_INVALID_ARG, "--max-seq-len",
-                           "--solve max-seq-len leaves the length free: drop --max-seq-len (use "
-                           "--max-seq-len-limit for the search bound)");
-    if (req.solve_for == KVP_FIT_PARALLEL && c.base.tp)
-        return fit_cli_bad(&c, KVP_INVALID_ARG, "--tp", "--solve tp leaves --tp free: drop --tp");
-    if (req.solve_for == KVP_FIT_KV_DTYPE && c.base.kv_dtype[0])
-        return fit_cli_bad(&c, KVP_INVALID_ARG, "--kv-dtype",
-                           "--solve kv-dtype leaves --kv-dtype free: drop --kv-dtype");
-    if (req.solve_for == KVP_FIT_CONCURRENCY && has_conc)
-        return fit_cli_bad(&c, KVP_INVALID_ARG, "--concurrency",
-                           "--solve concurrency leaves --concurrency free: drop it");
+    /* --gpus (the table's): the GPUs a --solve tp search may use. What is left
+     * free is the fit room's rule (fit_request.c), kvp_json_call's too. */
+    given.gpus = kvp_options_given(c.opt, "--gpus");
+    if (given.gpus) req.gpus = c.opt->gpus;
+    given.max_seq_len = c.has_max_seq_len;
+    static const char *const k_conflict[][2] = {
+        [KVP__FIT_GIVES_LENGTH] = {"--max-seq-len", "--solve max-seq-len leaves the length free: drop "
+                                                    "--max-seq-len (use --max-seq-len-limit for the search bound)"},
+        [KVP__FIT_GIVES_TP] = {"--tp", "--solve tp leaves --tp free: drop --tp"},
+        [KVP__FIT_GIVES_KV_DTYPE] = {"--kv-dtype", "--solve kv-dtype leaves --kv-dtype free: drop --kv-dtype"},
+        [KVP__FIT_GIVES_CONCURRENCY] = {"--concurrency", "--solve concurrency leaves --concurrency free: drop it"},
+    };
+    kvp__fit_conflict conflict = kvp__fit_left_free(&req, &given, &c.base);
+    if (conflict)
+        return fit_cli_bad(&c, KVP_INVALID_ARG, k_conflict[conflict][0], "%s", k_conflict[conflict][1]);
+    kvp_error err;
     c.model_arg = kvp_cli_from_model(c.model_arg); /* the --from command's, unless given */
     /* The picture over the model or the GPU catalogue read (issue 29). */
     int orc = kvp_cli_output_over_inputs(c.json, "--svg", svg, c.model_arg);
@@ -136,7 +113,6 @@ static int fit_main(int argc, char **argv) {
         fit_cli_free(&c);
         return kvp_cli_fail("out of memory");
     }
-    kvp_error err;
     kvp_error_clear(&err);
     kvp_status st = kvp_fit_solve(&c.env, &req, ans, &err);
     if (st != KVP_OK) {

@@ -12,6 +12,7 @@
 #include "command_help.h"
 #include "commands.h"
 #include "util.h"
+#include "local_internal.h"
 #include "text_internal.h"
 
 static void usage(FILE *out) {
@@ -104,21 +105,9 @@ int kvp_cmd_local(int argc, char **argv) {
 
     kvp_error err;
     kvp_error_clear(&err);
-    kvp_local_decls *decls = NULL;
-    kvp_status st = decl_file ? kvp_local_decls_load_file(decl_file, NULL, &decls, &err)
-                              : kvp_local_decls_load_named(model, NULL, &decls, &err);
-    if (st) return kvp_cli_report_error(&err, json);
-    if (decl_file && model && kvp_local_decls_model(decls) &&
-        strcasecmp(kvp_local_decls_model(decls), model) != 0) {
-        int rc = bad_input(json, "--decl", "local: %s declares model '%s', not '%s'", decl_file,
-                              kvp_local_decls_model(decls), model);
-        kvp_local_decls_free(decls);
-        return rc;
-    }
-    kvp_local_report *report = NULL;
-    st = kvp_local_collect(decls, &dep, NULL, &report, &err);
-    kvp_local_decls_free(decls);
-    if (st) return kvp_cli_report_error(&err, json);
+    kvp_local_report *report = NULL; /* the local room's (collect.c) */
+    if (kvp__local_report_of(model, decl_file, &dep, &report, &err) != KVP_OK)
+        return kvp_cli_report_error(&err, json);
     for (size_t i = 0; i < kvp_local_report_failure_count(report); i++) {
         const kvp_local_failure *f = kvp_local_report_failure(report, i);
         kvp_cli_warn("declarer %s failed and was skipped: %s", f->owner[0] ? f->owner : "(root)",

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "argv_words.h"
 #include "cli.h"
 #include "command_help.h"
 #include "cli_options.h"
@@ -12,14 +13,16 @@
 #include "kvplan/plan.h"
 #include "kvplan/probe.h"
 #include "kvplan/local.h"
+#include "local_internal.h"
 #include "kvplan/deploy.h"
 #include "kvplan/render.h"
 #include "from_cmd.h"
 #include "text_internal.h"
+#include "settle.h"
 #include "util.h"
 
 #include "plan_policy.h"
-#include "plan_seed_opts.h"
+#include "seed_rules.h"
 
 
 /* The command's own flags, then every row of the option table that `plan`
@@ -46,7 +49,7 @@ typedef struct opts {
     kvp_deploy_settings d; /* the creator's: the table's, with the point's tp, pp, length
                               and KV dtype, and the multimodal output the rules retain */
     kvp_startup_settings startup; /* the table's, with the GPU named resolved */
-    kvp_cli_seed_opts seed; /* the results of the rules around the creator */
+    kvp__seed_rules seed; /* the results of the rules around the creator */
 } opts;
 
 static bool g_json;
@@ -65,24 +68,18 @@ static int bad_input(kvp_status code, const char *key, const char *fmt, ...) {
     return kvp_cli_report_error(&err, g_json);
 }
 
-/* The creator's settings: the table's, with the shared point (tp, pp, the
- * length, the KV dtype). Returns -1 to continue, else an exit status. */
+/* The creator's settings (seed_rules.h) and what the command keeps of the
+ * table's. Returns -1 to continue, else an exit status. */
 static int creator_settings(opts *o, const kvp_options *t) {
-    const kvp_deployment *dep = &t->deployment;
     o->t = t;
-    o->d = dep->trtllm;
-    o->d.tp = dep->point.tp;
-    o->d.pp = dep->point.pp;
-    o->d.max_seq_len = dep->point.max_seq_len;
-    if (dep->point.kv_dtype[0] && kvp_dtype_parse(dep->point.kv_dtype, &o->d.kv_dtype) != KVP_OK)
-        return bad_input(KVP_INVALID_ARG, kvp_options_typed(t, "--kv-dtype"),
-                         "%s: unknown dtype '%s' (expected auto, fp16, bf16, fp8, nvfp4)",
-                         kvp_options_typed(t, "--kv-dtype"), dep->point.kv_dtype);
+    kvp_error err;
+    kvp_error_clear(&err);
+    if (kvp__seed_settings(t, &o->d, &err) != KVP_OK) return kvp_cli_report_error(&err, g_json);
     o->startup = t->startup;
     o->local_dep.enforce_eager = t->startup.enforce_eager;
     o->seed.rules = &t->rules;
     o->seed.engine_version =
-        kvp_options_given(t, "--engine-version") ? dep->policy.engine_version : NULL;
+        kvp_options_given(t, "--engine-version") ? t->deployment.policy.engine_version : NULL;
     return -1;
 }
 
@@ -154,6 +151,7 @@ typedef struct plan_ctx {
     opts *o;
     kvp_model *model, *draft;
     const char *total_source;
+    kvp__settled set;        /* the GPU and the memory source (settle.h) */
     kvp_deploy_result *r;    /* the pipeline's result (deploy.h) */
     kvp_startup_report *rep; /* the start-up rules of that plan */
     char model_dir[4096];
@@ -179,7 +177,7 @@ static void warn(plan_ctx *p, const char *fmt, ...) {
  * kvp_json_call returns for the same question. */
 /* What the plan's renderers take beyond the result (kvplan/render.h). */
 static kvp_render_input render_input(plan_ctx *p, kvp_render_rules *rules) {
-    const kvp_cli_seed_opts *x = &p->o->seed;
+    const kvp__seed_rules *x = &p->o->seed;
     const kvp_option_rules *xr = x->rules;
     *rules = (kvp_render_rules){x->engine_version, &xr->compression, &x->compression_effect,
                                 xr->has_lora ? &xr->lora : NULL, xr->has_lora ? &x->lora_cache : NULL,
@@ -217,79 +215,6 @@ static void render_text(plan_ctx *p, kvp_report_text *t) {
 
 static int fail_err(plan_ctx *p, const kvp_error *err) { return kvp_cli_report_error(err, p->o->json); }
 
-/* The deployment these options describe (deploy.h). Returns -1 to continue,
- * else an exit status. */
-static int deployment(plan_ctx *p, kvp_deployment *dep) {
-    const kvp_options *t = p->o->t;
-    const kvp_deployment *td = &t->deployment;
-    const kvp_deploy_memory *tm = &td->memory;
-    kvp_error err;
-    kvp_error_clear(&err);
-    *dep = kvp_deployment_default();
-    dep->model = p->model;
-    dep->draft = p->draft;
-    dep->point.engine = KVP_ENGINE_TRTLLM;
-    dep->point.seq_len = td->point.seq_len;
-    dep->admission = td->admission;
-    dep->trtllm = p->o->d;
-    memcpy(dep->memory.cuda_graph_sizes, tm->cuda_graph_sizes, sizeof tm->cuda_graph_sizes);
-    dep->memory.cuda_graph_size_count = tm->cuda_graph_size_count;
-    dep->kv = td->kv;
-    kvp_deploy_memory *mem = &dep->memory;
-    mem->estimation_kv_bytes = tm->estimation_kv_bytes;
-    bool gpu_mem = kvp_options_given(t, "--gpu-mem");
-    if (kvp_options_given(t, "--kv-budget")) {
-        if (t->gpu || gpu_mem || tm->has_peak || tm->has_weights || tm->has_non_torch)
-            return bad_input(KVP_INVALID_ARG, "--kv-budget",
-                             "--kv-budget plans from a budget directly; drop --gpu, --gpu-mem, "
-                             "--peak, --weights and --non-torch");
-        mem->kv_budget_bytes = tm->kv_budget_bytes;
-        return -1;
-    }
-    uint32_t ranks = (p->o->d.tp ? p->o->d.tp : 1) * (p->o->d.pp ? p->o->d.pp : 1);
-    if (t->gpus && ranks > t->gpus)
-        return bad_input(KVP_INVALID_ARG, "--gpus",
-                         "TP x PP = %u ranks need %u GPUs, but --gpus gives %u per node", ranks,
-                         ranks, t->gpus);
-    if ((t->gpu != NULL) + gpu_mem + t->probe > 1)
-        return bad_input(KVP_INVALID_ARG, "--gpu", "give one of --gpu, --gpu-mem or --probe");
-    if (t->probe) {
-        /* Live figures: the planner budgets from what is free now on that device. */
-        kvp_gpu_info g;
-        if (kvp_probe_device(t->device, &g, &err) != KVP_OK) return fail_err(p, &err);
-        mem->total_bytes = g.total_bytes;
-        mem->free_bytes = g.free_bytes;
-        p->total_source = "probe";
-    } else if (t->gpu) {
-        kvp_gpu_info g;
-        if (kvp_gpu_lookup_in(kvp_cli_gpu_catalog(), t->gpu, &g, &err) != KVP_OK) return fail_err(p, &err);
-        mem->total_bytes = g.total_bytes;
-        p->total_source = "catalogue";
-    } else if (gpu_mem) {
-        mem->total_bytes = tm->total_bytes;
-        p->total_source = "--gpu-mem";
-    } else {
-        return bad_input(KVP_INVALID_ARG, "--gpu",
-                         "no memory to plan from: give --gpu NAME, --gpu-mem BYTES or "
-                         "--kv-budget BYTES");
-    }
-    if (tm->free_bytes && !t->probe) mem->free_bytes = tm->free_bytes;
-    mem->has_weights = tm->has_weights;
-    mem->weights_bytes = tm->weights_bytes;
-    mem->has_peak = tm->has_peak;
-    mem->peak_bytes = tm->peak_bytes;
-    mem->has_activation_peak = tm->has_activation_peak;
-    mem->activation_peak_bytes = tm->activation_peak_bytes;
-    mem->has_non_torch = tm->has_non_torch;
-    mem->non_torch_bytes = tm->non_torch_bytes;
-    mem->has_cuda_graph = tm->has_cuda_graph;
-    mem->cuda_graph_bytes = tm->cuda_graph_bytes;
-    /* Exact weights from safetensors headers when MODEL is a checkpoint folder
-     * (or a config.json inside one). */
-    mem->model_dir = kvp_cli_model_dir(p->o->model, p->model_dir, sizeof p->model_dir);
-    return -1;
-}
-
 static int run(plan_ctx *p) {
     opts *o = p->o;
     kvp_error err;
@@ -298,16 +223,23 @@ static int run(plan_ctx *p) {
     if (o->t->draft && kvp_model_open(o->t->draft, NULL, &p->draft, &err) != KVP_OK)
         return fail_err(p, &err);
     /* The multimodal profiling batch (fills o->d before the deployment copies it). */
-    int rc = kvp_cli_plan_seed_prepare(p->model, &o->d, &o->seed, o->json);
-    if (rc >= 0) return rc;
+    if (kvp__seed_rules_prepare(p->model, &o->d, &o->seed, &err) != KVP_OK) return fail_err(p, &err);
+    /* The creator's deployment and its memory source (the options room's, seed_rules.h). */
     kvp_deployment dep;
-    rc = deployment(p, &dep);
-    if (rc >= 0) return rc;
+    if (kvp__seed_deployment(o->t, &o->d, kvp_cli_gpu_catalog(),
+                             kvp_cli_model_dir(o->model, p->model_dir, sizeof p->model_dir), &p->set,
+                             &dep, &err) != KVP_OK)
+        return fail_err(p, &err);
+    dep.model = p->model;
+    dep.draft = p->draft;
+    p->total_source = p->set.total_source;
+    int rc;
     bool have_mem = dep.memory.kv_budget_bytes == 0;
     /* TensorRT-LLM's start-up rules run in the pipeline (docs/startup.md): a
      * refusal is exit 1 with its rule; a max_seq_len above the model's is clamped
      * as trtllm-serve does, and planned with. */
-    o->startup.gpu_known = o->t->gpu && kvp_gpu_lookup_in(kvp_cli_gpu_catalog(), o->t->gpu, &o->startup.gpu, NULL) == KVP_OK;
+    o->startup.gpu_known = p->set.gpu_known; /* looked up once, by the memory source */
+    if (p->set.gpu_known) o->startup.gpu = p->set.gpu;
     /* The one step every command takes (deploy.h): the start-up settings and the
      * GPU's identity; the memory was decided above (--gpu, --gpu-mem, --probe). */
     kvp_deployment_settle(&dep, &o->startup, o->startup.gpu_known ? &o->startup.gpu : NULL, true);
@@ -318,24 +250,16 @@ static int run(plan_ctx *p) {
          * estimated memory the graph-resident part joins the predicted peak
          * (model-local-kv-caches.md, "What is and is not already accounted for"). */
         o->local_dep.max_num_seqs = o->d.max_batch_size ? o->d.max_batch_size : 2048;
-        if (kvp_local_report_for(o->local, &o->local_dep, NULL, &p->local, &err) != KVP_OK)
-            return fail_err(p, &err);
         bool measured = have_mem && (o->t->deployment.memory.has_peak ||
                                      o->t->deployment.memory.has_activation_peak);
-        kvp_local_budget_effect(p->local, measured, &p->local_peak_bytes, &p->local_risk_bytes);
-        if (have_mem && p->local_peak_bytes) {
-            dep.memory.local_graph_bytes = p->local_peak_bytes;
-            warn(p, "model-local graph-resident caches (%.2f MiB) are added to the predicted "
-                    "CUDA-graph memory because memory was estimated",
-                 (double)p->local_peak_bytes / 1048576.0);
-        }
-        if (p->local_risk_bytes) {
-            char rb[32];
-            warn(p, "model-local per-request caches are NOT charged by profiling: up to %s at "
-                    "%llu sequences comes on top of this plan",
-                 kvp_cli_fmt_bytes(p->local_risk_bytes, rb, sizeof rb),
-                 (unsigned long long)o->local_dep.max_num_seqs);
-        }
+        char lw[2][KVP__LOCAL_WARN_MAX];
+        size_t n_lw = 0;
+        if (kvp__local_plan_effect(o->local, &o->local_dep, have_mem, measured, &p->local,
+                                   &p->local_peak_bytes, &p->local_risk_bytes, lw, &n_lw,
+                                   &err) != KVP_OK)
+            return fail_err(p, &err);
+        if (have_mem) dep.memory.local_graph_bytes = p->local_peak_bytes;
+        for (size_t i = 0; i < n_lw; i++) warn(p, "%s", lw[i]);
     }
 
     p->r = kvp_deploy_result_new();
@@ -352,8 +276,8 @@ static int run(plan_ctx *p) {
     if (r->admission.status != KVP_OK)
         return bad_input(r->admission.status, r->admission.key, "%s", r->admission.refused);
     o->seed.enable_block_reuse = o->t->deployment.kv.enable_block_reuse;
-    if ((rc = kvp_cli_plan_seed_after_build(p->model, &r->trtllm, &r->plan, &o->seed, o->json)) >= 0)
-        return rc;
+    if (kvp__seed_rules_after_build(p->model, &r->trtllm, &r->plan, &o->seed, &err) != KVP_OK)
+        return fail_err(p, &err);
     p->cli_warn_count = p->warn_count; /* the CLI's own; the renderers add the pipeline's */
     kvp_report_text text;
     render_text(p, &text);
@@ -376,14 +300,6 @@ static int run(plan_ctx *p) {
     return KVP_EXIT_OK;
 }
 
-static const char *policy_arg(int argc, char **argv) {
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--policy") == 0 && i + 1 < argc) return argv[i + 1];
-        if (strncmp(argv[i], "--policy=", 9) == 0) return argv[i] + 9;
-    }
-    return NULL;
-}
-
 static int plan_seed(int argc, char **argv);
 
 static int plan_main(int argc, char **argv);
@@ -393,30 +309,16 @@ int kvp_cmd_plan(int argc, char **argv) { return kvp_cli_from_run(argc, argv, pl
 
 static int plan_main(int argc, char **argv) {
     kvp_cli_table_use(NULL); /* no spellings of an earlier command in this process */
-    /* The --from command's engine chooses the path (a --policy that differs is
-     * refused while the settings are read). */
-    const char *policy = kvp_cli_from_engine();
-    if (!policy) policy = policy_arg(argc, argv);
-    kvp_engine engine = KVP_ENGINE_TRTLLM;
-    /* Every spelling of TensorRT-LLM is the creator (there is no second model of it). */
-    if (policy && kvp_engine_parse(policy, &engine) == KVP_OK && engine == KVP_ENGINE_TRTLLM)
-        policy = "trtllm";
-    /* No --policy: an engine's own flags (--max-model-len, -c, --context-length)
-     * choose that engine, and the output says so. */
-    if (!policy) {
-        bool json = false;
+    /* The --from command's engine, --policy or an engine's own flags choose the
+     * planner (argv_words.c); the policies' command line says which engine the
+     * flags chose (the note fit and sweep print too). */
+    bool creator = true, json = false;
+    kvp_error err;
+    if (kvp__plan_uses_creator(argc, argv, kvp_cli_from_engine(), &creator, &err) != KVP_OK) {
         for (int i = 1; i < argc; i++) json = json || !strcmp(argv[i], "--json");
-        int implied = -1;
-        char by[KVP_OPTIONS_TYPED_MAX] = "";
-        int irc = kvp_cli_implied_engine(argc, argv, KVP_COMMAND_PLAN, &implied, by, sizeof by, json);
-        if (irc >= 0) return irc;
-        /* Not TensorRT-LLM, the default: the policies' command line reads the same
-         * argv through the table, whose finishing step chooses that engine and
-         * says so (the note fit and sweep print too). */
-        if (implied > 0) return kvp_cli_plan_policy(argc, argv);
+        return kvp_cli_report_error(&err, json);
     }
-    if (policy && strcmp(policy, "trtllm") != 0) return kvp_cli_plan_policy(argc, argv);
-    return plan_seed(argc, argv);
+    return creator ? plan_seed(argc, argv) : kvp_cli_plan_policy(argc, argv);
 }
 
 /* The seed's planner (policy trtllm). */

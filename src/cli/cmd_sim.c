@@ -68,17 +68,13 @@ static int parse_args(int argc, char **argv, options *o, kvp__sim_job *job, kvp_
             if (bad) return KVP_EXIT_BAD_INPUT;
             o->synthetic = v;
         } else if (kvp_cli_opt(argc, argv, &i, "--arrival-unit", &v, &bad)) {
-            if (bad) return KVP_EXIT_BAD_INPUT;
-            if (strcmp(v, "steps") == 0) job->wl.arrival_unit = KVP_ARRIVAL_STEPS;
-            else if (strcmp(v, "seconds") == 0) job->wl.arrival_unit = KVP_ARRIVAL_SECONDS;
-            else return kvp_cli_fail("--arrival-unit: expected steps or seconds, found '%s'", v);
+            kvp_error e; /* the simulator's own flags are read in bind (sim_call.c) */
+            if (bad || kvp__sim_arrival_unit(job, v, &e) != KVP_OK)
+                return bad ? KVP_EXIT_BAD_INPUT : kvp_cli_report_error(&e, false);
         } else if (kvp_cli_opt(argc, argv, &i, "--step-time", &v, &bad)) {
-            if (bad) return KVP_EXIT_BAD_INPUT;
-            char *end;
-            double st = strtod(v, &end);
-            if (*end || !(st > 0 && st < 3600))
-                return kvp_cli_fail("--step-time: expected seconds in (0, 3600), found '%s'", v);
-            job->wl.step_seconds = st;
+            kvp_error e;
+            if (bad || kvp__sim_step_time(job, v, &e) != KVP_OK)
+                return bad ? KVP_EXIT_BAD_INPUT : kvp_cli_report_error(&e, false);
         } else {
             int rc = kvp_cli_table_option(t, argc, argv, &i, o->json);
             if (rc > 0) return rc;

@@ -121,19 +121,8 @@ static kvp_status sweep_row(uint64_t index, uint64_t count, const kvp_fit_eval *
     } else if (!so->first_bad && (so->first_bad = malloc(sizeof *so->first_bad)) != NULL) {
         *so->first_bad = *e;
     }
-    if (so->keep) {
-        kvp__sweep_keep *k = &so->keep[so->kept];
-        const char *bound = NULL;
-        uint64_t admitted = kvp__fit_eval_admitted(e, &bound);
-        const char *why = e->status == KVP_OK ? bound : e->message;
-        k->point = e->point;
-        k->ok = e->status == KVP_OK;
-        k->budget_bytes = e->budget_bytes;
-        k->tokens = e->tokens;
-        k->blocks = e->blocks;
-        k->max_sequences = admitted; /* as the table prints it */
-        k->why = strdup(why);
-        if (!k->why) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
+    if (so->keep) { /* what the chart needs (the report room's, text_sweep.c) */
+        if ((st = kvp__sweep_keep_row(e, &so->keep[so->kept], err)) != KVP_OK) return st;
         so->kept++;
     }
     kvp_cli_progress_update(&so->prog, index + 1, count);
@@ -235,10 +224,10 @@ static int sweep_main(int argc, char **argv) {
                          "--over max-seq-len=LO..HI");
         goto out;
     }
-    for (int k = 0; k < AX_COUNT; k++) {
-        if (!axis_n(grid, k)) continue;
-        if (!kvp__mul_u64(count, axis_n(grid, k), &count) || count > MAX_PLANS_CAP) count = UINT64_MAX;
-    }
+    /* The grid's size, the library's count (past the cap: "too many"). */
+    kvp_error cerr;
+    uint64_t n_plans = 0;
+    count = kvp_sweep_grid_count(grid, MAX_PLANS_CAP, &n_plans, &cerr) == KVP_OK ? n_plans : UINT64_MAX;
     if (count > max_plans) {
         char n1[32];
         rc = fit_cli_bad(&c, KVP_INVALID_ARG, "--max-plans",

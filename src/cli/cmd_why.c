@@ -86,32 +86,19 @@ int kvp_cmd_why(int argc, char **argv) {
             if (!kvp_cli_u64_count("--target-context", v, &w.target_context)) goto done;
             tx_given = true;
         } else if (a[0] == '-' && a[1]) {
+            /* A deployment flag, as the request's key (bind: kvp__why_option). */
             char name[64];
-            const char *eq = strchr(a, '=');
-            size_t n = eq ? (size_t)(eq - a) : strlen(a);
-            if (n >= sizeof name) n = sizeof name - 1;
-            memcpy(name, a, n);
-            name[n] = '\0';
-            const kvp_option *row = kvp_option_lookup(name, NULL);
-            if (!row || !(row->commands & KVP_COMMAND_PLAN)) {
+            bool missing = false;
+            if (!kvp__why_option(opts, argc, argv, &i, name, &missing)) {
                 static const char *const known[] = {"--model", "--target-concurrency", "--target-context",
                                                     "--record", "--json", "--help", NULL};
                 rc = kvp_cli_unknown_option(a, known);
                 goto done;
             }
-            const char *val = eq ? eq + 1 : NULL;
-            if (!val && row->type != KVP_OPTION_FLAG) {
-                if (i + 1 >= argc) {
-                    kvp_cli_fail("%s needs a value", name);
-                    goto done;
-                }
-                val = argv[++i];
+            if (missing) {
+                kvp_cli_fail("%s needs a value", name);
+                goto done;
             }
-            char key[64];
-            kvp__strlcpy(key, row->name + 2, sizeof key);
-            for (char *p = key; *p; p++)
-                if (*p == '-') *p = '_';
-            json_object_set_new(opts, key, json_string(val ? val : "true"));
         } else if (path) {
             kvp_cli_fail("why takes one LOGFILE, got a second: '%s'", a);
             goto done;

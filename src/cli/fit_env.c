@@ -9,6 +9,8 @@
 #include "fit_env.h"
 #include "from_cmd.h"
 #include "startup_cli.h"
+#include "argv_words.h"
+#include "settle.h"
 #include "util.h"
 
 
@@ -56,7 +58,7 @@ int fit_cli_unknown_option(const fit_cli *c, const char *arg, const char *const 
     const char *known[KVP_OPTIONS_MAX * (KVP_OPTION_SPELLINGS_MAX + 1) + 24];
     size_t n = 0;
     const size_t cap = sizeof known / sizeof known[0] - 1;
-    const char *const *table = kvp_cli_table_names(c->opt ? c->opt->command : KVP_COMMAND_FIT);
+    const char *const *table = kvp__option_names(c->opt ? c->opt->command : KVP_COMMAND_FIT);
     for (size_t k = 0; table[k] && n < cap; k++) known[n++] = table[k];
     static const char *const shared[] = {"--from", "--json", "--help", NULL};
     for (size_t k = 0; shared[k] && n < cap; k++) known[n++] = shared[k];
@@ -76,9 +78,6 @@ static void sync(fit_cli *c) {
     c->env.memory.model_dir = dir;
     kvp_deployment_settle(&c->env, &c->opt->startup, NULL, false);
     c->base = c->opt->deployment.point;
-    c->gpu = c->opt->gpu;
-    c->has_gpu_mem = c->opt->given[kvp_option_lookup("--gpu-mem", NULL)->id] != 0;
-    c->gpu_mem = c->has_gpu_mem ? c->env.memory.total_bytes : 0;
     c->has_max_seq_len = kvp_options_given(c->opt, "--max-seq-len");
 }
 
@@ -115,23 +114,17 @@ int fit_cli_finish(fit_cli *c, const char *command) {
     sync(c);
     kvp_error err;
     kvp_error_clear(&err);
-    if (c->gpu) {
-        if (kvp_gpu_lookup_in(kvp_cli_gpu_catalog(), c->gpu, &c->gpu_info, &err) != KVP_OK)
-            return kvp_cli_report_error(&err, c->json);
-        c->has_gpu_info = true;
-        /* Its memory, and its compute capability for the start-up rules (V-DT-1,
-         * S-DT-1, ...). */
-        kvp_deployment_settle(&c->env, NULL, &c->gpu_info, false);
-    } else if (c->has_gpu_mem) {
-        c->env.memory.total_bytes = c->gpu_mem;
-    }
-    if (c->env.memory.kv_budget_bytes && c->env.memory.total_bytes)
-        return fit_cli_bad(c, KVP_INVALID_ARG, "--kv-budget",
-                           "--kv-budget plans from a budget directly; drop --gpu / --gpu-mem");
-    if (!c->env.memory.kv_budget_bytes && !c->env.memory.total_bytes)
-        return fit_cli_bad(c, KVP_INVALID_ARG, "--gpu",
-                           "no memory to plan from: give --gpu NAME, --gpu-mem BYTES or "
-                           "--kv-budget BYTES");
+    /* The GPU, looked up once, and the memory source (the options room's, settle.h);
+     * its compute capability for the start-up rules (V-DT-1, S-DT-1, ...). */
+    kvp__settled set;
+    if (kvp__options_settle(c->opt, kvp_cli_gpu_catalog(), &set, &err) != KVP_OK)
+        return kvp_cli_report_error(&err, c->json);
+    c->gpu_info = set.gpu;
+    c->has_gpu_info = set.gpu_known;
+    kvp_deployment_settle(&c->env, NULL, set.gpu_known ? &set.gpu : NULL, false);
+    if (!set.gpu_known && set.gpu_mem) c->env.memory.total_bytes = set.total_bytes;
+    if (kvp__settle_memory_source(&c->env.memory, true, KVP__NAME_FLAGS, &err) != KVP_OK)
+        return kvp_cli_report_error(&err, c->json);
     if (kvp_model_open(c->model_arg, NULL, &c->model, &err) != KVP_OK)
         return kvp_cli_report_error(&err, c->json);
     /* A checkpoint folder (or a config.json in one): exact weights from its

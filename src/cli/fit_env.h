@@ -14,11 +14,8 @@
 
 typedef struct fit_cli {
     const char *model_arg;
-    const char *gpu;
-    kvp_gpu_info gpu_info;
+    kvp_gpu_info gpu_info;      /* the GPU named, looked up once (settle.h) */
     bool has_gpu_info;
-    bool has_gpu_mem;
-    uint64_t gpu_mem;
     bool json;
     bool has_max_seq_len;
     kvp_model *model;           /* owned after fit_cli_finish */

@@ -6,7 +6,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "engine_ops.h"
+#include "argv_words.h"
+#include "command_help.h"
 #include "commands.h"
 #include "model_internal.h"
 
@@ -22,27 +23,21 @@ static const command k_commands[] = {
 #undef KVP__ENTRY
 };
 
+/* The help texts are the options room's (command_help.c). */
+static void put_help(char *text, FILE *out) {
+    if (text) fputs(text, out);
+    free(text);
+}
+
 static void usage(FILE *out) {
-    fprintf(out, "kvplan %s — plan the KV-cache memory of LLM serving\n\n"
-                 "usage: kvplan COMMAND [options]\n\ncommands:\n",
-            kvp_version());
-    for (size_t i = 0; i < sizeof k_commands / sizeof k_commands[0]; i++)
-        fprintf(out, "  %-10s %s\n", k_commands[i].name, k_commands[i].help);
-    fprintf(out, "\nglobal option:\n  --gpu-catalog FILE  GPU entries of your own, searched before the built-in\n"
-                 "                      catalogue (also $KVPLAN_GPU_CATALOG); layout: docs/gpus.md\n");
-    fprintf(out, "\nRun 'kvplan help COMMAND' (or 'kvplan COMMAND --help') for the options of a "
-                 "command,\n'kvplan --policy help' for the engine policies, 'kvplan -V' for the "
-                 "version.\n");
+    const char *names[sizeof k_commands / sizeof k_commands[0]], *helps[sizeof names / sizeof names[0]];
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        names[i] = k_commands[i].name, helps[i] = k_commands[i].help;
+    put_help(kvp__main_help(kvp_version(), names, helps, sizeof names / sizeof names[0]), out);
 }
 
 /* `--policy help` (any command): the engine policies, by the library's names. */
-static void policy_help(void) {
-    puts("engine policies (--policy NAME; 'kvplan compare' plans under all of them):");
-    for (int e = 0; e < KVP_ENGINE_COUNT; e++)
-        printf("  %-9s %s\n", kvp_engine_name((kvp_engine)e), kvp__engine_ops_of((kvp_engine)e)->help);
-    puts("'kvplan plan --help' lists each engine's spellings of its options "
-         "(-tp, --max-model-len, -c, -np, ...);\ndocs/policies.md has the rules of each.");
-}
+static void policy_help(void) { put_help(kvp__policy_help(), stdout); }
 
 static bool asks_policy_help(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
@@ -70,28 +65,9 @@ static bool asks_help_or_version(int argc, char **argv) {
  * its own options only) and checked once, before the command runs. */
 static int take_gpu_catalog(int *argc, char **argv) {
     const char *path = NULL;
-    int out = 1;
-    for (int i = 1; i < *argc; i++) {
-        const char *a = argv[i], *v = NULL;
-        if (!strcmp(a, "--")) {
-            while (i < *argc) argv[out++] = argv[i++];
-            break;
-        }
-        if (!strcmp(a, "--gpu-catalog")) {
-            if (i + 1 >= *argc) return kvp_cli_fail("--gpu-catalog needs a value");
-            v = argv[++i];
-        } else if (!strncmp(a, "--gpu-catalog=", 14)) {
-            v = a + 14;
-        } else {
-            argv[out++] = argv[i];
-            continue;
-        }
-        if (path) return kvp_cli_fail("--gpu-catalog is given twice");
-        if (!*v) return kvp_cli_fail("--gpu-catalog: expected a file name");
-        path = v;
-    }
-    *argc = out;
-    argv[out] = NULL;
+    kvp_error err;
+    if (kvp__take_gpu_catalog(argc, argv, &path, &err) != KVP_OK) /* argv_words.c */
+        return kvp_cli_report_error(&err, false);
     bool from_env = false;
     if (!path) {
         const char *env = getenv("KVPLAN_GPU_CATALOG");
@@ -101,7 +77,6 @@ static int take_gpu_catalog(int *argc, char **argv) {
     /* --help and --version answer whatever the environment holds. */
     if (from_env && asks_help_or_version(*argc, argv)) return KVP_EXIT_OK;
     size_t n;
-    kvp_error err;
     if (kvp_gpu_catalog_count_in(path, &n, &err) != KVP_OK) {
         if (from_env) { /* name where the file came from */
             char msg[KVP_ERROR_MESSAGE_MAX];

@@ -21,6 +21,7 @@
 #include "text_internal.h"
 #include "startup_cli.h"
 #include "cli_options.h"
+#include "settle.h"
 #include "util.h"
 #include "model_arg.h"
 
@@ -130,14 +131,14 @@ static int plan_policy_main(int argc, char **argv, cli_notes *notes) {
     }
     const kvp_deployment *td = &o->deployment;
     *ss = o->startup;
-    uint64_t gpu_mem = kvp_options_given(o, "--gpu-mem") ? td->memory.total_bytes : 0;
-    const char *total_source = gpu_mem ? "--gpu-mem" : o->gpu ? "catalogue" : NULL;
-    if (o->gpu) {
-        if (kvp_gpu_lookup_in(kvp_cli_gpu_catalog(), o->gpu, &ss->gpu, &err) != KVP_OK) {
-            rc = kvp_cli_report_error(&err, json);
-            goto out;
-        }
-        if (!gpu_mem) gpu_mem = ss->gpu.total_bytes;
+    kvp__settled set; /* the GPU looked up once, the memory source (settle.h) */
+    if (kvp__options_settle(o, kvp_cli_gpu_catalog(), &set, &err) != KVP_OK) {
+        rc = kvp_cli_report_error(&err, json);
+        goto out;
+    }
+    const char *total_source = set.total_source;
+    if (set.gpu_known) {
+        ss->gpu = set.gpu;
         ss->gpu_known = true;
     }
     if (kvp__model_load_arg(geometry ? geometry : model_arg, geometry != NULL, &model, &err) != KVP_OK) {
@@ -148,19 +149,11 @@ static int plan_policy_main(int argc, char **argv, cli_notes *notes) {
     /* One deployment through the pipeline (deploy.h): memory terms not measured
      * are estimated from the config there, the same way for every command, and
      * the engine's start-up rules run on it (docs/startup.md). */
-    kvp_deployment d = kvp_deployment_default();
-    d.model = model;
-    d.point = td->point;
-    d.point.engine = td->policy.engine;
-    d.policy = td->policy;
-    d.memory = td->memory;
-    d.memory.total_bytes = gpu_mem;
-    /* Exact weights from safetensors headers when MODEL is a checkpoint folder,
-     * under every engine, as under TensorRT-LLM (issue 27 item 5). */
+    kvp_deployment d;
     char model_dir[4096];
-    if (!geometry) d.memory.model_dir = kvp_cli_model_dir(model_arg, model_dir, sizeof model_dir);
-    kvp_deployment_settle(&d, ss, NULL, false);
-    d.admission = td->admission;
+    kvp__policy_deployment(o, &set, ss, model,
+                           geometry ? NULL : kvp_cli_model_dir(model_arg, model_dir, sizeof model_dir),
+                           &d);
     kvp_status st = kvp_deploy_plan_report(&d, res, rep, &err);
     /* llama.cpp that does not fit the device: its figures are planned, the engine
      * would not start; print them and say why. */

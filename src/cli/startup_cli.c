@@ -12,6 +12,7 @@
 #include "plan_policy.h"
 #include "startup_cli.h"
 #include "text_internal.h"
+#include "check_run.h"
 #include "util.h"
 
 /* ------------------------------------------------------------------ output */
@@ -59,47 +60,26 @@ static bool rule_is_verdict(const kvp_deploy_result *res) {
 
 /* With --json a refusal is the whole check report on stdout, as `kvplan check
  * --json` prints it, with the figures the engine computed before it refused
- * (report room, kvp__check_refusal_json_text). */
-/* The check report of the plan already made (kvp_deploy_plan_report), with the
- * settings as the engine ran them. */
+ * (the report room's, kvp__refusal_json_text). */
 static int print_refusal_json(const kvp_deployment *dep, const kvp_deploy_result *res,
                               const kvp_startup_report *rep, const char *model_name) {
-    kvp_startup_settings *ss = malloc(sizeof *ss);
+    char *text = NULL;
+    kvp_error err;
+    kvp_error_clear(&err);
     int rc = KVP_EXIT_NO;
-    if (!ss) {
-        rc = kvp_cli_fail("out of memory");
-    } else {
-        *ss = dep->startup;
-        ss->policy = dep->policy;
-        ss->policy.engine = res->point.engine;
-        ss->policy.tp = res->point.tp;
-        ss->policy.pp = res->point.pp;
-        ss->policy.total_memory_bytes = res->total_bytes;
-        kvp_render_input in = {dep->model, dep->startup.gpu_known ? dep->startup.gpu.name : NULL,
-                               NULL, NULL, 0, NULL, NULL};
-        char *text = NULL;
-        kvp_error err;
-        kvp_error_clear(&err);
-        if (kvp__check_refusal_json_text(rep, ss, model_name, kvp_cli_flag_spelling, NULL, &in, res,
-                                         &text, &err) == KVP_OK)
-            puts(text);
-        else
-            rc = kvp_cli_report_error(&err, true);
-        free(text);
-    }
-    free(ss);
+    if (kvp__refusal_json_text(dep, res, rep, model_name, kvp_cli_flag_spelling, NULL, &text,
+                               &err) == KVP_OK)
+        puts(text);
+    else
+        rc = kvp_cli_report_error(&err, true);
+    free(text);
     return rc;
 }
 
 int kvp_cli_startup_inputs(const kvp_model *model, const kvp_startup_settings *ss, bool json) {
-    /* A format kvplan cannot cost is bad input, before the engine's own rule. */
-    kvp_weight_format fmt;
     kvp_error err;
     kvp_error_clear(&err);
-    if (ss->quantization[0] &&
-        kvp_weight_format_for_model(model, ss->quantization, &fmt, &err) != KVP_OK)
-        return kvp_cli_report_error(&err, json);
-    return -1;
+    return kvp__startup_inputs(model, ss, &err) == KVP_OK ? -1 : kvp_cli_report_error(&err, json);
 }
 
 int kvp_cli_startup_result(const kvp_deployment *dep, const kvp_deploy_result *res,

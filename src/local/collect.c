@@ -469,3 +469,44 @@ kvp_status kvp_local_report_for(const char *model_name, const kvp_local_deployme
     kvp_local_decls_free(ds);
     return st;
 }
+
+kvp_status kvp__local_plan_effect(const char *name, const kvp_local_deployment *dep, bool estimated,
+                                  bool measured, kvp_local_report **out, uint64_t *peak,
+                                  uint64_t *risk, char warn[2][KVP__LOCAL_WARN_MAX], size_t *n_warn,
+                                  kvp_error *err) {
+    *n_warn = 0;
+    kvp_status st = kvp_local_report_for(name, dep, NULL, out, err);
+    if (st != KVP_OK) return st;
+    kvp_local_budget_effect(*out, measured, peak, risk);
+    if (estimated && *peak)
+        snprintf(warn[(*n_warn)++], KVP__LOCAL_WARN_MAX,
+                 "model-local graph-resident caches (%.2f MiB) are added to the predicted "
+                 "CUDA-graph memory because memory was estimated",
+                 (double)*peak / 1048576.0);
+    if (*risk) {
+        char rb[32];
+        snprintf(warn[(*n_warn)++], KVP__LOCAL_WARN_MAX,
+                 "model-local per-request caches are NOT charged by profiling: up to %s at "
+                 "%llu sequences comes on top of this plan",
+                 kvp__fmt_bytes(*risk, rb, sizeof rb), (unsigned long long)dep->max_num_seqs);
+    }
+    return KVP_OK;
+}
+
+kvp_status kvp__local_report_of(const char *model, const char *decl_file,
+                                const kvp_local_deployment *dep, kvp_local_report **out,
+                                kvp_error *err) {
+    kvp_local_decls *decls = NULL;
+    kvp_status st = decl_file ? kvp_local_decls_load_file(decl_file, NULL, &decls, err)
+                              : kvp_local_decls_load_named(model, NULL, &decls, err);
+    if (st) return st;
+    const char *declared = kvp_local_decls_model(decls);
+    if (decl_file && model && declared && kvp__strcasecmp(declared, model) != 0) {
+        /* Keyed "decl" (the file given; the CLI names it --decl). */
+        st = kvp__refuse(err, "decl", "local: %s declares model '%s', not '%s'", decl_file,
+                         declared, model);
+    }
+    if (st == KVP_OK) st = kvp_local_collect(decls, dep, NULL, out, err);
+    kvp_local_decls_free(decls);
+    return st;
+}

@@ -144,4 +144,24 @@ kvp_status kvp__local_collect_ex(const kvp_local_decls *decls, const kvp_local_d
                                  bool unwrap_wrapper, const kvp_allocator *alc,
                                  kvp_local_report **out, kvp_error *err);
 
+/* `kvplan plan --local NAME` (model-local-kv-caches.md, "What is and is not
+ * already accounted for"): the report of NAME at dep->max_num_seqs into *out,
+ * and its effect on a plan: *peak the graph-resident bytes that join the
+ * predicted CUDA-graph memory when memory was estimated (`estimated`; 0 when
+ * measured: reported, never subtracted), *risk the per-request bytes profiling
+ * does not charge; warn[0..*n_warn) say both. */
+#define KVP__LOCAL_WARN_MAX 320
+kvp_status kvp__local_plan_effect(const char *name, const kvp_local_deployment *dep, bool estimated,
+                                  bool measured, kvp_local_report **out, uint64_t *peak,
+                                  uint64_t *risk, char warn[2][KVP__LOCAL_WARN_MAX], size_t *n_warn,
+                                  kvp_error *err);
+
+/* `kvplan local` (and kvp_json_call's "local" may): the declarations of
+ * `decl_file` (else the catalogue's of `model`), checked to declare `model`
+ * when both are given (the error keyed "--decl"), collected at `dep` into
+ * *out. */
+kvp_status kvp__local_report_of(const char *model, const char *decl_file,
+                                const kvp_local_deployment *dep, kvp_local_report **out,
+                                kvp_error *err);
+
 #endif

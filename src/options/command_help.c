@@ -6,7 +6,9 @@
 #include <string.h>
 
 #include "command_help.h"
+#include "engine_ops.h"
 #include "kvplan/options.h"
+#include "util.h"
 #include "text_buf.h"
 
 static const struct {
@@ -181,6 +183,13 @@ const char *kvp__command_help(const char *command) {
     return "";
 }
 
+/* The text a builder holds, NULL when it failed. */
+static char *finished(kvp__text_buf *b) {
+    if (!b->failed) return b->data;
+    kvp__free(NULL, b->data);
+    return NULL;
+}
+
 char *kvp__option_rows_help(unsigned command, unsigned engines) {
     kvp__text_buf b = {0};
     for (size_t i = 0; i < kvp_option_count(); i++) {
@@ -198,9 +207,31 @@ char *kvp__option_rows_help(unsigned command, unsigned engines) {
         else
             kvp__text_printf(&b, "  %s\n  %-29s%s\n", head, "", r->help);
     }
-    if (b.failed) {
-        kvp__free(NULL, b.data);
-        return NULL;
-    }
-    return b.data;
+    return finished(&b);
+}
+
+char *kvp__main_help(const char *version, const char *const *names, const char *const *helps,
+                     size_t n) {
+    kvp__text_buf b = {0};
+    kvp__text_printf(&b, "kvplan %s — plan the KV-cache memory of LLM serving\n\n"
+                         "usage: kvplan COMMAND [options]\n\ncommands:\n",
+                     version);
+    for (size_t i = 0; i < n; i++) kvp__text_printf(&b, "  %-10s %s\n", names[i], helps[i]);
+    kvp__text_printf(&b, "\nglobal option:\n  --gpu-catalog FILE  GPU entries of your own, searched before the built-in\n"
+                         "                      catalogue (also $KVPLAN_GPU_CATALOG); layout: docs/gpus.md\n");
+    kvp__text_printf(&b, "\nRun 'kvplan help COMMAND' (or 'kvplan COMMAND --help') for the options of a "
+                         "command,\n'kvplan --policy help' for the engine policies, 'kvplan -V' for the "
+                         "version.\n");
+    return finished(&b);
+}
+
+char *kvp__policy_help(void) {
+    kvp__text_buf b = {0};
+    kvp__text_printf(&b, "engine policies (--policy NAME; 'kvplan compare' plans under all of them):\n");
+    for (int e = 0; e < KVP_ENGINE_COUNT; e++)
+        kvp__text_printf(&b, "  %-9s %s\n", kvp_engine_name((kvp_engine)e),
+                         kvp__engine_ops_of((kvp_engine)e)->help);
+    kvp__text_printf(&b, "'kvplan plan --help' lists each engine's spellings of its options "
+                         "(-tp, --max-model-len, -c, -np, ...);\ndocs/policies.md has the rules of each.\n");
+    return finished(&b);
 }

@@ -81,4 +81,56 @@ typedef struct kvp__from_note_in {
 /* The note, malloc'd (free()); NULL when out of memory. */
 char *kvp__from_note_text(const kvp__from_note_in *in);
 
+/* ------------------------------------------------------------------ applying
+ * A parsed command applied to a kvp_options (from_apply.c): `kvplan COMMAND
+ * --from CMD` and kvp_json_call's "from_command" fill the settings through
+ * these, then the user's own flags or keys go on top. */
+
+/* Where `--from CMD` (or --from=CMD) sits in argv (argv[0] the command): *at
+ * its index (-1 when absent) and *cmdline its value. KVP_INVALID_ARG, naming
+ * --from, for a missing value or a second --from. */
+kvp_status kvp__from_find(int argc, char *const *argv, int *at, const char **cmdline,
+                          kvp_error *err);
+
+#define KVP__FROM_ROW_POLICY 255 /* row[] mark of --policy (KVP_FROM_MAX_ARGS < 255) */
+/* What a command filled: row[r->id] is 1 + the index of the setting that filled
+ * row r (KVP__FROM_ROW_POLICY for the engine's --policy), applied[k] whether
+ * setting k was set (a setting of a row this command does not take is not). */
+typedef struct kvp__from_applied {
+    unsigned char row[KVP_OPTIONS_MAX];
+    bool applied[KVP_FROM_MAX_ARGS];
+} kvp__from_applied;
+/* kvp__from_apply's flags: list a setting this command does not take among the
+ * command's ignored ones ("--x 1 (COMMAND does not read it)", the CLI's note),
+ * and mark each setting pasted (an engine's own flag, kvp_options_finish). */
+#define KVP__FROM_NOTE_OTHER 1u
+#define KVP__FROM_MARK_PASTED 2u
+/* The engine and the settings of `c` into `o` (policy first). `command` names
+ * the running command for the note. On a refused value: kvp_options_set's
+ * error as it is (the caller says the value came from the pasted command). */
+kvp_status kvp__from_apply(kvp_from_cmd *c, kvp_options *o, const char *command, unsigned flags,
+                           kvp__from_applied *out, kvp_error *err);
+/* Is `value` (a --policy word) the engine `c` is a command of? */
+bool kvp__from_same_engine(const kvp_from_cmd *c, const char *value);
+/* Whether two statements of row r (names as typed, values, NULL for a bare
+ * flag) say the same: flags of one truth; values equal as text (case aside) or
+ * as numbers (2 and 2.0); a byte size written two ways compared by its bytes. */
+bool kvp__from_same_statement(const kvp_option *r, const char *name_a, const char *a,
+                              const char *name_b, const char *b);
+/* The user gives row `r` again (spelled `typed`, `value`) after the command
+ * `c` filled rows `filled`: */
+typedef enum kvp__from_again {
+    KVP__FROM_NOT_FILLED = 0, /* the command did not fill it (or it repeats): go on */
+    KVP__FROM_SAME_ENGINE,    /* --policy naming the command's engine: one statement */
+    KVP__FROM_SAME_VALUE,     /* the same value said twice (kvp__from_same_statement) */
+    KVP__FROM_CONTRADICTS     /* `side` gets the command's side ("--from's -tp 2"), `why` why */
+} kvp__from_again;
+kvp__from_again kvp__from_given(const kvp_from_cmd *c, const kvp__from_applied *filled,
+                                const kvp_option *r, const char *typed, const char *value,
+                                char *side, size_t side_size, char *why, size_t why_size);
+/* A model path of another machine ("/models/meta-llama/Llama-3.1-8B"): the
+ * catalogue entry its last one or two parts name; NULL when none does (or the
+ * path is here, or is no path). */
+const char *kvp__from_model_elsewhere(const char *path);
+
 #endif

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "check_run.h"
+#include "kvplan/estimate.h"
 #include "util.h"
 
 kvp_status kvp__check_run(const kvp_model *model, const kvp_startup_settings *ss,
@@ -50,4 +51,12 @@ kvp_status kvp__check_run(const kvp_model *model, const kvp_startup_settings *ss
     }
     kvp_deploy_result_free(res);
     return st;
+}
+
+kvp_status kvp__startup_inputs(const kvp_model *model, const kvp_startup_settings *ss,
+                               kvp_error *err) {
+    /* A format kvplan cannot cost is bad input, before the engine's own rule. */
+    kvp_weight_format fmt;
+    if (!ss->quantization[0]) return KVP_OK;
+    return kvp_weight_format_for_model(model, ss->quantization, &fmt, err);
 }

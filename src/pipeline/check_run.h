@@ -18,4 +18,10 @@
 kvp_status kvp__check_run(const kvp_model *model, const kvp_startup_settings *ss,
                           const kvp_deployment *given, kvp_startup_report *rep, kvp_error *err);
 
+/* Before a plan: the start-up flags kvplan must understand to plan at all
+ * (--quantization names a weight format it costs, estimate.h); the format's
+ * own error otherwise. */
+kvp_status kvp__startup_inputs(const kvp_model *model, const kvp_startup_settings *ss,
+                               kvp_error *err);
+
 #endif

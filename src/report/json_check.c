@@ -131,3 +131,23 @@ kvp_status kvp__check_refusal_json_text(const kvp_startup_report *rep,
     add_plan_figures(o, in, res);
     return kvp__json_finish(o, KVP__JSON_FLAGS, out, err);
 }
+
+kvp_status kvp__refusal_json_text(const kvp_deployment *dep, const kvp_deploy_result *res,
+                                  const kvp_startup_report *rep, const char *model_name,
+                                  kvp__flag_spelling spell, const void *spell_ctx, char **out,
+                                  kvp_error *err) {
+    kvp_startup_settings *ss = malloc(sizeof *ss);
+    if (!ss) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
+    *ss = dep->startup;
+    ss->policy = dep->policy;
+    ss->policy.engine = res->point.engine;
+    ss->policy.tp = res->point.tp;
+    ss->policy.pp = res->point.pp;
+    ss->policy.total_memory_bytes = res->total_bytes;
+    kvp_render_input in = {dep->model, dep->startup.gpu_known ? dep->startup.gpu.name : NULL, NULL,
+                           NULL, 0, NULL, NULL};
+    kvp_status st = kvp__check_refusal_json_text(rep, ss, model_name, spell, spell_ctx, &in, res,
+                                                 out, err);
+    free(ss);
+    return st;
+}

@@ -59,6 +59,13 @@ kvp_status kvp__check_refusal_json_text(const kvp_startup_report *rep,
                                         kvp__flag_spelling spell, const void *spell_ctx,
                                         const kvp_render_input *in, const kvp_deploy_result *res,
                                         char **out, kvp_error *err);
+/* The same for a plan `res` of deployment `dep` refused at start-up: the
+ * settings as the engine ran them (the point's engine, tp and pp, the memory it
+ * planned from), the model and GPU of `dep`. */
+kvp_status kvp__refusal_json_text(const kvp_deployment *dep, const kvp_deploy_result *res,
+                                  const kvp_startup_report *rep, const char *model_name,
+                                  kvp__flag_spelling spell, const void *spell_ctx, char **out,
+                                  kvp_error *err);
 /* `kvplan local --json` of report `r` (json_local.c; kvp_json_call "local"
  * too). *out: malloc'd text, freed with free() / kvp_json_free. */
 struct kvp_local_report;

@@ -119,6 +119,9 @@ typedef struct kvp__sweep_keep {
     uint64_t budget_bytes, tokens, blocks, max_sequences; /* max_sequences: as admitted */
     char *why;                   /* binding, or the error (the caller's, malloc'd) */
 } kvp__sweep_keep;
+/* What the chart keeps of row `e` into *k: its figures, the sequences as the
+ * table prints them and the reason (strdup'd into k->why). */
+kvp_status kvp__sweep_keep_row(const kvp_fit_eval *e, kvp__sweep_keep *k, kvp_error *err);
 /* The chart (max sequences against max_seq_len, a line per combination of the
  * other axes of `grid`) to `svg_path`, and a page with it and every row to
  * `html_path` (either may be NULL). `gpu_name` NULL when none. */

@@ -220,3 +220,17 @@ void kvp__sweep_text_row(const kvp_fit_eval *e, kvp_report_text *t) {
     }
 }
 
+
+kvp_status kvp__sweep_keep_row(const kvp_fit_eval *e, kvp__sweep_keep *k, kvp_error *err) {
+    const char *bound = NULL;
+    uint64_t admitted = kvp__fit_eval_admitted(e, &bound);
+    const char *why = e->status == KVP_OK ? bound : e->message;
+    k->point = e->point;
+    k->ok = e->status == KVP_OK;
+    k->budget_bytes = e->budget_bytes;
+    k->tokens = e->tokens;
+    k->blocks = e->blocks;
+    k->max_sequences = admitted; /* as the table prints it */
+    k->why = strdup(why);
+    return k->why ? KVP_OK : kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
+}

@@ -65,6 +65,15 @@ kvp_status kvp__fail(kvp_error *err, kvp_status code, const char *file, const ch
     return s;
 }
 
+kvp_status kvp__refuse(kvp_error *err, const char *key, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    kvp__vfail(err, KVP_INVALID_ARG, NULL, NULL, fmt, ap);
+    va_end(ap);
+    if (err && key) kvp__strlcpy(err->key, key, sizeof err->key);
+    return KVP_INVALID_ARG;
+}
+
 void kvp__strlcpy(char *dst, const char *src, size_t dst_size) {
     if (dst_size == 0) return;
     size_t n = src ? strlen(src) : 0;

@@ -32,6 +32,10 @@ kvp_status kvp__fail(kvp_error *err, kvp_status code, const char *file, const ch
                      const char *fmt, ...) KVP_PRINTF(5, 6);
 kvp_status kvp__vfail(kvp_error *err, kvp_status code, const char *file, const char *key,
                       const char *fmt, va_list ap) KVP_PRINTF(5, 0);
+/* KVP_INVALID_ARG with the message as written (no "KEY: " before it) and
+ * `key` (may be NULL) as the error's key: a refusal whose message names the
+ * setting itself, in the caller's wording ("--kv-budget ...", "kv_budget ..."). */
+kvp_status kvp__refuse(kvp_error *err, const char *key, const char *fmt, ...) KVP_PRINTF(3, 4);
 
 /* Checked arithmetic: return false on overflow (result unspecified then). */
 static inline bool kvp__mul_u64(uint64_t a, uint64_t b, uint64_t *out) {
