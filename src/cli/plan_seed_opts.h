@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 #include "cli.h"
-#include "kvplan/options.h"
+#include "options_struct.h" /* kvp_options' fields (opaque to library users) */
 #include "kvplan/plan.h"
 
 /* The rules around the creator: their settings are the table's (`rules`, read

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "kvplan/options.h"
+#include "options_struct.h" /* the fields the tests check (opaque to library users) */
 
 static kvp_options *g_o;
 static kvp_error g_err;
@@ -150,7 +151,7 @@ static void test_values_set_fields(void **state) {
     (void)state;
     for (size_t i = 0; i < sizeof k_fields / sizeof k_fields[0]; i++) {
         const field_case *c = &k_fields[i];
-        kvp_options_init(g_o, KVP_COMMAND_PLAN);
+        kvp__options_init(g_o, KVP_COMMAND_PLAN);
         if (set(c->name, c->value) != KVP_OK) fail_msg("%s %s: %s", c->name, c->value, g_err.message);
         int64_t got = read_field(g_o, c->offset, c->size);
         if (got != c->want)
@@ -158,7 +159,7 @@ static void test_values_set_fields(void **state) {
                      (long long)got, (long long)c->want);
     }
     /* Fractions: [0, 1] for cross attention, (0, 1] elsewhere. */
-    kvp_options_init(g_o, KVP_COMMAND_PLAN);
+    kvp__options_init(g_o, KVP_COMMAND_PLAN);
     assert_int_equal(set("--cross-kv-cache-fraction", "0"), KVP_OK);
     assert_true(g_o->deployment.kv.has_cross_kv_cache_fraction);
     assert_true(g_o->deployment.kv.cross_kv_cache_fraction == 0.0);
@@ -235,7 +236,7 @@ static void test_error_kinds(void **state) {
     (void)state;
     for (size_t i = 0; i < sizeof k_errors / sizeof k_errors[0]; i++) {
         const error_case *c = &k_errors[i];
-        kvp_options_init(g_o, KVP_COMMAND_PLAN);
+        kvp__options_init(g_o, KVP_COMMAND_PLAN);
         kvp_status st = set(c->name, c->value);
         if (st != c->want)
             fail_msg("%s %s: status %d, expected %d (%s)", c->name, c->value ? c->value : "",
