@@ -618,7 +618,7 @@ static kvp_status apply(kvp_options *o, const kvp_option *r, const char *typed, 
     case O_MAX_UTIL_FOR_RESUME: return get_fraction(r, typed, v, &d->trtllm.max_util_for_resume, err);
     /* ---- the rules around the creator (kvp_option_rules) */
     case O_KV_CACHE_COMPRESSION:
-        if (kvp_compression_parse(v, &x->compression.algorithm) != KVP_OK ||
+        if (kvp__compression_parse(v, &x->compression.algorithm) != KVP_OK ||
             x->compression.algorithm == KVP_COMPRESSION_NONE)
             return bad_choice(r, typed, v, err);
         if (!x->compression.quant) x->compression.quant_nvfp4 = true; /* the seed's default */
