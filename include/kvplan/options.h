@@ -26,13 +26,13 @@
  *   kvp_options *o = kvp_options_new(KVP_COMMAND_PLAN);
  *   kvp_options_set(o, "--max-model-len", "8192", &err);   // vLLM's spelling
  *   kvp_options_set(o, "gpu-mem", "80GiB", &err);
- *   kvp_options_finish(o, &err);     // engine: vllm (said in the notes)
+ *   kvp_options_finish(o, &err);     // chooses vLLM, said in the notes
  *   const kvp_deployment *d = kvp_options_deployment(o);   // borrowed
- *   const kvp_notes *n = kvp_options_notes(o);             // "engine: vllm ..."
+ *   const kvp_notes *n = kvp_options_notes(o);  // "planning for vLLM (policy vllm): ..."
  *   ... d->policy, kvp_options_startup(o) ...
  *   kvp_options_free(o);                                  // d, n dangle now
  *
- * (examples/options.c is this example, built and run by the tests.)
+ * (examples/options.c runs this example; the tests build and run it.)
  *
  * Engines. An engine's own spelling ("--max-model-len", "--context-length",
  * "--tp_size", "-c") without --policy selects that engine when it belongs to
