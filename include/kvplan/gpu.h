@@ -43,6 +43,7 @@ typedef struct kvp_gpu_info {
     char gfx_target[16];           /* AMD LLVM target ("gfx942"), "" on NVIDIA */
     char arch[24];                 /* architecture ("Ampere", "Hopper", "CDNA 3"), "" unknown */
     char arch_source[160];         /* where compute_capability / gfx_target and arch come from */
+    uint64_t reserved_[KVP_RESERVED_WORDS]; /* room for growth: zero, do not use (ABI) */
 } kvp_gpu_info;
 
 /* "8.0" for 80, "10.3" for 103, "" for 0, into buf (at least 8 bytes); returns buf. */

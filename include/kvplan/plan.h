@@ -570,6 +570,7 @@ typedef struct kvp_plan {
     uint64_t allocated_bytes;          /* sum over managers */
     bool joint_kv_cache_reuse;
     bool estimating;
+    uint64_t reserved_[KVP_RESERVED_WORDS]; /* room for growth: zero, do not use (ABI) */
 } kvp_plan;
 
 /* build_managers: self/cross split, draft split, offload tiers; then each

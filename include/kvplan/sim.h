@@ -222,6 +222,7 @@ typedef struct kvp_sim_config {
                                 0 = max_model_len - prompt (the OpenAI servers' default) */
     kvp_sim_progress_fn progress_fn;
     void *progress_ctx;
+    uint64_t reserved_[KVP_RESERVED_WORDS]; /* room for growth: zero, do not use (ABI) */
 } kvp_sim_config;
 
 typedef struct kvp_sim_result {

@@ -21,12 +21,15 @@
 
 /* The structs with reserved room and their LP64 sizes in 1.0.0. kvp_deployment
  * holds a kvp_policy_settings and a kvp_startup_settings (itself holding a
- * kvp_policy_settings): 7,112 B before the room, + its own 64 + 3 x 64 = 7,368. */
+ * kvp_policy_settings and a kvp_gpu_info): 7,112 B before the room, + its own
+ * 64 + 4 x 64 nested = 7,432. */
 #define ABI_STRUCTS(X)                                                                    \
     X(kvp_cost_settings, 104) X(kvp_cost, 3456) X(kvp_estimate_settings, 456)             \
-    X(kvp_policy_settings, 536) X(kvp_policy_result, 4496) X(kvp_startup_settings, 5864)  \
-    X(kvp_startup_report, 49800) X(kvp_deployment, 7368) X(kvp_memory_facts, 3776)       \
-    X(kvp_fit_request, 192) X(kvp_fit_answer, 33344) X(kvp_sim_result, 1032)
+    X(kvp_policy_settings, 536) X(kvp_policy_result, 4496) X(kvp_startup_settings, 5928)  \
+    X(kvp_startup_report, 49800) X(kvp_deployment, 7432) X(kvp_memory_facts, 3776)       \
+    X(kvp_fit_request, 192) X(kvp_fit_answer, 33408) X(kvp_sim_result, 1032)              \
+    X(kvp_plan, 4288) X(kvp_probe_result, 16232) X(kvp_sim_config, 1504)                 \
+    X(kvp_pool_config, 1392) X(kvp_gpu_info, 592)
 
 _Static_assert(KVP_RESERVED_WORDS == 8, "the reserved room is 8 words (64 bytes)");
 /* reserved_ is the last member: its end is the struct's end. */
@@ -72,6 +75,13 @@ static void test_defaults_zero_reserved(void **state) {
     assert_true(all_zero(d.policy.reserved_));
     assert_true(all_zero(d.startup.reserved_));
     assert_true(all_zero(d.startup.policy.reserved_));
+    assert_true(all_zero(d.startup.gpu.reserved_));
+    /* A result the library fills: the catalogue's H100 comes back with zero room. */
+    kvp_gpu_info g;
+    memset(&g, 0xff, sizeof g);
+    kvp_error err;
+    assert_int_equal(kvp_gpu_lookup("H100", &g, &err), KVP_OK);
+    assert_true(all_zero(g.reserved_));
 }
 
 int main(void) {
