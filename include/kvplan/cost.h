@@ -49,6 +49,7 @@ typedef struct kvp_cost_settings {
                                   never refused), cross attention excepted; else heads split
                                   evenly, or one whole head per rank when tp is a multiple
                                   (vLLM, SGLang) */
+    uint64_t reserved_[KVP_RESERVED_WORDS]; /* room for growth: zero, do not use (ABI) */
 } kvp_cost_settings;
 
 /* Defaults: tp=1, pp=1, busiest stage, AUTO dtype, 32 tokens/block, beam 1. */
@@ -90,6 +91,7 @@ typedef struct kvp_cost {
     bool non_affine;               /* a pool keeps one entry per r > 1 tokens: the cost of a
                                       sequence is not slope x tokens + intercept; use
                                       kvp_cost_sequence_bytes / kvp_cost_tokens_for_budget */
+    uint64_t reserved_[KVP_RESERVED_WORDS]; /* room for growth: zero, do not use (ABI) */
 } kvp_cost;
 
 /* Cost one rank of `model` under `settings` (NULL = defaults).
@@ -107,36 +109,6 @@ KVP_API KVP_NODISCARD kvp_status kvp_cost_compute(const kvp_model *model, const 
  * policy calls this before costing (kvp_cost_compute does). KVP_CONFIG with
  * the key (num_attention_heads, num_key_value_heads, recurrent heads). */
 KVP_API KVP_NODISCARD kvp_status kvp_cost_check_tp(const kvp_model *model, uint32_t tp, kvp_error *err);
-/* The same checks under settings `s` (s->tp, and s->kv_heads_round_up: under
- * TensorRT-LLM's rule KV heads never fail, only query, cross and recurrent heads). */
-KVP_API KVP_NODISCARD kvp_status kvp_cost_check_settings(const kvp_model *model,
-                                                         const kvp_cost_settings *s,
-                                                         kvp_error *err);
-
-/* Per-layer figures for the --layers table (any stage: the record's layer
- * is costed as if on this rank). */
-typedef struct kvp_layer_cost {
-    uint32_t layer;
-    kvp_cache_kind kind;
-    uint64_t window_tokens;
-    uint32_t kv_heads_per_rank;
-    uint32_t k_head_dim, v_head_dim;
-    kvp_dtype dtype;
-    uint64_t bytes_per_token;
-    uint64_t bytes_per_sequence;
-    uint64_t conv_bytes_per_sequence; /* recurrent only: conv part of one state (beam 1) */
-    uint64_t ssm_bytes_per_sequence;  /* recurrent only: SSM part of one state (beam 1) */
-    uint32_t pp_stage;             /* stage that holds this layer */
-    uint32_t tokens_per_entry;     /* 1, or r: bytes_per_token is per entry of r tokens */
-} kvp_layer_cost;
-
-KVP_API KVP_NODISCARD kvp_status kvp_cost_layer(const kvp_model *model, const kvp_cost_settings *settings,
-                                        size_t cache_index, kvp_layer_cost *out, kvp_error *err);
-
-/* Tokens a pool keeps for one sequence of seq_len tokens: min(seq_len,
- * window) for bounded kinds (a chunked pool keeps at most one chunk), the
- * encoder length for cross pools, seq_len otherwise, 0 for recurrent. */
-KVP_API uint64_t kvp_pool_tokens_for_sequence(const kvp_pool_cost *pool, uint64_t seq_len);
 
 /* Bytes one sequence of seq_len tokens takes on this rank, in whole blocks:
  * sum over pools of ceil(tokens/tokens_per_block) * page_bytes * beam_width

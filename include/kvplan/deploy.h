@@ -156,6 +156,7 @@ typedef struct kvp_deployment {
      * kvp_model_allocator, libc when the model has none). Their scratch memory
      * is freed before they return. */
     const kvp_allocator *alc;
+    uint64_t reserved_[KVP_RESERVED_WORDS]; /* room for growth: zero, do not use (ABI) */
 } kvp_deployment;
 
 /* Defaults: trtllm, CUDA graphs up to batch 128 (as `kvplan plan`), the

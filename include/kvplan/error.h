@@ -38,6 +38,15 @@ extern "C" {
 #define KVP_NODISCARD
 #endif
 
+/* Room for growth (the ABI policy, docs/ARCHITECTURE.md): the large public
+ * structs a caller declares itself (settings it fills, results the library
+ * fills in the caller's memory) end with `uint64_t reserved_[KVP_RESERVED_WORDS]`.
+ * A later release adds a field by taking words from it, so the size and every
+ * offset stay and code built against this header keeps working. Start such a
+ * struct from its kvp_*_default() or `= {0}` so the reserved words are zero;
+ * never read or write them. */
+#define KVP_RESERVED_WORDS 8
+
 /* X(name, value, description) */
 #define KVP_STATUS_MAP(X)                                                     \
     X(OK, 0, "success")                                                       \

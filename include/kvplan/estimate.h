@@ -127,6 +127,7 @@ typedef struct kvp_estimate_settings {
                                  -1 auto (on where the backend supports it) */
     uint64_t n_ctx;           /* llama.cpp: KV cells the worst-case graph attends (n_kv);
                                  0 = the ubatch */
+    uint64_t reserved_[KVP_RESERVED_WORDS]; /* room for growth: zero, do not use (ABI) */
 } kvp_estimate_settings;
 
 /* What the estimate found, term by term, for reports and --explain.

@@ -106,6 +106,7 @@ typedef struct kvp_fit_request {
     bool allow_pp;                   /* PARALLEL: also try pipeline parallelism */
     const char *const *dtypes;       /* KV_DTYPE candidates, widest first; NULL = engine default */
     size_t dtype_count;
+    uint64_t reserved_[KVP_RESERVED_WORDS]; /* room for growth: zero, do not use (ABI) */
 } kvp_fit_request;
 
 typedef struct kvp_fit_answer {
@@ -118,6 +119,7 @@ typedef struct kvp_fit_answer {
     char best[KVP_FIT_REASON_MAX];   /* when !found: the best that can be done */
     uint32_t evaluations;
     kvp_fit_eval at;                 /* the plan at the answer (at the base when !found) */
+    uint64_t reserved_[KVP_RESERVED_WORDS]; /* room for growth: zero, do not use (ABI) */
 } kvp_fit_answer;
 
 /* Solve a fit request. TensorRT-LLM reserves recurrent state for
@@ -128,8 +130,8 @@ typedef struct kvp_fit_answer {
 KVP_API KVP_NODISCARD kvp_status kvp_fit_solve(const kvp_fit_env *env, const kvp_fit_request *req,
                                        kvp_fit_answer *out, kvp_error *err);
 
-/* The memory picture of an evaluated point (kvp_fit_memory_segments) and of a
- * plan (SVG, HTML) is the report room's: kvplan/report.h, above this header. */
+/* The memory picture of an evaluated point and of a plan (SVG, HTML) is the
+ * report room's: kvplan/render.h and kvp_json_call, above this header. */
 
 #ifdef __cplusplus
 }

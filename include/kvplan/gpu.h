@@ -43,6 +43,7 @@ typedef struct kvp_gpu_info {
     char gfx_target[16];           /* AMD LLVM target ("gfx942"), "" on NVIDIA */
     char arch[24];                 /* architecture ("Ampere", "Hopper", "CDNA 3"), "" unknown */
     char arch_source[160];         /* where compute_capability / gfx_target and arch come from */
+    uint64_t reserved_[KVP_RESERVED_WORDS]; /* room for growth: zero, do not use (ABI) */
 } kvp_gpu_info;
 
 /* "8.0" for 80, "10.3" for 103, "" for 0, into buf (at least 8 bytes); returns buf. */
@@ -50,10 +51,6 @@ KVP_API const char *kvp_gpu_cc_string(uint32_t compute_capability, char *buf, si
 /* The capability torch reports on ROCm for an LLVM target: "gfx942" -> 94,
  * "gfx950" -> 95, "gfx90a" -> 90; 0 when `gfx` is not "gfx" + 3 or 4 hex digits. */
 KVP_API uint32_t kvp_gpu_gfx_capability(const char *gfx);
-/* Architecture name of an NVIDIA compute capability (70 "Volta", 75 "Turing",
- * 80/86/87 "Ampere", 89 "Ada Lovelace", 90 "Hopper", 100/101/103 "Blackwell" / "Blackwell
- * Ultra", 120/121 "Blackwell"); "" when unknown. Static string. */
-KVP_API const char *kvp_gpu_arch_of_cc(uint32_t compute_capability);
 
 /* Look a GPU up in the embedded catalogue, case-insensitively, with aliases
  * ("h100", "H100 80GB HBM3", "h100-80gb", "NVIDIA H100 80GB HBM3"). Spaces,

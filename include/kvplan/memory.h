@@ -80,6 +80,7 @@ typedef struct kvp_memory_facts {
     uint64_t headroom_need_bytes; /* sum of the HEADROOM terms: what must fit after sizing */
     char release_line[96];        /* the engine release line the terms follow ("vLLM >= 0.21
                                      (latest: no --engine-version)"); "" = one line only */
+    uint64_t reserved_[KVP_RESERVED_WORDS]; /* room for growth: zero, do not use (ABI) */
 } kvp_memory_facts;
 
 #ifdef __cplusplus

@@ -66,20 +66,6 @@ typedef struct kvp_layer_cache {
                                   tokens (DeepSeek-V4 compressed and indexer caches) */
 } kvp_layer_cache;
 
-/* The cache record of a DeepSeek sparse-attention (DSA) lightning indexer at
- * `layer`: fp8 keys of index_head_dim bytes plus a 4-byte fp32 scale per 128
- * values (ENGINES.md §2.3), one per token, replicated on every TP rank. The
- * one rule the config, GGUF and engine-policy readers share. */
-KVP_API kvp_layer_cache kvp_indexer_cache(uint32_t layer, uint32_t index_head_dim);
-
-/* Whether two recurrent geometries are equal, field by field. */
-KVP_API bool kvp_recurrent_geometry_equal(const kvp_recurrent_geometry *a,
-                                          const kvp_recurrent_geometry *b);
-/* Whether two cache records keep the same bytes per token and per sequence
- * under any settings: every field equal except `layer`. Lets a planner cost a
- * run of identical layers once. */
-KVP_API bool kvp_layer_cache_same_shape(const kvp_layer_cache *a, const kvp_layer_cache *b);
-
 /* Architecture facts kept for weight estimates and reports. 0 = not stated. */
 typedef struct kvp_model_info {
     char model_type[64];         /* HF model_type of the language model ("llama") */
@@ -411,14 +397,6 @@ KVP_API const kvp_model_startup *kvp_model_get_startup(const kvp_model *model);
 /* The sub-config at JSON pointer `pointer` ("" = root); NULL when the config has
  * no such object (or the model was not read from a config). */
 KVP_API const kvp_subconfig_facts *kvp_model_subconfig(const kvp_model *model, const char *pointer);
-/* The sub-config facts at `pointer` of a config text that is not a model's
- * (parsed by the same rules as a model's config). *found is false when the
- * text has no such object. `name` (may be NULL) is used in messages. Errors:
- * KVP_SYNTAX (err line/column set), KVP_IO for an empty or oversized text. */
-KVP_API KVP_NODISCARD kvp_status kvp_subconfig_from_json(const char *text, size_t len,
-                                                         const char *name, const char *pointer,
-                                                         kvp_subconfig_facts *out, bool *found,
-                                                         kvp_error *err);
 
 /* Embedded catalogue: number of entries and entry i's canonical name and
  * source file name (both static strings). */

@@ -26,16 +26,20 @@
  *   kvp_options *o = kvp_options_new(KVP_COMMAND_PLAN);
  *   kvp_options_set(o, "--max-model-len", "8192", &err);   // vLLM's spelling
  *   kvp_options_set(o, "gpu-mem", "80GiB", &err);
- *   kvp_options_finish(o, &err);     // engine: vllm (said in o->notes)
- *   ... o->deployment, o->startup ...
- *   kvp_options_free(o);
+ *   kvp_options_finish(o, &err);     // chooses vLLM, said in the notes
+ *   const kvp_deployment *d = kvp_options_deployment(o);   // borrowed
+ *   const kvp_notes *n = kvp_options_notes(o);  // "planning for vLLM (policy vllm): ..."
+ *   ... d->policy, kvp_options_startup(o) ...
+ *   kvp_options_free(o);                                  // d, n dangle now
+ *
+ * (examples/options.c runs this example; the tests build and run it.)
  *
  * Engines. An engine's own spelling ("--max-model-len", "--context-length",
  * "--tp_size", "-c") without --policy selects that engine when it belongs to
  * one engine only; spellings of two engines are a contradiction. With
  * --policy, another engine's spelling sets the same field (the reference
  * cases give vLLM names to every engine). A setting the chosen engine does not
- * read is a warning naming it (o->notes), never dropped silently.
+ * read is a warning naming it (kvp_options_notes), never dropped silently.
  *
  * Thread safety: the table is constant; a kvp_options is one caller's.
  */
@@ -129,69 +133,37 @@ KVP_API const kvp_option_meaning *kvp_option_meaning_for(const kvp_option *row, 
 #define KVP_OPTIONS_MAX 128      /* rows the table may hold */
 #define KVP_OPTIONS_TYPED_MAX 40 /* bytes of a spelling kept for messages */
 
-#define KVP_OPTION_MM_MAX 8       /* --mm-tokens-per-item modalities */
-#define KVP_OPTION_WINDOWS_MAX 256/* --max-attention-window entries */
-
-/* The rules TensorRT-LLM applies around the creator (plan.h): KV-cache
- * compression, the LoRA cache, the multimodal encoder's profiling batch. Names
- * point into the buffers here: use them while the kvp_options lives, unmoved. */
-typedef struct kvp_option_rules {
-    kvp_kv_compression compression;  /* --kv-cache-compression, --compression-quant, ... */
-    bool has_lora;                   /* a --lora-* option was given */
-    kvp_lora_settings lora;
-    const char *lora_modules[KVP_LORA_MAX_MODULES];
-    char lora_buf[512];
-    bool has_mm;                     /* an --mm-* option that makes a profiling batch */
-    uint64_t mm_max_tokens, mm_batch, mm_embedding_dim;
-    kvp_mm_item mm[KVP_OPTION_MM_MAX];
-    size_t mm_count;
-    char mm_buf[512];
-} kvp_option_rules;
-
-/* What `kvplan sim` replays on top of the deployment (sim only). */
-typedef struct kvp_option_sim {
-    uint64_t blocks;             /* --blocks N: the same blocks in every pool; 0 = planned */
-    uint64_t recurrent_slots;    /* --recurrent-slots N (with --blocks); 0 = not given */
-} kvp_option_sim;
-
-/* The settings being built from (name, value) pairs. */
-typedef struct kvp_options {
-    unsigned command;            /* KVP_COMMAND_* it parses for */
-    kvp_deployment deployment;   /* model and draft left NULL: the caller loads them */
-    kvp_startup_settings startup;/* start-up flags; .policy copied from the deployment
-                                    by kvp_options_finish */
-    const char *gpu;             /* --gpu NAME (borrowed from the value given) */
-    const char *draft;           /* --draft MODEL (borrowed) */
-    uint32_t gpus;               /* --gpus N; 0 = not given */
-    bool probe;                  /* --probe: the live memory of --device */
-    uint32_t device;             /* --device N (implies --probe) */
-    kvp_option_rules rules;      /* TensorRT-LLM rules around the creator */
-    kvp_option_sim sim;          /* sim's pool overrides */
-    uint64_t windows[KVP_OPTION_WINDOWS_MAX]; /* --max-attention-window (deployment.kv points here) */
-    bool engine_given;           /* --policy was given */
-    bool engine_implied;         /* an engine's spelling chose the engine */
-    char implied_by[KVP_OPTIONS_TYPED_MAX]; /* the first spelling that chose it */
-    /* For each row: 0 not given, else the spelling's index + 1 (as lookup). */
-    unsigned char given[KVP_OPTIONS_MAX];
-    char typed[KVP_OPTIONS_MAX][KVP_OPTIONS_TYPED_MAX]; /* the spelling as given */
-    bool engines_vary;           /* the command plans several engines (compare, sweep
-                                    --over policy): spellings choose none, none warned */
-    unsigned engines_planned;    /* with engines_vary: the engines planned
-                                    (KVP_OPTION_ENGINE bits; 0 = not said). An option
-                                    given directly that none of them reads is refused;
-                                    one some do not read is a note per engine */
-    kvp_notes notes;             /* what kvp_options_finish decided (the engine chosen) */
-    kvp_notes warnings;          /* what kvp_options_finish warns (a release newer than known) */
-    unsigned char pasted[KVP_OPTIONS_MAX]; /* 1: set from a pasted engine command (--from):
-                                    that engine's own flag, not refused under another */
-} kvp_options;
+/* The settings being built from (name, value) pairs: opaque (its fields are
+ * internal, src/options/options_struct.h, and may grow without an ABI break);
+ * read a finished set through the accessors below. */
+typedef struct kvp_options kvp_options;
 
 /* A new set with the engines' defaults (kvp_deployment_default,
  * kvp_startup_settings_default); NULL when out of memory. Free with
  * kvp_options_free (NULL is a no-op). */
 KVP_API kvp_options *kvp_options_new(unsigned command);
 KVP_API void kvp_options_free(kvp_options *options);
-KVP_API void kvp_options_init(kvp_options *options, unsigned command);
+
+/* Reading a set (after kvp_options_finish; before it, what was set so far).
+ * Pointers are borrowed: valid while the options live, unchanged until the
+ * next kvp_options_set or kvp_options_finish; never free them. */
+/* The KVP_COMMAND_* bit the set was created for. */
+KVP_API unsigned kvp_options_command(const kvp_options *options);
+/* The settled deployment: model and draft NULL (the caller loads them; copy
+ * the struct and set them). Its kv windows point into the options. */
+KVP_API const kvp_deployment *kvp_options_deployment(const kvp_options *options);
+/* The start-up flags (.policy copied from the deployment by kvp_options_finish). */
+KVP_API const kvp_startup_settings *kvp_options_startup(const kvp_options *options);
+/* What kvp_options_finish decided (the engine chosen and why; settings the
+ * engine does not read) and what it warns (a release newer than known). */
+KVP_API const kvp_notes *kvp_options_notes(const kvp_options *options);
+KVP_API const kvp_notes *kvp_options_warnings(const kvp_options *options);
+/* --gpu NAME and --draft MODEL as given (the caller's value, borrowed by
+ * kvp_options_set); NULL when not given. */
+KVP_API const char *kvp_options_gpu(const kvp_options *options);
+KVP_API const char *kvp_options_draft(const kvp_options *options);
+/* --gpus N; 0 when not given. */
+KVP_API uint32_t kvp_options_gpus(const kvp_options *options);
 
 /* Apply one (name, value): the value is checked and written into the settings
  * field of the row `name` spells. `value` NULL for a flag; a flag also takes

@@ -214,8 +214,6 @@ typedef struct kvp_kv_compression {
 
 /* "none", "quantization_for_cold_page", "triattention". */
 KVP_API const char *kvp_compression_name(kvp_compression_algorithm algorithm);
-KVP_API KVP_NODISCARD kvp_status kvp_compression_parse(const char *name,
-                                                       kvp_compression_algorithm *out);
 
 /* What a compression manager changes. */
 typedef struct kvp_compression_effect {
@@ -443,8 +441,6 @@ KVP_API void kvp_creator_free(kvp_creator *creator);
 /* Notes gathered so far (manager choice, windows, splits). */
 KVP_API const kvp_notes *kvp_creator_notes(const kvp_creator *creator);
 KVP_API kvp_manager_kind kvp_creator_manager(const kvp_creator *creator);
-/* The settings with defaults applied. */
-KVP_API const kvp_deploy_settings *kvp_creator_deploy(const kvp_creator *creator);
 
 typedef struct kvp_estimation_plan {
     bool estimating;                   /* the profiling pass runs */
@@ -518,25 +514,6 @@ typedef struct kvp_memory_measured {
                                        that engine does (kvp_estimate_settings.engine) */
 } kvp_memory_measured;
 
-/* Memory facts of one rank: the measured terms as given, every other term from
- * kvp_memory_estimate(model, estimate) with its KVP_MEM_EST_* bit set. The one
- * sequence every front end (plan, sim, fit, sweep) follows, so they never differ.
- * Errors: KVP_INVALID_ARG when the peak is below the weights; estimate errors. */
-KVP_API KVP_NODISCARD kvp_status kvp_memory_resolve(const kvp_model *model,
-                                            const kvp_memory_measured *measured,
-                                            const kvp_estimate_settings *estimate,
-                                            kvp_memory_facts *out, kvp_error *err);
-
-/* The seed's capacity step from memory facts: size the estimation pass from what
- * is free after weights and runtime, then configure with the profiled peak
- * (weights + activation), the memory outside the allocator (non-torch + graphs)
- * and `estimation_kv_bytes` the profiling cache held. *est and *cap are filled. */
-KVP_API KVP_NODISCARD kvp_status kvp_creator_configure_from_facts(kvp_creator *creator,
-                                                          const kvp_memory_facts *facts,
-                                                          uint64_t estimation_kv_bytes,
-                                                          kvp_estimation_plan *est,
-                                                          kvp_capacity *cap, kvp_error *err);
-
 /* The helix path (_configure_helix_kv_cache_capacity): explicit quotas pass,
  * else int(free * fraction). */
 KVP_API KVP_NODISCARD kvp_status kvp_creator_configure_helix(kvp_creator *creator, uint64_t free_bytes,
@@ -593,6 +570,7 @@ typedef struct kvp_plan {
     uint64_t allocated_bytes;          /* sum over managers */
     bool joint_kv_cache_reuse;
     bool estimating;
+    uint64_t reserved_[KVP_RESERVED_WORDS]; /* room for growth: zero, do not use (ABI) */
 } kvp_plan;
 
 /* build_managers: self/cross split, draft split, offload tiers; then each
@@ -611,13 +589,6 @@ KVP_API KVP_NODISCARD kvp_status kvp_creator_build(kvp_creator *creator, bool es
 KVP_API KVP_NODISCARD kvp_status kvp_plan_max_sequences(const kvp_plan *plan, uint64_t seq_len,
                                                 uint32_t beam_width, uint64_t *out_count,
                                                 kvp_error *err);
-/* The same, also naming the pool that binds: *out_role and *out_pool index
- * plan->managers[role].pools (both may be NULL; *out_pool is UINT32_MAX when no
- * pool limits the count). */
-KVP_API KVP_NODISCARD kvp_status kvp_plan_binding_pool(const kvp_plan *plan, uint64_t seq_len,
-                                               uint32_t beam_width, uint64_t *out_count,
-                                               kvp_manager_role *out_role, uint32_t *out_pool,
-                                               kvp_error *err);
 /* Longest single sequence (tokens) the plan holds: the smallest full-context
  * pool's blocks / beam * tokens_per_block; UINT64_MAX when no pool limits it. */
 KVP_API uint64_t kvp_plan_longest_sequence(const kvp_plan *plan, uint32_t beam_width);

@@ -142,6 +142,7 @@ typedef struct kvp_policy_settings {
      * borrowed; NULL = the model's allocator (kvp_model_allocator), libc when
      * the model has none. kvp_deploy_plan sets it to the deployment's. */
     const kvp_allocator *alc;
+    uint64_t reserved_[KVP_RESERVED_WORDS]; /* room for growth: zero, do not use (ABI) */
 } kvp_policy_settings;
 
 KVP_API kvp_policy_settings kvp_policy_settings_default(void);
@@ -259,6 +260,7 @@ typedef struct kvp_policy_result {
      * group_size, or the page sum of one group) = pool_bytes. pools[] hold
      * shares of it. 0 for the engines whose pools are separate buffers. */
     uint64_t pool_blocks, pool_block_bytes, pool_bytes;
+    uint64_t reserved_[KVP_RESERVED_WORDS]; /* room for growth: zero, do not use (ABI) */
 } kvp_policy_result;
 
 /* Plan `model` under `settings` with the engine's rules.

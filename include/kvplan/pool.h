@@ -109,6 +109,7 @@ typedef struct kvp_pool_config {
     bool prefix_reuse;                 /* hash full blocks, keep them cached, match prompts */
     kvp_pool_copy_fn copy_fn;          /* NULL: copies are only counted */
     void *copy_ctx;
+    uint64_t reserved_[KVP_RESERVED_WORDS]; /* room for growth: zero, do not use (ABI) */
 } kvp_pool_config;
 
 /* Fill a config from a cost: every block pool gets `blocks` blocks, every

@@ -69,6 +69,7 @@ typedef struct kvp_probe_result {
     char nvidia_note[192];     /* why NVIDIA devices are missing or partial, "" when none */
     char amd_note[192];
     char driver_version[32];   /* NVML system driver version, "" when unknown */
+    uint64_t reserved_[KVP_RESERVED_WORDS]; /* room for growth: zero, do not use (ABI) */
 } kvp_probe_result;
 
 /* Probe every GPU. `seam` may be NULL (the real platform). On KVP_OK at

@@ -105,21 +105,6 @@ KVP_API KVP_NODISCARD kvp_status kvp_render_sweep_json_row(const kvp_fit_eval *r
                                                            char **out, kvp_error *err);
 KVP_API const char *kvp_render_sweep_json_tail(uint64_t count);
 
-/* Pictures of a planned deployment under any policy, written atomically
- * (kvp_report_write_file: only a regular file is written). The memory bar of
- * one rank (weights, activation peak, runtime, reserves, each KV pool,
- * model-local caches `local_bytes`, the free margin) as an SVG file; and one
- * self-contained HTML page with the bar, the pool table and `text_report` (the
- * plan as printed, may be NULL). `subtitle` / `title` may be NULL.
- * KVP_INVALID_ARG when `r` was not planned (r->status != KVP_OK). */
-KVP_API KVP_NODISCARD kvp_status kvp_render_deploy_svg(const char *path, const char *subtitle,
-                                                       const kvp_deploy_result *r,
-                                                       uint64_t local_bytes, kvp_error *err);
-KVP_API KVP_NODISCARD kvp_status kvp_render_deploy_html(const char *path, const char *title,
-                                                        const char *text_report,
-                                                        const kvp_deploy_result *r,
-                                                        uint64_t local_bytes, kvp_error *err);
-
 #ifdef __cplusplus
 }
 #endif

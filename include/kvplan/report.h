@@ -188,15 +188,10 @@ KVP_API KVP_NODISCARD kvp_status kvp_html_end(kvp_report_text *t, kvp_error *err
 
 /* ------------------------------------------------------- memory picture */
 
-/* The segments of the stacked memory bar of an evaluated point: weights,
- * activation peak, runtime (non-torch + CUDA graphs), reserves, each KV pool,
- * model-local caches (`local_bytes`, 0 = none) and the free margin. Returns
- * the count written (at most out_cap). */
-KVP_API size_t kvp_fit_memory_segments(const kvp_fit_eval *e, uint64_t local_bytes,
-                               kvp_memory_segment *out, size_t out_cap);
-
-/* The same from the pieces `kvplan plan` holds (any may be NULL except
- * plan): memory facts, capacity (reserves), the creator's plan. */
+/* The segments of the stacked memory bar (weights, activation peak, runtime,
+ * reserves, each KV pool, model-local caches `local_bytes`, the free margin)
+ * from the pieces `kvplan plan` holds (any may be NULL except plan): memory
+ * facts, capacity (reserves), the creator's plan. */
 KVP_API size_t kvp_report_plan_segments(const kvp_memory_facts *mem, const kvp_capacity *cap,
                                 const kvp_plan *plan, uint64_t local_bytes,
                                 kvp_memory_segment *out, size_t out_cap);

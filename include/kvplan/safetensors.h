@@ -66,13 +66,6 @@ KVP_API KVP_NODISCARD kvp_status kvp_safetensors_read(const char *path, kvp_safe
 KVP_API KVP_NODISCARD kvp_status kvp_safetensors_dir_bytes(const char *dir, uint64_t *out_bytes,
                                                    char *source, size_t source_size,
                                                    kvp_error *err);
-/* The same with its buffers through `alc` (borrowed; NULL = libc). The
- * functions above allocate through libc; jansson's parse tree of a header is
- * built and freed inside the call (README.md "Allocators"). */
-KVP_API KVP_NODISCARD kvp_status kvp_safetensors_dir_bytes_with(const char *dir,
-                                                        const kvp_allocator *alc,
-                                                        uint64_t *out_bytes, char *source,
-                                                        size_t source_size, kvp_error *err);
 
 #ifdef __cplusplus
 }

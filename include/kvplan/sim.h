@@ -222,6 +222,7 @@ typedef struct kvp_sim_config {
                                 0 = max_model_len - prompt (the OpenAI servers' default) */
     kvp_sim_progress_fn progress_fn;
     void *progress_ctx;
+    uint64_t reserved_[KVP_RESERVED_WORDS]; /* room for growth: zero, do not use (ABI) */
 } kvp_sim_config;
 
 typedef struct kvp_sim_result {
@@ -249,11 +250,8 @@ typedef struct kvp_sim_result {
     uint64_t sample_stride_steps; /* one sample every stride steps */
     double utilization[KVP_SIM_MAX_SAMPLES]; /* used / total of the busiest pool */
     uint32_t running[KVP_SIM_MAX_SAMPLES];   /* running requests at the same steps */
+    uint64_t reserved_[KVP_RESERVED_WORDS]; /* room for growth: zero, do not use (ABI) */
 } kvp_sim_result;
-
-/* Sequences of max_model_len tokens the pool holds at once: the smallest,
- * over pools, of blocks / blocks one such sequence needs (recurrent: slots). */
-KVP_API uint64_t kvp_sim_promised_sequences(const kvp_pool_config *pool, uint64_t max_model_len);
 
 /* Run the workload. Builds the pool from config->pool (max_sequences is
  * set to max_batch_size, max_seq_tokens to max_model_len). Errors: those of

@@ -83,6 +83,7 @@ typedef struct kvp_startup_settings {
     uint32_t disabled_count;      /* rule ids switched off ("V-PAR-2"); "defaults" = every
                                      knowledge / uncertain default */
     char disabled[KVP_STARTUP_MAX_DISABLED][16];
+    uint64_t reserved_[KVP_RESERVED_WORDS]; /* room for growth: zero, do not use (ABI) */
 } kvp_startup_settings;
 
 KVP_API kvp_startup_settings kvp_startup_settings_default(void);
@@ -146,6 +147,7 @@ typedef struct kvp_startup_report {
     bool run_dtype_adjusted;    /* differs from what was asked (fp16 fallback, fp32 for Gemma-2) */
     uint64_t max_model_len;     /* context the engine runs with (derived default, clamps) */
     bool max_model_len_adjusted;
+    uint64_t reserved_[KVP_RESERVED_WORDS]; /* room for growth: zero, do not use (ABI) */
 } kvp_startup_report;
 
 /* The engine policy's plan of the same deployment, for the memory rules. */
@@ -164,11 +166,6 @@ typedef struct kvp_startup_plan_input {
     uint64_t headroom_bytes, headroom_need_bytes, headroom_sure_bytes, headroom_startup_bytes;
     const char *headroom_terms;       /* the terms' names; NULL = none */
 } kvp_startup_plan_input;
-
-/* The length the engine derives when the user gives none (vLLM
- * _get_and_verify_max_len, SGLang get_context_length, TRT-LLM's inference,
- * llama.cpp n_ctx_train). 0 for NULL arguments. */
-KVP_API uint64_t kvp_startup_default_len(const kvp_model *model, const kvp_startup_settings *s);
 
 /* Evaluate every rule of s->policy.engine's table on the deployment. `plan`
  * may be NULL (memory rules unknown). Errors: KVP_INVALID_ARG for NULL

@@ -12,7 +12,7 @@
 
 #include "kvplan/cost.h"
 #include "kvplan/fit.h"
-#include "kvplan/options.h"
+#include "options_struct.h" /* kvp_options' fields (opaque to library users) */
 #include "kvplan/gpu.h"
 #include "kvplan/model.h"
 

@@ -12,7 +12,7 @@
 
 #include "kvplan/cost.h"
 #include "kvplan/deploy.h"
-#include "kvplan/options.h"
+#include "options_struct.h" /* kvp_options' fields (opaque to library users) */
 #include "kvplan/pool.h"
 #include "kvplan/sim.h"
 #include "kvplan/startup.h"

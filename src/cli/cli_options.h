@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "kvplan/options.h"
+#include "options_struct.h" /* kvp_options' fields (opaque to library users) */
 
 /* argv[*i] as a row of the table for o->command: "--name V", "--name=V", a flag,
  * or a flag with "=true|false" (or a following "true"/"false"). Returns 0 when

@@ -35,7 +35,7 @@ void fit_cli_init(fit_cli *c, int argc, char **argv) {
                        : !strcmp(argv[0], "compare") ? KVP_COMMAND_COMPARE
                                                      : KVP_COMMAND_FIT;
     c->opt = &c->opt_store;
-    kvp_options_init(c->opt, command);
+    kvp__options_init(c->opt, command);
     kvp_cli_table_use(NULL); /* no spellings of an earlier command in this process */
     c->env = kvp_deployment_default();
     c->base = c->env.point;

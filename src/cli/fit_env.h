@@ -10,7 +10,7 @@
 
 #include "cli.h"
 #include "kvplan/fit.h"
-#include "kvplan/options.h"
+#include "options_struct.h" /* kvp_options' fields (opaque to library users) */
 
 typedef struct fit_cli {
     const char *model_arg;

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "kvplan/options.h"
+#include "options_struct.h" /* kvp_options' fields (opaque to library users) */
 
 #include "from_parse.h"
 

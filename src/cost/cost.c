@@ -8,6 +8,8 @@
 
 #include "kvplan/cost.h"
 #include "util.h"
+#include "cost_internal.h"
+#include "model_internal.h"
 
 kvp_cost_settings kvp_cost_settings_default(void) {
     kvp_cost_settings s;
@@ -94,10 +96,10 @@ static kvp_status heads_per_rank(const kvp_model *model, uint32_t heads, uint32_
 kvp_status kvp_cost_check_tp(const kvp_model *model, uint32_t tp, kvp_error *err) {
     kvp_cost_settings s = kvp_cost_settings_default();
     s.tp = tp;
-    return kvp_cost_check_settings(model, &s, err);
+    return kvp__cost_check_settings(model, &s, err);
 }
 
-kvp_status kvp_cost_check_settings(const kvp_model *model, const kvp_cost_settings *s,
+kvp_status kvp__cost_check_settings(const kvp_model *model, const kvp_cost_settings *s,
                                    kvp_error *err) {
     uint32_t tp = s->tp;
     if (tp <= 1) return KVP_OK;
@@ -237,7 +239,7 @@ static bool same_pool(const kvp_pool_cost *p, const kvp_layer_cost *l) {
            (p->layers == 0 || p->bytes_per_sequence / p->layers == l->bytes_per_sequence);
 }
 
-kvp_status kvp_cost_layer(const kvp_model *model, const kvp_cost_settings *settings,
+kvp_status kvp__cost_layer(const kvp_model *model, const kvp_cost_settings *settings,
                           size_t cache_index, kvp_layer_cost *out, kvp_error *err) {
     kvp_cost_settings s = normalize(settings);
     const kvp_layer_cache *c = kvp_model_cache(model, cache_index);
@@ -273,7 +275,7 @@ static kvp_status cost_stage(const kvp_model *model, const kvp_cost_settings *s,
     for (size_t i = 0; i < n; i++) {
         const kvp_layer_cache *c = kvp_model_cache(model, i);
         if (c->layer < out->layer_begin || c->layer >= out->layer_end) continue;
-        if (!last || !kvp_layer_cache_same_shape(last, c)) {
+        if (!last || !kvp__layer_cache_same_shape(last, c)) {
             kvp_status st = cost_record(model, c, s, out->kv_dtype, &lc, err);
             if (st) return st;
             last = c;
@@ -329,7 +331,7 @@ kvp_status kvp_cost_compute(const kvp_model *model, const kvp_cost_settings *set
                             kvp_cost *out, kvp_error *err) {
     kvp_cost_settings s = normalize(settings);
     const kvp_model_info *info = kvp_model_get_info(model);
-    kvp_status tst = kvp_cost_check_settings(model, &s, err);
+    kvp_status tst = kvp__cost_check_settings(model, &s, err);
     if (tst) return tst;
     if (s.pp > info->num_layers)
         return kvp__fail(err, KVP_CONFIG, kvp_model_name(model), "pp",
@@ -358,7 +360,10 @@ kvp_status kvp_cost_compute(const kvp_model *model, const kvp_cost_settings *set
     return KVP_OK;
 }
 
-uint64_t kvp_pool_tokens_for_sequence(const kvp_pool_cost *pool, uint64_t seq_len) {
+/* Tokens a pool keeps for one sequence of seq_len tokens: min(seq_len,
+ * window) for bounded kinds (a chunked pool keeps at most one chunk), the
+ * encoder length for cross pools, seq_len otherwise, 0 for recurrent. */
+static uint64_t pool_tokens_for_sequence(const kvp_pool_cost *pool, uint64_t seq_len) {
     /* One entry per r tokens: a partial group of r tokens still takes its entry. */
     if (pool->tokens_per_entry > 1) return kvp__ceil_div_u64(seq_len, pool->tokens_per_entry);
     switch (pool->kind) {
@@ -382,7 +387,7 @@ kvp_status kvp_cost_sequence_bytes(const kvp_cost *cost, uint64_t seq_len, uint6
         const kvp_pool_cost *p = &cost->pools[k];
         uint64_t b = 0;
         if (p->kind != KVP_CACHE_RECURRENT) {
-            uint64_t blocks = kvp__ceil_div_u64(kvp_pool_tokens_for_sequence(p, seq_len),
+            uint64_t blocks = kvp__ceil_div_u64(pool_tokens_for_sequence(p, seq_len),
                                                 p->tokens_per_block);
             if (!kvp__mul_many_u64(&b, 3, blocks, p->page_bytes, (uint64_t)cost->beam_width))
                 return kvp__fail(err, KVP_OVERFLOW, NULL, "seq_len",

@@ -9,6 +9,7 @@
 #include "kvplan/cost.h"
 #include "engine_ops.h"
 #include "policy_internal.h"
+#include "model_internal.h"
 
 kvp_policy_settings kvp_policy_settings_default(void) {
     kvp_policy_settings s;
@@ -207,7 +208,7 @@ kvp_status kvp__policy_layers_load(const kvp_model *model, uint32_t draft_layers
         if (add_indexer && c->kind == KVP_CACHE_MLA) {
             /* DSA lightning indexer: fp8 keys of index_head_dim plus one fp32
              * scale per 128 (ENGINES.md §2.3; SGLang PR #11309). */
-            out->items[out->count++] = kvp_indexer_cache(c->layer, (uint32_t)index_head_dim);
+            out->items[out->count++] = kvp__indexer_cache(c->layer, (uint32_t)index_head_dim);
         }
     }
     if (draft_layers && !last_attn)

@@ -299,7 +299,7 @@ static void lower_copy(char *dst, const char *src, size_t size) {
     dst[i] = '\0';
 }
 
-uint64_t kvp_startup_default_len(const kvp_model *model, const kvp_startup_settings *s) {
+uint64_t kvp__startup_default_len(const kvp_model *model, const kvp_startup_settings *s) {
     if (!model || !s) return 0;
     const kvp_model_startup *f = kvp_model_get_startup(model);
     const kvp_model_info *info = kvp_model_get_info(model);
@@ -394,7 +394,7 @@ static kvp_status run(const kvp_model *model, const kvp_startup_settings *s,
     case KVP_RUN_DTYPE_FLOAT32: rep->run_dtype = KVP_DTYPE_FP32; break;
     default: rep->run_dtype = kvp__policy_runtime_dtype(model); break;
     }
-    rep->max_model_len = c.user_len ? c.user_len : kvp_startup_default_len(model, s);
+    rep->max_model_len = c.user_len ? c.user_len : kvp__startup_default_len(model, s);
 
     for (size_t i = 0; i < n; i++) {
         const kvp__startup_rule *r = &t[i];

@@ -97,4 +97,11 @@ void kvp__startup_set_run_dtype(kvp__startup_ctx *c, kvp_dtype d);
 /* Capability as "8.0" for messages. */
 const char *kvp__startup_cc(const kvp__startup_ctx *c, char *buf, size_t size);
 
+/* Internal since 1.0.0 (issue 27 item 7: nobody outside the library called them;
+ * they left the public headers). */
+/* The length the engine derives when the user gives none (vLLM
+ * _get_and_verify_max_len, SGLang get_context_length, TRT-LLM's inference,
+ * llama.cpp n_ctx_train). 0 for NULL arguments. */
+uint64_t kvp__startup_default_len(const kvp_model *model, const kvp_startup_settings *s);
+
 #endif

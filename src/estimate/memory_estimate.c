@@ -16,6 +16,7 @@
 #include "kvplan/cost.h"
 #include "kvplan/safetensors.h"
 #include "memory_internal.h"
+#include "model_internal.h"
 
 #define EST_DEFAULT_TOKENS 8192u
 #define EST_DEFAULT_BATCH 2048u
@@ -333,7 +334,7 @@ kvp_status kvp_memory_estimate_detail(const kvp_model *model, const kvp_estimate
     if (s->model_dir && *s->model_dir) {
         uint64_t exact = 0;
         char src[96];
-        st = kvp_safetensors_dir_bytes_with(s->model_dir, o.alc, &exact, src, sizeof src, err);
+        st = kvp__safetensors_dir_bytes_with(s->model_dir, o.alc, &exact, src, sizeof src, err);
         if (st != KVP_OK && st != KVP_NOT_FOUND) goto done;
         if (st == KVP_NOT_FOUND && err) kvp_error_clear(err); /* no checkpoint: estimate */
         if (st == KVP_OK && exact > 0) {

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "memory_internal.h"
+#include "model_internal.h"
 
 typedef struct acc {
     uint64_t p[KVP__W_COUNT];
@@ -213,7 +214,7 @@ bool kvp__layer_arch_same(const kvp__layer_arch *x, const kvp__layer_arch *y) {
            x->v_head_dim == y->v_head_dim && x->cross_kv_heads == y->cross_kv_heads &&
            x->cross_head_dim == y->cross_head_dim && x->dense_inter == y->dense_inter &&
            x->linear_replacement == y->linear_replacement &&
-           kvp_recurrent_geometry_equal(&x->rec, &y->rec);
+           kvp__recurrent_geometry_equal(&x->rec, &y->rec);
 }
 
 /* s += n x one, checked. */

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "local_internal.h"
+#include "model_internal.h"
 
 uint64_t kvp__local_dtype_bytes(kvp_dtype dtype) {
     switch (dtype) {
@@ -288,7 +289,7 @@ kvp_status kvp__local_geometry_from_config(const char *text, size_t len, const c
     bool found = false;
     kvp_error perr;
     memset(out, 0, sizeof *out);
-    kvp_status st = kvp_subconfig_from_json(text, len, NULL, base, &obj, &found, &perr);
+    kvp_status st = kvp__subconfig_from_json(text, len, NULL, base, &obj, &found, &perr);
     if (st == KVP_SYNTAX) {
         st = kvp__fail(err, KVP_SYNTAX, config_name, NULL,
                        "declaration '%s' (%s): config is not JSON: %s", d->name, decl_file,

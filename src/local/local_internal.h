@@ -111,7 +111,7 @@ kvp_status kvp__local_geometry_from_subconfig(const kvp_subconfig_facts *obj,
                                               const char *decl_file, kvp__local_geometry *out,
                                               kvp_error *err);
 /* The same from a config text (its sub-config facts read by the model room,
- * kvp_subconfig_from_json). */
+ * kvp__subconfig_from_json). */
 kvp_status kvp__local_geometry_from_config(const char *text, size_t len, const char *config_name,
                                            const kvp__local_decl *d, const char *decl_file,
                                            kvp__local_geometry *out, kvp_error *err);

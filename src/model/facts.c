@@ -16,6 +16,7 @@
 
 #include "facts_internal.h"
 #include "json_error.h"
+#include "model_internal.h"
 
 /* ------------------------------------------------------------ reading keys */
 
@@ -291,7 +292,7 @@ const kvp_subconfig_facts *kvp_model_subconfig(const kvp_model *model, const cha
     return NULL;
 }
 
-kvp_status kvp_subconfig_from_json(const char *text, size_t len, const char *name,
+kvp_status kvp__subconfig_from_json(const char *text, size_t len, const char *name,
                                    const char *pointer, kvp_subconfig_facts *out, bool *found,
                                    kvp_error *err) {
     *found = false;

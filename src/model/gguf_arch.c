@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "gguf_internal.h"
+#include "model_internal.h"
 
 typedef struct arch_ctx {
     const kvp__gguf_meta *m;
@@ -524,7 +525,7 @@ kvp_status kvp__gguf_build_model(const kvp__gguf_meta *m, const kvp_allocator *a
             any_attn = true;
             if ((st = kvp__model_add_cache(model, &c, err))) break;
             if (idx_len) {
-                kvp_layer_cache ix = kvp_indexer_cache(il, (uint32_t)idx_len);
+                kvp_layer_cache ix = kvp__indexer_cache(il, (uint32_t)idx_len);
                 if ((st = kvp__model_add_cache(model, &ix, err))) break;
             }
         }

@@ -23,6 +23,7 @@
 
 #include "hf_layers.h"
 #include "json_error.h"
+#include "model_internal.h"
 
 typedef enum layer_type {
     LT_NONE = 0, /* keeps nothing (MLP-only layer, no-op attention) */
@@ -782,7 +783,7 @@ static kvp_status read_mla(layers_ctx *c, const uint8_t *kda_mark,
         lc.replicated = true;
         if ((s = add_cache(c, &lc))) return s;
         if (index_dim && c->types[i] == LT_FULL) {
-            lc = kvp_indexer_cache(i, index_dim);
+            lc = kvp__indexer_cache(i, index_dim);
             if ((s = add_cache(c, &lc))) return s;
         }
     }
@@ -1009,7 +1010,7 @@ static kvp_status read_deepseek_v4(layers_ctx *c) {
         uint64_t coff = ratio == 4 ? 2 : 1;
         uint64_t floats = 2 * coff * head_dim * coff * ratio; /* < 2^36: head_dim < 2^17 */
         if (ratio == 4) {
-            kvp_layer_cache ix = kvp_indexer_cache(i, index_dim);
+            kvp_layer_cache ix = kvp__indexer_cache(i, index_dim);
             ix.tokens_per_entry = 4;
             if ((s = add_cache(c, &ix))) return s;
             floats += 2u * 2u * (uint64_t)index_dim * 8u;

@@ -27,7 +27,7 @@ const kvp_allocator *kvp_model_allocator(const kvp_model *model) {
     return model ? kvp__model_alc(model) : NULL;
 }
 
-kvp_layer_cache kvp_indexer_cache(uint32_t layer, uint32_t index_head_dim) {
+kvp_layer_cache kvp__indexer_cache(uint32_t layer, uint32_t index_head_dim) {
     kvp_layer_cache ix;
     memset(&ix, 0, sizeof ix);
     ix.layer = layer;
@@ -40,7 +40,7 @@ kvp_layer_cache kvp_indexer_cache(uint32_t layer, uint32_t index_head_dim) {
     return ix;
 }
 
-bool kvp_recurrent_geometry_equal(const kvp_recurrent_geometry *a,
+bool kvp__recurrent_geometry_equal(const kvp_recurrent_geometry *a,
                                   const kvp_recurrent_geometry *b) {
     return a->heads == b->heads && a->head_dim == b->head_dim && a->state_dim == b->state_dim &&
            a->groups == b->groups && a->group_dim == b->group_dim &&
@@ -50,13 +50,13 @@ bool kvp_recurrent_geometry_equal(const kvp_recurrent_geometry *a,
 }
 
 /* Every field of kvp_layer_cache but `layer` (a field added there is added here). */
-bool kvp_layer_cache_same_shape(const kvp_layer_cache *a, const kvp_layer_cache *b) {
+bool kvp__layer_cache_same_shape(const kvp_layer_cache *a, const kvp_layer_cache *b) {
     return a->kind == b->kind && a->kv_heads == b->kv_heads && a->k_head_dim == b->k_head_dim &&
            a->v_head_dim == b->v_head_dim && a->window_tokens == b->window_tokens &&
            a->replicated == b->replicated && a->dtype == b->dtype &&
            a->scale_bytes_per_token == b->scale_bytes_per_token &&
            a->tokens_per_entry == b->tokens_per_entry &&
-           kvp_recurrent_geometry_equal(&a->recurrent, &b->recurrent);
+           kvp__recurrent_geometry_equal(&a->recurrent, &b->recurrent);
 }
 
 kvp_status kvp__model_add_cache(kvp_model *model, const kvp_layer_cache *cache, kvp_error *err) {

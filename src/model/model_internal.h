@@ -80,4 +80,34 @@ kvp_model_info *kvp__model_info(kvp_model *model);
 /* The model's allocator (NULL = libc). */
 const kvp_allocator *kvp__model_alc(const kvp_model *model);
 
+/* Internal since 1.0.0 (issue 27 item 7: nobody outside the library called them;
+ * they left the public headers). */
+/* The cache record of a DeepSeek sparse-attention (DSA) lightning indexer at
+ * `layer`: fp8 keys of index_head_dim bytes plus a 4-byte fp32 scale per 128
+ * values (ENGINES.md §2.3), one per token, replicated on every TP rank. The
+ * one rule the config, GGUF and engine-policy readers share. */
+kvp_layer_cache kvp__indexer_cache(uint32_t layer, uint32_t index_head_dim);
+/* Whether two cache records keep the same bytes per token and per sequence
+ * under any settings: every field equal except `layer`. Lets a planner cost a
+ * run of identical layers once. */
+bool kvp__layer_cache_same_shape(const kvp_layer_cache *a, const kvp_layer_cache *b);
+/* Whether two recurrent geometries are equal, field by field. */
+bool kvp__recurrent_geometry_equal(const kvp_recurrent_geometry *a,
+                                          const kvp_recurrent_geometry *b);
+/* The sub-config facts at `pointer` of a config text that is not a model's
+ * (parsed by the same rules as a model's config). *found is false when the
+ * text has no such object. `name` (may be NULL) is used in messages. Errors:
+ * KVP_SYNTAX (err line/column set), KVP_IO for an empty or oversized text. */
+KVP_NODISCARD kvp_status kvp__subconfig_from_json(const char *text, size_t len,
+                                                         const char *name, const char *pointer,
+                                                         kvp_subconfig_facts *out, bool *found,
+                                                         kvp_error *err);
+/* kvp_safetensors_dir_bytes (kvplan/safetensors.h) with its buffers through
+ * `alc` (borrowed; NULL = libc). The public functions allocate through libc; jansson's parse tree of a header is
+ * built and freed inside the call (README.md "Allocators"). */
+KVP_NODISCARD kvp_status kvp__safetensors_dir_bytes_with(const char *dir,
+                                                        const kvp_allocator *alc,
+                                                        uint64_t *out_bytes, char *source,
+                                                        size_t source_size, kvp_error *err);
+
 #endif

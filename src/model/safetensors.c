@@ -17,6 +17,7 @@
 #include "kvplan/safetensors.h"
 #include "util.h"
 #include "json_error.h"
+#include "model_internal.h"
 
 #define ST_MAX_TENSORS 10000000u /* more tensors than any checkpoint has */
 #define ST_MAX_DIMS 64u
@@ -458,10 +459,10 @@ done:
 
 kvp_status kvp_safetensors_dir_bytes(const char *dir_in, uint64_t *out_bytes, char *source,
                                      size_t source_size, kvp_error *err) {
-    return kvp_safetensors_dir_bytes_with(dir_in, NULL, out_bytes, source, source_size, err);
+    return kvp__safetensors_dir_bytes_with(dir_in, NULL, out_bytes, source, source_size, err);
 }
 
-kvp_status kvp_safetensors_dir_bytes_with(const char *dir_in, const kvp_allocator *alc,
+kvp_status kvp__safetensors_dir_bytes_with(const char *dir_in, const kvp_allocator *alc,
                                           uint64_t *out_bytes, char *source, size_t source_size,
                                           kvp_error *err) {
     if (!dir_in || !out_bytes) return kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "NULL argument");

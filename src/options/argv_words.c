@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "options_struct.h" /* kvp_options' fields */
 #include "argv_words.h"
 #include "util.h"
 

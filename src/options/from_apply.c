@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "options_struct.h" /* kvp_options' fields */
 #include "from_parse.h"
 #include "kvplan/model.h"
 #include "kvplan/units.h"

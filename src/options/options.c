@@ -89,7 +89,7 @@ const kvp_option *kvp_option_for_field(const char *field) {
     return NULL;
 }
 
-void kvp_options_init(kvp_options *o, unsigned command) {
+void kvp__options_init(kvp_options *o, unsigned command) {
     memset(o, 0, sizeof *o);
     o->command = command;
     o->deployment = kvp_deployment_default();
@@ -98,11 +98,21 @@ void kvp_options_init(kvp_options *o, unsigned command) {
 
 kvp_options *kvp_options_new(unsigned command) {
     kvp_options *o = malloc(sizeof *o);
-    if (o) kvp_options_init(o, command);
+    if (o) kvp__options_init(o, command);
     return o;
 }
 
 void kvp_options_free(kvp_options *o) { free(o); }
+
+/* The accessors of the opaque set (kvplan/options.h): borrowed pointers into it. */
+unsigned kvp_options_command(const kvp_options *o) { return o->command; }
+const kvp_deployment *kvp_options_deployment(const kvp_options *o) { return &o->deployment; }
+const kvp_startup_settings *kvp_options_startup(const kvp_options *o) { return &o->startup; }
+const kvp_notes *kvp_options_notes(const kvp_options *o) { return &o->notes; }
+const kvp_notes *kvp_options_warnings(const kvp_options *o) { return &o->warnings; }
+const char *kvp_options_gpu(const kvp_options *o) { return o->gpu; }
+const char *kvp_options_draft(const kvp_options *o) { return o->draft; }
+uint32_t kvp_options_gpus(const kvp_options *o) { return o->gpus; }
 
 bool kvp_options_given(const kvp_options *o, const char *name) {
     const kvp_option *r = kvp_option_lookup(name, NULL);
@@ -608,7 +618,7 @@ static kvp_status apply(kvp_options *o, const kvp_option *r, const char *typed, 
     case O_MAX_UTIL_FOR_RESUME: return get_fraction(r, typed, v, &d->trtllm.max_util_for_resume, err);
     /* ---- the rules around the creator (kvp_option_rules) */
     case O_KV_CACHE_COMPRESSION:
-        if (kvp_compression_parse(v, &x->compression.algorithm) != KVP_OK ||
+        if (kvp__compression_parse(v, &x->compression.algorithm) != KVP_OK ||
             x->compression.algorithm == KVP_COMPRESSION_NONE)
             return bad_choice(r, typed, v, err);
         if (!x->compression.quant) x->compression.quant_nvfp4 = true; /* the seed's default */

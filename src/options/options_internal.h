@@ -4,6 +4,7 @@
 #define KVP_OPTIONS_INTERNAL_H
 
 #include "kvplan/options.h"
+#include "options_struct.h"
 
 typedef enum kvp__opt_id {
     O_GPU = 0, O_GPU_MEM, O_FREE_MEM, O_KV_BUDGET, O_WEIGHTS, O_PEAK, O_ACTIVATION_PEAK,

@@ -4,8 +4,8 @@
 #ifndef KVP_OPTIONS_SEED_RULES_H
 #define KVP_OPTIONS_SEED_RULES_H
 
-#include "kvplan/options.h"
 #include "kvplan/plan.h"
+#include "options_struct.h" /* kvp_option_rules */
 #include "settle.h"
 
 /* The rules around the creator: their settings are the table's (`rules`, read

@@ -2,6 +2,7 @@
  * (settle.h), for the CLI's commands and kvp_json_call alike. */
 #include <string.h>
 
+#include "options_struct.h" /* kvp_options' fields */
 #include "check_run.h"
 #include "settle.h"
 #include "util.h"

@@ -30,6 +30,7 @@
 #define KVP_ENGINE_X(id, name, title) \
     _Static_assert((int)KVP_ESTIMATE_##id == (int)KVP_ENGINE_##id, #id " estimate engine");
 #include "kvplan/engines.def"
+#include "cost_internal.h"
 
 /* What the points of one run share (deploy_internal.h): the gate's scratch,
  * the last memory estimate, the creator's pools, and the last tensor-parallel
@@ -191,7 +192,7 @@ static kvp_status memory_terms(const kvp_deployment *d, uint32_t tp, uint32_t pp
                                kvp__estimate_memo *memo, kvp_memory_facts *m, kvp_error *err) {
     const kvp_deploy_memory *in = &d->memory;
     /* Every policy: free memory is measured on the device (only TRT-LLM's budget reads
-     * it, kvp_memory_resolve checks the other measured terms). */
+     * it, kvp__memory_resolve checks the other measured terms). */
     if (in->free_bytes > in->total_bytes)
         return kvp__fail(err, KVP_CONFIG, NULL, "free_bytes",
                          "free memory: %llu B (%.2f GiB), more than the device's %llu B (%.2f "
@@ -334,7 +335,7 @@ static void binding_pool(const kvp_plan *plan, uint64_t seq_len, uint32_t beam, 
     kvp_manager_role role;
     uint32_t idx;
     buf[0] = '\0';
-    if (kvp_plan_binding_pool(plan, seq_len, beam, &count, &role, &idx, NULL) != KVP_OK ||
+    if (kvp__plan_binding_pool(plan, seq_len, beam, &count, &role, &idx, NULL) != KVP_OK ||
         idx == UINT32_MAX)
         return;
     const kvp_manager_plan *mp = &plan->managers[role];
@@ -445,7 +446,7 @@ static kvp_status check_tp(kvp__deploy_run *run, const kvp_model *model, uint32_
     kvp_cost_settings s = kvp_cost_settings_default();
     s.tp = tp;
     s.kv_heads_round_up = true;
-    kvp_status st = kvp_cost_check_settings(model, &s, err);
+    kvp_status st = kvp__cost_check_settings(model, &s, err);
     if (st == KVP_OK && run) {
         run->tp_model = model;
         run->tp_checked = tp;
@@ -496,7 +497,7 @@ static kvp_status plan_trtllm(const kvp_deployment *dep, kvp_deploy_result *out,
     }
     if (run) kvp__creator_use_pools_memo(c, &run->pools);
     /* The settings with defaults applied, kept past the creator (pointers cleared). */
-    out->trtllm = *kvp_creator_deploy(c);
+    out->trtllm = *kvp__creator_deploy(c);
     out->trtllm.attn_backend = NULL;
     out->trtllm.sparse_algorithm = NULL;
     out->trtllm.transceiver_backend = NULL;
@@ -507,7 +508,7 @@ static kvp_status plan_trtllm(const kvp_deployment *dep, kvp_deploy_result *out,
     pt->max_seq_len = rd->max_seq_len;
     pt->max_batch_size = rd->max_batch_size;
     if (have_mem) {
-        st = kvp_creator_configure_from_facts(c, &m, dep->memory.estimation_kv_bytes,
+        st = kvp__creator_configure_from_facts(c, &m, dep->memory.estimation_kv_bytes,
                                               &out->estimation, &out->cap, &e);
         if (st == KVP_INFEASIBLE) {
             /* Nothing is left for the KV cache: say which terms took the memory. */

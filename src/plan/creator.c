@@ -16,6 +16,8 @@
 #include "plan_internal.h"
 #include "pools_memo.h"
 #include "plan_rules.h"
+#include "cost_internal.h"
+#include "model_internal.h"
 
 #define DEFAULT_FRACTION 0.9
 #define DEFAULT_MAX_BATCH 2048u
@@ -58,7 +60,7 @@ static const kvp_allocator *calc(const kvp_creator *c) { return c->has_alc ? &c-
 
 const kvp_notes *kvp_creator_notes(const kvp_creator *c) { return &c->notes; }
 kvp_manager_kind kvp_creator_manager(const kvp_creator *c) { return c->manager; }
-const kvp_deploy_settings *kvp_creator_deploy(const kvp_creator *c) { return &c->d; }
+const kvp_deploy_settings *kvp__creator_deploy(const kvp_creator *c) { return &c->d; }
 
 const char *kvp_manager_role_name(kvp_manager_role role) {
     switch (role) {
@@ -446,7 +448,7 @@ static kvp_status first_attention_layer(const kvp_model *m, const kvp_cost_setti
         if (rec->kind != KVP_CACHE_FULL && rec->kind != KVP_CACHE_SLIDING &&
             rec->kind != KVP_CACHE_CHUNKED && rec->kind != KVP_CACHE_MLA)
             continue;
-        kvp_status st = kvp_cost_layer(m, cs, i, out, err);
+        kvp_status st = kvp__cost_layer(m, cs, i, out, err);
         if (st) return st;
         found = true;
         break;
@@ -539,8 +541,8 @@ static kvp_status cost_pools(kvp_creator *c, const kvp_model *m, kvp_cost_settin
         const kvp_layer_cache *rec = kvp_model_cache(m, i);
         if (rec->layer < cost.layer_begin || rec->layer >= cost.layer_end) continue;
         if (rec->kind == KVP_CACHE_CROSS || rec->kind == KVP_CACHE_INDEXER) continue;
-        if (!last || !kvp_layer_cache_same_shape(last, rec)) {
-            st = kvp_cost_layer(m, &cs, i, &lc, err);
+        if (!last || !kvp__layer_cache_same_shape(last, rec)) {
+            st = kvp__cost_layer(m, &cs, i, &lc, err);
             if (st) return st;
             last = rec;
         }
@@ -1238,7 +1240,7 @@ kvp_status kvp_creator_build(kvp_creator *c, bool estimating, kvp_plan *out, kvp
 
 /* ------------------------------------------------------------ capacity */
 
-kvp_status kvp_plan_binding_pool(const kvp_plan *plan, uint64_t seq_len, uint32_t beam_width,
+kvp_status kvp__plan_binding_pool(const kvp_plan *plan, uint64_t seq_len, uint32_t beam_width,
                                  uint64_t *out_count, kvp_manager_role *out_role,
                                  uint32_t *out_pool, kvp_error *err) {
     uint64_t best = UINT64_MAX;
@@ -1277,7 +1279,7 @@ kvp_status kvp_plan_binding_pool(const kvp_plan *plan, uint64_t seq_len, uint32_
 
 kvp_status kvp_plan_max_sequences(const kvp_plan *plan, uint64_t seq_len, uint32_t beam_width,
                                   uint64_t *out_count, kvp_error *err) {
-    return kvp_plan_binding_pool(plan, seq_len, beam_width, out_count, NULL, NULL, err);
+    return kvp__plan_binding_pool(plan, seq_len, beam_width, out_count, NULL, NULL, err);
 }
 
 uint64_t kvp_plan_longest_sequence(const kvp_plan *plan, uint32_t beam_width) {

@@ -87,7 +87,7 @@ static kvp_status check_measured(const kvp_memory_measured *in, kvp_error *err) 
     return KVP_OK;
 }
 
-kvp_status kvp_memory_resolve(const kvp_model *model, const kvp_memory_measured *in,
+kvp_status kvp__memory_resolve(const kvp_model *model, const kvp_memory_measured *in,
                               const kvp_estimate_settings *estimate, kvp_memory_facts *m,
                               kvp_error *err) {
     return kvp__memory_resolve_memo(model, in, estimate, NULL, m, err);
@@ -175,7 +175,7 @@ kvp_status kvp__memory_resolve_memo(const kvp_model *model, const kvp_memory_mea
     return KVP_OK;
 }
 
-kvp_status kvp_creator_configure_from_facts(kvp_creator *c, const kvp_memory_facts *m,
+kvp_status kvp__creator_configure_from_facts(kvp_creator *c, const kvp_memory_facts *m,
                                             uint64_t estimation_kv_bytes,
                                             kvp_estimation_plan *est, kvp_capacity *cap,
                                             kvp_error *err) {

@@ -4,7 +4,7 @@
  *
  * The creator sizes a manager from its pools (creator.c, model_pools): the
  * cost of every layer record of the planned stage (kvp_cost_compute, then
- * kvp_cost_layer per distinct record shape), grouped by the window the
+ * kvp__cost_layer per distinct record shape), grouped by the window the
  * manager keeps. A plan asks for the same target pools three times
  * (estimation, capacity, build) and a sweep or a fit asks again on every
  * row, while what the pools read rarely changes from row to row: the model,
@@ -22,6 +22,7 @@
 
 #include "kvplan/cost.h"
 #include "kvplan/plan.h"
+#include "cost_internal.h"
 
 #define KVP__POOLS_MEMO_WINDOWS 512 /* windows kept by value; more: no memo */
 #define KVP__POOLS_MEMO_ENTRIES 4   /* target (estimation and final windows), draft, spare */

@@ -67,7 +67,7 @@ const char *kvp_compression_name(kvp_compression_algorithm a) {
     return (unsigned)a < KVP_COMPRESSION_COUNT ? k_algo_names[a] : "unknown";
 }
 
-kvp_status kvp_compression_parse(const char *name, kvp_compression_algorithm *out) {
+kvp_status kvp__compression_parse(const char *name, kvp_compression_algorithm *out) {
     for (int i = 0; i < KVP_COMPRESSION_COUNT; i++)
         if (strcmp(name, k_algo_names[i]) == 0) {
             *out = (kvp_compression_algorithm)i;

@@ -49,7 +49,7 @@ uint32_t kvp_gpu_gfx_capability(const char *gfx) {
     return major * 10 + (uint32_t)minor;
 }
 
-const char *kvp_gpu_arch_of_cc(uint32_t cc) {
+const char *kvp__gpu_arch_of_cc(uint32_t cc) {
     switch (cc) {
     case 60: case 61: case 62: return "Pascal";
     case 70: case 72: return "Volta";

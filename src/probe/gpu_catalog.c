@@ -580,7 +580,7 @@ static kvp_status entry_info(json_t *e, const char *file, size_t idx, kvp_gpu_in
         kvp__strlcpy(out->gfx_target, gfx, sizeof out->gfx_target);
         out->compute_capability = kvp_gpu_gfx_capability(gfx);
     }
-    kvp__strlcpy(out->arch, str_or(e, "arch", cc ? kvp_gpu_arch_of_cc(out->compute_capability) : ""),
+    kvp__strlcpy(out->arch, str_or(e, "arch", cc ? kvp__gpu_arch_of_cc(out->compute_capability) : ""),
                  sizeof out->arch);
     kvp__strlcpy(out->arch_source, str_or(e, "arch_source", ""), sizeof out->arch_source);
     if (strcmp(file, GPU_CATALOG_PATH) != 0)

@@ -103,7 +103,7 @@ static seam resolve_seam(const kvp_probe_seam *in) {
 static void set_live_cc(kvp_probed_gpu *d, int major, int minor, const char *how) {
     if (major <= 0 || major > 99 || minor < 0 || minor > 9) return;
     d->info.compute_capability = (uint32_t)(major * 10 + minor);
-    kvp__strlcpy(d->info.arch, kvp_gpu_arch_of_cc(d->info.compute_capability), sizeof d->info.arch);
+    kvp__strlcpy(d->info.arch, kvp__gpu_arch_of_cc(d->info.compute_capability), sizeof d->info.arch);
     snprintf(d->info.arch_source, sizeof d->info.arch_source, "%s (live)", how);
 }
 

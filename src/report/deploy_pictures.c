@@ -1,6 +1,6 @@
 /* deploy_pictures.c — the memory bar (SVG) and the page (HTML) of a planned
  * deployment under any policy (kvplan/render.h): the segments come from
- * kvp_fit_memory_segments, the same picture `fit --svg` draws, so `plan
+ * kvp__fit_memory_segments, the same picture `fit --svg` draws, so `plan
  * --svg` under vLLM, SGLang and llama.cpp shows what TensorRT-LLM's does. */
 #include <stdio.h>
 #include <string.h>
@@ -13,7 +13,7 @@
 static kvp_status deploy_bar(const char *subtitle, const kvp_deploy_result *r, uint64_t local_bytes,
                              kvp_report_text *svg, kvp_error *err) {
     kvp_memory_segment segs[KVP_REPORT_MAX_SEGMENTS];
-    size_t n = kvp_fit_memory_segments(r, local_bytes, segs, KVP_REPORT_MAX_SEGMENTS);
+    size_t n = kvp__fit_memory_segments(r, local_bytes, segs, KVP_REPORT_MAX_SEGMENTS);
     kvp_memory_bar bar;
     memset(&bar, 0, sizeof bar);
     bar.title = r->total_bytes ? "GPU memory of one rank" : "KV budget of one rank";
@@ -33,7 +33,7 @@ static kvp_status check(const char *path, const kvp_deploy_result *r, kvp_error 
     return KVP_OK;
 }
 
-kvp_status kvp_render_deploy_svg(const char *path, const char *subtitle, const kvp_deploy_result *r,
+kvp_status kvp__render_deploy_svg(const char *path, const char *subtitle, const kvp_deploy_result *r,
                                  uint64_t local_bytes, kvp_error *err) {
     kvp_status st = check(path, r, err);
     if (st) return st;
@@ -48,7 +48,7 @@ kvp_status kvp_render_deploy_svg(const char *path, const char *subtitle, const k
     return st;
 }
 
-kvp_status kvp_render_deploy_html(const char *path, const char *title, const char *text_report,
+kvp_status kvp__render_deploy_html(const char *path, const char *title, const char *text_report,
                                   const kvp_deploy_result *r, uint64_t local_bytes, kvp_error *err) {
     kvp_status st = check(path, r, err);
     if (st) return st;

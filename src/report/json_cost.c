@@ -6,6 +6,7 @@
 #include "render_internal.h"
 #include "json_error.h"
 #include "util.h"
+#include "cost_internal.h"
 
 static json_t *juint(uint64_t v) { return json_integer((json_int_t)v); }
 
@@ -70,7 +71,7 @@ static kvp_status layers_json(const kvp_model *m, const kvp_cost_settings *s, js
     json_object_set_new(o, "layers", la);
     for (size_t k = 0; k < kvp_model_cache_count(m); k++) {
         kvp_layer_cost lc;
-        kvp_status st = kvp_cost_layer(m, s, k, &lc, err);
+        kvp_status st = kvp__cost_layer(m, s, k, &lc, err);
         if (st) return st;
         json_t *e = json_object();
         json_object_set_new(e, "layer", juint(lc.layer));

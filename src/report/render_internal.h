@@ -179,4 +179,27 @@ const char *kvp__sim_limit_name(const kvp_sim_result *r);
 /* *out: malloc'd text, freed with free() / kvp_json_free. */
 kvp_status kvp__sim_json_text(const kvp__sim_doc *d, char **out, kvp_error *err);
 
+/* Internal since 1.0.0 (issue 27 item 7: nobody outside the library called them;
+ * they left the public headers). */
+/* The segments of the stacked memory bar of an evaluated point: weights,
+ * activation peak, runtime (non-torch + CUDA graphs), reserves, each KV pool,
+ * model-local caches (`local_bytes`, 0 = none) and the free margin. Returns
+ * the count written (at most out_cap). */
+size_t kvp__fit_memory_segments(const kvp_fit_eval *e, uint64_t local_bytes,
+                               kvp_memory_segment *out, size_t out_cap);
+/* Pictures of a planned deployment under any policy, written atomically
+ * (kvp_report_write_file: only a regular file is written). The memory bar of
+ * one rank (weights, activation peak, runtime, reserves, each KV pool,
+ * model-local caches `local_bytes`, the free margin) as an SVG file; and one
+ * self-contained HTML page with the bar, the pool table and `text_report` (the
+ * plan as printed, may be NULL). `subtitle` / `title` may be NULL.
+ * KVP_INVALID_ARG when `r` was not planned (r->status != KVP_OK). */
+KVP_NODISCARD kvp_status kvp__render_deploy_svg(const char *path, const char *subtitle,
+                                                       const kvp_deploy_result *r,
+                                                       uint64_t local_bytes, kvp_error *err);
+KVP_NODISCARD kvp_status kvp__render_deploy_html(const char *path, const char *title,
+                                                        const char *text_report,
+                                                        const kvp_deploy_result *r,
+                                                        uint64_t local_bytes, kvp_error *err);
+
 #endif

@@ -72,7 +72,7 @@ size_t kvp_report_plan_segments(const kvp_memory_facts *mem, const kvp_capacity 
     return n;
 }
 
-size_t kvp_fit_memory_segments(const kvp_fit_eval *e, uint64_t local_bytes,
+size_t kvp__fit_memory_segments(const kvp_fit_eval *e, uint64_t local_bytes,
                                kvp_memory_segment *out, size_t out_cap) {
     size_t n = 0;
     if (!e || !out || out_cap == 0) return 0;

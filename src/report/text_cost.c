@@ -6,6 +6,7 @@
 
 #include "text_internal.h"
 #include "util.h"
+#include "cost_internal.h"
 
 kvp_status kvp__cost_text(const kvp_model *m, const kvp_cost_settings *s, const kvp_cost *c,
                           bool layers, const char *const *warnings, size_t nw,
@@ -65,7 +66,7 @@ kvp_status kvp__cost_text(const kvp_model *m, const kvp_cost_settings *s, const 
                "head dim", "dtype", "bytes/token", "bytes/seq", "stage");
         for (size_t k = 0; k < kvp_model_cache_count(m); k++) {
             kvp_layer_cost lc;
-            kvp_status st = kvp_cost_layer(m, s, k, &lc, err);
+            kvp_status st = kvp__cost_layer(m, s, k, &lc, err);
             if (st != KVP_OK) return st;
             char win[24], dims[24];
             if (lc.window_tokens)

@@ -145,7 +145,7 @@ kvp_status kvp__compare_html(const char *html, const kvp_model *model, const kvp
     for (size_t k = 0; k < n_engines && st == KVP_OK; k++) {
         if (ev[k].status != KVP_OK) continue;
         kvp_memory_segment segs[KVP_REPORT_MAX_SEGMENTS];
-        size_t n = kvp_fit_memory_segments(&ev[k], 0, segs, KVP_REPORT_MAX_SEGMENTS);
+        size_t n = kvp__fit_memory_segments(&ev[k], 0, segs, KVP_REPORT_MAX_SEGMENTS);
         char bar_title[64];
         snprintf(bar_title, sizeof bar_title, "%s", kvp_engine_name(ev[k].point.engine));
         kvp_memory_bar bar = {bar_title, ev[k].budget_formula, ev[k].total_bytes, n, segs};
@@ -235,7 +235,7 @@ kvp_status kvp__fit_svg(const char *svg, const kvp_model *model, const kvp_gpu_i
                         const kvp_fit_request *req, const kvp_fit_answer *ans, kvp_error *err) {
     const char *what = kvp_fit_target_name(req->solve_for);
     kvp_memory_segment segs[KVP_REPORT_MAX_SEGMENTS];
-    size_t n = kvp_fit_memory_segments(&ans->at, 0, segs, KVP_REPORT_MAX_SEGMENTS);
+    size_t n = kvp__fit_memory_segments(&ans->at, 0, segs, KVP_REPORT_MAX_SEGMENTS);
     char sub[256];
     snprintf(sub, sizeof sub, "%s on %s: %s = %s (%s, tp %u)", kvp_model_name(model),
              gpu ? gpu->name : "the GPU", what,

@@ -110,12 +110,12 @@ kvp_status kvp__policy_pictures(const kvp_model *model, const kvp_deploy_result 
              kvp_engine_name(res->policy.engine), res->point.tp ? res->point.tp : 1,
              res->point.pp ? res->point.pp : 1);
     kvp_status st = KVP_OK;
-    if (svg) st = kvp_render_deploy_svg(svg, title, res, 0, err);
+    if (svg) st = kvp__render_deploy_svg(svg, title, res, 0, err);
     if (st == KVP_OK && html) {
         kvp_report_text text;
         kvp_report_text_init(&text, NULL);
         kvp__policy_explain_text(res, total_source, &text);
-        st = kvp_render_deploy_html(html, title, text.data, res, 0, err);
+        st = kvp__render_deploy_html(html, title, text.data, res, 0, err);
         kvp_report_text_free(&text);
     }
     return st;

@@ -514,7 +514,9 @@ static void take_sample(sim *s) {
     res->utilization[res->samples++] = utilization(s);
 }
 
-uint64_t kvp_sim_promised_sequences(const kvp_pool_config *pool, uint64_t max_model_len) {
+/* Sequences of max_model_len tokens the pool holds at once: the smallest,
+ * over pools, of blocks / blocks one such sequence needs (recurrent: slots). */
+static uint64_t promised_sequences(const kvp_pool_config *pool, uint64_t max_model_len) {
     if (!pool) return 0;
     uint64_t best = UINT64_MAX, tpb = 0;
     for (uint32_t k = 0; k < pool->pool_count; k++)
@@ -600,7 +602,7 @@ kvp_status kvp_sim_run(const kvp_sim_config *config, const kvp_workload *workloa
     }
     s.ratio = SGL_INIT_RATIO;
     out->requests = n;
-    out->promised_max_sequences = kvp_sim_promised_sequences(&cfg.pool, s.max_model_len);
+    out->promised_max_sequences = promised_sequences(&cfg.pool, s.max_model_len);
     out->sample_stride_steps = 1;
     double t0 = now_seconds();
     kvp__cursor_init(&s.cur, workload);

@@ -39,7 +39,7 @@ pc_libs=$(pkg-config --libs kvplan) pc_libdir=$(pkg-config --variable=libdir kvp
 [ "$(cd "$pc_libdir" && pwd -P)" = "$(cd "$libdir" && pwd -P)" ] && [[ " $pc_libs " == *" -Wl,-rpath,$pc_libdir "* ]] ||
   { echo "FAIL: pkg-config --libs kvplan has no RPATH to $libdir: $pc_libs"; fail=1; }
 mkdir -p "$tmp/pc"
-for e in cost plan compare; do
+for e in cost plan compare options; do
   # shellcheck disable=SC2046
   cc -std=c11 -Wall -Wextra -Werror "$src/examples/$e.c" -o "$tmp/pc/$e" \
      $(pkg-config --cflags --libs kvplan) ||

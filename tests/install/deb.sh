@@ -76,7 +76,7 @@ mkdir "$tmp/ex"
 export PKG_CONFIG_PATH=$root$lib/pkgconfig
 [ "$(pkg-config --variable=includedir kvplan)" -ef "$root/usr/include" ] ||
   { echo "FAIL: the root's kvplan.pc does not point into the root"; fail=1; }
-for e in cost plan compare; do
+for e in cost plan compare options; do
   # shellcheck disable=SC2046
   cc -std=c11 -Wall -Wextra -Werror "$src/examples/$e.c" -o "$tmp/ex/$e" \
      $(pkg-config --cflags --libs kvplan) -Wl,-rpath,"$root$lib" ||

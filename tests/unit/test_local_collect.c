@@ -63,6 +63,8 @@ static void test_wrapper_unwrapped_first(void **state) {
     kvp_local_decls *d = load(k_wrapped);
     /* The collector unwraps: the root-level declarer counts once. */
     kvp_local_report *r = collect(d, true, k_dep);
+    /* The report keeps the deployment it was collected for: 8 sequences. */
+    assert_int_equal(kvp_local_report_deployment(r)->max_num_seqs, 8);
     assert_int_equal(kvp_local_report_entry_count(r), 2);
     assert_int_equal(count_named(r, "root_cache"), 1);
     assert_int_equal(count_named(r, "sub_cache"), 1);

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "kvplan/options.h"
+#include "options_struct.h" /* the fields the tests check (opaque to library users) */
 
 static kvp_options *g_o;
 static kvp_error g_err;
@@ -150,7 +151,7 @@ static void test_values_set_fields(void **state) {
     (void)state;
     for (size_t i = 0; i < sizeof k_fields / sizeof k_fields[0]; i++) {
         const field_case *c = &k_fields[i];
-        kvp_options_init(g_o, KVP_COMMAND_PLAN);
+        kvp__options_init(g_o, KVP_COMMAND_PLAN);
         if (set(c->name, c->value) != KVP_OK) fail_msg("%s %s: %s", c->name, c->value, g_err.message);
         int64_t got = read_field(g_o, c->offset, c->size);
         if (got != c->want)
@@ -158,7 +159,7 @@ static void test_values_set_fields(void **state) {
                      (long long)got, (long long)c->want);
     }
     /* Fractions: [0, 1] for cross attention, (0, 1] elsewhere. */
-    kvp_options_init(g_o, KVP_COMMAND_PLAN);
+    kvp__options_init(g_o, KVP_COMMAND_PLAN);
     assert_int_equal(set("--cross-kv-cache-fraction", "0"), KVP_OK);
     assert_true(g_o->deployment.kv.has_cross_kv_cache_fraction);
     assert_true(g_o->deployment.kv.cross_kv_cache_fraction == 0.0);
@@ -235,7 +236,7 @@ static void test_error_kinds(void **state) {
     (void)state;
     for (size_t i = 0; i < sizeof k_errors / sizeof k_errors[0]; i++) {
         const error_case *c = &k_errors[i];
-        kvp_options_init(g_o, KVP_COMMAND_PLAN);
+        kvp__options_init(g_o, KVP_COMMAND_PLAN);
         kvp_status st = set(c->name, c->value);
         if (st != c->want)
             fail_msg("%s %s: status %d, expected %d (%s)", c->name, c->value ? c->value : "",
@@ -450,6 +451,46 @@ static void test_trtllm_flags_say_nothing(void **state) {
     assert_int_equal(g_o->warnings.count, 0);
 }
 
+/* The accessors of the opaque set (kvplan/options.h) return the set's own
+ * fields: borrowed pointers into it, the --gpu / --draft values as given. */
+static void test_accessors(void **state) {
+    (void)state;
+    assert_int_equal(kvp_options_command(g_o), KVP_COMMAND_PLAN);
+    assert_null(kvp_options_gpu(g_o));
+    assert_null(kvp_options_draft(g_o));
+    assert_int_equal(kvp_options_gpus(g_o), 0);
+    const char *gpu = "H100", *draft = "eagle-head";
+    assert_int_equal(set("--gpu", gpu), KVP_OK);
+    assert_int_equal(set("--draft", draft), KVP_OK);
+    assert_int_equal(set("--gpus", "4"), KVP_OK);
+    assert_int_equal(set("--policy", "trtllm"), KVP_OK); /* --draft is TensorRT-LLM's */
+    assert_int_equal(set("--max-seq-len", "8192"), KVP_OK);
+    assert_int_equal(kvp_options_finish(g_o, &g_err), KVP_OK);
+    assert_ptr_equal(kvp_options_gpu(g_o), gpu);     /* borrowed, not copied */
+    assert_ptr_equal(kvp_options_draft(g_o), draft);
+    assert_int_equal(kvp_options_gpus(g_o), 4);
+    assert_ptr_equal(kvp_options_deployment(g_o), &g_o->deployment);
+    assert_ptr_equal(kvp_options_startup(g_o), &g_o->startup);
+    assert_ptr_equal(kvp_options_notes(g_o), &g_o->notes);
+    assert_ptr_equal(kvp_options_warnings(g_o), &g_o->warnings);
+    /* --policy chose the engine: nothing to note, nothing to warn. */
+    assert_int_equal(kvp_options_deployment(g_o)->point.engine, KVP_ENGINE_TRTLLM);
+    assert_int_equal(kvp_options_deployment(g_o)->point.max_seq_len, 8192);
+    assert_int_equal(kvp_options_startup(g_o)->policy.engine, KVP_ENGINE_TRTLLM);
+    assert_int_equal(kvp_options_notes(g_o)->count, 0);
+    assert_int_equal(kvp_options_warnings(g_o)->count, 0);
+    /* --max-model-len alone is vLLM's flag: it chooses vLLM, said in one note
+     * (examples/options.c shows the same). */
+    kvp_options *o = kvp_options_new(KVP_COMMAND_PLAN);
+    assert_non_null(o);
+    assert_int_equal(kvp_options_set(o, "--max-model-len", "4096", &g_err), KVP_OK);
+    assert_int_equal(kvp_options_finish(o, &g_err), KVP_OK);
+    assert_int_equal(kvp_options_deployment(o)->point.engine, KVP_ENGINE_VLLM);
+    assert_int_equal(kvp_options_notes(o)->count, 1);
+    assert_non_null(strstr(kvp_options_notes(o)->text[0], "planning for vLLM"));
+    kvp_options_free(o);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_lookup_spellings, setup, teardown),
@@ -467,6 +508,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_release_lines, setup, teardown),
         cmocka_unit_test_setup_teardown(test_command_mask, setup, teardown),
         cmocka_unit_test_setup_teardown(test_trtllm_flags_say_nothing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_accessors, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,6 +14,7 @@
 
 #include "kvplan/kvplan.h"
 #include "kvplan/options.h"
+#include "options_struct.h" /* the fields the tests check (opaque to library users) */
 
 #include "test_family_helpers.h"
 

@@ -11,7 +11,7 @@
 void kvp__startup_block_fp8(kvp__startup_ctx *c, kvp_check_row *r);
 
 static void len_1(kvp__startup_ctx *c, kvp_check_row *r) {
-    uint64_t d = kvp_startup_default_len(c->model, c->s);
+    uint64_t d = kvp__startup_default_len(c->model, c->s);
     if (!d) {
         kvp__check_set(r, KVP_CHECK_UNKNOWN, "", "the model states no context length: the "
                        "derived context_length is not known");

@@ -11,7 +11,7 @@
 #include "policy_internal.h"
 
 static void len_1(kvp__startup_ctx *c, kvp_check_row *r) {
-    uint64_t d = kvp_startup_default_len(c->model, c->s);
+    uint64_t d = kvp__startup_default_len(c->model, c->s);
     if (c->user_len && d && c->user_len > d) {
         kvp__check_set(r, KVP_CHECK_ADJUST, "",
                        "Specified max_seq_len=%llu is larger than what the model can support "

@@ -189,7 +189,7 @@ static void par_8(kvp__startup_ctx *c, kvp_check_row *r) {
 
 static void len_1(kvp__startup_ctx *c, kvp_check_row *r) {
     const kvp_model_startup *f = c->facts;
-    uint64_t derived = kvp_startup_default_len(c->model, c->s);
+    uint64_t derived = kvp__startup_default_len(c->model, c->s);
     const char *key = f->vllm_len_key[0] ? f->vllm_len_key : "max_position_embeddings";
     if (!derived) {
         kvp__check_set(r, KVP_CHECK_UNKNOWN, "", "the model states no context length (not read "
