@@ -104,3 +104,36 @@ int kvp_cli_contradiction(const char *a, const char *b, const char *why, bool js
     return kvp_cli_report_error(&err, json);
 }
 
+
+int kvp_cli_read_argv(const kvp_cli_argv *c, kvp_options *o, int argc, char **argv) {
+    for (int k = 1; c->json && k < argc; k++)
+        if (!strcmp(argv[k], "--json")) *c->json = true; /* the first error already as JSON */
+    bool json = c->json && *c->json;
+    kvp_error err;
+    for (int i = 1;; i++) {
+        switch (kvp__argv_read(&c->argv, argc, argv, &i, &err)) {
+        case KVP__ARGV_DONE:
+            return -1;
+        case KVP__ARGV_HELP:
+            fputs(kvp__command_help(c->help), stdout);
+            if (c->help_puts) putchar('\n');
+            if (c->help_rows) kvp_cli_table_usage(stdout, o->command, KVP_OPTION_ENGINES_ALL);
+            return KVP_EXIT_OK;
+        case KVP__ARGV_FAIL:
+            if (err.key[0]) return kvp_cli_report_error(&err, json);
+            return kvp_cli_fail("%s", err.message);
+        case KVP__ARGV_OPTION:
+        case KVP__ARGV_LAST:
+            break;
+        }
+        int rc = o ? kvp_cli_table_option(o, argc, argv, &i, json) : 0;
+        if (rc > 0) return rc;
+        if (rc < 0) continue;
+        const char *names[32];
+        size_t n = 0;
+        for (const kvp__argv_own *w = c->argv.own; w && w->name && n < 31; w++) names[n++] = w->name;
+        names[n] = NULL;
+        if (o) return kvp_cli_table_unknown(argv[i], o->command, names, c->more);
+        return kvp_cli_unknown_option(argv[i], names);
+    }
+}

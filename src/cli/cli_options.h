@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "argv_read.h"      /* the one argv reader */
 #include "options_struct.h" /* kvp_options' fields (opaque to library users) */
 
 /* argv[*i] as a row of the table for o->command: "--name V", "--name=V", a flag,
@@ -15,6 +16,19 @@
  * (*i past its value), else the exit status after printing the error (JSON on
  * stdout with `json`). */
 int kvp_cli_table_option(kvp_options *o, int argc, char **argv, int *i, bool json);
+/* A command's argv as the one reader reads it (argv_read.h), and what the CLI
+ * prints for it. */
+typedef struct {
+    kvp__argv_spec argv;
+    const char *help;        /* --help: kvp__command_help(help) on stdout */
+    bool help_puts;          /* ... with a newline after it */
+    bool help_rows;          /* ... then the table's rows of the command */
+    bool *json;              /* set before any word is read when one is "--json" */
+    const char *const *more; /* names "did you mean" also searches */
+} kvp_cli_argv;
+/* Read argv (table rows onto `o`, NULL for a command without them). -1 to go
+ * on, else the exit status (0 after --help) after printing. */
+int kvp_cli_read_argv(const kvp_cli_argv *c, kvp_options *o, int argc, char **argv);
 /* kvp_options_finish, then print its notes and warnings on stderr. -1 to go on,
  * else the exit status after printing the error. */
 int kvp_cli_table_finish(kvp_options *o, bool json);

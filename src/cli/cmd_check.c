@@ -18,9 +18,6 @@
 #include "settle.h"
 #include "util.h"
 
-/* The help text is the options room's (command_help.c). */
-#define k_usage (kvp__command_help("check"))
-
 static int list_rules(void) {
     kvp_report_text t = {0};
     kvp__startup_rules_text(&t);
@@ -32,20 +29,7 @@ static int list_rules(void) {
 /* TensorRT-LLM settings --from emits that only the creator's memory plan reads
  * and no option-table row carries: accepted, not used here. */
 static const char *const k_ignored_values[] = {"--max-gpu-total-bytes", "--max-attention-window",
-                                               "--cross-kv-cache-fraction", NULL};
-
-static bool any_opt(int argc, char **argv, int *i, const char *const *names, const char **v,
-                    bool *bad) {
-    for (; *names; names++)
-        if (kvp_cli_opt(argc, argv, i, *names, v, bad)) return true;
-    return false;
-}
-
-/* An unknown option: "did you mean" over the table's names and check's own. */
-static int unknown_option(const char *arg) {
-    static const char *const own[] = {"--json", "--rules", "--help", "--from", NULL};
-    return kvp_cli_table_unknown(arg, KVP_COMMAND_CHECK, own, k_ignored_values);
-}
+                                               "--cross-kv-cache-fraction"};
 
 static int check_main(int argc, char **argv);
 
@@ -56,7 +40,7 @@ static int check_main(int argc, char **argv) {
     kvp_cli_table_use(NULL); /* no spellings of an earlier command in this process */
     if (kvp_cli_reject_repeats(argc, argv)) return KVP_EXIT_BAD_INPUT;
     const char *model_arg = NULL;
-    bool json = false, bad = false;
+    bool json = false;
     kvp_model *model = NULL;
     kvp_error err;
     kvp_error_clear(&err);
@@ -69,30 +53,23 @@ static int check_main(int argc, char **argv) {
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--json")) json = true;
     if (rc < 0) rc = kvp_cli_from_apply(o, json); /* --from's settings first, argv on top */
-    for (int i = 1; i < argc && !bad && rc < 0; i++) {
-        const char *a = argv[i], *v = NULL;
-        if (kvp_cli_flag(a, "--help") || kvp_cli_flag(a, "-h")) {
-            puts(k_usage);
-            kvp_cli_table_usage(stdout, KVP_COMMAND_CHECK, KVP_OPTION_ENGINES_ALL);
-            rc = KVP_EXIT_OK;
-        } else if (kvp_cli_flag(a, "--rules")) {
-            rc = list_rules();
-        } else if (kvp_cli_flag(a, "--json")) {
-            json = true;
-        } else if (any_opt(argc, argv, &i, k_ignored_values, &v, &bad)) {
-        } else if ((rc = kvp_cli_table_option(o, argc, argv, &i, json)) != 0) {
-            if (rc < 0) continue;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            rc = unknown_option(a);
-        } else if (!model_arg) {
-            model_arg = a;
-            rc = -1;
-        } else {
-            rc = kvp_cli_fail("check: unexpected argument '%s' (one MODEL only)", a);
-        }
-    }
+    bool rules = false;
+    const char *ignored = NULL;
+    const kvp__argv_own own[] = {{"--json", KVP__OWN_FLAG, &json, 0, 0},
+                                 {"--rules", KVP__OWN_LAST, &rules, 0, 0},
+                                 {"--help", KVP__OWN_HELP, NULL, 0, 0},
+                                 {"--from", KVP__OWN_NAME, NULL, 0, 0},
+                                 {k_ignored_values[0], KVP__OWN_TEXT, &ignored, 0, 0},
+                                 {k_ignored_values[1], KVP__OWN_TEXT, &ignored, 0, 0},
+                                 {k_ignored_values[2], KVP__OWN_TEXT, &ignored, 0, 0},
+                                 {NULL, 0, NULL, 0, 0}};
+    const kvp_cli_argv c = {.argv = {.own = own, .positional = &model_arg,
+                                     .second = "check: unexpected argument ",
+                                     .second_tail = " (one MODEL only)"},
+                            .help = "check", .help_puts = true, .help_rows = true, .json = &json};
+    if (rc < 0) rc = kvp_cli_read_argv(&c, o, argc, argv);
+    if (rc < 0 && rules) rc = list_rules();
     model_arg = kvp_cli_from_model(model_arg); /* the --from command's, unless given */
-    if (rc < 0 && bad) rc = KVP_EXIT_BAD_INPUT;
     if (rc < 0) rc = kvp_cli_table_finish(o, json);
     if (rc < 0 && !model_arg)
         rc = kvp_cli_fail("check: missing MODEL (usage: kvplan check MODEL --gpu G --policy P)");

@@ -30,36 +30,18 @@ static int from_table(const kvp_options *t, kvp_cost_settings *s) {
  * on, else an exit status (0 after --help). */
 static int parse(int argc, char **argv, kvp_options *t, kvp_cost_settings *s,
                  const char **model_name, bool *json, bool *layers) {
-    static const char *const own[] = {"--pp-rank", "--beam-width", "--layers", "--json", "--help",
-                                      NULL};
-    bool bad = false;
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--json")) *json = true; /* the first error already as JSON */
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = NULL;
-        uint32_t u;
-        if (kvp_cli_flag(a, "--help") || kvp_cli_flag(a, "-h")) {
-            usage(stdout);
-            return KVP_EXIT_OK;
-        } else if (kvp_cli_flag(a, "--json")) {
-            *json = true;
-        } else if (kvp_cli_flag(a, "--layers")) {
-            *layers = true;
-        } else if (kvp_cli_opt(argc, argv, &i, "--pp-rank", &v, &bad)) {
-            if (bad || !kvp_cli_u32("--pp-rank", v, 0, 65535, &u)) return KVP_EXIT_BAD_INPUT;
-            s->pp_rank = (int32_t)u;
-        } else if (kvp_cli_opt(argc, argv, &i, "--beam-width", &v, &bad)) {
-            if (bad || !kvp_cli_u32("--beam-width", v, 1, 1024, &s->beam_width))
-                return KVP_EXIT_BAD_INPUT;
-        } else {
-            int rc = kvp_cli_table_option(t, argc, argv, &i, *json);
-            if (rc > 0) return rc;
-            if (rc < 0) continue;
-            if (a[0] == '-' && a[1] != '\0') return kvp_cli_table_unknown(a, KVP_COMMAND_COST, own, NULL);
-            if (*model_name) return kvp_cli_fail("cost takes one MODEL, got a second: '%s'", a);
-            *model_name = a;
-        }
-    }
+    uint32_t pp_rank = (uint32_t)s->pp_rank;
+    const kvp__argv_own own[] = {{"--pp-rank", KVP__OWN_U32, &pp_rank, 0, 65535},
+                                 {"--beam-width", KVP__OWN_U32, &s->beam_width, 1, 1024},
+                                 {"--layers", KVP__OWN_FLAG, layers, 0, 0},
+                                 {"--json", KVP__OWN_FLAG, json, 0, 0},
+                                 {"--help", KVP__OWN_HELP, NULL, 0, 0}, {NULL, 0, NULL, 0, 0}};
+    const kvp_cli_argv c = {.argv = {.own = own, .positional = model_name,
+                                     .second = "cost takes one MODEL, got a second: "},
+                            .help = "cost", .help_rows = true, .json = json};
+    int rc = kvp_cli_read_argv(&c, t, argc, argv);
+    if (rc >= 0) return rc;
+    s->pp_rank = (int32_t)pp_rank;
     if (!*model_name) {
         usage(stderr);
         return kvp_cli_fail("cost needs a MODEL (a config.json, a folder, or a name from "

@@ -4,12 +4,10 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_options.h"
 #include "command_help.h"
 #include "render_internal.h" /* the GPU JSON (shared with kvp_json_call) */
 #include "text_internal.h"
-
-/* The help text is the options room's (command_help.c). */
-#define k_usage (kvp__command_help("gpus"))
 
 static int list_catalog(bool json) {
     kvp_error err;
@@ -59,18 +57,11 @@ static int list_live(bool json) {
 
 int kvp_cmd_gpus(int argc, char **argv) {
     bool json = false, catalog = false;
-    for (int i = 1; i < argc; i++) {
-        if (kvp_cli_flag(argv[i], "--json")) {
-            json = true;
-        } else if (kvp_cli_flag(argv[i], "--catalog")) {
-            catalog = true;
-        } else if (kvp_cli_flag(argv[i], "--help") || strcmp(argv[i], "-h") == 0) {
-            puts(k_usage);
-            return KVP_EXIT_OK;
-        } else {
-            static const char *const known[] = {"--json", "--catalog", "--help", NULL};
-            return kvp_cli_unknown_option(argv[i], known);
-        }
-    }
+    const kvp__argv_own own[] = {{"--json", KVP__OWN_FLAG, &json, 0, 0},
+                                 {"--catalog", KVP__OWN_FLAG, &catalog, 0, 0},
+                                 {"--help", KVP__OWN_HELP, NULL, 0, 0}, {NULL, 0, NULL, 0, 0}};
+    const kvp_cli_argv c = {.argv = {.own = own}, .help = "gpus", .help_puts = true};
+    int rc = kvp_cli_read_argv(&c, NULL, argc, argv);
+    if (rc >= 0) return rc;
     return catalog ? list_catalog(json) : list_live(json);
 }

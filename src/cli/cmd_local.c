@@ -9,15 +9,12 @@
 
 #include "render_internal.h" /* kvp__local_json_text: the local document */
 #include "cli.h"
+#include "cli_options.h"
 #include "command_help.h"
 #include "commands.h"
 #include "util.h"
 #include "local_internal.h"
 #include "text_internal.h"
-
-static void usage(FILE *out) {
-    fputs(kvp__command_help("local"), out);
-}
 
 /* Bad input as one stderr line, and with --json an error object on stdout. */
 static int bad_input(bool json, const char *key, const char *fmt, ...)
@@ -44,47 +41,24 @@ static int list_models(void) {
 }
 
 int kvp_cmd_local(int argc, char **argv) {
-    static const char *const known[] = {"--max-num-seqs", "--async-chunk", "--streaming",
-                                        "--enforce-eager", "--json", "--decl", "--list", "--help",
-                                        NULL};
     const char *model = NULL, *decl_file = NULL, *seqs_text = NULL;
-    bool json = false, list = false, bad = false;
+    bool json = false, list = false;
     kvp_local_deployment dep;
     memset(&dep, 0, sizeof dep);
-    /* Known before any error, so every error honours it. */
-    for (int i = 1; i < argc; i++)
-        if (kvp_cli_flag(argv[i], "--json")) json = true;
-    for (int i = 1; i < argc; i++) {
-        const char *v = NULL;
-        const char *arg = argv[i];
-        if (kvp_cli_flag(arg, "--help") || kvp_cli_flag(arg, "-h")) {
-            usage(stdout);
-            return KVP_EXIT_OK;
-        } else if (kvp_cli_flag(arg, "--json")) {
-            json = true;
-        } else if (kvp_cli_flag(arg, "--list")) {
-            list = true;
-        } else if (kvp_cli_flag(arg, "--async-chunk")) {
-            dep.async_chunk = true;
-        } else if (kvp_cli_flag(arg, "--streaming")) {
-            dep.streaming = true;
-        } else if (kvp_cli_flag(arg, "--enforce-eager")) {
-            dep.enforce_eager = true;
-        } else if (kvp_cli_opt(argc, argv, &i, "--max-num-seqs", &v, &bad)) {
-            if (bad) return KVP_EXIT_BAD_INPUT;
-            seqs_text = v;
-        } else if (kvp_cli_opt(argc, argv, &i, "--decl", &v, &bad)) {
-            if (bad) return KVP_EXIT_BAD_INPUT;
-            decl_file = v;
-        } else if (arg[0] == '-' && arg[1] != '\0') {
-            return kvp_cli_unknown_option(arg, known);
-        } else if (!model) {
-            model = arg;
-        } else {
-            return bad_input(json, "MODEL", "local: one MODEL expected, found '%s' after '%s'",
-                             arg, model);
-        }
-    }
+    const kvp__argv_own own[] = {{"--max-num-seqs", KVP__OWN_TEXT, &seqs_text, 0, 0},
+                                 {"--async-chunk", KVP__OWN_FLAG, &dep.async_chunk, 0, 0},
+                                 {"--streaming", KVP__OWN_FLAG, &dep.streaming, 0, 0},
+                                 {"--enforce-eager", KVP__OWN_FLAG, &dep.enforce_eager, 0, 0},
+                                 {"--json", KVP__OWN_FLAG, &json, 0, 0},
+                                 {"--decl", KVP__OWN_TEXT, &decl_file, 0, 0},
+                                 {"--list", KVP__OWN_FLAG, &list, 0, 0},
+                                 {"--help", KVP__OWN_HELP, NULL, 0, 0}, {NULL, 0, NULL, 0, 0}};
+    const kvp_cli_argv c = {.argv = {.own = own, .positional = &model, .second_after = true,
+                                     .second = "local: one MODEL expected, found ",
+                                     .second_key = "MODEL"},
+                            .help = "local", .json = &json};
+    int rc = kvp_cli_read_argv(&c, NULL, argc, argv);
+    if (rc >= 0) return rc;
     if (list) return list_models();
     if (!model && !decl_file) {
         return bad_input(json, "MODEL",

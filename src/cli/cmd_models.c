@@ -5,31 +5,20 @@
 
 #include "render_internal.h" /* the document, shared with kvp_json_call */
 #include "cli.h"
+#include "cli_options.h"
 #include "command_help.h"
 #include "text_internal.h"
-
-static void usage(FILE *out) {
-    fputs(kvp__command_help("models"), out);
-}
 
 int kvp_cmd_models(int argc, char **argv) {
     bool json = false;
     const char *filter = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0) {
-            json = true;
-        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            usage(stdout);
-            return KVP_EXIT_OK;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            static const char *const known[] = {"--json", "--help", NULL};
-            return kvp_cli_unknown_option(argv[i], known);
-        } else if (filter) {
-            return kvp_cli_fail("models takes one FILTER, got a second: '%s'", argv[i]);
-        } else {
-            filter = argv[i];
-        }
-    }
+    const kvp__argv_own own[] = {{"--json", KVP__OWN_FLAG, &json, 0, 0},
+                                 {"--help", KVP__OWN_HELP, NULL, 0, 0}, {NULL, 0, NULL, 0, 0}};
+    const kvp_cli_argv c = {.argv = {.own = own, .positional = &filter,
+                                     .second = "models takes one FILTER, got a second: "},
+                            .help = "models"};
+    int rc = kvp_cli_read_argv(&c, NULL, argc, argv);
+    if (rc >= 0) return rc;
     size_t matched = 0;
     if (json) {
         char *text = NULL;

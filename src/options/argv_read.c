@@ -1,0 +1,98 @@
+/* argv_read.c — one reader of a command's argv (argv_read.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "argv_read.h"
+#include "kvplan/units.h"
+#include "util.h"
+
+/* err cleared as a refusal of the command line, keyed by `key` (NULL: none). */
+static kvp_error *refusal(kvp_error *err, const char *key) {
+    kvp_error_clear(err);
+    err->code = KVP_INVALID_ARG;
+    if (key) kvp__strlcpy(err->key, key, sizeof err->key);
+    return err;
+}
+
+/* "--name V" or "--name=V": *v, *i past a separate value. False when argv[*i]
+ * is not `name`; *missing when the value is not there. */
+static bool value_of(int argc, char **argv, int *i, const char *name, const char **v,
+                     bool *missing) {
+    const char *a = argv[*i];
+    size_t n = strlen(name);
+    if (strncmp(a, name, n) != 0 || (a[n] != '=' && a[n] != '\0')) return false;
+    if (a[n] == '=') {
+        *v = a + n + 1;
+    } else if (*i + 1 >= argc) {
+        *missing = true;
+    } else {
+        *v = argv[++*i];
+    }
+    return true;
+}
+
+/* One own word: KVP__ARGV_DONE when applied, KVP__ARGV_OPTION when argv[*i]
+ * is none of them, else the stop it makes. */
+static kvp__argv_stop own_word(const kvp__argv_own *o, int argc, char **argv, int *i,
+                               kvp_error *err) {
+    const char *a = argv[*i];
+    for (; o && o->name; o++) {
+        if (o->kind == KVP__OWN_NAME) continue;
+        if (o->kind == KVP__OWN_HELP || o->kind == KVP__OWN_FLAG || o->kind == KVP__OWN_LAST) {
+            if (strcmp(a, o->name) != 0) continue;
+            if (o->kind == KVP__OWN_HELP) return KVP__ARGV_HELP;
+            *(bool *)o->out = true;
+            return o->kind == KVP__OWN_LAST ? KVP__ARGV_LAST : KVP__ARGV_DONE;
+        }
+        const char *v = NULL;
+        bool missing = false;
+        if (!value_of(argc, argv, i, o->name, &v, &missing)) continue;
+        if (missing) {
+            snprintf(refusal(err, NULL)->message, sizeof err->message, "%s needs a value", o->name);
+            return KVP__ARGV_FAIL;
+        }
+        if (o->kind == KVP__OWN_TEXT) {
+            *(const char **)o->out = v;
+            return KVP__ARGV_DONE;
+        }
+        /* kvp_parse_count's words, or the range (as kvp_cli_u32 says them). */
+        uint64_t n;
+        kvp_error pe;
+        if (kvp_parse_count(v, &n, &pe) != KVP_OK) {
+            snprintf(refusal(err, NULL)->message, sizeof err->message, "%s: %s", o->name,
+                     pe.message);
+            return KVP__ARGV_FAIL;
+        }
+        if (n < o->min || n > o->max) {
+            snprintf(refusal(err, NULL)->message, sizeof err->message, "%s: %s is out of range, expected %u to %u",
+                     o->name, v, o->min, o->max);
+            return KVP__ARGV_FAIL;
+        }
+        *(uint32_t *)o->out = (uint32_t)n;
+        return KVP__ARGV_DONE;
+    }
+    return KVP__ARGV_OPTION;
+}
+
+kvp__argv_stop kvp__argv_read(const kvp__argv_spec *s, int argc, char **argv, int *i,
+                              kvp_error *err) {
+    for (; *i < argc; ++*i) {
+        const char *a = argv[*i];
+        if (!strcmp(a, "-h")) return KVP__ARGV_HELP;
+        kvp__argv_stop st = own_word(s->own, argc, argv, i, err);
+        if (st == KVP__ARGV_LAST) return KVP__ARGV_DONE;
+        if (st != KVP__ARGV_DONE && st != KVP__ARGV_OPTION) return st;
+        if (st == KVP__ARGV_DONE) continue;
+        if ((a[0] == '-' && a[1] != '\0') || !s->positional) return KVP__ARGV_OPTION;
+        if (!*s->positional) {
+            *s->positional = a;
+            continue;
+        }
+        bool after = s->second_after;
+        snprintf(refusal(err, s->second_key)->message, sizeof err->message, "%s'%s'%s%s%s%s",
+                 s->second, a, after ? " after '" : "", after ? *s->positional : "",
+                 after ? "'" : "", s->second_tail ? s->second_tail : "");
+        return KVP__ARGV_FAIL;
+    }
+    return KVP__ARGV_DONE;
+}
