@@ -122,6 +122,8 @@ int kvp_cli_read_argv(const kvp_cli_argv *c, kvp_options *o, int argc, char **ar
         case KVP__ARGV_FAIL:
             if (err.key[0]) return kvp_cli_report_error(&err, json);
             return kvp_cli_fail("%s", err.message);
+        case KVP__ARGV_REFUSED:
+            return kvp_cli_report_error(&err, false);
         case KVP__ARGV_OPTION:
         case KVP__ARGV_LAST:
             break;

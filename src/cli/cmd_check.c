@@ -55,14 +55,14 @@ static int check_main(int argc, char **argv) {
     if (rc < 0) rc = kvp_cli_from_apply(o, json); /* --from's settings first, argv on top */
     bool rules = false;
     const char *ignored = NULL;
-    const kvp__argv_own own[] = {{"--json", KVP__OWN_FLAG, &json, 0, 0},
-                                 {"--rules", KVP__OWN_LAST, &rules, 0, 0},
-                                 {"--help", KVP__OWN_HELP, NULL, 0, 0},
-                                 {"--from", KVP__OWN_NAME, NULL, 0, 0},
-                                 {k_ignored_values[0], KVP__OWN_TEXT, &ignored, 0, 0},
-                                 {k_ignored_values[1], KVP__OWN_TEXT, &ignored, 0, 0},
-                                 {k_ignored_values[2], KVP__OWN_TEXT, &ignored, 0, 0},
-                                 {NULL, 0, NULL, 0, 0}};
+    const kvp__argv_own own[] = {{"--json", KVP__OWN_FLAG, &json, 0, 0, NULL},
+                                 {"--rules", KVP__OWN_LAST, &rules, 0, 0, NULL},
+                                 {"--help", KVP__OWN_HELP, NULL, 0, 0, NULL},
+                                 {"--from", KVP__OWN_NAME, NULL, 0, 0, NULL},
+                                 {k_ignored_values[0], KVP__OWN_TEXT, &ignored, 0, 0, NULL},
+                                 {k_ignored_values[1], KVP__OWN_TEXT, &ignored, 0, 0, NULL},
+                                 {k_ignored_values[2], KVP__OWN_TEXT, &ignored, 0, 0, NULL},
+                                 {NULL, 0, NULL, 0, 0, NULL}};
     const kvp_cli_argv c = {.argv = {.own = own, .positional = &model_arg,
                                      .second = "check: unexpected argument ",
                                      .second_tail = " (one MODEL only)"},

@@ -31,11 +31,11 @@ static int from_table(const kvp_options *t, kvp_cost_settings *s) {
 static int parse(int argc, char **argv, kvp_options *t, kvp_cost_settings *s,
                  const char **model_name, bool *json, bool *layers) {
     uint32_t pp_rank = (uint32_t)s->pp_rank;
-    const kvp__argv_own own[] = {{"--pp-rank", KVP__OWN_U32, &pp_rank, 0, 65535},
-                                 {"--beam-width", KVP__OWN_U32, &s->beam_width, 1, 1024},
-                                 {"--layers", KVP__OWN_FLAG, layers, 0, 0},
-                                 {"--json", KVP__OWN_FLAG, json, 0, 0},
-                                 {"--help", KVP__OWN_HELP, NULL, 0, 0}, {NULL, 0, NULL, 0, 0}};
+    const kvp__argv_own own[] = {{"--pp-rank", KVP__OWN_U32, &pp_rank, 0, 65535, NULL},
+                                 {"--beam-width", KVP__OWN_U32, &s->beam_width, 1, 1024, NULL},
+                                 {"--layers", KVP__OWN_FLAG, layers, 0, 0, NULL},
+                                 {"--json", KVP__OWN_FLAG, json, 0, 0, NULL},
+                                 {"--help", KVP__OWN_HELP, NULL, 0, 0, NULL}, {NULL, 0, NULL, 0, 0, NULL}};
     const kvp_cli_argv c = {.argv = {.own = own, .positional = model_name,
                                      .second = "cost takes one MODEL, got a second: "},
                             .help = "cost", .help_rows = true, .json = json};

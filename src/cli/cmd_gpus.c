@@ -57,9 +57,9 @@ static int list_live(bool json) {
 
 int kvp_cmd_gpus(int argc, char **argv) {
     bool json = false, catalog = false;
-    const kvp__argv_own own[] = {{"--json", KVP__OWN_FLAG, &json, 0, 0},
-                                 {"--catalog", KVP__OWN_FLAG, &catalog, 0, 0},
-                                 {"--help", KVP__OWN_HELP, NULL, 0, 0}, {NULL, 0, NULL, 0, 0}};
+    const kvp__argv_own own[] = {{"--json", KVP__OWN_FLAG, &json, 0, 0, NULL},
+                                 {"--catalog", KVP__OWN_FLAG, &catalog, 0, 0, NULL},
+                                 {"--help", KVP__OWN_HELP, NULL, 0, 0, NULL}, {NULL, 0, NULL, 0, 0, NULL}};
     const kvp_cli_argv c = {.argv = {.own = own}, .help = "gpus", .help_puts = true};
     int rc = kvp_cli_read_argv(&c, NULL, argc, argv);
     if (rc >= 0) return rc;

@@ -45,14 +45,14 @@ int kvp_cmd_local(int argc, char **argv) {
     bool json = false, list = false;
     kvp_local_deployment dep;
     memset(&dep, 0, sizeof dep);
-    const kvp__argv_own own[] = {{"--max-num-seqs", KVP__OWN_TEXT, &seqs_text, 0, 0},
-                                 {"--async-chunk", KVP__OWN_FLAG, &dep.async_chunk, 0, 0},
-                                 {"--streaming", KVP__OWN_FLAG, &dep.streaming, 0, 0},
-                                 {"--enforce-eager", KVP__OWN_FLAG, &dep.enforce_eager, 0, 0},
-                                 {"--json", KVP__OWN_FLAG, &json, 0, 0},
-                                 {"--decl", KVP__OWN_TEXT, &decl_file, 0, 0},
-                                 {"--list", KVP__OWN_FLAG, &list, 0, 0},
-                                 {"--help", KVP__OWN_HELP, NULL, 0, 0}, {NULL, 0, NULL, 0, 0}};
+    const kvp__argv_own own[] = {{"--max-num-seqs", KVP__OWN_TEXT, &seqs_text, 0, 0, NULL},
+                                 {"--async-chunk", KVP__OWN_FLAG, &dep.async_chunk, 0, 0, NULL},
+                                 {"--streaming", KVP__OWN_FLAG, &dep.streaming, 0, 0, NULL},
+                                 {"--enforce-eager", KVP__OWN_FLAG, &dep.enforce_eager, 0, 0, NULL},
+                                 {"--json", KVP__OWN_FLAG, &json, 0, 0, NULL},
+                                 {"--decl", KVP__OWN_TEXT, &decl_file, 0, 0, NULL},
+                                 {"--list", KVP__OWN_FLAG, &list, 0, 0, NULL},
+                                 {"--help", KVP__OWN_HELP, NULL, 0, 0, NULL}, {NULL, 0, NULL, 0, 0, NULL}};
     const kvp_cli_argv c = {.argv = {.own = own, .positional = &model, .second_after = true,
                                      .second = "local: one MODEL expected, found ",
                                      .second_key = "MODEL"},

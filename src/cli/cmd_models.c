@@ -12,8 +12,8 @@
 int kvp_cmd_models(int argc, char **argv) {
     bool json = false;
     const char *filter = NULL;
-    const kvp__argv_own own[] = {{"--json", KVP__OWN_FLAG, &json, 0, 0},
-                                 {"--help", KVP__OWN_HELP, NULL, 0, 0}, {NULL, 0, NULL, 0, 0}};
+    const kvp__argv_own own[] = {{"--json", KVP__OWN_FLAG, &json, 0, 0, NULL},
+                                 {"--help", KVP__OWN_HELP, NULL, 0, 0, NULL}, {NULL, 0, NULL, 0, 0, NULL}};
     const kvp_cli_argv c = {.argv = {.own = own, .positional = &filter,
                                      .second = "models takes one FILTER, got a second: "},
                             .help = "models"};

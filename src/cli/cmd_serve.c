@@ -7,67 +7,66 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_options.h"
 #include "command_help.h"
 #include "serve.h"
 
-/* The help text is the options room's (command_help.c). */
-#define k_usage (kvp__command_help("serve"))
-
 #define KVP__MAX_ALLOW 8
+
+/* --allow-host NAME[,NAME...]: the names, in place in `buf`. */
+typedef struct {
+    char buf[1024];
+    const char *name[KVP__MAX_ALLOW];
+    size_t n;
+} allow_list;
+
+static kvp_status allow_host(void *out, const char *v, kvp_error *err) {
+    allow_list *l = out;
+    kvp_error_clear(err);
+    err->code = KVP_INVALID_ARG;
+    if (strlen(v) >= sizeof l->buf) {
+        snprintf(err->message, sizeof err->message, "--allow-host: the list is over %zu characters",
+                 sizeof l->buf - 1);
+        return err->code;
+    }
+    strcpy(l->buf, v);
+    for (char *save = NULL, *t = strtok_r(l->buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (l->n == KVP__MAX_ALLOW) {
+            snprintf(err->message, sizeof err->message, "--allow-host: at most %d names",
+                     KVP__MAX_ALLOW);
+            return err->code;
+        }
+        if (strcspn(t, " \t\r\n/@") != strlen(t)) {
+            snprintf(err->message, sizeof err->message, "--allow-host: '%s' is not a host name", t);
+            return err->code;
+        }
+        l->name[l->n++] = t;
+    }
+    if (l->n) return KVP_OK;
+    snprintf(err->message, sizeof err->message, "--allow-host: expected NAME[,NAME...]");
+    return err->code;
+}
 
 int kvp_cmd_serve(int argc, char **argv) {
     kvp__serve_config cfg = {.host = "127.0.0.1", .port = 8080, .threads = 4,
                              .max_connections = 64, .timeout_s = 30};
-    static char allow_buf[1024];
-    const char *allow[KVP__MAX_ALLOW];
-    size_t allow_n = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *v = NULL;
-        bool bad = false;
-        uint32_t u;
-        if (kvp_cli_flag(argv[i], "--help") || kvp_cli_flag(argv[i], "-h")) {
-            puts(k_usage);
-            return KVP_EXIT_OK;
-        } else if (kvp_cli_opt(argc, argv, &i, "--host", &v, &bad)) {
-            if (bad) return KVP_EXIT_BAD_INPUT;
-            cfg.host = v;
-        } else if (kvp_cli_opt(argc, argv, &i, "--port", &v, &bad)) {
-            if (bad || !kvp_cli_u32("--port", v, 0, 65535, &u)) return KVP_EXIT_BAD_INPUT;
-            cfg.port = (uint16_t)u;
-        } else if (kvp_cli_opt(argc, argv, &i, "--threads", &v, &bad)) {
-            if (bad || !kvp_cli_u32("--threads", v, 1, 64, &u)) return KVP_EXIT_BAD_INPUT;
-            cfg.threads = u;
-        } else if (kvp_cli_opt(argc, argv, &i, "--max-connections", &v, &bad)) {
-            if (bad || !kvp_cli_u32("--max-connections", v, 1, 4096, &u))
-                return KVP_EXIT_BAD_INPUT;
-            cfg.max_connections = u;
-        } else if (kvp_cli_opt(argc, argv, &i, "--timeout", &v, &bad)) {
-            if (bad || !kvp_cli_u32("--timeout", v, 1, 3600, &u)) return KVP_EXIT_BAD_INPUT;
-            cfg.timeout_s = u;
-        } else if (kvp_cli_opt(argc, argv, &i, "--allow-host", &v, &bad)) {
-            if (bad) return KVP_EXIT_BAD_INPUT;
-            if (strlen(v) >= sizeof allow_buf)
-                return kvp_cli_fail("--allow-host: the list is over %zu characters",
-                                    sizeof allow_buf - 1);
-            strcpy(allow_buf, v);
-            for (char *save = NULL, *t = strtok_r(allow_buf, ",", &save); t;
-                 t = strtok_r(NULL, ",", &save)) {
-                if (allow_n == KVP__MAX_ALLOW)
-                    return kvp_cli_fail("--allow-host: at most %d names", KVP__MAX_ALLOW);
-                if (strcspn(t, " \t\r\n/@") != strlen(t))
-                    return kvp_cli_fail("--allow-host: '%s' is not a host name", t);
-                allow[allow_n++] = t;
-            }
-            if (!allow_n) return kvp_cli_fail("--allow-host: expected NAME[,NAME...]");
-        } else {
-            static const char *const known[] = {"--host", "--port", "--threads",
-                                                "--max-connections", "--timeout",
-                                                "--allow-host", "--help", NULL};
-            return kvp_cli_unknown_option(argv[i], known);
-        }
-    }
-    cfg.allow_hosts = allow;
-    cfg.allow_host_count = allow_n;
+    static allow_list allow;
+    uint32_t port = cfg.port;
+    const kvp__argv_own own[] = {{"--host", KVP__OWN_TEXT, &cfg.host, 0, 0, NULL},
+                                 {"--port", KVP__OWN_U32, &port, 0, 65535, NULL},
+                                 {"--threads", KVP__OWN_U32, &cfg.threads, 1, 64, NULL},
+                                 {"--max-connections", KVP__OWN_U32, &cfg.max_connections, 1, 4096,
+                                  NULL},
+                                 {"--timeout", KVP__OWN_U32, &cfg.timeout_s, 1, 3600, NULL},
+                                 {"--allow-host", KVP__OWN_CALL, &allow, 0, 0, allow_host},
+                                 {"--help", KVP__OWN_HELP, NULL, 0, 0, NULL},
+                                 {NULL, 0, NULL, 0, 0, NULL}};
+    const kvp_cli_argv c = {.argv = {.own = own}, .help = "serve", .help_puts = true};
+    int rc = kvp_cli_read_argv(&c, NULL, argc, argv);
+    if (rc >= 0) return rc;
+    cfg.port = (uint16_t)port;
+    cfg.allow_hosts = allow.name;
+    cfg.allow_host_count = allow.n;
     kvp_error err;
     bool loopback = false;
     if (kvp__serve_host_is_loopback(cfg.host, &loopback, &err) != KVP_OK)

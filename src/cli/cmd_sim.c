@@ -19,13 +19,6 @@
 #include "text_internal.h"
 #include "util.h"
 
-/* The command's own flags, then every row of the option table that `sim`
- * takes (kvp_cli_table_usage), so the help lists exactly what is read. */
-static void usage(FILE *out) {
-    fputs(kvp__command_help("sim"), out);
-    kvp_cli_table_usage(out, KVP_COMMAND_SIM, KVP_OPTION_ENGINES_ALL);
-}
-
 /* The progress line (progress.h): on a terminal, after a second, not with --quiet. */
 static void on_progress(void *ctx, uint64_t done, uint64_t total) {
     kvp_cli_progress_update(ctx, done, total);
@@ -39,51 +32,32 @@ typedef struct options {
     bool json, quiet;
 } options;
 
+/* The simulator's own flags are read in bind (sim_call.c). */
+static kvp_status arrival_unit(void *job, const char *text, kvp_error *err) {
+    return kvp__sim_arrival_unit(job, text, err);
+}
+static kvp_status step_time(void *job, const char *text, kvp_error *err) {
+    return kvp__sim_step_time(job, text, err);
+}
+
 static int parse_args(int argc, char **argv, options *o, kvp__sim_job *job, kvp_options *t) {
     /* This command's own flags (what is replayed and how it is shown); the
      * deployment's come through the option table. */
-    static const char *const own[] = {"--workload", "--synthetic", "--arrival-unit", "--step-time",
-                                      "--no-timing", "--quiet", "--json", "--help", "--svg", NULL};
-    bool bad = false;
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--json")) o->json = true; /* the first error already as JSON */
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = NULL;
-        if (kvp_cli_flag(a, "--help") || kvp_cli_flag(a, "-h")) {
-            usage(stdout);
-            return -1;
-        } else if (kvp_cli_flag(a, "--json")) {
-            o->json = true;
-        } else if (kvp_cli_opt(argc, argv, &i, "--svg", &v, &bad)) {
-            if (bad) return KVP_EXIT_BAD_INPUT;
-            o->svg = v;
-        } else if (kvp_cli_flag(a, "--quiet")) {
-            o->quiet = true;
-        } else if (kvp_cli_flag(a, "--no-timing")) {
-            job->no_timing = true;
-        } else if (kvp_cli_opt(argc, argv, &i, "--workload", &v, &bad)) {
-            if (bad) return KVP_EXIT_BAD_INPUT;
-            o->workload = v;
-        } else if (kvp_cli_opt(argc, argv, &i, "--synthetic", &v, &bad)) {
-            if (bad) return KVP_EXIT_BAD_INPUT;
-            o->synthetic = v;
-        } else if (kvp_cli_opt(argc, argv, &i, "--arrival-unit", &v, &bad)) {
-            kvp_error e; /* the simulator's own flags are read in bind (sim_call.c) */
-            if (bad || kvp__sim_arrival_unit(job, v, &e) != KVP_OK)
-                return bad ? KVP_EXIT_BAD_INPUT : kvp_cli_report_error(&e, false);
-        } else if (kvp_cli_opt(argc, argv, &i, "--step-time", &v, &bad)) {
-            kvp_error e;
-            if (bad || kvp__sim_step_time(job, v, &e) != KVP_OK)
-                return bad ? KVP_EXIT_BAD_INPUT : kvp_cli_report_error(&e, false);
-        } else {
-            int rc = kvp_cli_table_option(t, argc, argv, &i, o->json);
-            if (rc > 0) return rc;
-            if (rc < 0) continue;
-            if (a[0] == '-' && a[1] != '\0') return kvp_cli_table_unknown(a, KVP_COMMAND_SIM, own, NULL);
-            if (o->model) return kvp_cli_fail("sim takes one MODEL, got a second: '%s'", a);
-            o->model = a;
-        }
-    }
+    const kvp__argv_own own[] = {{"--workload", KVP__OWN_TEXT, &o->workload, 0, 0, NULL},
+                                 {"--synthetic", KVP__OWN_TEXT, &o->synthetic, 0, 0, NULL},
+                                 {"--arrival-unit", KVP__OWN_CALL, job, 0, 0, arrival_unit},
+                                 {"--step-time", KVP__OWN_CALL, job, 0, 0, step_time},
+                                 {"--no-timing", KVP__OWN_FLAG, &job->no_timing, 0, 0, NULL},
+                                 {"--quiet", KVP__OWN_FLAG, &o->quiet, 0, 0, NULL},
+                                 {"--json", KVP__OWN_FLAG, &o->json, 0, 0, NULL},
+                                 {"--help", KVP__OWN_HELP, NULL, 0, 0, NULL},
+                                 {"--svg", KVP__OWN_TEXT, &o->svg, 0, 0, NULL},
+                                 {NULL, 0, NULL, 0, 0, NULL}};
+    const kvp_cli_argv c = {.argv = {.own = own, .positional = &o->model,
+                                     .second = "sim takes one MODEL, got a second: "},
+                            .help = "sim", .help_rows = true, .json = &o->json};
+    int rc = kvp_cli_read_argv(&c, t, argc, argv);
+    if (rc >= 0) return rc ? rc : -1; /* -1: the help was printed */
     kvp_error err;
     kvp_error_clear(&err);
     if (kvp__sim_settings(t, job, &err) != KVP_OK) return kvp_cli_report_error(&err, o->json);

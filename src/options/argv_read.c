@@ -51,6 +51,8 @@ static kvp__argv_stop own_word(const kvp__argv_own *o, int argc, char **argv, in
             snprintf(refusal(err, NULL)->message, sizeof err->message, "%s needs a value", o->name);
             return KVP__ARGV_FAIL;
         }
+        if (o->kind == KVP__OWN_CALL)
+            return o->call(o->out, v, err) == KVP_OK ? KVP__ARGV_DONE : KVP__ARGV_REFUSED;
         if (o->kind == KVP__OWN_TEXT) {
             *(const char **)o->out = v;
             return KVP__ARGV_DONE;

@@ -18,6 +18,7 @@ typedef enum {
     KVP__OWN_TEXT, /* "--name V" or "--name=V": *(const char **)out = V */
     KVP__OWN_U32,  /* a whole number in [min, max]: *(uint32_t *)out */
     KVP__OWN_LAST, /* a flag that ends the reading: *(bool *)out = true (`check --rules`) */
+    KVP__OWN_CALL, /* "--name V": call(out, V, err); its refusal stops the reading */
     KVP__OWN_NAME  /* never read here (a table word such as --from): "did you mean" only */
 } kvp__own_kind;
 
@@ -26,6 +27,7 @@ typedef struct {
     kvp__own_kind kind;
     void *out;
     uint32_t min, max; /* KVP__OWN_U32's range */
+    kvp_status (*call)(void *out, const char *text, kvp_error *err); /* KVP__OWN_CALL */
 } kvp__argv_own;
 
 typedef struct {
@@ -46,6 +48,7 @@ typedef enum {
     KVP__ARGV_HELP,   /* --help or -h */
     KVP__ARGV_OPTION, /* argv[*i] is an option not the command's own: a table row or unknown */
     KVP__ARGV_FAIL,   /* *err says why (a value missing or out of range, a second positional) */
+    KVP__ARGV_REFUSED, /* a KVP__OWN_CALL refused its value: *err is the callee's */
     KVP__ARGV_LAST    /* (internal: a KVP__OWN_LAST word; the reader returns KVP__ARGV_DONE) */
 } kvp__argv_stop;
 
