@@ -128,7 +128,9 @@ int kvp_cli_read_argv(const kvp_cli_argv *c, kvp_options *o, int argc, char **ar
         case KVP__ARGV_LAST:
             break;
         }
-        int rc = o ? kvp_cli_table_option(o, argc, argv, &i, json) : 0;
+        int rc = c->row ? c->row(c->row_ctx, argc, argv, &i)
+                 : o    ? kvp_cli_table_option(o, argc, argv, &i, json)
+                        : 0;
         if (rc > 0) return rc;
         if (rc < 0) continue;
         const char *names[32];

@@ -25,6 +25,10 @@ typedef struct {
     bool help_rows;          /* ... then the table's rows of the command */
     bool *json;              /* set before any word is read when one is "--json" */
     const char *const *more; /* names "did you mean" also searches */
+    /* A table word read by the command instead (0: none, -1: read, else the
+     * exit status after printing); NULL: kvp_cli_table_option onto `o`. */
+    int (*row)(void *ctx, int argc, char **argv, int *i);
+    void *row_ctx;
 } kvp_cli_argv;
 /* Read argv (table rows onto `o`, NULL for a command without them). -1 to go
  * on, else the exit status (0 after --help) after printing. */

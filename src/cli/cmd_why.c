@@ -57,56 +57,39 @@ static int record(const char *path, const kvp__why_request *w, const char *doc_t
     return -1;
 }
 
+/* A deployment flag, as the request's key (bind: kvp__why_option). */
+static int why_option(void *opts, int argc, char **argv, int *i) {
+    char name[64];
+    bool missing = false;
+    if (!kvp__why_option(opts, argc, argv, i, name, &missing)) return 0;
+    return missing ? kvp_cli_fail("%s needs a value", name) : -1;
+}
+
 int kvp_cmd_why(int argc, char **argv) {
     const char *path = NULL, *rec = NULL;
-    bool json = false, tc_given = false, tx_given = false;
+    bool json = false;
     kvp__why_request w;
     memset(&w, 0, sizeof w);
     json_t *opts = json_object();
-    int rc = KVP_EXIT_BAD_INPUT;
     kvp_log *log = NULL;
     char *text = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = NULL;
-        bool bad = false;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            rc = KVP_EXIT_OK;
-            goto done;
-        } else if (!strcmp(a, "--json")) {
-            json = true;
-        } else if (kvp_cli_opt(argc, argv, &i, "--model", &v, &bad)) {
-            w.model = v;
-        } else if (kvp_cli_opt(argc, argv, &i, "--record", &v, &bad)) {
-            rec = v;
-        } else if (kvp_cli_opt(argc, argv, &i, "--target-concurrency", &v, &bad)) {
-            if (!kvp_cli_u64_count("--target-concurrency", v, &w.target_concurrency)) goto done;
-            tc_given = true;
-        } else if (kvp_cli_opt(argc, argv, &i, "--target-context", &v, &bad)) {
-            if (!kvp_cli_u64_count("--target-context", v, &w.target_context)) goto done;
-            tx_given = true;
-        } else if (a[0] == '-' && a[1]) {
-            /* A deployment flag, as the request's key (bind: kvp__why_option). */
-            char name[64];
-            bool missing = false;
-            if (!kvp__why_option(opts, argc, argv, &i, name, &missing)) {
-                static const char *const known[] = {"--model", "--target-concurrency", "--target-context",
-                                                    "--record", "--json", "--help", NULL};
-                rc = kvp_cli_unknown_option(a, known);
-                goto done;
-            }
-            if (missing) {
-                kvp_cli_fail("%s needs a value", name);
-                goto done;
-            }
-        } else if (path) {
-            kvp_cli_fail("why takes one LOGFILE, got a second: '%s'", a);
-            goto done;
-        } else {
-            path = a;
-        }
-        if (bad) goto done;
-    }
+    kvp__argv_count tc = {0, false}, tx = {0, false};
+    const kvp__argv_own own[] = {{"--model", KVP__OWN_TEXT, &w.model, 0, 0, NULL},
+                                 {"--target-concurrency", KVP__OWN_COUNT, &tc, 0, 0, NULL},
+                                 {"--target-context", KVP__OWN_COUNT, &tx, 0, 0, NULL},
+                                 {"--record", KVP__OWN_TEXT, &rec, 0, 0, NULL},
+                                 {"--json", KVP__OWN_FLAG, &json, 0, 0, NULL},
+                                 {"--help", KVP__OWN_HELP, NULL, 0, 0, NULL},
+                                 {NULL, 0, NULL, 0, 0, NULL}};
+    const kvp_cli_argv c = {.argv = {.own = own, .positional = &path,
+                                     .second = "why takes one LOGFILE, got a second: "},
+                            .help = "why", .row = why_option, .row_ctx = opts};
+    int rc = kvp_cli_read_argv(&c, NULL, argc, argv);
+    if (rc >= 0) goto done;
+    rc = KVP_EXIT_BAD_INPUT;
+    bool tc_given = tc.given, tx_given = tx.given;
+    w.target_concurrency = tc.value;
+    w.target_context = tx.value;
     if (!path) {
         usage(stderr);
         goto done;

@@ -58,13 +58,17 @@ static kvp__argv_stop own_word(const kvp__argv_own *o, int argc, char **argv, in
             return KVP__ARGV_DONE;
         }
         /* kvp_parse_count's words, or the range (as kvp_cli_u32 says them). */
-        uint64_t n;
+        uint64_t n = 0;
         kvp_error pe;
-        if (kvp_parse_count(v, &n, &pe) != KVP_OK) {
+        kvp_status ps = kvp_parse_count(v, &n, &pe);
+        if (o->kind == KVP__OWN_COUNT) /* what it read, as kvp_cli_u64_count left it */
+            *(kvp__argv_count *)o->out = (kvp__argv_count){n, ps == KVP_OK};
+        if (ps != KVP_OK) {
             snprintf(refusal(err, NULL)->message, sizeof err->message, "%s: %s", o->name,
                      pe.message);
             return KVP__ARGV_FAIL;
         }
+        if (o->kind == KVP__OWN_COUNT) return KVP__ARGV_DONE;
         if (n < o->min || n > o->max) {
             snprintf(refusal(err, NULL)->message, sizeof err->message, "%s: %s is out of range, expected %u to %u",
                      o->name, v, o->min, o->max);

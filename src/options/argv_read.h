@@ -18,9 +18,16 @@ typedef enum {
     KVP__OWN_TEXT, /* "--name V" or "--name=V": *(const char **)out = V */
     KVP__OWN_U32,  /* a whole number in [min, max]: *(uint32_t *)out */
     KVP__OWN_LAST, /* a flag that ends the reading: *(bool *)out = true (`check --rules`) */
+    KVP__OWN_COUNT, /* a whole number: *(kvp__argv_count *)out */
     KVP__OWN_CALL, /* "--name V": call(out, V, err); its refusal stops the reading */
     KVP__OWN_NAME  /* never read here (a table word such as --from): "did you mean" only */
 } kvp__own_kind;
+
+/* KVP__OWN_COUNT's value, and whether it was given at all. */
+typedef struct {
+    uint64_t value;
+    bool given;
+} kvp__argv_count;
 
 typedef struct {
     const char *name; /* "--layers"; NULL ends the list */
