@@ -121,6 +121,11 @@ int kvp_cli_read_argv(const kvp_cli_argv *c, kvp_options *o, int argc, char **ar
             return KVP_EXIT_OK;
         case KVP__ARGV_FAIL:
             if (err.key[0]) return kvp_cli_report_error(&err, json);
+            for (char *nl; (nl = strchr(err.message, '\n')) != NULL;) {
+                *nl = '\0';
+                kvp_cli_fail("%s", err.message);
+                memmove(err.message, nl + 1, strlen(nl + 1) + 1);
+            }
             return kvp_cli_fail("%s", err.message);
         case KVP__ARGV_REFUSED:
             return kvp_cli_report_error(&err, false);

@@ -49,6 +49,14 @@ static kvp__argv_stop own_word(const kvp__argv_own *o, int argc, char **argv, in
         if (!value_of(argc, argv, i, o->name, &v, &missing)) continue;
         if (missing) {
             snprintf(refusal(err, NULL)->message, sizeof err->message, "%s needs a value", o->name);
+            /* A count goes on to read the missing value: kvp_parse_count's words
+             * for none follow, as a second line (`why --target-context`). */
+            uint64_t none;
+            kvp_error pe;
+            size_t at = strlen(err->message);
+            if (o->kind == KVP__OWN_COUNT && kvp_parse_count(NULL, &none, &pe) != KVP_OK)
+                snprintf(err->message + at, sizeof err->message - at, "\n%s: %s", o->name,
+                         pe.message);
             return KVP__ARGV_FAIL;
         }
         if (o->kind == KVP__OWN_CALL)

@@ -54,7 +54,8 @@ typedef enum {
     KVP__ARGV_DONE,   /* every word read */
     KVP__ARGV_HELP,   /* --help or -h */
     KVP__ARGV_OPTION, /* argv[*i] is an option not the command's own: a table row or unknown */
-    KVP__ARGV_FAIL,   /* *err says why (a value missing or out of range, a second positional) */
+    KVP__ARGV_FAIL,   /* *err says why (a value missing or out of range, a second positional),
+                       * one line, or two for a count's missing value */
     KVP__ARGV_REFUSED, /* a KVP__OWN_CALL refused its value: *err is the callee's */
     KVP__ARGV_LAST    /* (internal: a KVP__OWN_LAST word; the reader returns KVP__ARGV_DONE) */
 } kvp__argv_stop;

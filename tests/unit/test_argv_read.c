@@ -97,6 +97,26 @@ static void first_error_wins(void **state) {
     assert_false(c.json);
 }
 
+static void count_given_or_not(void **state) {
+    (void)state;
+    kvp__argv_count tc = {0, false};
+    const kvp__argv_own own[] = {{"--target-concurrency", KVP__OWN_COUNT, &tc, 0, 0, NULL},
+                                 {NULL, 0, NULL, 0, 0, NULL}};
+    kvp__argv_spec spec = {.own = own};
+    kvp_error err;
+    char *a1[] = {"why", "--target-concurrency=2k"};
+    int i = 1;
+    assert_int_equal(kvp__argv_read(&spec, 2, a1, &i, &err), KVP__ARGV_DONE);
+    assert_true(tc.given);
+    assert_int_equal(tc.value, 2048); /* 2k = 2 * 1024 (kvp_parse_count: k is 1024) */
+    /* The value missing: two lines, as the count read of nothing says it too. */
+    char *a2[] = {"why", "--target-concurrency"};
+    i = 1;
+    assert_int_equal(kvp__argv_read(&spec, 2, a2, &i, &err), KVP__ARGV_FAIL);
+    assert_string_equal(err.message, "--target-concurrency needs a value\n"
+                                     "--target-concurrency: missing count");
+}
+
 static void second_positional_after_first(void **state) {
     (void)state;
     cmd c;
@@ -123,6 +143,7 @@ int main(void) {
         cmocka_unit_test(own_words_and_positional),
         cmocka_unit_test(stops_at_table_word_then_goes_on),
         cmocka_unit_test(first_error_wins),
+        cmocka_unit_test(count_given_or_not),
         cmocka_unit_test(second_positional_after_first),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
