@@ -61,7 +61,6 @@ int kvp_cli_exit_for(kvp_status code);
 int kvp_cli_refuse(const char *engine_flag, const char *refusal);
 
 /* Option value parsers: print one line and return false on bad input. */
-bool kvp_cli_u32(const char *opt, const char *text, uint32_t min, uint32_t max, uint32_t *out);
 bool kvp_cli_u64_count(const char *opt, const char *text, uint64_t *out);
 bool kvp_cli_dtype(const char *opt, const char *text, kvp_dtype *out);
 

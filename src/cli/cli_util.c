@@ -129,21 +129,6 @@ int kvp_cli_refuse(const char *engine_flag, const char *refusal) {
     return KVP_EXIT_NO;
 }
 
-bool kvp_cli_u32(const char *opt, const char *text, uint32_t min, uint32_t max, uint32_t *out) {
-    uint64_t v;
-    kvp_error err;
-    if (kvp_parse_count(text, &v, &err) != KVP_OK) {
-        kvp_cli_fail("%s: %s", opt, err.message);
-        return false;
-    }
-    if (v < min || v > max) {
-        kvp_cli_fail("%s: %s is out of range, expected %u to %u", opt, text, min, max);
-        return false;
-    }
-    *out = (uint32_t)v;
-    return true;
-}
-
 bool kvp_cli_u64_count(const char *opt, const char *text, uint64_t *out) {
     kvp_error err;
     if (kvp_parse_count(text, out, &err) != KVP_OK) {

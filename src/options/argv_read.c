@@ -65,7 +65,7 @@ static kvp__argv_stop own_word(const kvp__argv_own *o, int argc, char **argv, in
             *(const char **)o->out = v;
             return KVP__ARGV_DONE;
         }
-        /* kvp_parse_count's words, or the range (as kvp_cli_u32 says them). */
+        /* kvp_parse_count's words, or the range (the words the CLI has always used). */
         uint64_t n = 0;
         kvp_error pe;
         kvp_status ps = kvp_parse_count(v, &n, &pe);
