@@ -28,6 +28,7 @@
 #include "kvplan/startup.h"
 #include "kvplan/sweep.h"
 #include "render_internal.h"
+#include "seed_rules.h"
 #include "settle.h"
 #include "sim_call.h"
 #include "util.h"
@@ -157,30 +158,41 @@ static kvp_status apply_from(call *c, const json_t *v, const kvp__json_call_opts
                    strncmp(msg, "--from: ", 8) ? msg : msg + 8);
     kvp_error e;
     kvp_error_clear(&e);
-    if (kvp__from_apply(c->from, c->opt, NULL, 0, filled, &e) != KVP_OK)
+    if (kvp__from_apply(c->from, c->opt, NULL, KVP__FROM_MARK_PASTED, filled, &e) != KVP_OK)
         return bad(err, KVP_INVALID_ARG, "from_command", "from_command: %s", e.message);
     return KVP_OK;
 }
 
-/* A request key giving a row from_command filled (row[] of apply_from): the
- * same engine as policy is the same statement (*same: nothing to set);
- * anything else names both. */
-static kvp_status from_given(const call *c, const unsigned char *row, const char *key,
+/* A request key giving a row from_command filled (`filled` of apply_from),
+ * compared as the CLI compares a flag with --from's (kvp__from_given, the one
+ * rule): the command's engine as policy, or the same value said twice, is one
+ * statement (*same: nothing to set); anything else names both. */
+static kvp_status from_given(const call *c, const kvp__from_applied *filled, const char *key,
                              const json_t *v, bool *same, kvp_error *err) {
     const kvp_option *r = kvp_option_lookup(key, NULL);
     *same = false;
-    if (!r || !row[r->id] || r->repeats) return KVP_OK;
-    if (row[r->id] == KVP__FROM_ROW_POLICY) {
-        *same = kvp__from_same_engine(c->from, json_string_value(v));
-        if (*same) return KVP_OK;
+    if (!r) return KVP_OK;
+    char buf[64], side[160], why[200];
+    const char *text = NULL;
+    /* An array (a repeatable option) or an object: the row's own rule says. */
+    kvp_error scratch; /* a value no flag carries: set_option names it */
+    if (json_is_array(v) || json_is_object(v) ||
+        value_text(key, v, buf, sizeof buf, &text, &scratch) != KVP_OK)
+        text = NULL;
+    kvp__from_again again =
+        kvp__from_given(c->from, filled, r, key, text, side, sizeof side, why, sizeof why);
+    if (again == KVP__FROM_NOT_FILLED) return KVP_OK;
+    if (again != KVP__FROM_CONTRADICTS) {
+        *same = true;
+        return KVP_OK;
+    }
+    if (filled->row[r->id] == KVP__FROM_ROW_POLICY)
         return bad(err, KVP_INVALID_ARG, key,
                    "from_command and %s contradict: the from_command command is a %s command; "
                    "give one", key, c->from->engine);
-    }
-    const kvp_from_setting *fs = &c->from->set[row[r->id] - 1];
-    return bad(err, KVP_INVALID_ARG, key,
-               "from_command's %s%s%.120s and %s contradict: both set %s; give one", fs->name,
-               fs->value ? " " : "", fs->value ? fs->value : "", key, r->field);
+    /* side is "--from's -tp 2": the request's name for the command. */
+    return bad(err, KVP_INVALID_ARG, key, "from_command%.150s and %s contradict: %s",
+               side + strlen("--from"), key, why);
 }
 
 static kvp_status call_settings(call *c, unsigned command, const json_t *req,
@@ -214,7 +226,7 @@ static kvp_status call_settings(call *c, unsigned command, const json_t *req,
         bool mine = false;
         for (size_t k = 0; own && own[k]; k++) mine = mine || !strcmp(own[k], key);
         bool same = false;
-        if (!mine && c->from && (st = from_given(c, filled.row, key, v, &same, err)) != KVP_OK)
+        if (!mine && c->from && (st = from_given(c, &filled, key, v, &same, err)) != KVP_OK)
             return st;
         if (same) continue;
         st = mine ? ok->take(ok->ctx, key, v, err) : set_option(c->opt, key, v, err);
@@ -255,8 +267,11 @@ static kvp_status call_begin(call *c, unsigned command, const json_t *req,
      * read them (the step every command takes). An engine that allocates what it
      * is asked for plans without a device. */
     kvp_deployment_settle(d, &c->opt->startup, c->set.gpu_known ? &c->set.gpu : NULL, c->set.gpu_mem);
-    return kvp__settle_memory_source(&d->memory, !kvp__report_allocates_as_asked(d->point.engine),
-                                     KVP__NAME_KEYS, err);
+    /* fit, compare and sweep search what fits a memory: they need one under
+     * every engine, as `kvplan fit|compare|sweep` refuse up front (fit_env.c);
+     * a plan of an engine that allocates what it is asked for does not. */
+    bool need = command != KVP_COMMAND_PLAN || !kvp__report_allocates_as_asked(d->point.engine);
+    return kvp__settle_memory_source(&d->memory, need, KVP__NAME_KEYS, err);
 }
 
 /* A deployment the pipeline did not plan: its message, and for a start-up
@@ -275,13 +290,42 @@ kvp_status kvp__not_planned(const kvp_deploy_result *r, kvp_error *err) {
 
 /* ------------------------------------------------------------------ plan */
 
+/* TensorRT-LLM's rules around the creator (seed_rules.h), the ones `kvplan
+ * plan --policy trtllm` runs: the multimodal profiling batch before the plan
+ * (`x` NULL under another engine: nothing to run). */
+static kvp_status creator_rules_prepare(call *c, kvp__seed_rules *x, kvp_error *err) {
+    const kvp_options *t = c->opt;
+    memset(x, 0, sizeof *x);
+    x->rules = &t->rules;
+    x->engine_version =
+        kvp_options_given(t, "--engine-version") ? t->deployment.policy.engine_version : NULL;
+    return kvp__seed_rules_prepare(c->model, &c->opt->deployment.trtllm, x, err);
+}
+
+/* After the build: compression and LoRA on the creator's settings as resolved,
+ * and the rules the plan's document shows (`engine_rules`), as `plan --json`. */
+static kvp_status creator_rules_after(const call *c, const kvp_deploy_result *r, kvp__seed_rules *x,
+                                      kvp_render_rules *shown, kvp_error *err) {
+    x->enable_block_reuse = c->opt->deployment.kv.enable_block_reuse;
+    kvp_status st = kvp__seed_rules_after_build(c->model, &r->trtllm, &r->plan, x, err);
+    const kvp_option_rules *xr = x->rules;
+    *shown = (kvp_render_rules){x->engine_version, &xr->compression, &x->compression_effect,
+                                xr->has_lora ? &xr->lora : NULL, xr->has_lora ? &x->lora_cache : NULL,
+                                xr->has_mm ? &x->mm_profile : NULL, &x->notes};
+    return st;
+}
+
 static kvp_status call_plan(const json_t *req, const kvp__json_call_opts *o, char **out,
                             kvp_error *err) {
     call c;
     kvp_status st = call_begin(&c, KVP_COMMAND_PLAN, req, o, NULL, err);
     kvp_deploy_result *r = NULL;
-    if (st == KVP_OK && !(r = kvp_deploy_result_new()))
+    kvp__seed_rules *x = NULL; /* TensorRT-LLM's creator: the rules around it */
+    kvp_render_rules shown;
+    bool creator = st == KVP_OK && c.opt->deployment.point.engine == KVP_ENGINE_TRTLLM;
+    if (st == KVP_OK && (!(r = kvp_deploy_result_new()) || (creator && !(x = calloc(1, sizeof *x)))))
         st = kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
+    if (st == KVP_OK && x) st = creator_rules_prepare(&c, x, err);
     if (st == KVP_OK) st = kvp_deploy_plan(&c.opt->deployment, r, err);
     /* An engine that allocates what it is asked for (llama.cpp) and does not fit
      * the device: planned figures, the engine would not start (as `kvplan plan`). */
@@ -292,6 +336,7 @@ static kvp_status call_plan(const json_t *req, const kvp__json_call_opts *o, cha
     if (st == KVP_OK && r->status == KVP_OK && r->admission.status != KVP_OK)
         st = kvp__fail(err, r->admission.status, NULL, r->admission.key, "%s",
                        r->admission.refused);
+    if (st == KVP_OK && x && r->status == KVP_OK) st = creator_rules_after(&c, r, x, &shown, err);
     if (st == KVP_OK) {
         const char *notes[KVP_NOTES_MAX];
         size_t n = 0;
@@ -300,9 +345,10 @@ static kvp_status call_plan(const json_t *req, const kvp__json_call_opts *o, cha
         for (uint32_t i = 0; i < c.opt->warnings.count && n < KVP_NOTES_MAX; i++)
             notes[n++] = c.opt->warnings.text[i];
         kvp_render_input in = {c.model, c.set.gpu_known ? c.set.gpu.name : NULL, c.set.total_source, notes, n, NULL,
-                               NULL};
+                               x && r->status == KVP_OK ? &shown : NULL};
         st = kvp_render_plan_json(&in, r, out, err);
     }
+    free(x);
     kvp_deploy_result_free(r);
     call_free(&c);
     return st;
