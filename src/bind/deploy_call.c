@@ -33,6 +33,14 @@
 #include "sim_call.h"
 #include "util.h"
 
+/* Row name `name` ("--gpu-mem") as a request key's JSON pointer ("/gpu_mem"). */
+static const char *request_key(const char *name, char *buf, size_t n) {
+    snprintf(buf, n, "/%s", name + strspn(name, "-"));
+    for (char *p = buf; *p; p++)
+        if (*p == '-') *p = '_';
+    return buf;
+}
+
 /* Fail naming request key `key` as a JSON pointer ("/gpu_mem": the table's
  * '-' read as the request's '_'); the message names it already. */
 static kvp_status bad(kvp_error *err, kvp_status code, const char *key, const char *fmt, ...)
@@ -42,11 +50,7 @@ static kvp_status bad(kvp_error *err, kvp_status code, const char *key, const ch
     va_start(ap, fmt);
     kvp_status st = kvp__vfail(err, code, NULL, NULL, fmt, ap);
     va_end(ap);
-    if (err && key) {
-        snprintf(err->key, sizeof err->key, "/%s", key + strspn(key, "-"));
-        for (char *p = err->key; *p; p++)
-            if (*p == '-') *p = '_';
-    }
+    if (err && key) request_key(key, err->key, sizeof err->key);
     return st;
 }
 
@@ -135,7 +139,7 @@ typedef kvp_status (*take_fn)(void *ctx, const char *key, const json_t *v, kvp_e
 typedef struct own_keys {
     const char *const *names;
     take_fn take;
-    void (*prepare)(void *ctx, kvp_options *opt);
+    kvp_status (*prepare)(void *ctx, kvp_options *opt, kvp_error *err);
     void *ctx;
 } own_keys;
 
@@ -232,7 +236,7 @@ static kvp_status call_settings(call *c, unsigned command, const json_t *req,
         st = mine ? ok->take(ok->ctx, key, v, err) : set_option(c->opt, key, v, err);
         if (st) return st;
     }
-    if (ok && ok->prepare) ok->prepare(ok->ctx, c->opt);
+    if (ok && ok->prepare && (st = ok->prepare(ok->ctx, c->opt, err)) != KVP_OK) return st;
     kvp_error e;
     kvp_error_clear(&e);
     /* sim's flags are the simulator's own, whichever engine spells them
@@ -445,7 +449,8 @@ typedef struct compare_own {
  * policies, else the one --policy names, else all four. Several engines: an
  * option is checked against every engine planned (engines_planned); one
  * engine named by policies: the settings are read as it reads them. */
-static void compare_prepare(void *ctx, kvp_options *opt) {
+static kvp_status compare_prepare(void *ctx, kvp_options *opt, kvp_error *err) {
+    (void)err;
     compare_own *co = ctx;
     kvp_engine all[KVP_ENGINE_COUNT];
     size_t n = co->n;
@@ -459,6 +464,7 @@ static void compare_prepare(void *ctx, kvp_options *opt) {
         opt->deployment.point.engine = opt->deployment.policy.engine = co->engines[0];
         opt->engine_given = true;
     }
+    return KVP_OK;
 }
 
 /* "policies": "vllm,sglang" (as --policies) or ["vllm", "sglang"]. */
@@ -602,12 +608,27 @@ typedef struct sweep_own {
 
 /* A policy axis plans several engines: each option is checked against every
  * engine planned, as `kvplan sweep --over policy=...` (cmd_sweep.c). */
-static void sweep_prepare(void *ctx, kvp_options *opt) {
+static kvp_status sweep_prepare(void *ctx, kvp_options *opt, kvp_error *err) {
     const sweep_own *so = ctx;
+    /* An axis varies what a setting fixes (a key, or from_command's flag):
+     * both named, as `kvplan sweep` refuses --over tp beside --tp. */
+    const char *axes[8];
+    size_t n = kvp_sweep_grid_axes(so->grid, axes, 8);
+    const kvp_option *fixed = kvp__options_axis_fixed(opt, axes, n);
+    if (fixed) {
+        char key[64];
+        request_key(fixed->name, key, sizeof key);
+        return bad(err, KVP_INVALID_ARG, fixed->name,
+                   "%s%s contradicts over %s: the axis varies what the option fixes; give one",
+                   opt->pasted[fixed->id] ? "from_command's " : "",
+                   opt->pasted[fixed->id] ? kvp_options_typed(opt, fixed->name) : key + 1,
+                   fixed->name + 2);
+    }
     unsigned engines = kvp_sweep_grid_engines(so->grid);
-    if (!engines) return;
+    if (!engines) return KVP_OK;
     opt->engines_vary = true;
     opt->engines_planned |= engines;
+    return KVP_OK;
 }
 
 static kvp_status over_spec(sweep_own *so, const json_t *v, kvp_error *err) {
