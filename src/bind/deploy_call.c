@@ -604,6 +604,7 @@ static kvp_status call_check(const json_t *req, const kvp__json_call_opts *o, ch
 typedef struct sweep_own {
     kvp_sweep_grid *grid;
     uint64_t max_plans;
+    const json_t *req; /* the request: which settings its keys gave */
 } sweep_own;
 
 /* A policy axis plans several engines: each option is checked against every
@@ -616,12 +617,17 @@ static kvp_status sweep_prepare(void *ctx, kvp_options *opt, kvp_error *err) {
     size_t n = kvp_sweep_grid_axes(so->grid, axes, 8);
     const kvp_option *fixed = kvp__options_axis_fixed(opt, axes, n);
     if (fixed) {
-        char key[64];
+        char key[64], said[96];
         request_key(fixed->name, key, sizeof key);
+        /* Said by a key, or by from_command: its flag, or its engine (policy). */
+        if (json_object_get(so->req, key + 1))
+            snprintf(said, sizeof said, "%s", key + 1);
+        else if (opt->pasted[fixed->id])
+            snprintf(said, sizeof said, "from_command's %s", kvp_options_typed(opt, fixed->name));
+        else
+            snprintf(said, sizeof said, "from_command's engine");
         return bad(err, KVP_INVALID_ARG, fixed->name,
-                   "%s%s contradicts over %s: the axis varies what the option fixes; give one",
-                   opt->pasted[fixed->id] ? "from_command's " : "",
-                   opt->pasted[fixed->id] ? kvp_options_typed(opt, fixed->name) : key + 1,
+                   "%s contradicts over %s: the axis varies what the option fixes; give one", said,
                    fixed->name + 2);
     }
     unsigned engines = kvp_sweep_grid_engines(so->grid);
@@ -669,7 +675,7 @@ static kvp_status sweep_row(uint64_t index, uint64_t count, const kvp_fit_eval *
 static kvp_status call_sweep(const json_t *req, const kvp__json_call_opts *o, char **out,
                              kvp_error *err) {
     static const char *const own[] = {"over", "max_plans", NULL};
-    sweep_own so = {kvp_sweep_grid_new(), KVP_SWEEP_DEFAULT_MAX_PLANS};
+    sweep_own so = {kvp_sweep_grid_new(), KVP_SWEEP_DEFAULT_MAX_PLANS, req};
     if (!so.grid) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
     call c;
     kvp_status st = call_begin(&c, KVP_COMMAND_SWEEP, req, o,
