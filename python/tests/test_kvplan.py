@@ -309,6 +309,34 @@ class Plans(unittest.TestCase):
                          ["llama-3.1-8b", "--policy", "llamacpp", "--concurrency", "4", "--gpu",
                           "rtx4090"])
 
+    def test_fit_gpus_is_the_tables(self):
+        # gpus is the option table's --gpus, as `kvplan fit` reads it: refused by
+        # name under SGLang (no meaning there) and out of the table's range, both
+        # exit 2 in the CLI.
+        for policy, gpus, want in (
+                ("sglang", 8, "gpus has no meaning under SGLang (policy sglang): kvplan's SGLang "
+                              "rules read no visible-device count (SGLang checks balanced free "
+                              "memory, S-MEM-2)"),
+                ("vllm", 0, "gpus: 0 is out of range, expected 1 to 65536")):
+            rc, _ = cli_json_text("fit", "qwen3-32b", "--gpu", "h100", "--policy", policy, "--solve",
+                                  "tp", "--gpus", str(gpus), "--concurrency", "32")
+            self.assertEqual(rc, 2, policy)
+            with self.assertRaises(kvplan.KvplanError) as ctx:
+                kvplan.fit("qwen3-32b", gpu="h100", policy=policy, solve="tp", gpus=gpus,
+                           concurrency=32)
+            self.assertEqual((ctx.exception.key, ctx.exception.message), ("/gpus", want))
+
+    def test_refused_start_message_names_setting_once(self):
+        # 70 GiB of weights on an 80 GB H100 at TP 2 leave vLLM no cache blocks: the
+        # pipeline's message names gpu_memory_utilization once, not twice.
+        with self.assertRaises(kvplan.KvplanError) as ctx:
+            kvplan.plan("llama-3.1-70b", gpu="h100", tp=2, policy="vllm", weights="70GiB")
+        self.assertEqual((ctx.exception.status, ctx.exception.key),
+                         ("KVP_INFEASIBLE", "gpu_memory_utilization"))
+        self.assertTrue(ctx.exception.message.startswith(
+            "gpu_memory_utilization: No available memory for the cache blocks"),
+            ctx.exception.message)
+
     def test_sweep_axis_beside_its_setting(self):
         # An axis varies what a setting fixes: refused naming both, as `kvplan sweep
         # --tp 2 --over tp=1,2` is (exit 2), whether a key or from_command fixed it.

@@ -289,7 +289,12 @@ kvp_status kvp__not_planned(const kvp_deploy_result *r, kvp_error *err) {
         return bad(err, r->status, row->setting, "%s would not start: %s%s%s",
                    kvp_engine_name(r->point.engine), r->message, row->fix[0] ? "; fix: " : "",
                    row->fix);
-    return kvp__fail(err, r->status, NULL, r->key[0] ? r->key : NULL, "%s", r->message);
+    /* A message that names its setting already ("key: ...") is not prefixed twice. */
+    size_t k = strlen(r->key);
+    bool named = k && !strncmp(r->message, r->key, k) && r->message[k] == ':';
+    kvp__fail(err, r->status, NULL, r->key[0] && !named ? r->key : NULL, "%s", r->message);
+    if (err) kvp__strlcpy(err->key, r->key, sizeof err->key);
+    return r->status;
 }
 
 /* ------------------------------------------------------------------ plan */
@@ -377,7 +382,6 @@ static kvp_status req_count(const char *key, const json_t *v, uint64_t lo, uint6
 
 static kvp_status fit_take(void *ctx, const char *key, const json_t *v, kvp_error *err) {
     fit_own *f = ctx;
-    uint64_t x = 0;
     kvp_status st;
     if (!strcmp(key, "solve")) {
         const char *s = json_string_value(v);
@@ -388,10 +392,6 @@ static kvp_status fit_take(void *ctx, const char *key, const json_t *v, kvp_erro
     } else if (!strcmp(key, "concurrency")) {
         if ((st = req_count(key, v, 1, 1u << 24, &f->req.concurrency, err))) return st;
         f->given.concurrency = true;
-    } else if (!strcmp(key, "gpus")) {
-        if ((st = req_count(key, v, 1, 4096, &x, err))) return st;
-        f->req.gpus = (uint32_t)x;
-        f->given.gpus = true;
     } else if (!strcmp(key, "allow_pp")) {
         if (!json_is_boolean(v)) return bad(err, KVP_INVALID_ARG, key, "allow_pp: expected true or false");
         f->req.allow_pp = json_is_true(v);
@@ -403,7 +403,9 @@ static kvp_status fit_take(void *ctx, const char *key, const json_t *v, kvp_erro
 
 static kvp_status call_fit(const json_t *req, const kvp__json_call_opts *o, char **out,
                            kvp_error *err) {
-    static const char *const own[] = {"solve", "concurrency", "gpus", "allow_pp", "max_seq_len_limit", NULL};
+    /* gpus is the table's (--gpus), as `kvplan fit` reads it: its range, and
+     * refused by name under an engine that has no meaning for it. */
+    static const char *const own[] = {"solve", "concurrency", "allow_pp", "max_seq_len_limit", NULL};
     fit_own f;
     memset(&f, 0, sizeof f);
     call c;
@@ -411,6 +413,8 @@ static kvp_status call_fit(const json_t *req, const kvp__json_call_opts *o, char
     const kvp_deployment *d = &c.opt->deployment;
     /* What is left free: the fit room's rule, `kvplan fit`'s too. */
     f.given.max_seq_len = st == KVP_OK && kvp_options_given(c.opt, "--max-seq-len");
+    f.given.gpus = st == KVP_OK && kvp_options_given(c.opt, "--gpus");
+    if (f.given.gpus) f.req.gpus = c.opt->gpus;
     static const char *const k_conflict[][2] = {
         [KVP__FIT_GIVES_LENGTH] = {"max_seq_len", "solve max-seq-len leaves the length free: drop "
                                                   "max_seq_len (max_seq_len_limit bounds the search)"},
