@@ -326,6 +326,23 @@ class Plans(unittest.TestCase):
                            concurrency=32)
             self.assertEqual((ctx.exception.key, ctx.exception.message), ("/gpus", want))
 
+    def test_key_of_another_command_refused(self):
+        # plan's --lora-rank is no option of fit, compare or check: the CLI refuses it
+        # (exit 2); a request says where it belongs instead of planning without it.
+        for command, extra, args in (("fit", {"concurrency": 8}, ["--concurrency", "8"]),
+                                     ("compare", {"policies": "trtllm"}, ["--policies", "trtllm"]),
+                                     ("check", {"policy": "trtllm"}, ["--policy", "trtllm"])):
+            rc, _ = cli_json_text(command, "llama-3.1-8b", "--gpu", "h100", "--lora-rank", "8",
+                                  "--lora-target-modules", "attn_q", *args)
+            self.assertEqual(rc, 2, command)
+            with self.assertRaises(kvplan.KvplanError) as ctx:
+                kvplan._call(command, dict(extra, model="llama-3.1-8b", gpu="h100", lora_rank=8,
+                                           lora_target_modules="attn_q"))
+            self.assertEqual((ctx.exception.status, ctx.exception.key),
+                             ("KVP_INVALID_ARG", "/lora_rank"), command)
+            self.assertEqual(ctx.exception.message,
+                             "lora_rank is not a key of this command (only plan take it)")
+
     def test_refused_start_message_names_setting_once(self):
         # 70 GiB of weights on an 80 GB H100 at TP 2 leave vLLM no cache blocks: the
         # pipeline's message names gpu_memory_utilization once, not twice.

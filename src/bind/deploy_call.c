@@ -17,6 +17,7 @@
 #include "argv_words.h"
 #include "bind_internal.h"
 #include "check_run.h"
+#include "engine_ops.h"
 #include "fit_request.h"
 #include "from_parse.h"
 #include "json_error.h"
@@ -80,6 +81,14 @@ static kvp_status value_text(const char *key, const json_t *v, char *buf, size_t
 static kvp_status set_option(kvp_options *o, const char *key, const json_t *v, kvp_error *err) {
     char buf[64];
     const char *text = NULL;
+    /* A row of other commands (plan's --lora-rank in a fit request): said where
+     * it belongs, as `kvplan COMMAND` refuses it (kvp__option_elsewhere), never
+     * set and ignored. */
+    char name[KVP_OPTIONS_TYPED_MAX], where[96];
+    const kvp_option *row = kvp_option_lookup(key, NULL);
+    if (row && kvp__option_elsewhere(row->name, o->command, name, where, sizeof where))
+        return bad(err, KVP_INVALID_ARG, key, "%s is not a key of this command (only %s take it)",
+                   key, where);
     kvp_error e;
     kvp_error_clear(&e);
     kvp_status st = KVP_OK;
@@ -331,7 +340,8 @@ static kvp_status call_plan(const json_t *req, const kvp__json_call_opts *o, cha
     kvp_deploy_result *r = NULL;
     kvp__seed_rules *x = NULL; /* TensorRT-LLM's creator: the rules around it */
     kvp_render_rules shown;
-    bool creator = st == KVP_OK && c.opt->deployment.point.engine == KVP_ENGINE_TRTLLM;
+    bool creator =
+        st == KVP_OK && kvp__engine_ops_of(c.opt->deployment.point.engine)->creator_plans;
     if (st == KVP_OK && (!(r = kvp_deploy_result_new()) || (creator && !(x = calloc(1, sizeof *x)))))
         st = kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
     if (st == KVP_OK && x) st = creator_rules_prepare(&c, x, err);
