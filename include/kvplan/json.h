@@ -22,16 +22,19 @@
  *             a user runs, read as `--from` reads it: its engine is the
  *             policy, its model the model unless one is given, its settings
  *             set before the other keys; a key setting the same option again
- *             is refused naming both); every other key is an option of the one
+ *             with the same value is one statement, with another value it is
+ *             refused naming both, as `--from` beside a flag); every other key
+ *             is an option of the one
  *             option table (kvplan/options.h, docs/options.md) by its name
  *             with '_' for '-' ("gpu", "gpu_mem", "policy", "tp",
  *             "max_model_len", "kv_budget", ...), its value a string, a
  *             number or a boolean (a flag), an array repeating it; plus the
  *             command's own:
- *               fit      solve, concurrency, gpus, allow_pp, max_seq_len_limit
+ *               fit      solve, concurrency, allow_pp, max_seq_len_limit (gpus,
+ *                        the GPUs a tp search may use, is the table's --gpus)
  *               compare  policies ("vllm,sglang" or an array)
- *               sweep    over ("KEY=VALUES" or an array of them, kvplan/sweep.h),
- *                        max_plans
+ *               sweep    over ("KEY=VALUES" or an array of them, kvplan/sweep.h;
+ *                        an axis beside the key it varies is refused), max_plans
  *             They run the command's steps (the GPU, the model, the engine's
  *             start-up rules, kvp_deploy_plan / the fit search) and the
  *             library's renderer (kvplan/render.h): the answer is what

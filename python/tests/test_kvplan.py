@@ -249,6 +249,125 @@ class Plans(unittest.TestCase):
                          ["llama-3.1-8b", "--gpu", "rtx4090", "--policy", "llamacpp",
                           "--ctx-size", "8192"])
 
+    def test_plan_trtllm_rules_same_as_cli(self):
+        # TensorRT-LLM's rules around the creator (LoRA, the multimodal profiling
+        # batch, KV-cache compression) run for a request as for `kvplan plan`, and
+        # the document carries the same engine_rules, byte for byte.
+        cases = (
+            ("llama-3.1-8b", (("gpu", "h100"), ("lora_rank", 64), ("max_loras", 4),
+                              ("max_cpu_loras", 8), ("lora_target_modules", "attn_q,attn_k,attn_v"))),
+            ("qwen2.5-7b", (("gpu", "h100"), ("mm_encoder_max_tokens", 16384),
+                            ("mm_tokens_per_item", "image=1024"))),
+            ("llama-3.1-8b", (("gpu", "b200"), ("kv_cache_compression", "quantization_for_cold_page"),
+                              ("compression_quant", "nvfp4"), ("kv_dtype", "fp8"),
+                              ("kv_manager", "v2"), ("sm_version", 100))),
+            ("llama-3.1-8b", (("gpu", "h100"), ("engine_version", "2025"), ("lora_rank", 8),
+                              ("lora_target_modules", "attn_q"))),
+        )
+        for model, kv in cases:
+            args = [model]
+            for k, v in kv:
+                args += ["--" + k.replace("_", "-"), str(v)]
+            self.same_as_cli("plan", dict(kv, model=model), args)
+        p = kvplan.plan("llama-3.1-8b", gpu="h100", lora_rank=64, max_loras=4, max_cpu_loras=8,
+                        lora_target_modules="attn_q,attn_k,attn_v")
+        lora = p["engine_rules"]["lora"]
+        # 32 layers x 3 target modules = 96 LoRA modules.
+        self.assertEqual((lora["max_lora_rank"], lora["num_lora_modules"]), (64, 96))
+        m = kvplan.plan("qwen2.5-7b", gpu="h100", mm_encoder_max_tokens=16384,
+                        mm_tokens_per_item="image=1024")
+        # One image of 1,024 tokens x hidden 3,584 x 2 bytes (bf16) = 7,340,032 bytes retained.
+        self.assertEqual(m["engine_rules"]["multimodal_profile"]["retained_output_bytes"], 7340032)
+        c = kvplan.plan("llama-3.1-8b", gpu="b200", kv_cache_compression="quantization_for_cold_page",
+                        compression_quant="nvfp4", kv_dtype="fp8", kv_manager="v2", sm_version=100)
+        self.assertEqual(c["engine_rules"]["compression"]["cold_page_dtype"], "nvfp4")
+        # A rule's refusal is the request's error, as the command's: NVFP4 cold pages need SM100.
+        with self.assertRaises(kvplan.KvplanError) as ctx:
+            kvplan.plan("llama-3.1-8b", gpu="h100", kv_cache_compression="quantization_for_cold_page",
+                        compression_quant="nvfp4", kv_dtype="fp8", kv_manager="v2")
+        self.assertEqual(ctx.exception.status, "KVP_UNSUPPORTED")
+
+    def test_fit_without_memory_refused_up_front(self):
+        # llama.cpp allocates what it is asked for, but fit, compare and sweep search
+        # what fits a memory: with none, the request is refused in its own words, as
+        # `kvplan fit --policy llamacpp` refuses it (not deep in the pipeline).
+        for command, extra in (("fit", {"concurrency": 4}), ("compare", {"policies": "llamacpp"}),
+                               ("sweep", {"over": "max-seq-len=4k,8k"})):
+            request = dict(extra, model="llama-3.1-8b")
+            if command != "compare":
+                request["policy"] = "llamacpp"
+            with self.assertRaises(kvplan.KvplanError) as ctx:
+                kvplan._call(command, request)
+            self.assertEqual((ctx.exception.status, ctx.exception.key), ("KVP_INVALID_ARG", "/gpu"),
+                             command)
+            self.assertEqual(ctx.exception.message,
+                             "no memory to plan from: give gpu (a catalogue name), gpu_mem or kv_budget")
+        rc, _ = cli_json_text("fit", "llama-3.1-8b", "--policy", "llamacpp", "--concurrency", "4")
+        self.assertEqual(rc, 2)
+        self.same_as_cli("fit", {"model": "llama-3.1-8b", "policy": "llamacpp", "concurrency": 4,
+                                 "gpu": "rtx4090"},
+                         ["llama-3.1-8b", "--policy", "llamacpp", "--concurrency", "4", "--gpu",
+                          "rtx4090"])
+
+    def test_fit_gpus_is_the_tables(self):
+        # gpus is the option table's --gpus, as `kvplan fit` reads it: refused by
+        # name under SGLang (no meaning there) and out of the table's range, both
+        # exit 2 in the CLI.
+        for policy, gpus, want in (
+                ("sglang", 8, "gpus has no meaning under SGLang (policy sglang): kvplan's SGLang "
+                              "rules read no visible-device count (SGLang checks balanced free "
+                              "memory, S-MEM-2)"),
+                ("vllm", 0, "gpus: 0 is out of range, expected 1 to 65536")):
+            rc, _ = cli_json_text("fit", "qwen3-32b", "--gpu", "h100", "--policy", policy, "--solve",
+                                  "tp", "--gpus", str(gpus), "--concurrency", "32")
+            self.assertEqual(rc, 2, policy)
+            with self.assertRaises(kvplan.KvplanError) as ctx:
+                kvplan.fit("qwen3-32b", gpu="h100", policy=policy, solve="tp", gpus=gpus,
+                           concurrency=32)
+            self.assertEqual((ctx.exception.key, ctx.exception.message), ("/gpus", want))
+
+    def test_key_of_another_command_refused(self):
+        # plan's --lora-rank is no option of fit, compare or check: the CLI refuses it
+        # (exit 2); a request says where it belongs instead of planning without it.
+        for command, extra, args in (("fit", {"concurrency": 8}, ["--concurrency", "8"]),
+                                     ("compare", {"policies": "trtllm"}, ["--policies", "trtllm"]),
+                                     ("check", {"policy": "trtllm"}, ["--policy", "trtllm"])):
+            rc, _ = cli_json_text(command, "llama-3.1-8b", "--gpu", "h100", "--lora-rank", "8",
+                                  "--lora-target-modules", "attn_q", *args)
+            self.assertEqual(rc, 2, command)
+            with self.assertRaises(kvplan.KvplanError) as ctx:
+                kvplan._call(command, dict(extra, model="llama-3.1-8b", gpu="h100", lora_rank=8,
+                                           lora_target_modules="attn_q"))
+            self.assertEqual((ctx.exception.status, ctx.exception.key),
+                             ("KVP_INVALID_ARG", "/lora_rank"), command)
+            self.assertEqual(ctx.exception.message,
+                             "lora_rank is not a key of this command (only plan take it)")
+
+    def test_refused_start_message_names_setting_once(self):
+        # 70 GiB of weights on an 80 GB H100 at TP 2 leave vLLM no cache blocks: the
+        # pipeline's message names gpu_memory_utilization once, not twice.
+        with self.assertRaises(kvplan.KvplanError) as ctx:
+            kvplan.plan("llama-3.1-70b", gpu="h100", tp=2, policy="vllm", weights="70GiB")
+        self.assertEqual((ctx.exception.status, ctx.exception.key),
+                         ("KVP_INFEASIBLE", "gpu_memory_utilization"))
+        self.assertTrue(ctx.exception.message.startswith(
+            "gpu_memory_utilization: No available memory for the cache blocks"),
+            ctx.exception.message)
+
+    def test_sweep_axis_beside_its_setting(self):
+        # An axis varies what a setting fixes: refused naming both, as `kvplan sweep
+        # --tp 2 --over tp=1,2` is (exit 2), whether a key or from_command fixed it.
+        rc, _ = cli_json_text("sweep", "llama-3.1-8b", "--gpu", "h100", "--tp", "2", "--over", "tp=1,2")
+        self.assertEqual(rc, 2)
+        trt = "trtllm-serve meta-llama/Llama-3.1-8B --max_seq_len 8192 --tp_size 2"
+        for request, said in (({"model": "llama-3.1-8b", "tp": 2}, "tp"),
+                              ({"from_command": trt}, "from_command's --tp_size")):
+            with self.assertRaises(kvplan.KvplanError) as ctx:
+                kvplan._call("sweep", dict(request, gpu="h100", over=["tp=1,2"]))
+            self.assertEqual(ctx.exception.key, "/tp")
+            self.assertEqual(ctx.exception.message, "%s contradicts over tp: the axis varies what the "
+                                                    "option fixes; give one" % said)
+
     def test_fit(self):
         f = kvplan.fit("llama-3.1-8b", kv_budget="40GiB", concurrency=16)
         # 327,680 tokens / 16 sequences = 20,480 tokens each.
@@ -487,6 +606,23 @@ class Plans(unittest.TestCase):
             self.assertIn(rc, (0, 1), command)
             got = kvplan._call_text(command, json.dumps(dict(request, from_command=cmd, gpu="h100")))
             self.assertEqual(got + "\n", want, command)
+        # The same value given again is one statement, as on the command line
+        # (`--from "... --max-model-len 8192" --max-model-len 8192`); a pasted flag
+        # the engine does not read is the engine's own (said, not refused).
+        trt = "trtllm-serve meta-llama/Llama-3.1-8B --trust-remote-code"
+        for command, request, args in (
+                ("plan", {"from_command": vllm, "gpu": "h100", "max_model_len": 8192},
+                 ["--from", vllm, "--gpu", "h100", "--max-model-len", "8192"]),
+                ("plan", {"from_command": vllm, "gpu": "h100", "tp": 2, "kv_dtype": "fp8"},
+                 ["--from", vllm, "--gpu", "h100", "--tp", "2", "--kv-dtype", "fp8"]),
+                ("plan", {"from_command": trt, "gpu": "h100"}, ["--from", trt, "--gpu", "h100"]),
+                ("compare", {"from_command": trt, "gpu": "h100"}, ["--from", trt, "--gpu", "h100"])):
+            self.same_as_cli(command, request, args)
+        with self.assertRaises(kvplan.KvplanError) as ctx:
+            kvplan.plan(from_command=vllm, gpu="h100", max_model_len=4096)
+        self.assertEqual((ctx.exception.key, ctx.exception.message),
+                         ("/max_model_len", "from_command's --max-model-len 8192 and max_model_len "
+                                            "contradict: both set max_seq_len; give one"))
         # A request key giving a setting the command gave: both named.
         with self.assertRaises(kvplan.KvplanError) as ctx:
             kvplan.plan(from_command=vllm, gpu="h100", tp=4)

@@ -17,6 +17,7 @@
 #include "argv_words.h"
 #include "bind_internal.h"
 #include "check_run.h"
+#include "engine_ops.h"
 #include "fit_request.h"
 #include "from_parse.h"
 #include "json_error.h"
@@ -28,9 +29,18 @@
 #include "kvplan/startup.h"
 #include "kvplan/sweep.h"
 #include "render_internal.h"
+#include "seed_rules.h"
 #include "settle.h"
 #include "sim_call.h"
 #include "util.h"
+
+/* Row name `name` ("--gpu-mem") as a request key's JSON pointer ("/gpu_mem"). */
+static const char *request_key(const char *name, char *buf, size_t n) {
+    snprintf(buf, n, "/%s", name + strspn(name, "-"));
+    for (char *p = buf; *p; p++)
+        if (*p == '-') *p = '_';
+    return buf;
+}
 
 /* Fail naming request key `key` as a JSON pointer ("/gpu_mem": the table's
  * '-' read as the request's '_'); the message names it already. */
@@ -41,11 +51,7 @@ static kvp_status bad(kvp_error *err, kvp_status code, const char *key, const ch
     va_start(ap, fmt);
     kvp_status st = kvp__vfail(err, code, NULL, NULL, fmt, ap);
     va_end(ap);
-    if (err && key) {
-        snprintf(err->key, sizeof err->key, "/%s", key + strspn(key, "-"));
-        for (char *p = err->key; *p; p++)
-            if (*p == '-') *p = '_';
-    }
+    if (err && key) request_key(key, err->key, sizeof err->key);
     return st;
 }
 
@@ -75,6 +81,14 @@ static kvp_status value_text(const char *key, const json_t *v, char *buf, size_t
 static kvp_status set_option(kvp_options *o, const char *key, const json_t *v, kvp_error *err) {
     char buf[64];
     const char *text = NULL;
+    /* A row of other commands (plan's --lora-rank in a fit request): said where
+     * it belongs, as `kvplan COMMAND` refuses it (kvp__option_elsewhere), never
+     * set and ignored. */
+    char name[KVP_OPTIONS_TYPED_MAX], where[96];
+    const kvp_option *row = kvp_option_lookup(key, NULL);
+    if (row && kvp__option_elsewhere(row->name, o->command, name, where, sizeof where))
+        return bad(err, KVP_INVALID_ARG, key, "%s is not a key of this command (only %s take it)",
+                   key, where);
     kvp_error e;
     kvp_error_clear(&e);
     kvp_status st = KVP_OK;
@@ -134,7 +148,7 @@ typedef kvp_status (*take_fn)(void *ctx, const char *key, const json_t *v, kvp_e
 typedef struct own_keys {
     const char *const *names;
     take_fn take;
-    void (*prepare)(void *ctx, kvp_options *opt);
+    kvp_status (*prepare)(void *ctx, kvp_options *opt, kvp_error *err);
     void *ctx;
 } own_keys;
 
@@ -157,30 +171,41 @@ static kvp_status apply_from(call *c, const json_t *v, const kvp__json_call_opts
                    strncmp(msg, "--from: ", 8) ? msg : msg + 8);
     kvp_error e;
     kvp_error_clear(&e);
-    if (kvp__from_apply(c->from, c->opt, NULL, 0, filled, &e) != KVP_OK)
+    if (kvp__from_apply(c->from, c->opt, NULL, KVP__FROM_MARK_PASTED, filled, &e) != KVP_OK)
         return bad(err, KVP_INVALID_ARG, "from_command", "from_command: %s", e.message);
     return KVP_OK;
 }
 
-/* A request key giving a row from_command filled (row[] of apply_from): the
- * same engine as policy is the same statement (*same: nothing to set);
- * anything else names both. */
-static kvp_status from_given(const call *c, const unsigned char *row, const char *key,
+/* A request key giving a row from_command filled (`filled` of apply_from),
+ * compared as the CLI compares a flag with --from's (kvp__from_given, the one
+ * rule): the command's engine as policy, or the same value said twice, is one
+ * statement (*same: nothing to set); anything else names both. */
+static kvp_status from_given(const call *c, const kvp__from_applied *filled, const char *key,
                              const json_t *v, bool *same, kvp_error *err) {
     const kvp_option *r = kvp_option_lookup(key, NULL);
     *same = false;
-    if (!r || !row[r->id] || r->repeats) return KVP_OK;
-    if (row[r->id] == KVP__FROM_ROW_POLICY) {
-        *same = kvp__from_same_engine(c->from, json_string_value(v));
-        if (*same) return KVP_OK;
+    if (!r) return KVP_OK;
+    char buf[64], side[160], why[200];
+    const char *text = NULL;
+    /* An array (a repeatable option) or an object: the row's own rule says. */
+    kvp_error scratch; /* a value no flag carries: set_option names it */
+    if (json_is_array(v) || json_is_object(v) ||
+        value_text(key, v, buf, sizeof buf, &text, &scratch) != KVP_OK)
+        text = NULL;
+    kvp__from_again again =
+        kvp__from_given(c->from, filled, r, key, text, side, sizeof side, why, sizeof why);
+    if (again == KVP__FROM_NOT_FILLED) return KVP_OK;
+    if (again != KVP__FROM_CONTRADICTS) {
+        *same = true;
+        return KVP_OK;
+    }
+    if (filled->row[r->id] == KVP__FROM_ROW_POLICY)
         return bad(err, KVP_INVALID_ARG, key,
                    "from_command and %s contradict: the from_command command is a %s command; "
                    "give one", key, c->from->engine);
-    }
-    const kvp_from_setting *fs = &c->from->set[row[r->id] - 1];
-    return bad(err, KVP_INVALID_ARG, key,
-               "from_command's %s%s%.120s and %s contradict: both set %s; give one", fs->name,
-               fs->value ? " " : "", fs->value ? fs->value : "", key, r->field);
+    /* side is "--from's -tp 2": the request's name for the command. */
+    return bad(err, KVP_INVALID_ARG, key, "from_command%.150s and %s contradict: %s",
+               side + strlen("--from"), key, why);
 }
 
 static kvp_status call_settings(call *c, unsigned command, const json_t *req,
@@ -214,13 +239,13 @@ static kvp_status call_settings(call *c, unsigned command, const json_t *req,
         bool mine = false;
         for (size_t k = 0; own && own[k]; k++) mine = mine || !strcmp(own[k], key);
         bool same = false;
-        if (!mine && c->from && (st = from_given(c, filled.row, key, v, &same, err)) != KVP_OK)
+        if (!mine && c->from && (st = from_given(c, &filled, key, v, &same, err)) != KVP_OK)
             return st;
         if (same) continue;
         st = mine ? ok->take(ok->ctx, key, v, err) : set_option(c->opt, key, v, err);
         if (st) return st;
     }
-    if (ok && ok->prepare) ok->prepare(ok->ctx, c->opt);
+    if (ok && ok->prepare && (st = ok->prepare(ok->ctx, c->opt, err)) != KVP_OK) return st;
     kvp_error e;
     kvp_error_clear(&e);
     /* sim's flags are the simulator's own, whichever engine spells them
@@ -255,8 +280,11 @@ static kvp_status call_begin(call *c, unsigned command, const json_t *req,
      * read them (the step every command takes). An engine that allocates what it
      * is asked for plans without a device. */
     kvp_deployment_settle(d, &c->opt->startup, c->set.gpu_known ? &c->set.gpu : NULL, c->set.gpu_mem);
-    return kvp__settle_memory_source(&d->memory, !kvp__report_allocates_as_asked(d->point.engine),
-                                     KVP__NAME_KEYS, err);
+    /* fit, compare and sweep search what fits a memory: they need one under
+     * every engine, as `kvplan fit|compare|sweep` refuse up front (fit_env.c);
+     * a plan of an engine that allocates what it is asked for does not. */
+    bool need = command != KVP_COMMAND_PLAN || !kvp__report_allocates_as_asked(d->point.engine);
+    return kvp__settle_memory_source(&d->memory, need, KVP__NAME_KEYS, err);
 }
 
 /* A deployment the pipeline did not plan: its message, and for a start-up
@@ -270,18 +298,53 @@ kvp_status kvp__not_planned(const kvp_deploy_result *r, kvp_error *err) {
         return bad(err, r->status, row->setting, "%s would not start: %s%s%s",
                    kvp_engine_name(r->point.engine), r->message, row->fix[0] ? "; fix: " : "",
                    row->fix);
-    return kvp__fail(err, r->status, NULL, r->key[0] ? r->key : NULL, "%s", r->message);
+    /* A message that names its setting already ("key: ...") is not prefixed twice. */
+    size_t k = strlen(r->key);
+    bool named = k && !strncmp(r->message, r->key, k) && r->message[k] == ':';
+    kvp__fail(err, r->status, NULL, r->key[0] && !named ? r->key : NULL, "%s", r->message);
+    if (err) kvp__strlcpy(err->key, r->key, sizeof err->key);
+    return r->status;
 }
 
 /* ------------------------------------------------------------------ plan */
+
+/* TensorRT-LLM's rules around the creator (seed_rules.h), the ones `kvplan
+ * plan --policy trtllm` runs: the multimodal profiling batch before the plan
+ * (`x` NULL under another engine: nothing to run). */
+static kvp_status creator_rules_prepare(call *c, kvp__seed_rules *x, kvp_error *err) {
+    const kvp_options *t = c->opt;
+    memset(x, 0, sizeof *x);
+    x->rules = &t->rules;
+    x->engine_version =
+        kvp_options_given(t, "--engine-version") ? t->deployment.policy.engine_version : NULL;
+    return kvp__seed_rules_prepare(c->model, &c->opt->deployment.trtllm, x, err);
+}
+
+/* After the build: compression and LoRA on the creator's settings as resolved,
+ * and the rules the plan's document shows (`engine_rules`), as `plan --json`. */
+static kvp_status creator_rules_after(const call *c, const kvp_deploy_result *r, kvp__seed_rules *x,
+                                      kvp_render_rules *shown, kvp_error *err) {
+    x->enable_block_reuse = c->opt->deployment.kv.enable_block_reuse;
+    kvp_status st = kvp__seed_rules_after_build(c->model, &r->trtllm, &r->plan, x, err);
+    const kvp_option_rules *xr = x->rules;
+    *shown = (kvp_render_rules){x->engine_version, &xr->compression, &x->compression_effect,
+                                xr->has_lora ? &xr->lora : NULL, xr->has_lora ? &x->lora_cache : NULL,
+                                xr->has_mm ? &x->mm_profile : NULL, &x->notes};
+    return st;
+}
 
 static kvp_status call_plan(const json_t *req, const kvp__json_call_opts *o, char **out,
                             kvp_error *err) {
     call c;
     kvp_status st = call_begin(&c, KVP_COMMAND_PLAN, req, o, NULL, err);
     kvp_deploy_result *r = NULL;
-    if (st == KVP_OK && !(r = kvp_deploy_result_new()))
+    kvp__seed_rules *x = NULL; /* TensorRT-LLM's creator: the rules around it */
+    kvp_render_rules shown;
+    bool creator =
+        st == KVP_OK && kvp__engine_ops_of(c.opt->deployment.point.engine)->creator_plans;
+    if (st == KVP_OK && (!(r = kvp_deploy_result_new()) || (creator && !(x = calloc(1, sizeof *x)))))
         st = kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
+    if (st == KVP_OK && x) st = creator_rules_prepare(&c, x, err);
     if (st == KVP_OK) st = kvp_deploy_plan(&c.opt->deployment, r, err);
     /* An engine that allocates what it is asked for (llama.cpp) and does not fit
      * the device: planned figures, the engine would not start (as `kvplan plan`). */
@@ -292,6 +355,7 @@ static kvp_status call_plan(const json_t *req, const kvp__json_call_opts *o, cha
     if (st == KVP_OK && r->status == KVP_OK && r->admission.status != KVP_OK)
         st = kvp__fail(err, r->admission.status, NULL, r->admission.key, "%s",
                        r->admission.refused);
+    if (st == KVP_OK && x && r->status == KVP_OK) st = creator_rules_after(&c, r, x, &shown, err);
     if (st == KVP_OK) {
         const char *notes[KVP_NOTES_MAX];
         size_t n = 0;
@@ -300,9 +364,10 @@ static kvp_status call_plan(const json_t *req, const kvp__json_call_opts *o, cha
         for (uint32_t i = 0; i < c.opt->warnings.count && n < KVP_NOTES_MAX; i++)
             notes[n++] = c.opt->warnings.text[i];
         kvp_render_input in = {c.model, c.set.gpu_known ? c.set.gpu.name : NULL, c.set.total_source, notes, n, NULL,
-                               NULL};
+                               x && r->status == KVP_OK ? &shown : NULL};
         st = kvp_render_plan_json(&in, r, out, err);
     }
+    free(x);
     kvp_deploy_result_free(r);
     call_free(&c);
     return st;
@@ -327,7 +392,6 @@ static kvp_status req_count(const char *key, const json_t *v, uint64_t lo, uint6
 
 static kvp_status fit_take(void *ctx, const char *key, const json_t *v, kvp_error *err) {
     fit_own *f = ctx;
-    uint64_t x = 0;
     kvp_status st;
     if (!strcmp(key, "solve")) {
         const char *s = json_string_value(v);
@@ -338,10 +402,6 @@ static kvp_status fit_take(void *ctx, const char *key, const json_t *v, kvp_erro
     } else if (!strcmp(key, "concurrency")) {
         if ((st = req_count(key, v, 1, 1u << 24, &f->req.concurrency, err))) return st;
         f->given.concurrency = true;
-    } else if (!strcmp(key, "gpus")) {
-        if ((st = req_count(key, v, 1, 4096, &x, err))) return st;
-        f->req.gpus = (uint32_t)x;
-        f->given.gpus = true;
     } else if (!strcmp(key, "allow_pp")) {
         if (!json_is_boolean(v)) return bad(err, KVP_INVALID_ARG, key, "allow_pp: expected true or false");
         f->req.allow_pp = json_is_true(v);
@@ -353,7 +413,9 @@ static kvp_status fit_take(void *ctx, const char *key, const json_t *v, kvp_erro
 
 static kvp_status call_fit(const json_t *req, const kvp__json_call_opts *o, char **out,
                            kvp_error *err) {
-    static const char *const own[] = {"solve", "concurrency", "gpus", "allow_pp", "max_seq_len_limit", NULL};
+    /* gpus is the table's (--gpus), as `kvplan fit` reads it: its range, and
+     * refused by name under an engine that has no meaning for it. */
+    static const char *const own[] = {"solve", "concurrency", "allow_pp", "max_seq_len_limit", NULL};
     fit_own f;
     memset(&f, 0, sizeof f);
     call c;
@@ -361,6 +423,8 @@ static kvp_status call_fit(const json_t *req, const kvp__json_call_opts *o, char
     const kvp_deployment *d = &c.opt->deployment;
     /* What is left free: the fit room's rule, `kvplan fit`'s too. */
     f.given.max_seq_len = st == KVP_OK && kvp_options_given(c.opt, "--max-seq-len");
+    f.given.gpus = st == KVP_OK && kvp_options_given(c.opt, "--gpus");
+    if (f.given.gpus) f.req.gpus = c.opt->gpus;
     static const char *const k_conflict[][2] = {
         [KVP__FIT_GIVES_LENGTH] = {"max_seq_len", "solve max-seq-len leaves the length free: drop "
                                                   "max_seq_len (max_seq_len_limit bounds the search)"},
@@ -399,7 +463,8 @@ typedef struct compare_own {
  * policies, else the one --policy names, else all four. Several engines: an
  * option is checked against every engine planned (engines_planned); one
  * engine named by policies: the settings are read as it reads them. */
-static void compare_prepare(void *ctx, kvp_options *opt) {
+static kvp_status compare_prepare(void *ctx, kvp_options *opt, kvp_error *err) {
+    (void)err;
     compare_own *co = ctx;
     kvp_engine all[KVP_ENGINE_COUNT];
     size_t n = co->n;
@@ -413,6 +478,7 @@ static void compare_prepare(void *ctx, kvp_options *opt) {
         opt->deployment.point.engine = opt->deployment.policy.engine = co->engines[0];
         opt->engine_given = true;
     }
+    return KVP_OK;
 }
 
 /* "policies": "vllm,sglang" (as --policies) or ["vllm", "sglang"]. */
@@ -552,16 +618,37 @@ static kvp_status call_check(const json_t *req, const kvp__json_call_opts *o, ch
 typedef struct sweep_own {
     kvp_sweep_grid *grid;
     uint64_t max_plans;
+    const json_t *req; /* the request: which settings its keys gave */
 } sweep_own;
 
 /* A policy axis plans several engines: each option is checked against every
  * engine planned, as `kvplan sweep --over policy=...` (cmd_sweep.c). */
-static void sweep_prepare(void *ctx, kvp_options *opt) {
+static kvp_status sweep_prepare(void *ctx, kvp_options *opt, kvp_error *err) {
     const sweep_own *so = ctx;
+    /* An axis varies what a setting fixes (a key, or from_command's flag):
+     * both named, as `kvplan sweep` refuses --over tp beside --tp. */
+    const char *axes[8];
+    size_t n = kvp_sweep_grid_axes(so->grid, axes, 8);
+    const kvp_option *fixed = kvp__options_axis_fixed(opt, axes, n);
+    if (fixed) {
+        char key[64], said[96];
+        request_key(fixed->name, key, sizeof key);
+        /* Said by a key, or by from_command: its flag, or its engine (policy). */
+        if (json_object_get(so->req, key + 1))
+            snprintf(said, sizeof said, "%s", key + 1);
+        else if (opt->pasted[fixed->id])
+            snprintf(said, sizeof said, "from_command's %s", kvp_options_typed(opt, fixed->name));
+        else
+            snprintf(said, sizeof said, "from_command's engine");
+        return bad(err, KVP_INVALID_ARG, fixed->name,
+                   "%s contradicts over %s: the axis varies what the option fixes; give one", said,
+                   fixed->name + 2);
+    }
     unsigned engines = kvp_sweep_grid_engines(so->grid);
-    if (!engines) return;
+    if (!engines) return KVP_OK;
     opt->engines_vary = true;
     opt->engines_planned |= engines;
+    return KVP_OK;
 }
 
 static kvp_status over_spec(sweep_own *so, const json_t *v, kvp_error *err) {
@@ -602,7 +689,7 @@ static kvp_status sweep_row(uint64_t index, uint64_t count, const kvp_fit_eval *
 static kvp_status call_sweep(const json_t *req, const kvp__json_call_opts *o, char **out,
                              kvp_error *err) {
     static const char *const own[] = {"over", "max_plans", NULL};
-    sweep_own so = {kvp_sweep_grid_new(), KVP_SWEEP_DEFAULT_MAX_PLANS};
+    sweep_own so = {kvp_sweep_grid_new(), KVP_SWEEP_DEFAULT_MAX_PLANS, req};
     if (!so.grid) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
     call c;
     kvp_status st = call_begin(&c, KVP_COMMAND_SWEEP, req, o,

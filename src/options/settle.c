@@ -1,5 +1,6 @@
 /* settle.c — the GPU looked up once and the memory source decided once
  * (settle.h), for the CLI's commands and kvp_json_call alike. */
+#include <stdio.h>
 #include <string.h>
 
 #include "options_struct.h" /* kvp_options' fields */
@@ -72,4 +73,14 @@ void kvp__policy_deployment(const kvp_options *o, const kvp__settled *set,
     if (model_dir) d->memory.model_dir = model_dir;
     kvp_deployment_settle(d, ss, NULL, false);
     d->admission = td->admission;
+}
+
+const kvp_option *kvp__options_axis_fixed(const kvp_options *o, const char *const *axes, size_t n) {
+    for (size_t k = 0; k < n; k++) {
+        char flag[64];
+        snprintf(flag, sizeof flag, "--%s", axes[k]);
+        const kvp_option *r = kvp_option_lookup(flag, NULL);
+        if (r && kvp_options_given(o, r->name)) return r;
+    }
+    return NULL;
 }

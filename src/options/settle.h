@@ -56,5 +56,10 @@ kvp_status kvp__options_check(const kvp_options *o, const kvp__settled *set,
                               const kvp_model *model, const char *model_dir,
                               kvp_startup_settings *ss, kvp_startup_report *rep, kvp_error *err);
 
+/* `kvplan sweep` and kvp_json_call's "sweep": the first of the sweep's axes
+ * (`axes`, n names: "policy", "kv-dtype", "tp", "pp", "max-seq-len") whose
+ * option `o` was given (by a flag, a request key or a pasted engine command),
+ * which the axis would vary: a contradiction. NULL when none. */
+const kvp_option *kvp__options_axis_fixed(const kvp_options *o, const char *const *axes, size_t n);
 
 #endif
