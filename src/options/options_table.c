@@ -411,7 +411,7 @@ const kvp_option kvp__options[O_COUNT] = {
              "workspace_not_chunked_prefill_bounded", "the workspace is not bounded by the chunk"),
     CRE_COUNT(O_FP8_CONTEXT_MLA_KV_LEN_CAP, "--fp8-context-mla-kv-len-cap",
               "fp8_context_mla_kv_len_cap", 0, UINT64_MAX, "tokens", "fp8 context MLA KV length cap"),
-    CRE_COUNT(O_SM_VERSION, "--sm-version", "sm_version", 70, 200, NULL, "the GPU's SM version (90)"),
+    CRE_COUNT(O_SM_VERSION, "--sm-version", "sm_version", 70, 200, NULL, "the GPU's SM version (default: the GPU's, else 90)"),
     CRE_COUNT(O_CHUNK_SIZE, "--chunk-size", "chunk_size", 0, UINT64_MAX, "tokens", "chunked prefill chunk"),
     CRE_COUNT(O_CHUNKED_PREFILL_BUFFER_BATCH_SIZE, "--chunked-prefill-buffer-batch-size",
               "chunked_prefill_buffer_batch_size", 0, UINT64_MAX, "sequences",

@@ -417,6 +417,12 @@ static kvp_status trtllm_settings(const kvp_deployment *dep, kvp_deploy_settings
     if (pt->pp) d->pp = pt->pp;
     if (pt->max_seq_len) d->max_seq_len = pt->max_seq_len;
     if (pt->max_batch_size) d->max_batch_size = pt->max_batch_size;
+    /* The SM version TensorRT-LLM reads from the device (_utils.get_sm_version:
+     * torch.cuda.get_device_capability, major x 10 + minor) when --sm-version is
+     * not given: a B200 is SM100, not the creator's Hopper default. */
+    const kvp_gpu_info *gpu = &dep->startup.gpu;
+    if (!d->sm_version && dep->startup.gpu_known && !strcmp(gpu->vendor, "nvidia"))
+        d->sm_version = gpu->compute_capability;
     if (pt->kv_dtype[0]) {
         kvp_dtype dt;
         if (kvp_dtype_parse(pt->kv_dtype, &dt) != KVP_OK)

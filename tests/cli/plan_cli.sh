@@ -65,6 +65,13 @@ check_bad plan llama-3.1-8b --kv-budget 40GiB --engine-version 1999
 check_bad plan qwen3-next-80b-a3b-thinking --tp 4 --kv-budget 40GiB --kv-manager v1 --max-beam-width 2
 err=$("$K" plan llama-3.1-8b --kv-budget 40GiB --kv-manager v2 --sm-version 90 --kv-cache-compression quantization_for_cold_page 2>&1 >/dev/null)
 case "$err" in *"NVFP4 cold-page quantization requires an SM100-family device (SM100, SM103 or SM107)"*) ;; *) fail "compression SM wording: $err" ;; esac
+# Without --sm-version the creator reads the GPU's SM (TensorRT-LLM's
+# get_sm_version): a B200 (cc 10.0) is SM100, so TriAttention plans there; an
+# H100 (cc 9.0) is SM90 and is refused, naming SM90.
+"$K" plan llama-3.1-8b --policy trtllm --gpu b200 --kv-cache-compression triattention >/dev/null 2>&1 \
+    || fail "TriAttention on a B200 (SM100) should plan"
+err=$("$K" plan llama-3.1-8b --policy trtllm --gpu h100 --kv-cache-compression triattention 2>&1 >/dev/null)
+case "$err" in *"requires an SM100-family device"*"got SM90"*) ;; *) fail "TriAttention on an H100: $err" ;; esac
 # Helix with only --max-tokens plans that quota (divergence 2).
 out=$("$K" plan llama-3.1-8b --gpu-mem 80GiB --weights 16GiB --peak 18GiB --non-torch 1GiB --kv-manager v2 --cp 2 --helix --max-tokens 65536 2>/dev/null) || fail "helix max_tokens exited $?"
 case "$out" in *"max tokens              65,536"*) ;; *) fail "helix max_tokens quota: $out" ;; esac
