@@ -455,8 +455,9 @@ kvp_status kvp_render_plan_json(const kvp_render_input *in, const kvp_deploy_res
     if (!in || !in->model || !r)
         return kvp__fail(err, KVP_INVALID_ARG, NULL, NULL, "render input, model or result is NULL");
     /* The creator's document prints its fractions with 10 digits, the policies' with 17. */
+    size_t precision = creator_plans(r) ? JSON_REAL_PRECISION(10) : JSON_REAL_PRECISION(17);
     kvp__jw w;
-    kvp__jw_text(&w, KVP__JSON_FLAGS | JSON_REAL_PRECISION(creator_plans(r) ? 10 : 17));
+    kvp__jw_text(&w, KVP__JSON_FLAGS | precision);
     plan_write(&w, in, r);
     *out = kvp__jw_take_text(&w); /* libc: kvp_render_free */
     if (!*out) return kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory rendering JSON");
