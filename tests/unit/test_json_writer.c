@@ -181,9 +181,9 @@ static void test_plan_text_is_tree(void **state) {
             assert_int_equal(kvp_render_plan_json(&in, r, &text, &err), KVP_OK);
             json_t *tree = kvp__plan_json(&in, r);
             assert_non_null(tree);
-            bool creator = kvp__report_creator_plans(r->point.engine);
-            char *dumped = kvp__json_dump(
-                tree, KVP__JSON_FLAGS | JSON_REAL_PRECISION(creator ? 10 : 17), NULL);
+            size_t precision = kvp__report_creator_plans(r->point.engine) ? JSON_REAL_PRECISION(10)
+                                                                            : JSON_REAL_PRECISION(17);
+            char *dumped = kvp__json_dump(tree, KVP__JSON_FLAGS | precision, NULL);
             json_decref(tree);
             assert_non_null(dumped);
             if (strcmp(text, dumped) != 0)
