@@ -37,50 +37,73 @@ static bool long_key(const char *name, char *out, size_t size) {
     return n > 0;
 }
 
-/* Every row's names in long_key form, computed once: a request's keys
- * ("max_seq_len") are found by this form, and normalising the whole table for
- * each key was a tenth of a plan through kvp_json_call (issue 27 item 8).
- * "" where a name has no long form (a short spelling, or none). */
-static char g_long_keys[O_COUNT][1 + KVP_OPTION_SPELLINGS_MAX][64]; /* as the key below */
-static pthread_once_t g_long_keys_once = PTHREAD_ONCE_INIT;
+/* Every row's names, sorted, computed once: exactly as spelled, and in long_key
+ * form (a request's keys, "max_seq_len", are found by that form). A scan of
+ * the whole table for each key was a tenth of a plan through kvp_json_call
+ * (issue 27 item 8; callgrind), and every flag of the CLI is looked up too. */
+typedef struct {
+    const char *key;
+    uint16_t row;     /* index into kvp__options */
+    uint8_t spelling; /* 0: the row's name, else spellings[spelling - 1] */
+} name_entry;
 
-static void long_keys_build(void) {
+#define NAMES_MAX (O_COUNT * (1 + KVP_OPTION_SPELLINGS_MAX))
+static char g_long_keys[O_COUNT][1 + KVP_OPTION_SPELLINGS_MAX][64]; /* the keys of g_long */
+static name_entry g_exact[NAMES_MAX], g_long[NAMES_MAX];
+static size_t g_exact_n, g_long_n;
+static pthread_once_t g_names_once = PTHREAD_ONCE_INIT;
+
+_Static_assert(O_COUNT <= UINT16_MAX && KVP_OPTION_SPELLINGS_MAX < UINT8_MAX,
+               "a name_entry holds any row and spelling");
+
+/* By key, then in table order: of two rows with one name the first wins, as a
+ * scan of the table in order would find it. */
+static int entry_order(const void *a, const void *b) {
+    const name_entry *x = a, *y = b;
+    int c = strcmp(x->key, y->key);
+    if (c) return c;
+    if (x->row != y->row) return x->row < y->row ? -1 : 1;
+    return (x->spelling > y->spelling) - (x->spelling < y->spelling);
+}
+
+static void names_build(void) {
     for (size_t i = 0; i < O_COUNT; i++) {
         const kvp_option *o = &kvp__options[i];
-        if (!long_key(o->name, g_long_keys[i][0], sizeof g_long_keys[i][0])) g_long_keys[i][0][0] = '\0';
-        for (size_t k = 0; k < KVP_OPTION_SPELLINGS_MAX && o->spellings[k].name; k++)
-            if (!long_key(o->spellings[k].name, g_long_keys[i][k + 1], sizeof g_long_keys[i][k + 1]))
-                g_long_keys[i][k + 1][0] = '\0';
+        for (size_t k = 0; k <= KVP_OPTION_SPELLINGS_MAX; k++) {
+            const char *name = k ? o->spellings[k - 1].name : o->name;
+            if (!name) break;
+            g_exact[g_exact_n++] = (name_entry){name, (uint16_t)i, (uint8_t)k};
+            if (long_key(name, g_long_keys[i][k], sizeof g_long_keys[i][k]))
+                g_long[g_long_n++] = (name_entry){g_long_keys[i][k], (uint16_t)i, (uint8_t)k};
+        }
     }
+    qsort(g_exact, g_exact_n, sizeof *g_exact, entry_order);
+    qsort(g_long, g_long_n, sizeof *g_long, entry_order);
+}
+
+/* The first entry whose key is `key` (the lowest in table order), NULL when none. */
+static const name_entry *names_find(const name_entry *v, size_t n, const char *key) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(v[mid].key, key) < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && !strcmp(v[lo].key, key) ? &v[lo] : NULL;
 }
 
 const kvp_option *kvp_option_lookup(const char *name, size_t *spelling) {
     if (spelling) *spelling = 0;
     if (!name || !*name) return NULL;
+    pthread_once(&g_names_once, names_build);
     /* Exact spellings first: TensorRT-LLM's "--tp_size" and SGLang's "--tp-size"
      * differ only by '_'. */
-    for (size_t i = 0; i < O_COUNT; i++) {
-        const kvp_option *o = &kvp__options[i];
-        if (!strcmp(name, o->name)) return o;
-        for (size_t k = 0; k < KVP_OPTION_SPELLINGS_MAX && o->spellings[k].name; k++)
-            if (!strcmp(name, o->spellings[k].name)) {
-                if (spelling) *spelling = k + 1;
-                return o;
-            }
-    }
+    const name_entry *e = names_find(g_exact, g_exact_n, name);
     char key[64];
-    if (!long_key(name, key, sizeof key)) return NULL;
-    pthread_once(&g_long_keys_once, long_keys_build);
-    for (size_t i = 0; i < O_COUNT; i++) {
-        const kvp_option *o = &kvp__options[i];
-        if (g_long_keys[i][0][0] && !strcmp(key, g_long_keys[i][0])) return o;
-        for (size_t k = 0; k < KVP_OPTION_SPELLINGS_MAX && o->spellings[k].name; k++)
-            if (g_long_keys[i][k + 1][0] && !strcmp(key, g_long_keys[i][k + 1])) {
-                if (spelling) *spelling = k + 1;
-                return o;
-            }
-    }
-    return NULL;
+    if (!e && long_key(name, key, sizeof key)) e = names_find(g_long, g_long_n, key);
+    if (!e) return NULL;
+    if (spelling) *spelling = e->spelling;
+    return &kvp__options[e->row];
 }
 
 const kvp_option *kvp_option_for_field(const char *field) {
