@@ -7,12 +7,12 @@
  * and what the engine adjusts (docs/startup.md "Where the plan differs") is
  * what the plan is computed with.
  */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "deploy_internal.h"
+#include "spare.h"
 #include "util.h"
 
 void kvp__deploy_gate_reset(kvp__deploy_gate *g) {
@@ -21,37 +21,17 @@ void kvp__deploy_gate_reset(kvp__deploy_gate *g) {
     g->full_check = false;
 }
 
-/* One gate kept per thread for its next plan, when the gate's memory is
- * libc's (alc NULL). The gate is about 100 KiB: allocated and freed on every
- * plan, with the rest of a kvp_json_call it went back to the system at each
- * free (glibc trims a heap top above 128 KiB) and came back as fresh zeroed
- * pages, which doubled the time of a TensorRT-LLM plan through the binding
- * (bench/bench_json_call.c, issue 27 item 8). Held in thread-specific data, so
- * threads never share one, and freed when its thread ends. */
-static pthread_key_t g_gate_key;
-static pthread_once_t g_gate_once = PTHREAD_ONCE_INIT;
-static bool g_gate_key_ok;
-
-static void gate_key_free(void *g) { kvp__free(NULL, g); }
-static void gate_key_make(void) { g_gate_key_ok = pthread_key_create(&g_gate_key, gate_key_free) == 0; }
-
+/* One gate (about 100 KiB) kept per thread for its next plan when its memory
+ * is libc's (alc NULL): spare.h says why. */
 kvp__deploy_gate *kvp__deploy_gate_new(const kvp_allocator *alc) {
-    kvp__deploy_gate *g = NULL;
-    if (!alc) {
-        pthread_once(&g_gate_once, gate_key_make);
-        if (g_gate_key_ok && (g = pthread_getspecific(g_gate_key)) != NULL)
-            (void)pthread_setspecific(g_gate_key, NULL); /* clearing a set key cannot fail */
-    }
+    kvp__deploy_gate *g = alc ? NULL : kvp__spare_take(KVP__SPARE_DEPLOY_GATE);
     if (!g) g = kvp__malloc(alc, sizeof(kvp__deploy_gate));
     if (g) kvp__deploy_gate_reset(g);
     return g;
 }
 
 void kvp__deploy_gate_free(const kvp_allocator *alc, kvp__deploy_gate *g) {
-    if (!g) return;
-    if (!alc && g_gate_key_ok && !pthread_getspecific(g_gate_key) &&
-        pthread_setspecific(g_gate_key, g) == 0)
-        return; /* kept for this thread's next plan */
+    if (!alc && kvp__spare_keep(KVP__SPARE_DEPLOY_GATE, g)) return;
     kvp__free(alc, g);
 }
 
