@@ -70,6 +70,8 @@ static void weight_rates(const kvp_weight_quant *ckpt, const kvp__arch_opts *o,
     if (q->state == KVP_WEIGHT_QUANT_UNMODELLED) {
         snprintf(a->format, sizeof a->format, "%s (quant_method '%s' not modelled: taken as %s)",
                  kvp_dtype_name(base_dtype), q->method, kvp_dtype_name(base_dtype));
+        kvp__strlcpy(a->unmodelled_quant, q->method[0] ? q->method : "?", sizeof a->unmodelled_quant);
+        a->unmodelled_as = base_dtype;
         return;
     }
     char kept[96] = "";

@@ -331,6 +331,13 @@ kvp_status kvp_memory_estimate_detail(const kvp_model *model, const kvp_estimate
     out->weights_bytes = d->weights_rank_bytes;
     out->estimated = KVP_MEM_EST_WEIGHTS | KVP_MEM_EST_ACTIVATION | KVP_MEM_EST_NON_TORCH;
     kvp__strlcpy(out->weights_source, "estimated from config", sizeof out->weights_source);
+    /* Honest about a checkpoint format it cannot cost: every figure that follows
+     * from the weights rests on the model's dtype instead. */
+    if (a.unmodelled_quant[0])
+        snprintf(out->weights_source, sizeof out->weights_source,
+                 "estimated from config as %s: quant_method '%.32s' not modelled",
+                 kvp_dtype_name(a.unmodelled_as),
+                 a.unmodelled_quant);
     if (s->model_dir && *s->model_dir) {
         uint64_t exact = 0;
         char src[96];

@@ -137,6 +137,11 @@ typedef struct kvp__arch {
     /* weights format */
     uint64_t rate[KVP__W_COUNT]; /* 1/65536 bytes per parameter */
     char format[128];
+    /* A quantization the estimate does not model (quant_method "hqq", ...):
+     * its name; the weights are then costed at `format`'s dtype and the
+     * plan says so (weights_source). "" when modelled or none. */
+    char unmodelled_quant[40];
+    kvp_dtype unmodelled_as; /* ... and the dtype it is costed at */
     bool experts_mxfp4;          /* routed experts stored as mxfp4 */
     int gguf_ftype;              /* >= 0: costed as this llama.cpp file type (memory_gguf.c) */
     uint32_t expert_ranks, ep, expert_inter_align; /* kvp__arch_opts, resolved (0 = per tp) */

@@ -246,6 +246,31 @@ static void test_awq_gptq_groups(void **state) {
     assert_int_equal(g8 - awq, 31834112ull - 15798272ull);
 }
 
+/* A quantization the estimate does not model (HQQ here) is costed at the model's
+ * dtype and the plan says so, rather than passing for a modelled estimate: the
+ * same bytes as the config without quantization_config (65,972,224 B: 30,408,704
+ * linear parameters x 2 B = 60,817,408, embeddings and lm_head 2 x 1000 x 1024 x
+ * 2 B = 4,096,000, norms (2 x 2 + 1) x 1024 x 2 B = 10,240, the rope cache 4096 x
+ * 128 x 2 B = 1,048,576), and weights_source names the method and the dtype. */
+static void test_unmodelled_quant_said(void **state) {
+    (void)state;
+    kvp_model *m = load(DENSE_CONFIG("{\"quant_method\": \"hqq\", \"nbits\": 4}"));
+    kvp_estimate_settings s = settings(KVP_ESTIMATE_VLLM, 90);
+    kvp_memory_facts f;
+    kvp_estimate_detail d;
+    kvp_error err;
+    assert_int_equal(kvp_memory_estimate_detail(m, &s, &f, &d, &err), KVP_OK);
+    assert_int_equal(f.weights_bytes, 65972224ull);
+    assert_string_equal(f.weights_source,
+                        "estimated from config as fp16: quant_method 'hqq' not modelled");
+    kvp_model_free(m);
+    /* A modelled one keeps the plain source. */
+    m = load(DENSE_CONFIG("{\"quant_method\": \"awq\", \"bits\": 4, \"group_size\": 128}"));
+    assert_int_equal(kvp_memory_estimate_detail(m, &s, &f, &d, &err), KVP_OK);
+    assert_string_equal(f.weights_source, "estimated from config");
+    kvp_model_free(m);
+}
+
 /* Qwen3-VL-8B's vision tower (vision_config: depth 27, hidden 1152, MLP 4304, out 4096,
  * spatial_merge_size 2, deepstack_visual_indexes [8, 16, 24], patch 16, temporal 2,
  * 3 channels, 2304 positions). C m^2 = 4608.
@@ -273,6 +298,7 @@ int main(void) {
         cmocka_unit_test(test_gpt_oss_padding_by_arch),
         cmocka_unit_test(test_modelopt_mixed_precision),
         cmocka_unit_test(test_awq_gptq_groups),
+        cmocka_unit_test(test_unmodelled_quant_said),
         cmocka_unit_test(test_qwen3_vl_vision),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
