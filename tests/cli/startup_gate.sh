@@ -75,4 +75,12 @@ grep -q "warning: .*--max-model-lenn" $err || fail "unknown flag not named: $(ca
 # $VAR is left as text and said so.
 "$K" check --gpu h100 --from "vllm serve Qwen/Qwen3-8B --download-dir \$HF_HOME" >/dev/null 2>$err
 grep -q '\$HF_HOME left as text' $err || fail "\$VAR not reported: $(cat $err)"
+# SGLang's S-MEM-1: the engine's words, then why, not the same sentence twice. Qwen3-32B at
+# fp8 on an RTX 4090: weights 31.97 GiB, more than mem_fraction_static 0.847 x 23.24 GiB free
+# before they load (19.68 GiB): rest memory 19.68 - 31.97 = -12.29 GiB.
+expect 1 "S-MEM-1" plan qwen3-32b --gpu "RTX 4090" --policy sglang --quantization fp8
+line=$(grep "S-MEM-1" $err)
+[ "$(printf '%s' "$line" | grep -o "Not enough memory" | wc -l)" = 1 ] || fail "S-MEM-1 says it twice: $line"
+printf '%s' "$line" | grep -q "rest memory -12.29 GiB <= 0: the weights (31.97 GiB) exceed mem_fraction_static 0.847 x 23.24 GiB" \
+    || fail "S-MEM-1 does not say why: $line"
 echo "startup gate: ok"

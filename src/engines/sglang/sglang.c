@@ -357,10 +357,13 @@ kvp_status kvp__policy_sglang(const kvp_model *model, const kvp_policy_settings 
         rest_d = (Y - X * (1.0 - mfs)) * 1073741824.0;
         snprintf(out->budget_formula, sizeof out->budget_formula,
                  "avail_after_load - avail_before_load * (1 - %.3f)", mfs);
+        /* The engine's own words are S-MEM-1's (startup_sglang.c); this says why. */
         if (rest_d <= 0)
             return kvp__fail(err, KVP_INFEASIBLE, NULL, "mem_fraction_static",
-                             "Not enough memory. Please try to increase --mem-fraction-static "
-                             "(%.3f).", mfs);
+                             "rest memory %.2f GiB <= 0: the weights (%.2f GiB) exceed "
+                             "mem_fraction_static %.3f x %.2f GiB free before they load (%.2f GiB)",
+                             rest_d / 1073741824.0, (double)s->weights_bytes / 1073741824.0, mfs,
+                             X, mfs * X);
     } else {
         return kvp__fail(err, KVP_INFEASIBLE, NULL, "kv_budget_bytes",
                          "SGLang's pool needs --kv-budget (rest memory), or --gpu/--gpu-mem with "
