@@ -21,7 +21,6 @@
 #include "kvplan/render.h"
 #include "local_internal.h"
 #include "plan_run.h"
-#include "render_internal.h" /* kvp__estimated_note */
 #include "startup_cli.h"
 #include "text_internal.h"
 #include "util.h"
@@ -89,47 +88,6 @@ static int read_argv(opts *o, kvp_options *t, bool creator, int argc, char **arg
     return rc;
 }
 
-/* --------------------------------------------------------------- output */
-
-/* The plan as text (the library's, text_internal.h) into `text`. */
-static void plan_text(const opts *o, const kvp__plan_job *j, const kvp_render_input *in,
-                      kvp_report_text *text) {
-    kvp_report_text_init(text, NULL);
-    const kvp_deployment *td = &j->t->deployment;
-    if (j->creator) {
-        kvp__plan_text_opts to = {o->explain, td->kv.tokens_per_block, td->memory.estimation_kv_bytes,
-                                  td->kv.free_gpu_memory_fraction, td->memory.has_non_torch,
-                                  td->memory.has_cuda_graph};
-        kvp__trtllm_plan_text(in, j->r, &to, text);
-        return;
-    }
-    /* The note on estimated terms: the JSON renderer adds it itself (the same
-     * for kvp_json_call); the text says it here. */
-    char note[KVP_NOTE_TEXT_MAX];
-    const char *notes[] = {note};
-    kvp__policy_plan_text(j->model, j->r, notes, kvp__estimated_note(j->r, note, sizeof note) ? 1 : 0,
-                          text);
-    if (o->explain) kvp__policy_explain_text(j->r, j->set.total_source, text);
-}
-
-/* --svg FILE, --html FILE: pictures of the same plan, written atomically. */
-static kvp_status pictures(const opts *o, const kvp__plan_job *j, const kvp_report_text *text,
-                           uint64_t local_bytes, kvp_error *err) {
-    const kvp_deploy_result *r = j->r;
-    const char *name = kvp_model_name(j->model);
-    if (!j->creator)
-        return o->svg || o->html ? kvp__policy_pictures(j->model, r, j->set.total_source, o->svg,
-                                                        o->html, err)
-                                 : KVP_OK;
-    const kvp_memory_facts *mf = r->have_memory ? &r->memory : NULL;
-    kvp_status st = KVP_OK;
-    if (o->svg) st = kvp_report_write_plan_svg(o->svg, name, mf, &r->cap, &r->plan, local_bytes, err);
-    if (st == KVP_OK && o->html)
-        st = kvp_report_write_plan_html(o->html, name, text->data, mf, &r->cap, &r->plan, local_bytes,
-                                        err);
-    return st;
-}
-
 /* ------------------------------------------------------------------ the run */
 
 /* Model-local caches (--local): reported, never subtracted when memory was
@@ -183,8 +141,12 @@ static int run(opts *o, kvp__plan_job *j, local_effect *le) {
     kvp_render_input in = {j->model, j->startup.gpu_known ? j->startup.gpu.name : NULL,
                            j->set.total_source, warnings, le->n_warn, le->report,
                            j->creator ? &rules : NULL};
+    const kvp_deployment *td = &j->t->deployment;
+    kvp__plan_text_opts to = {o->explain, td->kv.tokens_per_block, td->memory.estimation_kv_bytes,
+                              td->kv.free_gpu_memory_fraction, td->memory.has_non_torch,
+                              td->memory.has_cuda_graph};
     kvp_report_text text;
-    plan_text(o, j, &in, &text);
+    kvp__plan_text(&in, j->r, &to, &text);
     if (o->json) {
         char *doc = NULL;
         st = kvp_render_plan_json(&in, j->r, &doc, &err);
@@ -192,7 +154,8 @@ static int run(opts *o, kvp__plan_job *j, local_effect *le) {
     } else {
         rc = kvp_cli_write_text(&text, stdout);
     }
-    if (rc < 0 && pictures(o, j, &text, le->peak + le->risk, &err) != KVP_OK)
+    if (rc < 0 && kvp__plan_pictures(&in, j->r, text.data, le->peak + le->risk, o->svg, o->html,
+                                     &err) != KVP_OK)
         rc = kvp_cli_report_error(&err, false);
     kvp_report_text_free(&text);
     if (rc >= 0) return rc;
