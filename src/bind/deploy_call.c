@@ -29,6 +29,7 @@
 #include "kvplan/startup.h"
 #include "kvplan/sweep.h"
 #include "render_internal.h"
+#include "plan_run.h"
 #include "seed_rules.h"
 #include "settle.h"
 #include "sim_call.h"
@@ -308,54 +309,24 @@ kvp_status kvp__not_planned(const kvp_deploy_result *r, kvp_error *err) {
 
 /* ------------------------------------------------------------------ plan */
 
-/* TensorRT-LLM's rules around the creator (seed_rules.h), the ones `kvplan
- * plan --policy trtllm` runs: the multimodal profiling batch before the plan
- * (`x` NULL under another engine: nothing to run). */
-static kvp_status creator_rules_prepare(call *c, kvp__seed_rules *x, kvp_error *err) {
-    const kvp_options *t = c->opt;
-    memset(x, 0, sizeof *x);
-    x->rules = &t->rules;
-    x->engine_version =
-        kvp_options_given(t, "--engine-version") ? t->deployment.policy.engine_version : NULL;
-    return kvp__seed_rules_prepare(c->model, &c->opt->deployment.trtllm, x, err);
-}
-
-/* After the build: compression and LoRA on the creator's settings as resolved,
- * and the rules the plan's document shows (`engine_rules`), as `plan --json`. */
-static kvp_status creator_rules_after(const call *c, const kvp_deploy_result *r, kvp__seed_rules *x,
-                                      kvp_render_rules *shown, kvp_error *err) {
-    x->enable_block_reuse = c->opt->deployment.kv.enable_block_reuse;
-    kvp_status st = kvp__seed_rules_after_build(c->model, &r->trtllm, &r->plan, x, err);
-    const kvp_option_rules *xr = x->rules;
-    *shown = (kvp_render_rules){x->engine_version, &xr->compression, &x->compression_effect,
-                                xr->has_lora ? &xr->lora : NULL, xr->has_lora ? &x->lora_cache : NULL,
-                                xr->has_mm ? &x->mm_profile : NULL, &x->notes};
-    return st;
-}
-
+/* The one plan sequence (plan_run.h, the one `kvplan plan` runs) on the
+ * deployment the request settled: TensorRT-LLM's seed rules around its
+ * creator, the figures of an engine that allocates what it is asked for but
+ * would not start, the refusals said with the request's names. */
 static kvp_status call_plan(const json_t *req, const kvp__json_call_opts *o, char **out,
                             kvp_error *err) {
     call c;
     kvp_status st = call_begin(&c, KVP_COMMAND_PLAN, req, o, NULL, err);
-    kvp_deploy_result *r = NULL;
-    kvp__seed_rules *x = NULL; /* TensorRT-LLM's creator: the rules around it */
-    kvp_render_rules shown;
-    bool creator =
-        st == KVP_OK && kvp__engine_ops_of(c.opt->deployment.point.engine)->creator_plans;
-    if (st == KVP_OK && (!(r = kvp_deploy_result_new()) || (creator && !(x = calloc(1, sizeof *x)))))
-        st = kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
-    if (st == KVP_OK && x) st = creator_rules_prepare(&c, x, err);
-    if (st == KVP_OK) st = kvp_deploy_plan(&c.opt->deployment, r, err);
-    /* An engine that allocates what it is asked for (llama.cpp) and does not fit
-     * the device: planned figures, the engine would not start (as `kvplan plan`). */
-    bool figures = st == KVP_OK && kvp__report_allocates_as_asked(r->point.engine) &&
-                   r->policy.pool_count > 0 && r->status == KVP_INFEASIBLE;
-    if (st == KVP_OK && r->status != KVP_OK && !figures) st = kvp__not_planned(r, err);
+    kvp__plan_job *j = st == KVP_OK ? calloc(1, sizeof *j) : NULL;
+    if (st == KVP_OK && !j) st = kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
+    if (st == KVP_OK) st = kvp__plan_job_given(j, c.opt, &c.opt->deployment, err);
+    if (st == KVP_OK) st = kvp__plan_job_run(j, false, err);
+    const kvp_deploy_result *r = j ? j->r : NULL;
+    if (st != KVP_OK && j && j->not_planned) st = kvp__not_planned(r, err);
     /* The requests asked for (isl, max_new_tokens) refused, as `kvplan plan` does. */
-    if (st == KVP_OK && r->status == KVP_OK && r->admission.status != KVP_OK)
+    else if (st != KVP_OK && r && r->status == KVP_OK && r->admission.status != KVP_OK)
         st = kvp__fail(err, r->admission.status, NULL, r->admission.key, "%s",
                        r->admission.refused);
-    if (st == KVP_OK && x && r->status == KVP_OK) st = creator_rules_after(&c, r, x, &shown, err);
     if (st == KVP_OK) {
         const char *notes[KVP_NOTES_MAX];
         size_t n = 0;
@@ -363,12 +334,17 @@ static kvp_status call_plan(const json_t *req, const kvp__json_call_opts *o, cha
             notes[n++] = c.opt->notes.text[i];
         for (uint32_t i = 0; i < c.opt->warnings.count && n < KVP_NOTES_MAX; i++)
             notes[n++] = c.opt->warnings.text[i];
+        const kvp__seed_rules *x = &j->seed;
+        const kvp_option_rules *xr = x->rules;
+        kvp_render_rules shown = {x->engine_version, &xr->compression, &x->compression_effect,
+                                  xr->has_lora ? &xr->lora : NULL, xr->has_lora ? &x->lora_cache : NULL,
+                                  xr->has_mm ? &x->mm_profile : NULL, &x->notes};
         kvp_render_input in = {c.model, c.set.gpu_known ? c.set.gpu.name : NULL, c.set.total_source, notes, n, NULL,
-                               x && r->status == KVP_OK ? &shown : NULL};
+                               j->creator && r->status == KVP_OK ? &shown : NULL};
         st = kvp_render_plan_json(&in, r, out, err);
     }
-    free(x);
-    kvp_deploy_result_free(r);
+    if (j) kvp__plan_job_free(j);
+    free(j);
     call_free(&c);
     return st;
 }

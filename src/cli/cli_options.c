@@ -120,7 +120,9 @@ int kvp_cli_read_argv(const kvp_cli_argv *c, kvp_options *o, int argc, char **ar
             if (c->help_rows) kvp_cli_table_usage(stdout, o->command, KVP_OPTION_ENGINES_ALL);
             return KVP_EXIT_OK;
         case KVP__ARGV_FAIL:
-            if (err.key[0]) return kvp_cli_report_error(&err, json);
+            if (err.key[0] || (json && c->second_json && c->argv.second &&
+                               !strncmp(err.message, c->argv.second, strlen(c->argv.second))))
+                return kvp_cli_report_error(&err, json);
             for (char *nl; (nl = strchr(err.message, '\n')) != NULL;) {
                 *nl = '\0';
                 kvp_cli_fail("%s", err.message);
@@ -138,6 +140,15 @@ int kvp_cli_read_argv(const kvp_cli_argv *c, kvp_options *o, int argc, char **ar
                         : 0;
         if (rc > 0) return rc;
         if (rc < 0) continue;
+        if (json && c->unknown_json) {
+            char bare[128];
+            snprintf(bare, sizeof bare, "%.*s", (int)strcspn(argv[i], "="), argv[i]);
+            kvp_error_clear(&err);
+            err.code = KVP_INVALID_ARG;
+            snprintf(err.key, sizeof err.key, "%s", bare);
+            snprintf(err.message, sizeof err.message, "unknown option '%s' (see --help)", bare);
+            return kvp_cli_report_error(&err, true);
+        }
         const char *names[32];
         size_t n = 0;
         for (const kvp__argv_own *w = c->argv.own; w && w->name && n < 31; w++) names[n++] = w->name;

@@ -29,6 +29,10 @@ typedef struct {
      * exit status after printing); NULL: kvp_cli_table_option onto `o`. */
     int (*row)(void *ctx, int argc, char **argv, int *i);
     void *row_ctx;
+    /* Under --json: an unknown option goes out as JSON (its name, without a
+     * "=VALUE", the error's key), and so does the refusal of a second
+     * positional (argv.second); otherwise each is one line on stderr. */
+    bool unknown_json, second_json;
 } kvp_cli_argv;
 /* Read argv (table rows onto `o`, NULL for a command without them). -1 to go
  * on, else the exit status (0 after --help) after printing. */

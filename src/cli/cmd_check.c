@@ -12,7 +12,6 @@
 #include "check_run.h"
 #include "kvplan/deploy.h"
 #include "from_cmd.h"
-#include "plan_policy.h"
 #include "startup_cli.h"
 #include "text_internal.h"
 #include "settle.h"

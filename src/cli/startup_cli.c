@@ -9,7 +9,6 @@
 #include "cli_options.h"
 #include "engine_ops.h"
 #include "kvplan/render.h"
-#include "plan_policy.h"
 #include "startup_cli.h"
 #include "text_internal.h"
 #include "check_run.h"

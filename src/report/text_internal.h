@@ -58,6 +58,18 @@ kvp_status kvp__policy_pictures(const kvp_model *model, const kvp_deploy_result 
                                 const char *total_source, const char *svg, const char *html,
                                 kvp_error *err);
 
+/* `kvplan plan` under any engine (text_plan_any.c): the creator's text for the
+ * engine whose record says creator_plans, else the policy's (with the note on
+ * estimated terms, and --explain's lines) into `t` (initialised here). */
+void kvp__plan_text(const kvp_render_input *in, const kvp_deploy_result *r,
+                    const kvp__plan_text_opts *o, kvp_report_text *t);
+/* --svg FILE / --html FILE of that plan (either may be NULL), written
+ * atomically; `text` the plan's text (the creator's page shows it),
+ * `local_bytes` the model-local caches (--local) the creator's bar shows. */
+kvp_status kvp__plan_pictures(const kvp_render_input *in, const kvp_deploy_result *r,
+                              const char *text, uint64_t local_bytes, const char *svg,
+                              const char *html, kvp_error *err);
+
 /* --------------------------------------------------------------- start-up */
 
 /* `kvplan check`'s text of report `rep` for settings `ss` (text_startup.c): the

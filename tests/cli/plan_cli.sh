@@ -118,3 +118,18 @@ for key in budget_bytes pools kind layers window_tokens bytes_per_token bytes_pe
     case "$out" in *"\"$key\""*) ;; *) fail "json lacks $key" ;; esac
 done
 echo ok
+
+# One path for every engine (src/cli/cmd_plan.c): an output with no path, missing
+# ("--svg") or empty ("--svg="), is refused by name before anything is planned,
+# under every planner (before: the policies said "plan: --svg and --html need a
+# FILE"; the creator printed the whole plan, then "no output path").
+for e in trtllm vllm sglang llamacpp; do
+    for a in --svg --svg= --html --html=; do
+        check_bad plan llama-3.1-8b --gpu h100 --policy "$e" "$a"
+        err=$("$K" plan llama-3.1-8b --gpu h100 --policy "$e" "$a" 2>&1 >/dev/null)
+        [ "$err" = "kvplan: ${a%=} needs a value" ] || fail "--policy $e $a: $err"
+    done
+    # A flag given a value: the reader's one message under every planner.
+    err=$("$K" plan llama-3.1-8b --gpu h100 --policy "$e" --explain=true 2>&1 >/dev/null)
+    [ "$err" = "kvplan: --explain takes no value (found '--explain=true')" ] || fail "--policy $e --explain=true: $err"
+done
