@@ -60,8 +60,7 @@ int kvp_cli_exit_for(kvp_status code);
  * pipeline's reason, "max_seq_len" read as `engine_flag` (NULL: as is). Returns 1. */
 int kvp_cli_refuse(const char *engine_flag, const char *refusal);
 
-/* Option value parsers: print one line and return false on bad input. */
-bool kvp_cli_u64_count(const char *opt, const char *text, uint64_t *out);
+/* An option value parser: prints one line and returns false on bad input. */
 bool kvp_cli_dtype(const char *opt, const char *text, kvp_dtype *out);
 
 /* Option matching: "--tp 2" and "--tp=2". On a match sets *value (advancing *i

@@ -129,15 +129,6 @@ int kvp_cli_refuse(const char *engine_flag, const char *refusal) {
     return KVP_EXIT_NO;
 }
 
-bool kvp_cli_u64_count(const char *opt, const char *text, uint64_t *out) {
-    kvp_error err;
-    if (kvp_parse_count(text, out, &err) != KVP_OK) {
-        kvp_cli_fail("%s: %s", opt, err.message);
-        return false;
-    }
-    return true;
-}
-
 bool kvp_cli_dtype(const char *opt, const char *text, kvp_dtype *out) {
     if (kvp_dtype_parse(text, out) != KVP_OK) {
         kvp_cli_fail("%s: unknown dtype '%s' (expected auto, fp32, fp16, bf16, fp8, int8, nvfp4)",

@@ -15,9 +15,15 @@
 #include "command_help.h"
 #include "util.h"
 
-static void usage(FILE *out) {
-    fputs(kvp__command_help("compare"), out);
-    fit_cli_usage(out, KVP_COMMAND_COMPARE);
+/* The engines --policies names (the options room's list reader, kvp_json_call's too). */
+typedef struct engine_list {
+    kvp_engine engines[KVP_ENGINE_COUNT];
+    size_t n;
+} engine_list;
+
+static kvp_status policies(void *out, const char *v, kvp_error *err) {
+    engine_list *l = out;
+    return kvp__engine_list(v, "--policies", "--policies", l->engines, &l->n, err);
 }
 
 static int compare_main(int argc, char **argv);
@@ -30,37 +36,15 @@ static int compare_main(int argc, char **argv) {
     fit_cli_init(&c, argc, argv);
     int frc = fit_cli_from(&c); /* --from's settings first, argv on top */
     if (frc >= 0) return frc;
-    kvp_engine engines[KVP_ENGINE_COUNT];
-    size_t n_engines = 0;
+    engine_list l = {.n = 0};
+    kvp_engine *const engines = l.engines;
     const char *html = NULL;
-    static const char *const extra[] = {"--policies", "--html", NULL};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = NULL;
-        bool handled = false, bad = false;
-        if (kvp_cli_flag(a, "--help") || kvp_cli_flag(a, "-h")) {
-            usage(stdout);
-            return KVP_EXIT_OK;
-        }
-        int rc = fit_cli_option(&c, argc, argv, &i, &handled);
-        if (rc >= 0) return rc;
-        if (handled) continue;
-        if (kvp_cli_opt(argc, argv, &i, "--policies", &v, &bad)) {
-            if (bad) return KVP_EXIT_BAD_INPUT;
-            kvp_error err; /* the options room's list reader, kvp_json_call's too */
-            if (kvp__engine_list(v, "--policies", "--policies", engines, &n_engines, &err) != KVP_OK)
-                return kvp_cli_report_error(&err, c.json);
-        } else if (kvp_cli_opt(argc, argv, &i, "--html", &v, &bad)) {
-            if (bad) return KVP_EXIT_BAD_INPUT;
-            html = v;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            return fit_cli_unknown_option(&c, a, extra);
-        } else if (!c.model_arg) {
-            c.model_arg = a;
-        } else {
-            return fit_cli_bad(&c, KVP_INVALID_ARG, NULL,
-                               "compare takes one MODEL, got a second: '%s'", a);
-        }
-    }
+    const kvp__argv_own own[] = {{"--policies", KVP__OWN_CALL, &l, 0, 0, policies},
+                                 {"--html", KVP__OWN_TEXT, &html, 0, 0, NULL},
+                                 {NULL, 0, NULL, 0, 0, NULL}};
+    int rrc = fit_cli_read(&c, own, argc, argv);
+    if (rrc >= 0) return rrc;
+    size_t n_engines = l.n;
     /* --policy names the one engine `plan` plans; --policies the engines compared. */
     bool policies_given = n_engines > 0;
     if (policies_given && kvp_options_given(c.opt, "--policy"))
