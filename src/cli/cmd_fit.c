@@ -11,7 +11,6 @@
 #include "kvplan/render.h"
 #include "from_cmd.h" /* kvp_cli_from_run, kvp_cli_from_model */
 #include "text_internal.h"
-#include "command_help.h"
 #include "util.h"
 
 /* What the question gave besides the deployment: fit's own words. */
@@ -56,8 +55,6 @@ int kvp_cmd_fit(int argc, char **argv) { return kvp_cli_from_run(argc, argv, fit
 static int fit_main(int argc, char **argv) {
     fit_cli c;
     fit_cli_init(&c, argc, argv);
-    int frc = fit_cli_from(&c); /* --from's settings first, argv on top */
-    if (frc >= 0) return frc;
     fit_words f;
     memset(&f, 0, sizeof f);
     kvp_fit_request *const req = &f.req;
@@ -68,82 +65,53 @@ static int fit_main(int argc, char **argv) {
                                  {"--max-seq-len-limit", KVP__OWN_CALL, &f.req.seq_len_hi, 0, 0, seq_len_limit},
                                  {"--svg", KVP__OWN_TEXT, &svg, 0, 0, NULL},
                                  {NULL, 0, NULL, 0, 0, NULL}};
-    int rrc = fit_cli_read(&c, own, argc, argv);
-    if (rrc >= 0) return rrc;
-    /* --gpus (the table's): the GPUs a --solve tp search may use. What is left
-     * free is the fit room's rule (fit_request.c), kvp_json_call's too. */
-    f.given.gpus = kvp_options_given(c.opt, "--gpus");
-    if (f.given.gpus) req->gpus = c.opt->gpus;
-    f.given.max_seq_len = c.has_max_seq_len;
+    int rc = fit_cli_from(&c); /* --from's settings first, argv on top */
+    if (rc < 0) rc = fit_cli_read(&c, own, argc, argv);
     kvp_error err;
-    static const kvp__fit_words k_words = {NULL, "use --max-seq-len-limit for the search bound"};
-    kvp__fit_conflict conflict = kvp__fit_left_free(req, &f.given, &c.base);
-    if (conflict) {
-        kvp__fit_conflict_refuse(conflict, &k_words, &err);
-        return kvp_cli_report_error(&err, c.json);
+    if (rc < 0) {
+        /* --gpus (the table's): the GPUs a --solve tp search may use. What is left
+         * free is the fit room's rule (fit_request.c), kvp_json_call's too. */
+        f.given.gpus = kvp_options_given(c.opt, "--gpus");
+        if (f.given.gpus) req->gpus = c.opt->gpus;
+        f.given.max_seq_len = c.has_max_seq_len;
+        static const kvp__fit_words k_words = {NULL, "use --max-seq-len-limit for the search bound"};
+        kvp__fit_conflict conflict = kvp__fit_left_free(req, &f.given, &c.base);
+        if (conflict && kvp__fit_conflict_refuse(conflict, &k_words, &err))
+            rc = kvp_cli_report_error(&err, c.json);
     }
     c.model_arg = kvp_cli_from_model(c.model_arg); /* the --from command's, unless given */
     /* The picture over the model or the GPU catalogue read (issue 29). */
-    int orc = kvp_cli_output_over_inputs(c.json, "--svg", svg, c.model_arg);
-    if (orc) {
-        fit_cli_free(&c);
-        return orc;
-    }
-    int rc = fit_cli_finish(&c, "fit");
-    if (rc >= 0) {
-        fit_cli_free(&c);
-        return rc;
-    }
-    req->base = c.base;
-    kvp_fit_answer *ans = calloc(1, sizeof *ans);
-    if (!ans) {
-        fit_cli_free(&c);
-        return kvp_cli_fail("out of memory");
-    }
+    int orc = rc < 0 ? kvp_cli_output_over_inputs(c.json, "--svg", svg, c.model_arg) : 0;
+    if (orc) rc = orc;
+    if (rc < 0) rc = fit_cli_finish(&c, "fit");
+    kvp_fit_answer *ans = rc < 0 ? calloc(1, sizeof *ans) : NULL;
+    if (rc < 0 && !ans) rc = kvp_cli_fail("out of memory");
     kvp_error_clear(&err);
-    kvp_status st = kvp_fit_solve(&c.env, req, ans, &err);
-    if (st != KVP_OK) {
-        free(ans);
-        fit_cli_free(&c);
-        return kvp_cli_report_error(&err, c.json);
-    }
+    req->base = c.base;
+    if (rc < 0 && kvp_fit_solve(&c.env, req, ans, &err) != KVP_OK) rc = kvp_cli_report_error(&err, c.json);
     /* A deployment refused for its input (measured memory facts that cannot be true
      * together, a contradictory setting) is bad input, exit 2 as `plan` gives it: only
      * a target that cannot be met (KVP_INFEASIBLE) is the answer "none", exit 1
      * (issue 12 item 7, issue 17). */
-    if (!ans->found && fit_eval_bad_input(&ans->at)) {
-        bool json = c.json;
-        int brc = fit_eval_report(&ans->at, json);
-        free(ans);
-        fit_cli_free(&c);
-        return brc;
-    }
+    if (rc < 0 && !ans->found && fit_eval_bad_input(&ans->at)) rc = fit_eval_report(&ans->at, c.json);
     const kvp_gpu_info *gpu = c.has_gpu_info ? &c.gpu_info : NULL;
-    if (svg && ans->at.status == KVP_OK &&
-        kvp__fit_svg(svg, c.model, gpu, req, ans, &err) != KVP_OK) {
-        free(ans);
-        fit_cli_free(&c);
-        return kvp_cli_report_error(&err, c.json);
-    }
-
-    if (c.json) {
-        kvp_render_input in = {c.model, c.has_gpu_info ? c.gpu_info.name : NULL, NULL, NULL, 0, NULL, NULL};
+    if (rc < 0 && svg && ans->at.status == KVP_OK &&
+        kvp__fit_svg(svg, c.model, gpu, req, ans, &err) != KVP_OK)
+        rc = kvp_cli_report_error(&err, c.json);
+    if (rc < 0 && c.json) {
+        kvp_render_input in = {c.model, gpu ? gpu->name : NULL, NULL, NULL, 0, NULL, NULL};
         char *text = NULL;
         kvp_status rst = kvp_render_fit_json(&in, req, ans, &text, &err);
         int prc = kvp_cli_print_rendered(rst, text, &err, true);
-        if (prc >= 0) {
-            free(ans);
-            fit_cli_free(&c);
-            return prc;
-        }
-    } else {
+        if (prc >= 0) rc = prc;
+    } else if (rc < 0) {
         kvp_report_text t = {0};
         kvp__fit_text(c.model, gpu, req, ans, &t);
         kvp_cli_write_text(&t, stdout);
         kvp_report_text_free(&t);
     }
-    int code = ans->found ? KVP_EXIT_OK : KVP_EXIT_NO;
+    if (rc < 0) rc = ans->found ? KVP_EXIT_OK : KVP_EXIT_NO;
     free(ans);
     fit_cli_free(&c);
-    return code;
+    return rc;
 }

@@ -17,7 +17,6 @@
 #include "from_cmd.h" /* kvp_cli_from_run, kvp_cli_from_model */
 #include "progress.h"
 #include "text_internal.h"
-#include "command_help.h"
 #include "util.h"
 
 #define DEFAULT_MAX_PLANS KVP_SWEEP_DEFAULT_MAX_PLANS
