@@ -43,6 +43,22 @@ static const char *request_key(const char *name, char *buf, size_t n) {
     return buf;
 }
 
+/* Row name `name` as the request's key itself ("gpu_mem"): how the fit room
+ * names a setting to a request (fit_request.h kvp__fit_words). */
+static const char *key_word(const char *name, char *buf, size_t n) {
+    return request_key(name, buf, n) + 1;
+}
+
+/* `st`, with err's key (a row's name) read as a request key's JSON pointer. */
+static kvp_status keyed_as_request(kvp_status st, kvp_error *err) {
+    char name[KVP_ERROR_KEY_MAX];
+    if (err && err->key[0]) {
+        kvp__strlcpy(name, err->key, sizeof name);
+        request_key(name, err->key, sizeof err->key);
+    }
+    return st;
+}
+
 /* Fail naming request key `key` as a JSON pointer ("/gpu_mem": the table's
  * '-' read as the request's '_'); the message names it already. */
 static kvp_status bad(kvp_error *err, kvp_status code, const char *key, const char *fmt, ...)
@@ -401,15 +417,9 @@ static kvp_status call_fit(const json_t *req, const kvp__json_call_opts *o, char
     f.given.max_seq_len = st == KVP_OK && kvp_options_given(c.opt, "--max-seq-len");
     f.given.gpus = st == KVP_OK && kvp_options_given(c.opt, "--gpus");
     if (f.given.gpus) f.req.gpus = c.opt->gpus;
-    static const char *const k_conflict[][2] = {
-        [KVP__FIT_GIVES_LENGTH] = {"max_seq_len", "solve max-seq-len leaves the length free: drop "
-                                                  "max_seq_len (max_seq_len_limit bounds the search)"},
-        [KVP__FIT_GIVES_TP] = {"tp", "solve tp leaves tp free: drop tp"},
-        [KVP__FIT_GIVES_KV_DTYPE] = {"kv_dtype", "solve kv-dtype leaves kv_dtype free: drop kv_dtype"},
-        [KVP__FIT_GIVES_CONCURRENCY] = {"concurrency", "solve concurrency leaves concurrency free: drop it"},
-    };
+    static const kvp__fit_words k_words = {key_word, "max_seq_len_limit bounds the search"};
     kvp__fit_conflict conflict = st == KVP_OK ? kvp__fit_left_free(&f.req, &f.given, &d->point) : 0;
-    if (conflict) st = bad(err, KVP_INVALID_ARG, k_conflict[conflict][0], "%s", k_conflict[conflict][1]);
+    if (conflict) st = keyed_as_request(kvp__fit_conflict_refuse(conflict, &k_words, err), err);
     kvp_fit_answer *ans = NULL;
     /* kvp_json_call takes no allocator: the deployment's (its model's, libc). */
     const kvp_allocator *alc = st == KVP_OK ? kvp_deployment_allocator(d) : NULL;

@@ -60,18 +60,12 @@ int kvp_cli_exit_for(kvp_status code);
  * pipeline's reason, "max_seq_len" read as `engine_flag` (NULL: as is). Returns 1. */
 int kvp_cli_refuse(const char *engine_flag, const char *refusal);
 
-/* Option value parsers: print one line and return false on bad input. */
-bool kvp_cli_u64_count(const char *opt, const char *text, uint64_t *out);
+/* An option value parser: prints one line and returns false on bad input. */
 bool kvp_cli_dtype(const char *opt, const char *text, kvp_dtype *out);
 
-/* Option matching: "--tp 2" and "--tp=2". On a match sets *value (advancing *i
- * past a separate value) and returns true. Missing value: prints and sets *bad. */
-bool kvp_cli_opt(int argc, char **argv, int *i, const char *name, const char **value, bool *bad);
 /* An option given twice ("--tp 2 --tp 4") is ambiguous: print one line naming it and
  * return true. Options meant to repeat (sweep's --over) are allowed. */
 bool kvp_cli_reject_repeats(int argc, char **argv);
-/* Flag without a value. */
-bool kvp_cli_flag(const char *arg, const char *name);
 /* Unknown option: print a "did you mean" from the NULL-terminated list; returns 2. */
 int kvp_cli_unknown_option(const char *arg, const char *const *known);
 

@@ -73,14 +73,10 @@ int kvp_cli_table_finish(kvp_options *o, bool json) {
     return -1;
 }
 
-int kvp_cli_table_unknown(const char *arg, unsigned command, const char *const *own,
-                          const char *const *more) {
-    /* A table option of other commands: say where it belongs, rather than
-     * suggest the nearest spelling of an unrelated one. */
-    char name[KVP_OPTIONS_TYPED_MAX], where[96];
-    if (kvp__option_elsewhere(arg, command, name, where, sizeof where))
-        return kvp_cli_fail("%s is not an option of this command (only %s take it)", name,
-                            where);
+/* The names "did you mean" searches for `command`: the table's, then `own`, then
+ * `more` (NULL-terminated, either may be NULL). Static. */
+static const char *const *known_names(unsigned command, const char *const *own,
+                                      const char *const *more) {
     static const char *known[KVP_OPTIONS_MAX * (KVP_OPTION_SPELLINGS_MAX + 1) + 64];
     const size_t cap = sizeof known / sizeof known[0] - 1;
     size_t n = 0;
@@ -89,7 +85,18 @@ int kvp_cli_table_unknown(const char *arg, unsigned command, const char *const *
     for (size_t k = 0; own && own[k] && n < cap; k++) known[n++] = own[k];
     for (size_t k = 0; more && more[k] && n < cap; k++) known[n++] = more[k];
     known[n] = NULL;
-    return kvp_cli_unknown_option(arg, known);
+    return known;
+}
+
+int kvp_cli_table_unknown(const char *arg, unsigned command, const char *const *own,
+                          const char *const *more) {
+    /* A table option of other commands: say where it belongs, rather than
+     * suggest the nearest spelling of an unrelated one. */
+    char name[KVP_OPTIONS_TYPED_MAX], where[96];
+    if (kvp__option_elsewhere(arg, command, name, where, sizeof where))
+        return kvp_cli_fail("%s is not an option of this command (only %s take it)", name,
+                            where);
+    return kvp_cli_unknown_option(arg, known_names(command, own, more));
 }
 
 void kvp_cli_table_usage(FILE *out, unsigned command, unsigned engines) {
@@ -111,17 +118,19 @@ int kvp_cli_read_argv(const kvp_cli_argv *c, kvp_options *o, int argc, char **ar
     bool json = c->json && *c->json;
     kvp_error err;
     for (int i = 1;; i++) {
-        switch (kvp__argv_read(&c->argv, argc, argv, &i, &err)) {
+        kvp__argv_stop st = kvp__argv_read(&c->argv, argc, argv, &i, &err);
+        switch (st) {
         case KVP__ARGV_DONE:
             return -1;
         case KVP__ARGV_HELP:
             fputs(kvp__command_help(c->help), stdout);
             if (c->help_puts) putchar('\n');
             if (c->help_rows) kvp_cli_table_usage(stdout, o->command, KVP_OPTION_ENGINES_ALL);
+            fputs(kvp__command_help_tail(c->help), stdout);
             return KVP_EXIT_OK;
+        case KVP__ARGV_SECOND:
         case KVP__ARGV_FAIL:
-            if (err.key[0] || (json && c->second_json && c->argv.second &&
-                               !strncmp(err.message, c->argv.second, strlen(c->argv.second))))
+            if (err.key[0] || (st == KVP__ARGV_SECOND && c->argv.second_key))
                 return kvp_cli_report_error(&err, json);
             for (char *nl; (nl = strchr(err.message, '\n')) != NULL;) {
                 *nl = '\0';
@@ -130,7 +139,7 @@ int kvp_cli_read_argv(const kvp_cli_argv *c, kvp_options *o, int argc, char **ar
             }
             return kvp_cli_fail("%s", err.message);
         case KVP__ARGV_REFUSED:
-            return kvp_cli_report_error(&err, false);
+            return kvp_cli_report_error(&err, json && c->refusals_json && err.key[0]);
         case KVP__ARGV_OPTION:
         case KVP__ARGV_LAST:
             break;
@@ -153,6 +162,8 @@ int kvp_cli_read_argv(const kvp_cli_argv *c, kvp_options *o, int argc, char **ar
         size_t n = 0;
         for (const kvp__argv_own *w = c->argv.own; w && w->name && n < 31; w++) names[n++] = w->name;
         names[n] = NULL;
+        if (o && c->unknown)
+            return c->unknown(argv[i], known_names(o->command, names, c->more), json);
         if (o) return kvp_cli_table_unknown(argv[i], o->command, names, c->more);
         return kvp_cli_unknown_option(argv[i], names);
     }

@@ -29,10 +29,16 @@ typedef struct {
      * exit status after printing); NULL: kvp_cli_table_option onto `o`. */
     int (*row)(void *ctx, int argc, char **argv, int *i);
     void *row_ctx;
+    /* An option no word reads: the exit status after printing. `known`: the
+     * names "did you mean" searches (the table's rows, the command's own words,
+     * `more`); `json`: --json was given. NULL: kvp_cli_table_unknown. */
+    int (*unknown)(const char *arg, const char *const *known, bool json);
+    /* Under --json, a KVP__OWN_CALL refusal that names a key goes out as a JSON
+     * error (false, or no key: one line). */
+    bool refusals_json;
     /* Under --json: an unknown option goes out as JSON (its name, without a
-     * "=VALUE", the error's key), and so does the refusal of a second
-     * positional (argv.second); otherwise each is one line on stderr. */
-    bool unknown_json, second_json;
+     * "=VALUE", the error's key), before `unknown` is asked. */
+    bool unknown_json;
 } kvp_cli_argv;
 /* Read argv (table rows onto `o`, NULL for a command without them). -1 to go
  * on, else the exit status (0 after --help) after printing. */

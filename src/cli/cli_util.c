@@ -129,15 +129,6 @@ int kvp_cli_refuse(const char *engine_flag, const char *refusal) {
     return KVP_EXIT_NO;
 }
 
-bool kvp_cli_u64_count(const char *opt, const char *text, uint64_t *out) {
-    kvp_error err;
-    if (kvp_parse_count(text, out, &err) != KVP_OK) {
-        kvp_cli_fail("%s: %s", opt, err.message);
-        return false;
-    }
-    return true;
-}
-
 bool kvp_cli_dtype(const char *opt, const char *text, kvp_dtype *out) {
     if (kvp_dtype_parse(text, out) != KVP_OK) {
         kvp_cli_fail("%s: unknown dtype '%s' (expected auto, fp32, fp16, bf16, fp8, int8, nvfp4)",
@@ -146,27 +137,6 @@ bool kvp_cli_dtype(const char *opt, const char *text, kvp_dtype *out) {
     }
     return true;
 }
-
-bool kvp_cli_opt(int argc, char **argv, int *i, const char *name, const char **value, bool *bad) {
-    const char *arg = argv[*i];
-    size_t n = strlen(name);
-    if (strncmp(arg, name, n) != 0) return false;
-    if (arg[n] == '=') {
-        *value = arg + n + 1;
-        return true;
-    }
-    if (arg[n] != '\0') return false;
-    if (*i + 1 >= argc) {
-        kvp_cli_fail("%s needs a value", name);
-        *bad = true;
-        *value = NULL;
-        return true;
-    }
-    *value = argv[++*i];
-    return true;
-}
-
-bool kvp_cli_flag(const char *arg, const char *name) { return strcmp(arg, name) == 0; }
 
 bool kvp_cli_reject_repeats(int argc, char **argv) {
     char name[128];

@@ -12,12 +12,17 @@
 #include "kvplan/render.h"
 #include "from_cmd.h" /* kvp_cli_from_run, kvp_cli_from_model */
 #include "text_internal.h"
-#include "command_help.h"
 #include "util.h"
 
-static void usage(FILE *out) {
-    fputs(kvp__command_help("compare"), out);
-    fit_cli_usage(out, KVP_COMMAND_COMPARE);
+/* The engines --policies names (the options room's list reader, kvp_json_call's too). */
+typedef struct engine_list {
+    kvp_engine engines[KVP_ENGINE_COUNT];
+    size_t n;
+} engine_list;
+
+static kvp_status policies(void *out, const char *v, kvp_error *err) {
+    engine_list *l = out;
+    return kvp__engine_list(v, "--policies", "--policies", l->engines, &l->n, err);
 }
 
 static int compare_main(int argc, char **argv);
@@ -25,129 +30,92 @@ static int compare_main(int argc, char **argv);
 /* --from "vllm serve ...": the engine's command fills the settings of the run. */
 int kvp_cmd_compare(int argc, char **argv) { return kvp_cli_from_run(argc, argv, compare_main); }
 
-static int compare_main(int argc, char **argv) {
-    fit_cli c;
-    fit_cli_init(&c, argc, argv);
-    int frc = fit_cli_from(&c); /* --from's settings first, argv on top */
-    if (frc >= 0) return frc;
-    kvp_engine engines[KVP_ENGINE_COUNT];
-    size_t n_engines = 0;
-    const char *html = NULL;
-    static const char *const extra[] = {"--policies", "--html", NULL};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = NULL;
-        bool handled = false, bad = false;
-        if (kvp_cli_flag(a, "--help") || kvp_cli_flag(a, "-h")) {
-            usage(stdout);
-            return KVP_EXIT_OK;
-        }
-        int rc = fit_cli_option(&c, argc, argv, &i, &handled);
-        if (rc >= 0) return rc;
-        if (handled) continue;
-        if (kvp_cli_opt(argc, argv, &i, "--policies", &v, &bad)) {
-            if (bad) return KVP_EXIT_BAD_INPUT;
-            kvp_error err; /* the options room's list reader, kvp_json_call's too */
-            if (kvp__engine_list(v, "--policies", "--policies", engines, &n_engines, &err) != KVP_OK)
-                return kvp_cli_report_error(&err, c.json);
-        } else if (kvp_cli_opt(argc, argv, &i, "--html", &v, &bad)) {
-            if (bad) return KVP_EXIT_BAD_INPUT;
-            html = v;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            return fit_cli_unknown_option(&c, a, extra);
-        } else if (!c.model_arg) {
-            c.model_arg = a;
-        } else {
-            return fit_cli_bad(&c, KVP_INVALID_ARG, NULL,
-                               "compare takes one MODEL, got a second: '%s'", a);
-        }
-    }
+/* The engines compared: --policies, the one --policy names, or all four. -1
+ * to go on, else the exit status after printing. */
+static int choose_engines(fit_cli *c, engine_list *l) {
     /* --policy names the one engine `plan` plans; --policies the engines compared. */
-    bool policies_given = n_engines > 0;
-    if (policies_given && kvp_options_given(c.opt, "--policy"))
+    bool policies_given = l->n > 0, policy_given = kvp_options_given(c->opt, "--policy");
+    if (policies_given && policy_given)
         return kvp_cli_contradiction("--policies", "--policy",
                                      "--policies lists the engines compared; give one of them",
-                                     c.json);
-    if (!policies_given && kvp_options_given(c.opt, "--policy"))
-        engines[n_engines++] = c.base.engine; /* one engine: the one named */
-    if (n_engines == 0)
-        for (int k = 0; k < KVP_ENGINE_COUNT; k++) engines[n_engines++] = (kvp_engine)k;
-    c.opt->engines_vary = n_engines > 1;
-    for (size_t k = 0; k < n_engines; k++) c.opt->engines_planned |= KVP_OPTION_ENGINE(engines[k]);
-    if (policies_given && n_engines == 1) {
+                                     c->json);
+    if (policy_given) l->engines[l->n++] = c->base.engine; /* one engine: the one named */
+    if (l->n == 0)
+        for (int k = 0; k < KVP_ENGINE_COUNT; k++) l->engines[l->n++] = (kvp_engine)k;
+    c->opt->engines_vary = l->n > 1;
+    for (size_t k = 0; k < l->n; k++) c->opt->engines_planned |= KVP_OPTION_ENGINE(l->engines[k]);
+    if (policies_given && l->n == 1) {
         /* One engine compared: the settings are read as that engine reads them
          * (an option with no meaning there is refused, engine_reads.c). */
-        c.opt->deployment.point.engine = c.opt->deployment.policy.engine = engines[0];
-        c.opt->engine_given = true;
+        c->opt->deployment.point.engine = c->opt->deployment.policy.engine = l->engines[0];
+        c->opt->engine_given = true;
     }
     /* A dtype is spelled per engine: it can be given for one engine only. */
-    if (c.base.kv_dtype[0] && n_engines > 1)
-        return fit_cli_bad(&c, KVP_INVALID_ARG, "--kv-dtype",
+    if (c->base.kv_dtype[0] && l->n > 1)
+        return fit_cli_bad(c, KVP_INVALID_ARG, "--kv-dtype",
                            "compare keeps each engine's own KV dtype spelling: drop --kv-dtype, "
                            "give one engine with --policies, or use 'kvplan sweep --over "
                            "policy=... --over kv-dtype=...'");
+    return -1;
+}
+
+static int compare_main(int argc, char **argv) {
+    fit_cli c;
+    fit_cli_init(&c, argc, argv);
+    engine_list l = {.n = 0};
+    const char *html = NULL;
+    const kvp__argv_own own[] = {{"--policies", KVP__OWN_CALL, &l, 0, 0, policies},
+                                 {"--html", KVP__OWN_TEXT, &html, 0, 0, NULL},
+                                 {NULL, 0, NULL, 0, 0, NULL}};
+    int rc = fit_cli_from(&c); /* --from's settings first, argv on top */
+    if (rc < 0) rc = fit_cli_read(&c, own, argc, argv);
+    if (rc < 0) rc = choose_engines(&c, &l);
     c.model_arg = kvp_cli_from_model(c.model_arg); /* the --from command's, unless given */
     /* The page over the model or the GPU catalogue read (issue 29). */
-    int orc = kvp_cli_output_over_inputs(c.json, "--html", html, c.model_arg);
-    if (orc) {
-        fit_cli_free(&c);
-        return orc;
-    }
-    int rc = fit_cli_finish(&c, "compare");
-    if (rc >= 0) {
-        fit_cli_free(&c);
-        return rc;
-    }
-    kvp_fit_eval *ev = calloc(n_engines, sizeof *ev);
-    if (!ev) {
-        fit_cli_free(&c);
-        return kvp_cli_fail("out of memory");
-    }
+    int orc = rc < 0 ? kvp_cli_output_over_inputs(c.json, "--html", html, c.model_arg) : 0;
+    if (orc) rc = orc;
+    if (rc < 0) rc = fit_cli_finish(&c, "compare");
+    kvp_fit_eval *ev = rc < 0 ? calloc(l.n, sizeof *ev) : NULL;
+    if (rc < 0 && !ev) rc = kvp_cli_fail("out of memory");
     kvp_error err;
     kvp_error_clear(&err);
-    for (size_t k = 0; k < n_engines; k++) {
+    for (size_t k = 0; rc < 0 && k < l.n; k++) {
         kvp_fit_point p = c.base;
-        p.engine = engines[k];
-        if (kvp_fit_evaluate(&c.env, &p, &ev[k], &err) != KVP_OK) {
-            free(ev);
-            fit_cli_free(&c);
-            return kvp_cli_report_error(&err, c.json);
-        }
+        p.engine = l.engines[k];
+        if (kvp_fit_evaluate(&c.env, &p, &ev[k], &err) != KVP_OK) rc = kvp_cli_report_error(&err, c.json);
     }
     /* --json: each engine's notes say which options given it does not read (on
      * stderr as "kvplan: note:" in both forms, kvp_options_finish). */
-    for (size_t k = 0; c.json && c.opt->engines_vary && k < n_engines; k++)
+    for (size_t k = 0; rc < 0 && c.json && c.opt->engines_vary && k < l.n; k++)
         kvp__unread_notes(c.opt, &ev[k]);
-    if (c.json) {
-        kvp_render_input in = {c.model, c.has_gpu_info ? c.gpu_info.name : NULL, NULL, NULL, 0, NULL, NULL};
+    const kvp_gpu_info *gpu = c.has_gpu_info ? &c.gpu_info : NULL;
+    if (rc < 0 && c.json) {
+        kvp_render_input in = {c.model, gpu ? gpu->name : NULL, NULL, NULL, 0, NULL, NULL};
         char *text = NULL;
-        kvp_status rst = kvp_render_compare_json(&in, ev, n_engines, &text, &err);
+        kvp_status rst = kvp_render_compare_json(&in, ev, l.n, &text, &err);
         int prc = kvp_cli_print_rendered(rst, text, &err, true);
-        if (prc >= 0) {
-            free(ev);
-            fit_cli_free(&c);
-            return prc;
-        }
-    } else {
+        if (prc >= 0) rc = prc;
+    } else if (rc < 0) {
         kvp_report_text t = {0};
-        kvp__compare_text(c.model, c.has_gpu_info ? &c.gpu_info : NULL, ev, n_engines, &t);
+        kvp__compare_text(c.model, gpu, ev, l.n, &t);
         kvp_cli_write_text(&t, stdout);
         kvp_report_text_free(&t);
     }
-
-    /* No engine would start the deployment (a start-up rule, or one request does
-     * not fit): exit 1, as `plan` does. */
-    bool any_starts = false, all_bad = n_engines > 0;
-    for (size_t k = 0; k < n_engines; k++) {
-        any_starts = any_starts || ev[k].starts;
-        all_bad = all_bad && fit_eval_bad_input(&ev[k]);
+    if (rc < 0) {
+        /* No engine would start the deployment (a start-up rule, or one request does
+         * not fit): exit 1, as `plan` does. */
+        bool any_starts = false, all_bad = l.n > 0;
+        for (size_t k = 0; k < l.n; k++) {
+            any_starts = any_starts || ev[k].starts;
+            all_bad = all_bad && fit_eval_bad_input(&ev[k]);
+        }
+        rc = any_starts ? KVP_EXIT_OK : KVP_EXIT_NO;
+        /* Every engine refused the input itself (measured memory facts that cannot be true
+         * together): bad input, exit 2 with the refusal on stderr, as `plan` gives it. */
+        if (all_bad) rc = fit_eval_report(&ev[0], false);
+        if (html && kvp__compare_html(html, c.model, gpu, ev, l.n, &err) != KVP_OK)
+            rc = kvp_cli_report_error(&err, c.json);
     }
-    rc = any_starts ? KVP_EXIT_OK : KVP_EXIT_NO;
-    /* Every engine refused the input itself (measured memory facts that cannot be true
-     * together): bad input, exit 2 with the refusal on stderr, as `plan` gives it. */
-    if (all_bad) rc = fit_eval_report(&ev[0], false);
-    if (html && kvp__compare_html(html, c.model, c.has_gpu_info ? &c.gpu_info : NULL, ev, n_engines,
-                                  &err) != KVP_OK)
-        rc = kvp_cli_report_error(&err, c.json);
     free(ev);
     fit_cli_free(&c);
     return rc;

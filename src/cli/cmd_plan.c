@@ -74,12 +74,12 @@ static int read_argv(opts *o, kvp_options *t, bool creator, int argc, char **arg
         .argv = {.own = creator ? creator_own : policy_own,
                  .positional = &o->model,
                  .second = creator ? "plan takes one MODEL, got a second: " : "plan: unexpected argument ",
-                 .second_tail = creator ? NULL : " (one MODEL only)"},
+                 .second_tail = creator ? NULL : " (one MODEL only)",
+                 .second_key = creator ? "" : NULL},
         .help = "plan",
         .help_rows = true,
         .json = &o->json_any,
-        .unknown_json = creator,
-        .second_json = creator};
+        .unknown_json = creator};
     int rc = kvp_cli_read_argv(&c, t, argc, argv);
     /* An output with no path ("--svg="): refused before anything is planned,
      * as a missing one is. */

@@ -10,40 +10,41 @@
 #include <unistd.h>
 
 #include "cli_options.h"
+#include "settle.h" /* kvp__options_axis_fixed */
 #include "fit_env.h"
 #include "kvplan/render.h"
 #include "kvplan/sweep.h"
 #include "from_cmd.h" /* kvp_cli_from_run, kvp_cli_from_model */
 #include "progress.h"
 #include "text_internal.h"
-#include "command_help.h"
 #include "util.h"
 
 #define DEFAULT_MAX_PLANS KVP_SWEEP_DEFAULT_MAX_PLANS
 #define MAX_PLANS_CAP KVP_SWEEP_MAX_PLANS
 
-typedef enum axis_kind { AX_POLICY = 0, AX_KV_DTYPE, AX_TP, AX_PP, AX_SEQ_LEN, AX_COUNT } axis_kind;
-
-static const char *const k_axis_names[AX_COUNT] = {"policy", "kv-dtype", "tp", "pp",
-                                                   "max-seq-len"};
-
 /* The grid is the library's (kvplan/sweep.h): one --over parser for the CLI,
- * kvp_json_call and kvplan serve. Values of axis k (0 when not swept). */
-static size_t axis_n(const kvp_sweep_grid *g, int k) { return kvp_sweep_grid_axis_size(g, k_axis_names[k]); }
-
-static void usage(FILE *out) {
-    fputs(kvp__command_help("sweep"), out);
-    fit_cli_usage(out, KVP_COMMAND_SWEEP);
-}
+ * kvp_json_call and kvplan serve; its axes are named as the option table's
+ * rows they vary (kvp__options_axis_fixed). */
+#define AXES_MAX 8
 
 /* One --over KEY=VALUES into the grid; the library names the setting "over",
  * the user typed --over. */
-static int parse_over(const fit_cli *c, const char *spec, kvp_sweep_grid *grid) {
+static kvp_status over(void *grid, const char *spec, kvp_error *err) {
     kvp_error e;
     kvp_error_clear(&e);
     if (kvp_sweep_grid_over(grid, spec, &e) != KVP_OK)
-        return fit_cli_bad(c, e.code, "--over", "--%s", e.message);
-    return -1;
+        return fit_cli_refuse(err, e.code, "--over", "--%s", e.message);
+    return KVP_OK;
+}
+
+/* --max-plans N: the bound on the grid. */
+static kvp_status max_plans_word(void *out, const char *v, kvp_error *err) {
+    uint64_t *max_plans = out;
+    if (fit_cli_count("--max-plans", v, max_plans, err) != KVP_OK) return err->code;
+    if (*max_plans == 0 || *max_plans > MAX_PLANS_CAP)
+        return fit_cli_refuse(err, KVP_INVALID_ARG, "--max-plans", "--max-plans: expected 1 to %u",
+                              MAX_PLANS_CAP);
+    return KVP_OK;
 }
 
 static double now_s(void) {
@@ -147,68 +148,36 @@ static int sweep_main(int argc, char **argv) {
     sweep_out so;
     memset(&so, 0, sizeof so);
     so.all_bad_input = true;
-    static const char *const extra[] = {"--over", "--max-plans", "--csv", "--svg", "--html",
-                                        "--timing", "--quiet", NULL};
-    for (int i = 1; i < argc && rc < 0; i++) {
-        const char *a = argv[i], *v = NULL;
-        bool handled = false, bad = false;
-        if (kvp_cli_flag(a, "--help") || kvp_cli_flag(a, "-h")) {
-            usage(stdout);
-            rc = KVP_EXIT_OK;
-            break;
-        }
-        rc = fit_cli_option(&c, argc, argv, &i, &handled);
-        if (rc >= 0 || handled) continue;
-        if (kvp_cli_opt(argc, argv, &i, "--over", &v, &bad)) {
-            rc = bad ? KVP_EXIT_BAD_INPUT : parse_over(&c, v, grid);
-        } else if (kvp_cli_opt(argc, argv, &i, "--max-plans", &v, &bad)) {
-            if (bad || !kvp_cli_u64_count("--max-plans", v, &max_plans))
-                rc = KVP_EXIT_BAD_INPUT;
-            else if (max_plans == 0 || max_plans > MAX_PLANS_CAP)
-                rc = fit_cli_bad(&c, KVP_INVALID_ARG, "--max-plans",
-                                 "--max-plans: expected 1 to %u", MAX_PLANS_CAP);
-        } else if (kvp_cli_flag(a, "--csv")) {
-            csv = true;
-        } else if (kvp_cli_flag(a, "--timing")) {
-            timing = true;
-        } else if (kvp_cli_flag(a, "--quiet")) {
-            quiet = true;
-        } else if (kvp_cli_opt(argc, argv, &i, "--svg", &v, &bad)) {
-            if (bad) rc = KVP_EXIT_BAD_INPUT;
-            svg = v;
-        } else if (kvp_cli_opt(argc, argv, &i, "--html", &v, &bad)) {
-            if (bad) rc = KVP_EXIT_BAD_INPUT;
-            html = v;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            rc = fit_cli_unknown_option(&c, a, extra);
-        } else if (!c.model_arg) {
-            c.model_arg = a;
-        } else {
-            rc = fit_cli_bad(&c, KVP_INVALID_ARG, NULL, "sweep takes one MODEL, got a second: '%s'",
-                             a);
-        }
-    }
+    const kvp__argv_own own[] = {{"--over", KVP__OWN_CALL, grid, 0, 0, over},
+                                 {"--max-plans", KVP__OWN_CALL, &max_plans, 0, 0, max_plans_word},
+                                 {"--csv", KVP__OWN_FLAG, &csv, 0, 0, NULL},
+                                 {"--svg", KVP__OWN_TEXT, &svg, 0, 0, NULL},
+                                 {"--html", KVP__OWN_TEXT, &html, 0, 0, NULL},
+                                 {"--timing", KVP__OWN_FLAG, &timing, 0, 0, NULL},
+                                 {"--quiet", KVP__OWN_FLAG, &quiet, 0, 0, NULL},
+                                 {NULL, 0, NULL, 0, 0, NULL}};
+    if (rc < 0) rc = fit_cli_read(&c, own, argc, argv);
     if (rc >= 0) goto out;
-    /* Contradictions name both sides: an axis and the fixed option it varies,
-     * and two output formats. */
-    static const char *const k_axis_option[AX_COUNT] = {"--policy", "--kv-dtype", "--tp", "--pp",
-                                                        "--max-seq-len"};
-    for (int k = 0; k < AX_COUNT && rc < 0; k++)
-        if (axis_n(grid, k) && kvp_options_given(c.opt, k_axis_option[k])) {
-            char over[48];
-            snprintf(over, sizeof over, "--over %s", k_axis_names[k]);
-            rc = kvp_cli_contradiction(over, kvp_options_typed(c.opt, k_axis_option[k]),
-                                       "the axis varies what the option fixes; give one", c.json);
-        }
+    /* Contradictions name both sides: an axis and the fixed option it varies
+     * (the options room's reading, kvp_json_call's too), and two output formats. */
+    const char *names[AXES_MAX];
+    size_t n_axes = kvp_sweep_grid_axes(grid, names, AXES_MAX);
+    const kvp_option *fixed = kvp__options_axis_fixed(c.opt, names, n_axes);
+    if (fixed) {
+        char over_axis[48];
+        snprintf(over_axis, sizeof over_axis, "--over %s", fixed->name + 2);
+        rc = kvp_cli_contradiction(over_axis, kvp_options_typed(c.opt, fixed->name),
+                                   "the axis varies what the option fixes; give one", c.json);
+    }
     if (rc < 0 && csv && c.json)
         rc = kvp_cli_contradiction("--csv", "--json", "give one output format", c.json);
     if (rc >= 0) goto out;
     /* Several engines planned: no spelling chooses one. */
     /* A policy axis plans several engines: the options given are checked
      * against each of them (kvp_options_finish). */
-    if (axis_n(grid, AX_POLICY)) c.opt->engines_vary = true;
+    if (kvp_sweep_grid_axis_size(grid, "policy")) c.opt->engines_vary = true;
     c.opt->engines_planned |= kvp_sweep_grid_engines(grid);
-    if (kvp_sweep_grid_axes(grid, NULL, 0) == 0) {
+    if (n_axes == 0) {
         rc = fit_cli_bad(&c, KVP_INVALID_ARG, "--over",
                          "sweep needs at least one --over KEY=VALUES (e.g. "
                          "--over max-seq-len=4k..128k)");
@@ -218,7 +187,7 @@ static int sweep_main(int argc, char **argv) {
         (rc = kvp_cli_output_over_inputs(c.json, "--svg", svg, c.model_arg)) ||
         (rc = kvp_cli_output_over_inputs(c.json, "--html", html, c.model_arg)))
         goto out;
-    if ((svg || html) && axis_n(grid, AX_SEQ_LEN) < 2) {
+    if ((svg || html) && kvp_sweep_grid_axis_size(grid, "max-seq-len") < 2) {
         rc = fit_cli_bad(&c, KVP_INVALID_ARG, svg ? "--svg" : "--html",
                          "the chart draws max sequences against max-seq-len: sweep it with "
                          "--over max-seq-len=LO..HI");
@@ -246,9 +215,8 @@ static int sweep_main(int argc, char **argv) {
     so.count = count;
     so.format = c.json ? FORMAT_JSON : csv ? FORMAT_CSV : FORMAT_TEXT;
     so.stdout_tty = isatty(STDOUT_FILENO);
-    const char *names[AX_COUNT];
     so.axes = names;
-    so.n_axes = kvp_sweep_grid_axes(grid, names, AX_COUNT);
+    so.n_axes = n_axes;
     if (svg || html) {
         so.keep = calloc(count, sizeof *so.keep);
         if (!so.keep) {

@@ -14,18 +14,6 @@
 #include "util.h"
 
 
-void fit_cli_usage(FILE *out, unsigned command) {
-    fputs("  MODEL                        config.json, a folder holding one, or a catalogue name\n"
-          "deployment settings (the option table, docs/options.md; terms not measured are\n"
-          "estimated from the config):\n",
-          out);
-    kvp_cli_table_usage(out, command, KVP_OPTION_ENGINES_ALL);
-    fputs("  --from \"ENGINE COMMAND\"       take the policy and options from a vllm serve,\n"
-          "                               sglang.launch_server, llama-server or trtllm-serve line\n"
-          "  --json                       machine-readable output\n",
-          out);
-}
-
 void fit_cli_init(fit_cli *c, int argc, char **argv) {
     memset(c, 0, sizeof *c);
     /* Known before parsing, so that the first error already comes as JSON. */
@@ -41,30 +29,45 @@ void fit_cli_init(fit_cli *c, int argc, char **argv) {
     c->base = c->env.point;
 }
 
-int fit_cli_bad(const fit_cli *c, kvp_status code, const char *key, const char *fmt, ...) {
-    kvp_error e;
-    kvp_error_clear(&e);
-    e.code = code;
-    if (key) kvp__strlcpy(e.key, key, sizeof e.key);
+static kvp_status vrefuse(kvp_error *err, kvp_status code, const char *key, const char *fmt,
+                          va_list ap) {
+    kvp_error_clear(err);
+    err->code = code;
+    if (key) kvp__strlcpy(err->key, key, sizeof err->key);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    return code;
+}
+
+kvp_status fit_cli_refuse(kvp_error *err, kvp_status code, const char *key, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(e.message, sizeof e.message, fmt, ap);
+    vrefuse(err, code, key, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+int fit_cli_bad(const fit_cli *c, kvp_status code, const char *key, const char *fmt, ...) {
+    kvp_error e;
+    va_list ap;
+    va_start(ap, fmt);
+    vrefuse(&e, code, key, fmt, ap);
     va_end(ap);
     return kvp_cli_report_error(&e, c->json);
 }
 
-int fit_cli_unknown_option(const fit_cli *c, const char *arg, const char *const *extra) {
-    if (c->json) return fit_cli_bad(c, KVP_INVALID_ARG, arg, "unknown option '%s' (see --help)", arg);
-    const char *known[KVP_OPTIONS_MAX * (KVP_OPTION_SPELLINGS_MAX + 1) + 24];
-    size_t n = 0;
-    const size_t cap = sizeof known / sizeof known[0] - 1;
-    const char *const *table = kvp__option_names(c->opt ? c->opt->command : KVP_COMMAND_FIT);
-    for (size_t k = 0; table[k] && n < cap; k++) known[n++] = table[k];
-    static const char *const shared[] = {"--from", "--json", "--help", NULL};
-    for (size_t k = 0; shared[k] && n < cap; k++) known[n++] = shared[k];
-    for (size_t k = 0; extra[k] && n < cap; k++) known[n++] = extra[k];
-    known[n] = NULL;
-    return kvp_cli_unknown_option(arg, known);
+kvp_status fit_cli_count(const char *flag, const char *text, uint64_t *out, kvp_error *err) {
+    kvp_error pe;
+    if (kvp_parse_count(text, out, &pe) == KVP_OK) return KVP_OK;
+    return fit_cli_refuse(err, KVP_INVALID_ARG, NULL, "%s: %s", flag, pe.message);
+}
+
+/* An unknown option: under --json an error object naming it, else one line
+ * with "did you mean" over the names (never where the option belongs). */
+static int unknown_option(const char *arg, const char *const *known, bool json) {
+    if (!json) return kvp_cli_unknown_option(arg, known);
+    kvp_error e;
+    fit_cli_refuse(&e, KVP_INVALID_ARG, arg, "unknown option '%s' (see --help)", arg);
+    return kvp_cli_report_error(&e, true);
 }
 
 /* The table's settings into the command's view of them (c->env, c->base), by
@@ -81,20 +84,22 @@ static void sync(fit_cli *c) {
     c->has_max_seq_len = kvp_options_given(c->opt, "--max-seq-len");
 }
 
-int fit_cli_option(fit_cli *c, int argc, char **argv, int *i, bool *handled) {
-    *handled = true;
-    if (kvp_cli_flag(argv[*i], "--json")) {
-        c->json = true;
-        return -1;
-    }
-    int rc = kvp_cli_table_option(c->opt, argc, argv, i, c->json);
-    if (rc > 0) return rc;
-    if (rc < 0) {
-        sync(c);
-        return -1;
-    }
-    *handled = false;
-    return -1;
+int fit_cli_read(fit_cli *c, const kvp__argv_own *own, int argc, char **argv) {
+    kvp__argv_own words[24] = {{"--from", KVP__OWN_NAME, NULL, 0, 0, NULL},
+                               {"--json", KVP__OWN_FLAG, &c->json, 0, 0, NULL},
+                               {"--help", KVP__OWN_HELP, NULL, 0, 0, NULL}};
+    size_t n = 3;
+    for (size_t k = 0; own[k].name && n + 1 < sizeof words / sizeof words[0]; k++)
+        words[n++] = own[k];
+    char second[64];
+    snprintf(second, sizeof second, "%s takes one MODEL, got a second: ", argv[0]);
+    const kvp_cli_argv a = {.argv = {.own = words, .positional = &c->model_arg, .second = second,
+                                     .second_key = ""},
+                            .help = argv[0], .help_rows = true, .json = &c->json,
+                            .unknown = unknown_option, .refusals_json = true};
+    int rc = kvp_cli_read_argv(&a, c->opt, argc, argv);
+    if (rc < 0) sync(c);
+    return rc;
 }
 
 int fit_cli_from(fit_cli *c) {

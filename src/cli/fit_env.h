@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "cli_options.h" /* kvp__argv_own */
 #include "kvplan/fit.h"
 #include "options_struct.h" /* kvp_options' fields (opaque to library users) */
 
@@ -32,22 +33,24 @@ void fit_cli_init(fit_cli *c, int argc, char **argv);
 /* The settings of the running --from (from_cmd.h), before argv: -1 to go on,
  * else an exit status after printing the error. */
 int fit_cli_from(fit_cli *c);
-/* Try argv[*i] as a shared option. Returns -1 when it was handled (or not
- * ours: *handled false), else an exit status after printing the error. */
-int fit_cli_option(fit_cli *c, int argc, char **argv, int *i, bool *handled);
+/* Read argv through the one reader (kvp_cli_read_argv): --from, --json and
+ * --help, then the command's `own` words (NULL-terminated), the table's rows
+ * onto c->opt and MODEL. -1 to go on, else the exit status (0 after --help)
+ * after printing. */
+int fit_cli_read(fit_cli *c, const kvp__argv_own *own, int argc, char **argv);
+/* A refusal of `code` naming `key` (NULL: none) for a KVP__OWN_CALL word: its
+ * message as written, escaped when printed. Returns `code`. */
+kvp_status fit_cli_refuse(kvp_error *err, kvp_status code, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* `text` as a count for own word `flag`: one line naming no key when it is
+ * none (as a missing value), the caller's range check after. */
+kvp_status fit_cli_count(const char *flag, const char *text, uint64_t *out, kvp_error *err);
 /* Load the model and the GPU; check memory was given. -1 or an exit status. */
 int fit_cli_finish(fit_cli *c, const char *command);
 void fit_cli_free(fit_cli *c);
 /* Print an error of kind `code` (one line, and JSON on stdout with --json). */
 int fit_cli_bad(const fit_cli *c, kvp_status code, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-
-/* An unknown option of fit / sweep / compare: "did you mean" over the shared
- * options and the command's own `extra` ones (NULL-terminated). Exit status 2. */
-int fit_cli_unknown_option(const fit_cli *c, const char *arg, const char *const *extra);
-
-/* Usage lines of the shared options (the option table's rows for `command`). */
-void fit_cli_usage(FILE *out, unsigned command);
 
 /* A point refused for its input (measured memory facts that cannot be true together, a
  * contradictory setting: any status but KVP_OK and KVP_INFEASIBLE, no start-up rule)

@@ -6,6 +6,7 @@
 #define KVP_FIT_REQUEST_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "kvplan/fit.h"
 
@@ -35,5 +36,22 @@ typedef enum kvp__fit_conflict {
  * vary, for the caller to refuse in its own words (a flag, a request key). */
 kvp__fit_conflict kvp__fit_left_free(kvp_fit_request *req, const kvp__fit_given *g,
                                      const kvp_fit_point *base);
+
+/* How the caller's user names the settings of a fit question. */
+typedef struct kvp__fit_words {
+    /* `flag` ("--max-seq-len", "--solve") in the caller's words, written into
+     * buf when needed (kvp_json_call: its request key, "max_seq_len"); NULL:
+     * the flags as they are (the CLI). */
+    const char *(*name)(const char *flag, char *buf, size_t size);
+    /* Where the bound of a length search is set, in words ("use
+     * --max-seq-len-limit for the search bound"). */
+    const char *length_bound;
+} kvp__fit_words;
+
+/* Refuse `conflict` (kvp__fit_left_free's, not KVP__FIT_FREE) in `words`:
+ * KVP_INVALID_ARG keyed by the flag of the setting the target would vary
+ * ("--tp"), the message naming what to drop. */
+kvp_status kvp__fit_conflict_refuse(kvp__fit_conflict conflict, const kvp__fit_words *words,
+                                    kvp_error *err);
 
 #endif

@@ -69,7 +69,7 @@ static kvp__argv_stop own_word(const kvp__argv_own *o, int argc, char **argv, in
         uint64_t n = 0;
         kvp_error pe;
         kvp_status ps = kvp_parse_count(v, &n, &pe);
-        if (o->kind == KVP__OWN_COUNT) /* what it read, as kvp_cli_u64_count left it */
+        if (o->kind == KVP__OWN_COUNT) /* what it read, even when it is no count */
             *(kvp__argv_count *)o->out = (kvp__argv_count){n, ps == KVP_OK};
         if (ps != KVP_OK) {
             snprintf(refusal(err, NULL)->message, sizeof err->message, "%s: %s", o->name,
@@ -106,7 +106,7 @@ kvp__argv_stop kvp__argv_read(const kvp__argv_spec *s, int argc, char **argv, in
         snprintf(refusal(err, s->second_key)->message, sizeof err->message, "%s'%s'%s%s%s%s",
                  s->second, a, after ? " after '" : "", after ? *s->positional : "",
                  after ? "'" : "", s->second_tail ? s->second_tail : "");
-        return KVP__ARGV_FAIL;
+        return KVP__ARGV_SECOND;
     }
     return KVP__ARGV_DONE;
 }

@@ -44,7 +44,7 @@ typedef struct {
     const char **positional;
     /* A second positional: "<second>'WORD'", " after 'FIRST'" with
      * second_after, then second_tail; error key second_key (NULL: none, a
-     * plain line). */
+     * plain line; "": an error naming no key). */
     const char *second, *second_tail;
     bool second_after;
     const char *second_key;
@@ -54,8 +54,9 @@ typedef enum {
     KVP__ARGV_DONE,   /* every word read */
     KVP__ARGV_HELP,   /* --help or -h */
     KVP__ARGV_OPTION, /* argv[*i] is an option not the command's own: a table row or unknown */
-    KVP__ARGV_FAIL,   /* *err says why (a value missing or out of range, a second positional),
-                       * one line, or two for a count's missing value */
+    KVP__ARGV_FAIL,   /* *err says why (a value missing or out of range), one line, or
+                       * two for a count's missing value */
+    KVP__ARGV_SECOND, /* a second positional: *err says so (keyed as second_key) */
     KVP__ARGV_REFUSED, /* a KVP__OWN_CALL refused its value: *err is the callee's */
     KVP__ARGV_LAST    /* (internal: a KVP__OWN_LAST word; the reader returns KVP__ARGV_DONE) */
 } kvp__argv_stop;

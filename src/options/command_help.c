@@ -11,6 +11,17 @@
 #include "util.h"
 #include "text_buf.h"
 
+/* fit, sweep and compare: MODEL and the settings they share, before the table's
+ * rows (the end of their text), and the words after them (kvp__command_help_tail). */
+#define FIT_SHARED_HEAD                                                                          \
+    "  MODEL                        config.json, a folder holding one, or a catalogue name\n"    \
+    "deployment settings (the option table, docs/options.md; terms not measured are\n"           \
+    "estimated from the config):\n"
+#define FIT_SHARED_TAIL                                                                          \
+    "  --from \"ENGINE COMMAND\"       take the policy and options from a vllm serve,\n"          \
+    "                               sglang.launch_server, llama-server or trtllm-serve line\n"   \
+    "  --json                       machine-readable output\n"
+
 static const struct {
     const char *command, *text;
 } k_help[] = {
@@ -139,7 +150,8 @@ static const struct {
      "  --svg FILE                   max sequences vs max-seq-len, a line per combination\n"
      "  --html FILE                  one self-contained page: chart and table\n"
      "  --timing                     print plans per second on stderr\n"
-     "  --quiet                      no progress line on stderr (shown on a terminal after 1 s)\n"},
+     "  --quiet                      no progress line on stderr (shown on a terminal after 1 s)\n"
+     FIT_SHARED_HEAD},
     {"fit",
      "usage: kvplan fit MODEL (--gpu NAME | --gpu-mem BYTES | --kv-budget BYTES) "
      "[constraints]\n"
@@ -151,12 +163,14 @@ static const struct {
      "  --allow-pp                   --solve tp may also use pipeline parallelism\n"
      "  --max-seq-len-limit N        upper bound of the length search (default: the\n"
      "                               model's max_position_embeddings)\n"
-     "  --svg FILE                   the GPU memory bar of the plan at the answer\n"},
+     "  --svg FILE                   the GPU memory bar of the plan at the answer\n"
+     FIT_SHARED_HEAD},
     {"compare",
      "usage: kvplan compare MODEL (--gpu NAME | --gpu-mem BYTES | --kv-budget BYTES) "
      "[options]\n"
      "  --policies LIST              engines to compare (default trtllm,vllm,sglang,llamacpp)\n"
-     "  --html FILE                  one self-contained page: table and a memory bar each\n"},
+     "  --html FILE                  one self-contained page: table and a memory bar each\n"
+     FIT_SHARED_HEAD},
     {"plan",
      "usage: kvplan plan MODEL [options]\n"
      "Plans the KV cache of one GPU (rank) under an engine's rules, --policy\n"
@@ -180,6 +194,13 @@ static const struct {
 const char *kvp__command_help(const char *command) {
     for (size_t i = 0; i < sizeof k_help / sizeof k_help[0]; i++)
         if (!strcmp(k_help[i].command, command)) return k_help[i].text;
+    return "";
+}
+
+const char *kvp__command_help_tail(const char *command) {
+    static const char *const shared[] = {"fit", "sweep", "compare"};
+    for (size_t i = 0; i < sizeof shared / sizeof shared[0]; i++)
+        if (!strcmp(shared[i], command)) return FIT_SHARED_TAIL;
     return "";
 }
 

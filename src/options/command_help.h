@@ -8,6 +8,8 @@
 /* The text of `command` ("plan", "sim", ...) as `kvplan COMMAND --help` prints
  * it before the table's rows; "" for a name it does not know. Static. */
 const char *kvp__command_help(const char *command);
+/* The text `kvplan COMMAND --help` prints after the table's rows; "" for none. */
+const char *kvp__command_help_tail(const char *command);
 
 /* The rows of the option table `command` (KVP_COMMAND_*) takes under
  * `engines`, one help line each ("  --tp N, -tp ...   help"), as every

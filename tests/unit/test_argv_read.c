@@ -60,7 +60,7 @@ static void stops_at_table_word_then_goes_on(void **state) {
     assert_int_equal(i, 2); /* "--tp": the caller's (a table row) */
     i = 4;                  /* the caller took "--tp 2" */
     /* "-" is a word, not an option: a second positional, refused with both. */
-    assert_int_equal(kvp__argv_read(&c.spec, 6, argv, &i, &err), KVP__ARGV_FAIL);
+    assert_int_equal(kvp__argv_read(&c.spec, 6, argv, &i, &err), KVP__ARGV_SECOND);
     assert_int_equal(i, 5);
     assert_true(c.layers);
     assert_string_equal(err.message, "cost takes one MODEL, got a second: '-'");
@@ -127,10 +127,21 @@ static void second_positional_after_first(void **state) {
     char *argv[] = {"local", "a", "b"};
     int i = 1;
     kvp_error err;
-    assert_int_equal(kvp__argv_read(&c.spec, 3, argv, &i, &err), KVP__ARGV_FAIL);
+    assert_int_equal(kvp__argv_read(&c.spec, 3, argv, &i, &err), KVP__ARGV_SECOND);
     assert_string_equal(err.message, "local: one MODEL expected, found 'b' after 'a'");
     assert_string_equal(err.key, "MODEL");
     assert_int_equal(err.code, KVP_INVALID_ARG);
+    /* second_key "": an error naming no key (the CLI prints it as JSON under
+     * --json, `fit a b --json`), told from a value's refusal by its stop. */
+    c.spec.second = "fit takes one MODEL, got a second: ";
+    c.spec.second_after = false;
+    c.spec.second_key = "";
+    c.model = NULL;
+    i = 1;
+    assert_int_equal(kvp__argv_read(&c.spec, 3, argv, &i, &err), KVP__ARGV_SECOND);
+    assert_int_equal(i, 2);
+    assert_string_equal(err.message, "fit takes one MODEL, got a second: 'b'");
+    assert_string_equal(err.key, "");
     /* Without a positional slot every word is handed back as an option. */
     c.spec.positional = NULL;
     i = 1;

@@ -37,6 +37,17 @@ static void refused(const char *command, const char *request, kvp_status want, c
     assert_string_equal(err.key, key);
 }
 
+/* refused(), and the message too. */
+static void refused_saying(const char *command, const char *request, const char *key,
+                           const char *message) {
+    char *out = (char *)0x1;
+    kvp_error err;
+    assert_int_equal(kvp_json_call(command, request, &out, &err), KVP_INVALID_ARG);
+    assert_null(out);
+    assert_string_equal(err.key, key);
+    assert_string_equal(err.message, message);
+}
+
 static uint64_t u(const json_t *o, const char *path) {
     char buf[128];
     strncpy(buf, path, sizeof buf - 1);
@@ -151,6 +162,28 @@ static void test_errors_name_the_key(void **state) {
             KVP_INVALID_ARG, "/max_plans");
 }
 
+/* A fit target beside the setting it varies: the fit room's refusal
+ * (kvp__fit_conflict_refuse) in the request's words, keyed as the request. */
+static void test_fit_left_free_in_request_words(void **state) {
+    (void)state;
+    refused_saying("fit", "{\"model\": \"llama-3.1-8b\", \"gpu\": \"h100\", \"solve\": \"tp\", \"tp\": 2}",
+                   "/tp", "solve tp leaves tp free: drop tp");
+    refused_saying("fit",
+                   "{\"model\": \"llama-3.1-8b\", \"gpu\": \"h100\", \"solve\": \"max-seq-len\", "
+                   "\"max_seq_len\": 4096}",
+                   "/max_seq_len",
+                   "solve max-seq-len leaves the length free: drop max_seq_len (max_seq_len_limit "
+                   "bounds the search)");
+    refused_saying("fit",
+                   "{\"model\": \"llama-3.1-8b\", \"gpu\": \"h100\", \"solve\": \"kv-dtype\", "
+                   "\"kv_dtype\": \"fp8\"}",
+                   "/kv_dtype", "solve kv-dtype leaves kv_dtype free: drop kv_dtype");
+    refused_saying("fit",
+                   "{\"model\": \"llama-3.1-8b\", \"gpu\": \"h100\", \"solve\": \"concurrency\", "
+                   "\"concurrency\": 4}",
+                   "/concurrency", "solve concurrency leaves concurrency free: drop it");
+}
+
 static void test_sweep_grid(void **state) {
     (void)state;
     kvp_error err;
@@ -200,6 +233,7 @@ int main(void) {
         cmocka_unit_test(test_plan_is_the_renderers_document),
         cmocka_unit_test(test_fit_compare_sweep),
         cmocka_unit_test(test_errors_name_the_key),
+        cmocka_unit_test(test_fit_left_free_in_request_words),
         cmocka_unit_test(test_sweep_grid),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -187,12 +187,49 @@ static void fit_left_free(void **state) {
     assert_false(kvp__fit_solve_word("speed", &t));
 }
 
+/* A request key as fit_request.h's `name` callback gives it: "--kv-dtype" ->
+ * "kv_dtype" (kvp_json_call's words). */
+static const char *as_key(const char *flag, char *buf, size_t size) {
+    snprintf(buf, size, "%s", flag + 2);
+    for (char *p = buf; *p; p++)
+        if (*p == '-') *p = '_';
+    return buf;
+}
+
+/* The conflicts refused once (kvp__fit_conflict_refuse), each caller's words:
+ * the flags as they are for the CLI, request keys for kvp_json_call; the key
+ * is always the flag of the setting given (the caller's own reading after). */
+static void fit_conflict_words(void **state) {
+    (void)state;
+    kvp_error e;
+    const kvp__fit_words cli = {NULL, "use --max-seq-len-limit for the search bound"};
+    const kvp__fit_words req = {as_key, "max_seq_len_limit bounds the search"};
+    assert_int_equal(kvp__fit_conflict_refuse(KVP__FIT_GIVES_LENGTH, &cli, &e), KVP_INVALID_ARG);
+    assert_string_equal(e.key, "--max-seq-len");
+    assert_string_equal(e.message, "--solve max-seq-len leaves the length free: drop --max-seq-len "
+                                   "(use --max-seq-len-limit for the search bound)");
+    kvp__fit_conflict_refuse(KVP__FIT_GIVES_LENGTH, &req, &e);
+    assert_string_equal(e.key, "--max-seq-len");
+    assert_string_equal(e.message, "solve max-seq-len leaves the length free: drop max_seq_len "
+                                   "(max_seq_len_limit bounds the search)");
+    kvp__fit_conflict_refuse(KVP__FIT_GIVES_TP, &cli, &e);
+    assert_string_equal(e.key, "--tp");
+    assert_string_equal(e.message, "--solve tp leaves --tp free: drop --tp");
+    kvp__fit_conflict_refuse(KVP__FIT_GIVES_KV_DTYPE, &req, &e);
+    assert_string_equal(e.key, "--kv-dtype");
+    assert_string_equal(e.message, "solve kv-dtype leaves kv_dtype free: drop kv_dtype");
+    kvp__fit_conflict_refuse(KVP__FIT_GIVES_CONCURRENCY, &cli, &e);
+    assert_string_equal(e.key, "--concurrency");
+    assert_string_equal(e.message, "--solve concurrency leaves --concurrency free: drop it");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(settle_gpu_and_memory), cmocka_unit_test(memory_source_wording),
         cmocka_unit_test(from_same_statement),   cmocka_unit_test(from_find),
         cmocka_unit_test(engine_list),           cmocka_unit_test(plan_planner),
         cmocka_unit_test(repeated),              cmocka_unit_test(fit_left_free),
+        cmocka_unit_test(fit_conflict_words),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
