@@ -333,7 +333,7 @@ static kvp_status call_plan(const json_t *req, const kvp__json_call_opts *o, cha
                             kvp_error *err) {
     call c;
     kvp_status st = call_begin(&c, KVP_COMMAND_PLAN, req, o, NULL, err);
-    kvp__plan_job *j = st == KVP_OK ? calloc(1, sizeof *j) : NULL;
+    kvp__plan_job *j = st == KVP_OK ? malloc(sizeof *j) : NULL; /* the job clears itself */
     if (st == KVP_OK && !j) st = kvp__fail(err, KVP_NOMEM, NULL, NULL, "out of memory");
     if (st == KVP_OK) st = kvp__plan_job_given(j, c.opt, &c.opt->deployment, err);
     if (st == KVP_OK) st = kvp__plan_job_run(j, false, err);

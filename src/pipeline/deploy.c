@@ -17,6 +17,8 @@
 #include "kvplan/estimate.h"
 #include "admission.h"
 #include "deploy_internal.h"
+#include "result_spare.h"
+#include "spare.h"
 #include "engine_ops.h"
 #include "estimate_memo.h"
 #include "plan_internal.h"
@@ -98,9 +100,27 @@ kvp_deploy_result *kvp_deploy_result_new_with(const kvp_allocator *alc) {
     return &b->result;
 }
 
+/* The block a result lives in. */
+static result_block *block_of(kvp_deploy_result *result) {
+    return (result_block *)(void *)((char *)result - offsetof(result_block, result));
+}
+
+/* The block is kept whole (libc's memory, held by its start), not the result
+ * inside it. */
+kvp_deploy_result *kvp__deploy_result_take(void) {
+    result_block *b = kvp__spare_take(KVP__SPARE_CALL_RESULT);
+    return b ? &b->result : kvp_deploy_result_new();
+}
+
+void kvp__deploy_result_give(kvp_deploy_result *r) {
+    if (!r) return;
+    result_block *b = block_of(r);
+    if (b->has_alc || !kvp__spare_keep(KVP__SPARE_CALL_RESULT, b, NULL)) kvp_deploy_result_free(r);
+}
+
 void kvp_deploy_result_free(kvp_deploy_result *result) {
     if (!result) return;
-    result_block *b = (result_block *)(void *)((char *)result - offsetof(result_block, result));
+    result_block *b = block_of(result);
     kvp_allocator alc = b->alc; /* copied: the block holding it is what is freed */
     kvp__free(b->has_alc ? &alc : NULL, b);
 }

@@ -31,7 +31,7 @@ kvp__deploy_gate *kvp__deploy_gate_new(const kvp_allocator *alc) {
 }
 
 void kvp__deploy_gate_free(const kvp_allocator *alc, kvp__deploy_gate *g) {
-    if (!alc && kvp__spare_keep(KVP__SPARE_DEPLOY_GATE, g)) return;
+    if (!alc && kvp__spare_keep(KVP__SPARE_DEPLOY_GATE, g, NULL)) return;
     kvp__free(alc, g);
 }
 

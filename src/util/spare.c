@@ -7,6 +7,7 @@
 
 typedef struct {
     void *block[KVP__SPARE_COUNT];
+    void (*release[KVP__SPARE_COUNT])(void *);
 } spares;
 
 static pthread_key_t g_key;
@@ -16,7 +17,8 @@ static bool g_key_ok;
 /* At the thread's end: every block it kept, then the set. */
 static void spares_free(void *p) {
     spares *s = p;
-    for (size_t i = 0; i < KVP__SPARE_COUNT; i++) kvp__free(NULL, s->block[i]);
+    for (size_t i = 0; i < KVP__SPARE_COUNT; i++)
+        if (s->block[i]) (s->release[i] ? s->release[i] : free)(s->block[i]);
     free(s);
 }
 
@@ -44,10 +46,11 @@ void *kvp__spare_take(kvp__spare_use use) {
     return b;
 }
 
-bool kvp__spare_keep(kvp__spare_use use, void *block) {
+bool kvp__spare_keep(kvp__spare_use use, void *block, void (*release)(void *)) {
     if (!block || (unsigned)use >= KVP__SPARE_COUNT) return false;
     spares *s = mine(true);
     if (!s || s->block[use]) return false;
     s->block[use] = block;
+    s->release[use] = release;
     return true;
 }

@@ -5,8 +5,8 @@
  * back to the system (glibc trims above 128 KiB) and fresh pages came back
  * zeroed, which doubled a TensorRT-LLM plan through the binding; a result
  * calloc'ed for each call was a tenth of a llama.cpp one (issue 27 item 8,
- * bench/bench_json_call.c). Blocks are libc's (kvp__malloc(NULL, ...)); a
- * thread never sees another's, and each is freed when its thread ends. */
+ * bench/bench_json_call.c). A thread never sees another's blocks, and each is
+ * released when its thread ends. */
 #ifndef KVP_UTIL_SPARE_H
 #define KVP_UTIL_SPARE_H
 
@@ -21,9 +21,9 @@ typedef enum {
 /* The block this thread kept for `use`, now the caller's (contents as left);
  * NULL when none was kept. */
 void *kvp__spare_take(kvp__spare_use use);
-/* Keep `block` (libc memory, or NULL: nothing) for this thread's next take of
- * `use`. False when it was not kept (one is kept already, or no thread-specific
- * data): the caller frees it. */
-bool kvp__spare_keep(kvp__spare_use use, void *block);
+/* Keep `block` (NULL: nothing) for this thread's next take of `use`; `release`
+ * frees it if the thread ends first (NULL: libc's free). False when it was not
+ * kept (one is kept already, or no thread-specific data): the caller frees it. */
+bool kvp__spare_keep(kvp__spare_use use, void *block, void (*release)(void *));
 
 #endif
