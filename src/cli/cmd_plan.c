@@ -189,8 +189,13 @@ static int plan_main(int argc, char **argv) {
         o.model = kvp_cli_from_model(o.model); /* the --from command's, unless given */
         /* Two outputs into one file, or an output over the model read. */
         rc = kvp_cli_one_file_as(o.json_any, "--svg", o.svg, "--html", o.html);
-        if (!rc) rc = kvp_cli_output_over_inputs(o.json_any, "--svg", o.svg, o.model);
-        if (!rc) rc = kvp_cli_output_over_inputs(o.json_any, "--html", o.html, o.model);
+        /* ... or over another file the plan reads: the geometry JSON, the draft. */
+        const char *outs[2][2] = {{"--svg", o.svg}, {"--html", o.html}};
+        for (size_t k = 0; k < 2 && !rc; k++) {
+            rc = kvp_cli_output_over_inputs(o.json_any, outs[k][0], outs[k][1], o.model);
+            if (!rc) rc = kvp_cli_one_file_as(o.json_any, outs[k][0], outs[k][1], "the --geometry file", o.geometry);
+            if (!rc) rc = kvp_cli_one_file_as(o.json_any, outs[k][0], outs[k][1], "the --draft model", t->draft);
+        }
         if (!rc) rc = kvp_cli_table_finish(t, o.json_any);
     }
     if (rc < 0 && kvp__plan_job_begin(&j, t, &err) != KVP_OK) rc = kvp_cli_report_error(&err, o.json_any);

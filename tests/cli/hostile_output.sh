@@ -203,6 +203,9 @@ clash2() {
     KVPLAN_GPU_CATALOG=cat.json clash2 "the --gpu-catalog file" -- fit llama-3.1-8b --gpu-mem 80GiB --svg "$TMP/cat.json"
     KVPLAN_GPU_CATALOG=cat.json clash2 "the --gpu-catalog file" -- compare llama-3.1-8b --gpu-mem 80GiB --html cat.json --json
     clash2 "the --gpu-catalog file" -- --gpu-catalog cat.json sim llama-3.1-8b --kv-budget 8GiB --synthetic requests=2,prompt=fixed:8,output=fixed:8 --svg ./cat.json --json
+    clash2 "the --geometry file" -- plan --policy vllm --geometry model.json --gpu-mem 80GiB --svg ./model.json
+    clash2 "the --geometry file" -- plan --policy sglang --geometry model.json --gpu-mem 80GiB --html model.json --json
+    clash2 "the --draft model" -- plan llama-3.1-8b --draft model.json --gpu-mem 80GiB --svg model.json
     clash2 "the MODEL file" -- sim model.json --kv-budget 8GiB --synthetic requests=2,prompt=fixed:8,output=fixed:8 --svg model.json
     # A record elsewhere is still appended: one line per run.
     rm -f rec.jsonl
