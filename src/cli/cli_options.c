@@ -88,15 +88,30 @@ static const char *const *known_names(unsigned command, const char *const *own,
     return known;
 }
 
-int kvp_cli_table_unknown(const char *arg, unsigned command, const char *const *own,
-                          const char *const *more) {
+int kvp_cli_table_unknown_in(const char *arg, unsigned command, const char *const *known) {
     /* A table option of other commands: say where it belongs, rather than
      * suggest the nearest spelling of an unrelated one. */
     char name[KVP_OPTIONS_TYPED_MAX], where[96];
     if (kvp__option_elsewhere(arg, command, name, where, sizeof where))
         return kvp_cli_fail("%s is not an option of this command (only %s take it)", name,
                             where);
-    return kvp_cli_unknown_option(arg, known_names(command, own, more));
+    return kvp_cli_unknown_option(arg, known);
+}
+
+int kvp_cli_table_unknown(const char *arg, unsigned command, const char *const *own,
+                          const char *const *more) {
+    return kvp_cli_table_unknown_in(arg, command, known_names(command, own, more));
+}
+
+int kvp_cli_unknown_json(const char *arg) {
+    kvp_error err;
+    kvp_error_clear(&err);
+    err.code = KVP_INVALID_ARG;
+    char bare[128]; /* the name as far as messages have always shown it */
+    snprintf(bare, sizeof bare, "%.*s", (int)strcspn(arg, "="), arg);
+    snprintf(err.key, sizeof err.key, "%s", bare);
+    snprintf(err.message, sizeof err.message, "unknown option '%s' (see --help)", bare);
+    return kvp_cli_report_error(&err, true);
 }
 
 void kvp_cli_table_usage(FILE *out, unsigned command, unsigned engines) {
@@ -149,15 +164,6 @@ int kvp_cli_read_argv(const kvp_cli_argv *c, kvp_options *o, int argc, char **ar
                         : 0;
         if (rc > 0) return rc;
         if (rc < 0) continue;
-        if (json && c->unknown_json) {
-            char bare[128];
-            snprintf(bare, sizeof bare, "%.*s", (int)strcspn(argv[i], "="), argv[i]);
-            kvp_error_clear(&err);
-            err.code = KVP_INVALID_ARG;
-            snprintf(err.key, sizeof err.key, "%s", bare);
-            snprintf(err.message, sizeof err.message, "unknown option '%s' (see --help)", bare);
-            return kvp_cli_report_error(&err, true);
-        }
         const char *names[32];
         size_t n = 0;
         for (const kvp__argv_own *w = c->argv.own; w && w->name && n < 31; w++) names[n++] = w->name;

@@ -36,9 +36,6 @@ typedef struct {
     /* Under --json, a KVP__OWN_CALL refusal that names a key goes out as a JSON
      * error (false, or no key: one line). */
     bool refusals_json;
-    /* Under --json: an unknown option goes out as JSON (its name, without a
-     * "=VALUE", the error's key), before `unknown` is asked. */
-    bool unknown_json;
 } kvp_cli_argv;
 /* Read argv (table rows onto `o`, NULL for a command without them). -1 to go
  * on, else the exit status (0 after --help) after printing. */
@@ -55,6 +52,11 @@ const kvp_options *kvp_cli_table_active(void);
  * either may be NULL). Returns the exit status. */
 int kvp_cli_table_unknown(const char *arg, unsigned command, const char *const *own,
                           const char *const *more);
+/* The same over the names "did you mean" searches, `known` (NULL-terminated). */
+int kvp_cli_table_unknown_in(const char *arg, unsigned command, const char *const *known);
+/* An unknown option as a JSON error on stdout (and its line on stderr): its
+ * name, without a "=VALUE", is the error's key. Returns the exit status. */
+int kvp_cli_unknown_json(const char *arg);
 /* Help lines of the table's rows for `command` (those of `engines` bits). */
 void kvp_cli_table_usage(FILE *out, unsigned command, unsigned engines);
 /* The spelling the user typed for the row `flag` names (any of its spellings),

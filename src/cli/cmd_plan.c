@@ -45,6 +45,12 @@ typedef struct opts {
     kvp_local_deployment local_dep; /* --async-chunk, --streaming */
 } opts;
 
+/* An unknown option under TensorRT-LLM's creator: a JSON error keyed by its
+ * name under --json, else the table's "did you mean". */
+static int creator_unknown(const char *arg, const char *const *known, bool json) {
+    return json ? kvp_cli_unknown_json(arg) : kvp_cli_table_unknown_in(arg, KVP_COMMAND_PLAN, known);
+}
+
 /* The own words of each planner, in the order "did you mean" searches them:
  * TensorRT-LLM's creator reports model-local caches (--local); the engine
  * policies read a geometry JSON (--geometry). */
@@ -79,7 +85,7 @@ static int read_argv(opts *o, kvp_options *t, bool creator, int argc, char **arg
         .help = "plan",
         .help_rows = true,
         .json = &o->json_any,
-        .unknown_json = creator};
+        .unknown = creator ? creator_unknown : NULL};
     int rc = kvp_cli_read_argv(&c, t, argc, argv);
     /* An output with no path ("--svg="): refused before anything is planned,
      * as a missing one is. */
