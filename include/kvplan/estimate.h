@@ -115,6 +115,8 @@ typedef struct kvp_estimate_settings {
     bool pooling_runner;      /* vLLM --runner pooling: the profile runs the pooler
                                  (_dummy_pooler_run) instead of the logits and the dummy
                                  sampler (MEMORY.md 1.4) */
+    bool skip_mm_profiling;   /* vLLM --skip-mm-profiling: the multimodal encoder is not
+                                 run by the profile (MEMORY.md 7.4) */
     const kvp_allocator *alc; /* the estimate's scratch memory (freed before it returns);
                                  borrowed; NULL = the model's allocator (kvp_model_allocator) */
     /* The engine's release line (docs/memory.md, one section per line). */

@@ -269,6 +269,11 @@ typedef struct kvp_weight_facts {
     uint64_t vision_deepstack;   /* Qwen3-VL deepstack mergers (deepstack_visual_indexes) */
     uint64_t vision_patch_elems; /* patch embedding inputs: in_channels x temporal x patch^2 */
     uint64_t vision_positions;   /* learned position table rows (num_position_embeddings) */
+    uint64_t vision_tokens_per_item; /* encoder outputs per image where config.json states
+                                    them and names no other modality (Gemma-3
+                                    mm_tokens_per_image); 0: the processor's, unknown */
+    uint64_t vision_image_patches; /* patches of one image of a fixed-size tower,
+                                    (image_size / patch_size)^2; 0: unknown */
     kvp_weight_quant quant;
     const kvp_layer_ffn *layers; /* [layer_count], owned by the model */
     uint32_t layer_count;        /* = kvp_model_info.num_layers */

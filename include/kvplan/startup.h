@@ -76,6 +76,7 @@ typedef struct kvp_startup_settings {
     uint32_t ep_size;             /* SGLang --ep-size: moe_tp_size = tp / ep_size; 0 = 1 */
     char runner[16];              /* vLLM --runner: "", auto, generate, pooling, draft */
     bool language_model_only;     /* vLLM --language-model-only: no multimodal encoder */
+    bool skip_mm_profiling;       /* vLLM --skip-mm-profiling: the profile skips the encoder */
     char speculative_method[32];  /* "" = none; "eagle", "mtp", "ngram", "draft" ... */
     uint32_t num_speculative_tokens;
     uint32_t env_count;           /* environment the engine starts with */

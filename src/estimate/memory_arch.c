@@ -300,6 +300,14 @@ kvp_status kvp__arch_read(const kvp_model *model, const kvp__arch_opts *opts, kv
         uint64_t deepstack = out ? w->vision_deepstack * (fc + 2 * cm) : 0;
         uint64_t patch = w->vision_patch_elems ? w->vision_patch_elems * H + H : 0;
         a->vision_params = D * per_block + merger + deepstack + patch + w->vision_positions * H;
+        /* What the encoder hands the LM per token: the projection into the LM's
+         * hidden size, or Qwen3-VL's out_hidden_size with one slice per deepstack
+         * level (out x (1 + n_deepstack), MEMORY.md 7.4). */
+        a->vision_hidden = H;
+        a->vision_inter = I;
+        a->vision_tokens = w->vision_tokens_per_item;
+        a->vision_patches = w->vision_image_patches;
+        a->vision_out_width = out ? out * (1 + w->vision_deepstack) : a->hidden;
         if (out && opts->deepstack_tokens &&
             !kvp__mul_many_u64(&a->deepstack_buffer_elems, 3, w->vision_deepstack,
                                opts->deepstack_tokens, a->hidden))

@@ -131,6 +131,10 @@ typedef struct kvp__arch {
     uint64_t encoder_ffn, encoder_extra_params; /* extra: conv front end, positions */
     uint32_t mtp_layers;
     uint64_t vision_params;
+    /* vLLM's encoder profile (MEMORY.md 7.4): the tower's width and MLP, the
+     * tokens one item becomes and the patches the tower runs on per item (0:
+     * the processor's, unknown), and the width D of what it hands the LM. */
+    uint64_t vision_hidden, vision_inter, vision_tokens, vision_patches, vision_out_width;
     uint64_t extra_embedding_params; /* Gemma 3n per-layer embeddings, learned positions */
     uint64_t position_params;        /* learned absolute positions (max positions x hidden) */
     uint64_t rope_cache_elems; /* cos/sin cache every stage builds: max positions x rotary dim */

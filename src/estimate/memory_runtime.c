@@ -515,6 +515,80 @@ static void phase(tctx *c, const char *name, uint64_t bytes, kvp_mem_mark mark, 
     term(c, name, bytes, 0, mark, KVP_MEM_CHARGE_PHASE, src);
 }
 
+/* vLLM V1's multimodal encoder profile (MEMORY.md 7.4, gpu_model_runner
+ * profile_run): before the LM pass the encoder runs once on `items` dummies of
+ * the modality with the most tokens per item, and its outputs stay in the
+ * encoder cache through _dummy_run(T) and the sampler. */
+typedef struct mm_profile {
+    uint64_t items;   /* 0: not profiled here, or tokens per item unknown */
+    uint64_t outputs; /* items x tok x D x 2 B, alive at the LM peak */
+    uint64_t tower;   /* the tower's own transient forward on the items */
+} mm_profile;
+
+/* vLLM's default limit_mm_per_prompt for a modality not given (MultiModalConfig
+ * get_limit_per_prompt: "set to 999 by default"). */
+#define MM_LIMIT_PER_PROMPT 999ull
+
+static mm_profile vllm_mm_profile(tctx *c, const rin *r, uint64_t seqs, bool v0) {
+    const kvp__arch *a = r->a;
+    mm_profile m = {0, 0, 0};
+    uint64_t tok = a->vision_tokens;
+    if (!a->vision_params || v0 || r->s->skip_mm_profiling || !tok) return m;
+    /* compute_mm_encoder_budget: max(encoder input tokens, tok) and max(encoder
+     * cache, tok), both max_num_batched_tokens by default; the smaller is the
+     * budget. _get_max_items: min(budget // tok, max_num_seqs x max(1,
+     * min(limit, max_model_len // tok))), at least 1. max_model_len // tok is
+     * not read: vLLM's own check max_num_batched_tokens <= max_num_seqs x
+     * max_model_len keeps that side at or above budget // tok but for rounding. */
+    uint64_t budget = max2(r->T, tok);
+    uint64_t per_prompt = mul(c, seqs ? seqs : 1, MM_LIMIT_PER_PROMPT);
+    uint64_t items = budget / tok < per_prompt ? budget / tok : per_prompt;
+    m.items = items ? items : 1;
+    m.outputs = mul(c, mul3(c, m.items, tok, a->vision_out_width), ACT);
+    /* The tower's forward on items x patches [inferred from its blocks, as the
+     * LM's layer peak (1.2)]: the residual stream and the normed input [P, H],
+     * then the larger of the MLP (fc1 [P, I/tp] and its activation, or the
+     * activation and fc2's [P, H]) and attention (qkv [P, 3H/tp], its output
+     * [P, H/tp] and o_proj's [P, H]). */
+    uint64_t P = mul(c, m.items, a->vision_patches);
+    if (!P) return m;
+    uint64_t H = a->vision_hidden, Ir = cdiv(a->vision_inter, r->tp), Hr = cdiv(H, r->tp);
+    uint64_t resid = mul3(c, 2 * P, H, ACT);
+    uint64_t mlp = mul3(c, P, max2(2 * Ir, Ir + H), ACT);
+    uint64_t attn = mul3(c, P, add(c, 4 * Hr, H), ACT);
+    m.tower = add(c, resid, max2(mlp, attn));
+    return m;
+}
+
+/* The encoder profile's lines under the profile peak. */
+static void vllm_mm_phases(tctx *c, const rin *r, const mm_profile *m, bool v0) {
+    const kvp__arch *a = r->a;
+    char src[KVP_MEM_TERM_SOURCE_MAX];
+    if (!a->vision_params || v0) return;
+    if (r->s->skip_mm_profiling) {
+        phase(c, "mm_encoder_outputs", 0, KVP_MEM_MARK_EXACT,
+              "--skip-mm-profiling: the encoder is not profiled (7.4)");
+        return;
+    }
+    if (!m->items) {
+        phase(c, "mm_encoder_outputs", 0, KVP_MEM_MARK_ESTIMATED,
+              "not counted: tokens per item are the processor's, not in config.json (7.4)");
+        return;
+    }
+    snprintf(src, sizeof src,
+             "%llu items x %llu tok (mm_tokens_per_image) x D %llu x 2 B, alive in the LM "
+             "pass (7.4)",
+             (unsigned long long)m->items, (unsigned long long)a->vision_tokens,
+             (unsigned long long)a->vision_out_width);
+    phase(c, "mm_encoder_outputs", m->outputs, KVP_MEM_MARK_EXACT, src);
+    if (!m->tower) return;
+    snprintf(src, sizeof src,
+             "[inferred] %llu items x %llu patches: the tower's block peak, before the LM "
+             "pass (7.4)",
+             (unsigned long long)m->items, (unsigned long long)a->vision_patches);
+    phase(c, "mm_encoder_forward", m->tower, KVP_MEM_MARK_ESTIMATED, src);
+}
+
 /* vLLM: the profile run and what the line charges beside it (MEMORY.md 1, 7). */
 static void vllm_terms(tctx *c, const rin *r) {
     const kvp__arch *a = r->a;
@@ -548,17 +622,27 @@ static void vllm_terms(tctx *c, const rin *r) {
      * dummy sampler (gpu_model_runner.profile_run; MEMORY.md 1.4): every task's
      * pooled output, the largest kept, is at most the hidden states [T, h]. */
     if (s->pooling_runner) samp = logits = hidden;
-    uint64_t peak = max2(max2(fwd, samp), logits);
+    mm_profile mm = vllm_mm_profile(c, r, seqs, L.v0);
+    uint64_t lm_peak = max2(max2(fwd, samp), logits);
+    uint64_t peak = max2(add(c, lm_peak, mm.outputs), mm.tower);
     r->d->activation_layer_bytes = fwd;
     r->d->activation_logits_bytes = samp;
     kvp__strlcpy(r->d->activation_phase,
-                 peak == fwd ? ph : s->pooling_runner ? "pooler" : "logits",
+                 mm.tower && peak == mm.tower ? "vision encoder"
+                 : lm_peak == fwd             ? ph
+                 : s->pooling_runner          ? "pooler"
+                                              : "logits",
                  sizeof r->d->activation_phase);
     bool samp_sure = L.sampler_sure && (L.sampler != VS_SORT) && !s->sampler_bytes_per_logit;
-    snprintf(src, sizeof src, "profile_run at max_num_batched_tokens %llu: largest phase below (1.2)",
-             (unsigned long long)r->T);
-    term(c, "profile_peak", peak, KVP_MEM_EST_ACTIVATION, KVP_MEM_MARK_BOUNDED, KVP_MEM_CHARGE_PEAK,
-         src);
+    snprintf(src, sizeof src, "profile_run at max_num_batched_tokens %llu: %s (1.2%s)",
+             (unsigned long long)r->T,
+             mm.tower && peak == mm.tower ? "the encoder's forward"
+             : mm.outputs                 ? "largest LM phase + mm_encoder_outputs"
+                                          : "largest phase below",
+             mm.outputs ? ", 7.4" : "");
+    term(c, "profile_peak", peak, KVP_MEM_EST_ACTIVATION,
+         mm.tower && peak == mm.tower ? KVP_MEM_MARK_ESTIMATED : KVP_MEM_MARK_BOUNDED,
+         KVP_MEM_CHARGE_PEAK, src);
     snprintf(src, sizeof src, "%s%llu tokens: %s (_dummy_run, no attention kernel, 1.2)",
              L.v0 ? "V0: " : "", (unsigned long long)r->T, ph);
     phase(c, "profile_forward", fwd, KVP_MEM_MARK_BOUNDED, src);
@@ -581,13 +665,7 @@ static void vllm_terms(tctx *c, const rin *r) {
         phase(c, "dummy_sampler", samp, samp_sure ? KVP_MEM_MARK_EXACT : KVP_MEM_MARK_BOUNDED,
               src);
     }
-    /* Multimodal: the encoder runs first on its largest dummy items and their
-     * outputs (items x tokens per item x width x 2) stay alive through the LM
-     * pass (7.4). The tokens per item are the processor's, not config.json's:
-     * said, not guessed. */
-    if (a->vision_params && !L.v0)
-        phase(c, "mm_encoder_outputs", 0, KVP_MEM_MARK_ESTIMATED,
-              "not counted: tokens per item are the processor's, not in config.json (7.4)");
+    vllm_mm_phases(c, r, &mm, L.v0);
     bool shared = has_shared_stream(a, r->b, r->e) && r->T > 256;
     snprintf(src, sizeof src, "PyTorch CublasHandlePool: %s x %d stream%s (0.3)%s",
              cc == 90 ? "32 MiB" : "8.125 MiB", shared ? 2 : 1,

@@ -183,6 +183,28 @@ static void position_encoding(kvp__fx *c, const char *mt, kvp_weight_facts *w) {
                            : KVP_POSITIONS_ROTARY;
 }
 
+/* What vLLM's encoder profile reads of a tower whose input is fixed (MEMORY.md
+ * 7.4): the tokens one image becomes and the patches the tower runs on. Only a
+ * config that states the tokens (Gemma-3 mm_tokens_per_image: SigLIP's
+ * 4,096 patches pooled to 256) and names no second modality, whose tokens per
+ * item would be the processor's, not config.json's (a video_token_id, an
+ * audio_config). Anything else leaves both 0: not guessed. */
+static void vision_tokens(kvp__fx *c, json_t *v, json_int_t patch, kvp_weight_facts *w) {
+    static const char *const other[] = {"video_token_id", "video_token_index", "audio_token_id",
+                                        "audio_token_index", "audio_config"};
+    for (size_t i = 0; i < sizeof other / sizeof other[0]; i++)
+        if (kvp__fx_get(c, c->root, "", other[i])) return;
+    json_int_t tok = kvp__fx_int(kvp__fx_get(c, c->root, "", "mm_tokens_per_image"));
+    json_int_t size = kvp__fx_int(kvp__fx_get(c, v, "/vision_config", "image_size"));
+    if (tok <= 0 || tok > 1 << 20 || size <= 0 || size > 1 << 16 || patch <= 0 ||
+        size % patch != 0)
+        return;
+    uint64_t side = (uint64_t)(size / patch);
+    if (side * side < (uint64_t)tok) return; /* fewer patches than outputs: not a pooled grid */
+    w->vision_tokens_per_item = (uint64_t)tok;
+    w->vision_image_patches = side * side;
+}
+
 /* Vision tower dims (vision_config); depth 0 when none or unreadable. */
 static void vision_tower(kvp__fx *c, kvp_weight_facts *w) {
     json_t *v = kvp__fx_get(c, c->root, "", "vision_config");
@@ -220,6 +242,7 @@ static void vision_tower(kvp__fx *c, kvp_weight_facts *w) {
         w->vision_patch_elems = (uint64_t)ch * (uint64_t)tps * (uint64_t)ps * (uint64_t)ps;
     json_int_t np = kvp__fx_int(kvp__fx_get(c, v, p, "num_position_embeddings"));
     w->vision_positions = np > 0 && np <= 1 << 24 ? (uint64_t)np : 0;
+    vision_tokens(c, v, ps, w);
 }
 
 /* ------------------------------------------------------------ quantization */

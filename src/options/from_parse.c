@@ -125,6 +125,7 @@ static const opt_map k_vllm[] = {
     {{"--cuda-graph-sizes"}, NULL, MAP_LIST},
     {{"--runner"}, NULL, MAP_VALUE},
     {{"--language-model-only"}, NULL, MAP_BOOL},
+    {{"--skip-mm-profiling"}, NULL, MAP_BOOL},
     {{"--disable-log-requests", "--disable-log-stats", "--enable-auto-tool-choice",
       "--async-scheduling"}, NULL, MAP_IGNORE_FLAG},
     {{"--port", "--host", "--served-model-name", "--api-key"}, NULL, MAP_IGNORE_VALUE},

@@ -732,6 +732,7 @@ static kvp_status apply(kvp_options *o, const kvp_option *r, const char *typed, 
                       typed, v, v);
         return KVP_OK;
     case O_LANGUAGE_MODEL_ONLY: ss->language_model_only = flag == 1; return KVP_OK;
+    case O_SKIP_MM_PROFILING: ss->skip_mm_profiling = flag == 1; return KVP_OK;
     case O_COUNT: break;
     }
     return bad(err, typed, "%s: no setter", typed);

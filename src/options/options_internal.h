@@ -41,6 +41,7 @@ typedef enum kvp__opt_id {
     /* issue 29: the engines' flags that change memory, admission or the cache */
     O_MAX_RUNNING_REQUESTS, O_CHUNKED_PREFILL_SIZE, O_EP_SIZE, O_ATTENTION_BACKEND, O_RUNNER,
     O_LANGUAGE_MODEL_ONLY,
+    O_SKIP_MM_PROFILING,
     O_COUNT
 } kvp__opt_id;
 

@@ -514,4 +514,11 @@ const kvp_option kvp__options[O_COUNT] = {
                                .commands = DEP, .engines = V,
                                .help = "vLLM: load the language model alone (no vision / audio "
                                        "tower weights)"},
+    /* vLLM 0.10.2+ --skip-mm-profiling (MultiModalConfig.skip_mm_profiling): the
+     * profile does not run the encoder (MEMORY.md 7.4). */
+    [O_SKIP_MM_PROFILING] = {.id = O_SKIP_MM_PROFILING, .name = "--skip-mm-profiling",
+                             .field = "skip_mm_profiling", .type = KVP_OPTION_FLAG,
+                             .commands = DEP, .engines = V,
+                             .help = "vLLM: the start-up profile does not run the multimodal "
+                                     "encoder"},
 };

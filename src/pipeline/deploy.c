@@ -262,6 +262,7 @@ static kvp_status memory_terms(const kvp_deployment *d, uint32_t tp, uint32_t pp
     es.n_ctx = k->n_ctx;
     es.cuda_graph_size_count = in->cuda_graph_size_count;
     es.language_model_only = d->startup.language_model_only;
+    es.skip_mm_profiling = d->startup.skip_mm_profiling;
     es.pooling_runner = k->pooling_runner;
     memcpy(es.cuda_graph_sizes, in->cuda_graph_sizes, sizeof es.cuda_graph_sizes);
     kvp_status st = kvp__memory_resolve_memo(d->model, &meas, &es, memo, m, err);

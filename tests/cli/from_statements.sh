@@ -132,6 +132,16 @@ grep -q "weights                     16.58 GiB" "$tmp/out" || fail "Qwen3-VL-8B 
 run plan --gpu h100 --explain --from "vllm serve Qwen/Qwen3-VL-8B-Instruct --language-model-only"
 grep -q "weights                     15.51 GiB" "$tmp/out" ||
     fail "--language-model-only does not drop the vision tower: $(grep 'weights   ' "$tmp/out")"
+# vLLM V1's encoder profile (MEMORY.md 7.4): Gemma-3-27B states 256 tokens per image,
+# so 8,192 // 256 = 32 dummy images whose outputs, 32 x 256 x 5376 x 2 B = 0.08 GiB,
+# stay alive over the sampler's 3.58 GiB: profile_peak 3.66 GiB. --skip-mm-profiling
+# (vLLM's flag, inside --from too) leaves the sampler alone.
+run plan gemma-3-27b-it --gpu h100 --policy vllm --explain
+grep -q "profile_peak                   3.66 GiB" "$tmp/out" ||
+    fail "Gemma-3-27B: the encoder outputs are not on the profile peak: $(grep profile_peak "$tmp/out")"
+run plan --gpu h100 --explain --from "vllm serve google/gemma-3-27b-it --skip-mm-profiling"
+grep -q "profile_peak                   3.58 GiB" "$tmp/out" ||
+    fail "--skip-mm-profiling inside --from does not drop the encoder: $(grep profile_peak "$tmp/out")"
 # vLLM --runner: generate is what kvplan plans; pooling's profile runs the pooler
 # (_dummy_pooler_run) instead of compute_logits and the dummy sampler (MEMORY.md
 # 1.4): Qwen3-8B on an H100 (1,024 rows x 151,936 vocabulary x (2 + 4 + 8) B

@@ -3,7 +3,8 @@
  * vLLM's dummy sampler of Llama-3.1-8B at R = 1024 on two release lines, V0's
  * profile batch at a long max_model_len, vLLM's batch defaults, SGLang's
  * automatic mem_fraction_static on two GPU sizes and llama.cpp's compute
- * buffer at two n_ubatch values. */
+ * buffer at two n_ubatch values, and vLLM V1's multimodal encoder profile of
+ * Gemma-3-27B. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -138,6 +139,82 @@ static void test_vllm_v0_profile_batch(void **state) {
     kvp_model_free(m);
 }
 
+/* vLLM V1's multimodal encoder profile (MEMORY.md 7.4) for Gemma-3-27B (text
+ * h 5376, V 262,208; SigLIP tower h 1152, MLP 4304, image 896 / patch 14 =
+ * 64^2 = 4,096 patches pooled to mm_tokens_per_image 256) on one H100 at the
+ * latest defaults, T = 8,192, R = 1,024:
+ *   items = min(max(8192, 256) // 256, 1024 x 999) = 32
+ *   outputs alive in the LM pass: 32 x 256 x 5376 x 2 = 88,080,384 B
+ *   sampler: 1024 x 262208 x 14 = 3,759,013,888 + hidden 8192 x 5376 x 2
+ *            = 88,080,384 -> 3,847,094,272 B
+ *   peak = 3,847,094,272 + 88,080,384 = 3,935,174,656 B
+ *   tower on P = 32 x 4096 = 131,072 patches: residual + normed 2 x P x 1152
+ *     x 2 = 603,979,776, MLP max(2 x 4304, 4304 + 1152) x P x 2 =
+ *     2,256,535,552 (attention (4 + 1) x 1152 x P x 2 = 1,509,949,440 is less)
+ *     -> 2,860,515,328 B, below the LM peak here.
+ * At R = 256 the sampler is 256 x 262208 x 14 + 88,080,384 = 1,027,833,856 and
+ * the layer stack (MLP 8192 x 21504 x 2 x 2 + act 8192 x 21504 x 2 + residual
+ * and normed 8192 x 5376 x 4 = 1,233,125,376) + outputs = 1,321,205,760: the
+ * tower's 2,860,515,328 sets the peak, an estimate. At TP 2 the tower's MLP is
+ * 4304 x P x 2 = 1,128,267,776 (attention (4 x 576 + 1152) x P x 2 =
+ * 905,969,664) -> 1,732,247,552 B; the outputs are whole on every rank. */
+static void test_vllm_mm_encoder_profile(void **state) {
+    (void)state;
+    kvp_model *m = open_model("gemma-3-27b-it");
+    kvp_memory_facts f;
+    kvp_estimate_settings s = vllm_8b(0);
+    assert_int_equal(kvp_memory_estimate(m, &s, &f, NULL), KVP_OK);
+    assert_int_equal(find(&f, "mm_encoder_outputs")->bytes, 88080384ull);
+    assert_int_equal(find(&f, "mm_encoder_outputs")->mark, KVP_MEM_MARK_EXACT);
+    assert_int_equal(find(&f, "dummy_sampler")->bytes, 3847094272ull);
+    assert_int_equal(find(&f, "mm_encoder_forward")->bytes, 2860515328ull);
+    assert_int_equal(find(&f, "mm_encoder_forward")->mark, KVP_MEM_MARK_ESTIMATED);
+    assert_int_equal(find(&f, "profile_peak")->bytes, 3935174656ull);
+    assert_int_equal(find(&f, "profile_peak")->mark, KVP_MEM_MARK_BOUNDED);
+
+    s.max_batch_size = 256;
+    assert_int_equal(kvp_memory_estimate(m, &s, &f, NULL), KVP_OK);
+    assert_int_equal(find(&f, "dummy_sampler")->bytes, 1027833856ull);
+    assert_int_equal(find(&f, "profile_forward")->bytes, 1233125376ull);
+    assert_int_equal(find(&f, "profile_peak")->bytes, 2860515328ull);
+    assert_int_equal(find(&f, "profile_peak")->mark, KVP_MEM_MARK_ESTIMATED);
+
+    s.tp = 2;
+    assert_int_equal(kvp_memory_estimate(m, &s, &f, NULL), KVP_OK);
+    assert_int_equal(find(&f, "mm_encoder_forward")->bytes, 1732247552ull);
+    assert_int_equal(find(&f, "mm_encoder_outputs")->bytes, 88080384ull);
+
+    /* --skip-mm-profiling: the LM peak alone (R 1,024: the sampler). */
+    s = vllm_8b(0);
+    s.skip_mm_profiling = true;
+    assert_int_equal(kvp_memory_estimate(m, &s, &f, NULL), KVP_OK);
+    assert_int_equal(find(&f, "profile_peak")->bytes, 3847094272ull);
+    assert_int_equal(find(&f, "mm_encoder_outputs")->bytes, 0);
+    assert_false(has(&f, "mm_encoder_forward"));
+    /* --language-model-only: no tower, no encoder profile. */
+    s.skip_mm_profiling = false;
+    s.language_model_only = true;
+    assert_int_equal(kvp_memory_estimate(m, &s, &f, NULL), KVP_OK);
+    assert_false(has(&f, "mm_encoder_outputs"));
+    assert_int_equal(find(&f, "profile_peak")->bytes, 3847094272ull);
+    /* V0 profiles its own way (7.3): no V1 encoder phases. */
+    s = vllm_8b(700);
+    s.engine_v0 = true;
+    assert_int_equal(kvp_memory_estimate(m, &s, &f, NULL), KVP_OK);
+    assert_false(has(&f, "mm_encoder_outputs"));
+    kvp_model_free(m);
+
+    /* Qwen3-VL: tokens per image are the processor's (max_pixels), not
+     * config.json's: said, 0 B, nothing added. */
+    m = open_model("qwen3-vl-8b-instruct");
+    s = vllm_8b(0);
+    assert_int_equal(kvp_memory_estimate(m, &s, &f, NULL), KVP_OK);
+    assert_int_equal(find(&f, "mm_encoder_outputs")->bytes, 0);
+    assert_int_equal(find(&f, "mm_encoder_outputs")->mark, KVP_MEM_MARK_ESTIMATED);
+    assert_false(has(&f, "mm_encoder_forward"));
+    kvp_model_free(m);
+}
+
 /* vLLM's batch defaults (get_batch_defaults): H100 80 GB from 0.9 on: 8,192
  * tokens for the server (16,384 for the LLM class), 1,024 sequences; an A100
  * 80 GB and an L4 the small tier: 2,048 / 256; 0.8 one tier. */
@@ -232,6 +309,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_vllm_sampler_two_lines),
         cmocka_unit_test(test_vllm_v0_profile_batch),
+        cmocka_unit_test(test_vllm_mm_encoder_profile),
         cmocka_unit_test(test_vllm_batch_defaults),
         cmocka_unit_test(test_sglang_auto_mfs),
         cmocka_unit_test(test_llamacpp_compute_buffer),

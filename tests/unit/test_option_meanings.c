@@ -131,6 +131,7 @@ static const probe k_probes[] = {
     {"--runner", ANY, NULL, NULL, GPU, "pooling", "generate",
      "generate is the runner kvplan plans; pooling and draft are warned, not sized (a warning, not a figure)"},
     {"--language-model-only", ANY, NULL, "qwen3-vl-8b-instruct", GPU, "", NULL, NULL},
+    {"--skip-mm-profiling", ANY, NULL, "gemma-3-27b-it", GPU, "", NULL, NULL},
     {"--enforce-eager", ANY, NULL, NULL, GPU, "", NULL, NULL},
     {"--enable-prefix-caching", ANY, NULL, NEXT, "--gpu h200 --tp 2 --max-seq-len 8192", "", NULL,
      "decides which blocks are reused while serving (sim replays it), not the sizes planned"},

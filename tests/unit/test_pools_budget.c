@@ -127,13 +127,16 @@ static void test_every_model_every_engine(void **state) {
  * 62 layers, 52 sliding (window 1024) and 10 full, 16 KV heads x 128 x 2 (K, V)
  * x 2 B = 8,192 B per token per layer, a 16-token page of one layer 131,072 B.
  * group_size = min(10, 52) = 10 (52 >= 1.5 x 10): 6 sliding groups + 1 full = 7;
- * one block id costs page x group_size = 1,310,720 B (ENGINES.md 1.6), so
- * num_gpu_blocks = floor(76,743,489,639 / 1,310,720) = 58,550 and the pool holds
- * 58,550 x 1,310,720 = 76,742,656,000 B of the 76,743,489,639 B budget.
+ * one block id costs page x group_size = 1,310,720 B (ENGINES.md 1.6). The
+ * budget, 76,655,409,255 B, carries vLLM's encoder profile: 8,192 // 256 = 32
+ * dummy images whose outputs, 32 x 256 x 5,376 x 2 = 88,080,384 B, stay alive
+ * over the sampler (MEMORY.md 7.4; 76,743,489,639 B without them). So
+ * num_gpu_blocks = floor(76,655,409,255 / 1,310,720) = 58,483 and the pool holds
+ * 58,483 x 1,310,720 = 76,654,837,760 B.
  * Blocks per request: sliding min(1024 - 1 + 8192, 8192) / 16 + 1 = 513 per
  * group x 6 = 3,078; full 8192 / 16 = 512; per_req 3,590. Shares:
- * floor(58,550 x 3,078 / 3,590) = 50,199 and floor(58,550 x 512 / 3,590) =
- * 8,350 block ids (58,549 <= 58,550); full tokens 8,350 x 16 = 133,600. */
+ * floor(58,483 x 3,078 / 3,590) = 50,142 and floor(58,483 x 512 / 3,590) =
+ * 8,340 block ids (58,482 <= 58,483); full tokens 8,340 x 16 = 133,440. */
 static void test_gemma3_vllm_shares(void **state) {
     (void)state;
     kvp_status st;
@@ -142,11 +145,11 @@ static void test_gemma3_vllm_shares(void **state) {
                      &st);
     assert_non_null(d);
     assert_int_equal(u(d, "schema_version"), 2);
-    assert_int_equal(u(d, "budget_bytes"), 76743489639ull);
+    assert_int_equal(u(d, "budget_bytes"), 76655409255ull);
     const json_t *bp = json_object_get(d, "block_pool");
-    assert_int_equal(u(bp, "blocks"), 58550);
+    assert_int_equal(u(bp, "blocks"), 58483);
     assert_int_equal(u(bp, "block_bytes"), 1310720);
-    assert_int_equal(u(bp, "bytes"), 76742656000ull);
+    assert_int_equal(u(bp, "bytes"), 76654837760ull);
     assert_int_equal(u(bp, "kv_cache_groups"), 7);
     const json_t *pools = json_object_get(d, "pools");
     assert_int_equal(json_array_size(pools), 2);
@@ -154,16 +157,16 @@ static void test_gemma3_vllm_shares(void **state) {
     assert_string_equal(json_string_value(json_object_get(sl, "name")), "sliding");
     assert_int_equal(u(sl, "kv_cache_groups"), 6);
     assert_int_equal(u(sl, "per_request_blocks"), 3078);
-    assert_int_equal(u(sl, "blocks"), 50199);
-    assert_int_equal(u(sl, "bytes"), 50199ull * 1310720ull);
+    assert_int_equal(u(sl, "blocks"), 50142);
+    assert_int_equal(u(sl, "bytes"), 50142ull * 1310720ull);
     assert_int_equal(u(sl, "layer_page_bytes"), 131072); /* the old page_bytes */
-    assert_int_equal(u(fu, "blocks"), 8350);
-    assert_int_equal(u(fu, "tokens"), 133600);
+    assert_int_equal(u(fu, "blocks"), 8340);
+    assert_int_equal(u(fu, "tokens"), 133440);
     assert_int_equal(u(fu, "page_bytes"), 1310720);
     assert_int_equal(u(fu, "tokens_per_block"), 16);
     assert_int_equal(u(fu, "block_size_tokens"), 16); /* the old name, kept */
     /* compare's "KV GiB": the pool, once. */
-    assert_int_equal(u(json_object_get(d, "capacity"), "kv_bytes"), 76742656000ull);
+    assert_int_equal(u(json_object_get(d, "capacity"), "kv_bytes"), 76654837760ull);
     json_decref(d);
 }
 
