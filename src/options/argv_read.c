@@ -31,6 +31,16 @@ static bool value_of(int argc, char **argv, int *i, const char *name, const char
     return true;
 }
 
+/* Whether a separate value reads as an option ("plan M --svg --json", "fit M
+ * --svg --explain"): the value was left out, and taking the word as a path
+ * would write a file named "--json". Any "--" and a letter: no path, GPU or
+ * spec kvplan takes starts so. The joined form "--svg=--json" is written on
+ * purpose and stays a value. */
+static bool reads_as_option(const char *v) {
+    return v[0] == '-' && v[1] == '-' &&
+           ((v[2] >= 'a' && v[2] <= 'z') || (v[2] >= 'A' && v[2] <= 'Z'));
+}
+
 /* One own word: KVP__ARGV_DONE when applied, KVP__ARGV_OPTION when argv[*i]
  * is none of them, else the stop it makes. */
 static kvp__argv_stop own_word(const kvp__argv_own *o, int argc, char **argv, int *i,
@@ -62,6 +72,13 @@ static kvp__argv_stop own_word(const kvp__argv_own *o, int argc, char **argv, in
         if (o->kind == KVP__OWN_CALL)
             return o->call(o->out, v, err) == KVP_OK ? KVP__ARGV_DONE : KVP__ARGV_REFUSED;
         if (o->kind == KVP__OWN_TEXT) {
+            if (v == argv[*i] && reads_as_option(v)) {
+                snprintf(refusal(err, NULL)->message, sizeof err->message,
+                         "%s needs a value (found '%.100s', an option; write %s=%.100s for a "
+                         "value that starts with --)",
+                         o->name, v, o->name, v);
+                return KVP__ARGV_FAIL;
+            }
             *(const char **)o->out = v;
             return KVP__ARGV_DONE;
         }

@@ -218,6 +218,30 @@ read -r sub_fails clash2 <"$TMP/clash2"
 fails=$((fails + sub_fails))
 clash=$((clash + clash2))
 
+# An output path left out before another word that reads as an option ("--svg
+# --json", fit's "--svg --explain"): the word is
+# not taken as the file's name (it wrote a file named "--json"), it is refused
+# naming both; the joined form "--svg=--x.svg" is a path written on purpose.
+(
+    cd "$TMP" || exit 1
+    for args in "plan llama-3.1-8b --gpu-mem 80GiB --svg --json" \
+                "plan llama-3.1-8b --policy vllm --gpu-mem 80GiB --html --tp 2" \
+                "fit llama-3.1-8b --gpu-mem 80GiB --svg --explain" \
+                "why v.log --record --model llama-3.1-8b"; do
+        # shellcheck disable=SC2086
+        timeout 60 "$KVPLAN" $args >/dev/null 2>"$TMP/err" </dev/null
+        rc=$?
+        opt=${args##* --}; opt=${opt%% *}
+        [ "$rc" = 2 ] || echo "FAIL: $args: exit $rc, expected 2" >&2
+        grep -q "needs a value (found '--$opt', an option" "$TMP/err" ||
+            echo "FAIL: $args: $(head -c 200 "$TMP/err")" >&2
+        [ ! -e "$TMP/--$opt" ] || echo "FAIL: $args wrote a file named --$opt" >&2
+    done
+    timeout 60 "$KVPLAN" plan llama-3.1-8b --policy vllm --gpu-mem 80GiB --svg=--x.svg >/dev/null 2>&1 </dev/null &&
+        [ -s "$TMP/--x.svg" ] || echo "FAIL: --svg=--x.svg did not write the file --x.svg" >&2
+) 2>"$TMP/forgot"
+if [ -s "$TMP/forgot" ]; then cat "$TMP/forgot"; fails=$((fails + $(wc -l <"$TMP/forgot"))); fi
+
 [ "$writes" -gt 0 ] || fail "no subcommand writes files"
 echo "output files: $writes writers checked, $stdout_runs unwritable-stdout runs, $clash one-file clashes, $fails failures"
 [ "$fails" -eq 0 ]
