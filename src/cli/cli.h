@@ -44,6 +44,10 @@ void kvp_cli_set_gpu_catalog(const char *path);
 /* Print an error record as one line (or as a JSON object on stdout when json).
  * Returns kvp_cli_exit_for(err->code). */
 int kvp_cli_report_error(const kvp_error *err, bool json);
+/* "COMMAND needs a MODEL (a config.json, a folder, or a name from 'kvplan
+ * models')", the same words for every command: exit 2, the error object on
+ * stdout under --json. */
+int kvp_cli_needs_model(const char *command, bool json);
 /* Print a document a kvp_render_* call returned (kvplan/render.h) with a final
  * newline and free it; its error (one line, JSON with --json) when it failed.
  * Returns -1 when printed, else the exit status of the error. */

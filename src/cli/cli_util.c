@@ -102,6 +102,16 @@ int kvp_cli_report_error(const kvp_error *in, bool json) {
     return kvp_cli_exit_for(err->code);
 }
 
+int kvp_cli_needs_model(const char *command, bool json) {
+    kvp_error err;
+    kvp_error_clear(&err);
+    err.code = KVP_INVALID_ARG;
+    snprintf(err.message, sizeof err.message,
+             "%s needs a MODEL (a config.json, a folder, or a name from 'kvplan models')",
+             command);
+    return kvp_cli_report_error(&err, json);
+}
+
 int kvp_cli_exit_for(kvp_status code) {
     /* 1: the deployment cannot start or meet the target; 2: bad input or usage. */
     if (code == KVP_OK) return KVP_EXIT_OK;

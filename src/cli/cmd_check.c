@@ -71,7 +71,7 @@ static int check_main(int argc, char **argv) {
     model_arg = kvp_cli_from_model(model_arg); /* the --from command's, unless given */
     if (rc < 0) rc = kvp_cli_table_finish(o, json);
     if (rc < 0 && !model_arg)
-        rc = kvp_cli_fail("check: missing MODEL (usage: kvplan check MODEL --gpu G --policy P)");
+        rc = kvp_cli_needs_model("check", json);
     if (rc < 0 && !o->engine_given && !o->engine_implied)
         rc = kvp_cli_fail("check: name the engine: --policy vllm|sglang|trtllm|llamacpp, or "
                           "--from \"ENGINE COMMAND\"");

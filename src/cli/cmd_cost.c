@@ -43,9 +43,8 @@ static int parse(int argc, char **argv, kvp_options *t, kvp_cost_settings *s,
     if (rc >= 0) return rc;
     s->pp_rank = (int32_t)pp_rank;
     if (!*model_name) {
-        usage(stderr);
-        return kvp_cli_fail("cost needs a MODEL (a config.json, a folder, or a name from "
-                            "'kvplan models')");
+        if (!*json) usage(stderr);
+        return kvp_cli_needs_model("cost", *json);
     }
     return from_table(t, s);
 }

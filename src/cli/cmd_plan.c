@@ -206,17 +206,8 @@ static int plan_main(int argc, char **argv) {
     }
     if (rc < 0 && kvp__plan_job_begin(&j, t, &err) != KVP_OK) rc = kvp_cli_report_error(&err, o.json_any);
     if (rc < 0 && !o.model && !o.geometry) {
-        if (creator) {
-            if (!o.json_any) usage(stderr);
-            kvp_error_clear(&err);
-            err.code = KVP_INVALID_ARG;
-            snprintf(err.message, sizeof err.message,
-                     "plan needs a MODEL (a config.json, a folder, or a name from 'kvplan models')");
-            rc = kvp_cli_report_error(&err, o.json_any);
-        } else {
-            usage(stdout);
-            rc = kvp_cli_fail("plan: missing MODEL");
-        }
+        if (!o.json_any) usage(stderr);
+        rc = kvp_cli_needs_model("plan", o.json_any);
     }
     if (rc < 0) rc = run(&o, &j, &le);
     kvp__plan_job_free(&j);

@@ -132,4 +132,19 @@ for e in trtllm vllm sglang llamacpp; do
     # A flag given a value: the reader's one message under every planner.
     err=$("$K" plan llama-3.1-8b --gpu h100 --policy "$e" --explain=true 2>&1 >/dev/null)
     [ "$err" = "kvplan: --explain takes no value (found '--explain=true')" ] || fail "--policy $e --explain=true: $err"
+    # No MODEL: the same words under every planner (the policies said "plan:
+    # missing MODEL", their usage on stdout), the error object under --json.
+    rc=0; out=$("$K" plan --gpu h100 --policy "$e" 2>/tmp/kvp_plan_err.$$) || rc=$?
+    err=$(tail -n 1 /tmp/kvp_plan_err.$$); rm -f /tmp/kvp_plan_err.$$
+    [ "$rc" = 2 ] && [ -z "$out" ] || fail "--policy $e, no MODEL: exit $rc, stdout '$out'"
+    [ "$err" = "kvplan: plan needs a MODEL (a config.json, a folder, or a name from 'kvplan models')" ] ||
+        fail "--policy $e, no MODEL: $err"
+    out=$("$K" plan --gpu h100 --policy "$e" --json 2>/dev/null)
+    case "$out" in '{"error": {"code": "KVP_INVALID_ARG", "message": "plan needs a MODEL'*) ;;
+        *) fail "--policy $e --json, no MODEL: $out" ;; esac
+done
+for c in check cost; do
+    err=$("$K" "$c" 2>&1 >/dev/null | tail -n 1)
+    [ "$err" = "kvplan: $c needs a MODEL (a config.json, a folder, or a name from 'kvplan models')" ] ||
+        fail "$c, no MODEL: $err"
 done
