@@ -115,6 +115,9 @@ typedef struct kvp_estimate_settings {
     bool pooling_runner;      /* vLLM --runner pooling: the profile runs the pooler
                                  (_dummy_pooler_run) instead of the logits and the dummy
                                  sampler (MEMORY.md 1.4) */
+    int flashinfer_sampler;   /* vLLM VLLM_USE_FLASHINFER_SAMPLER in the environment: 1 set
+                                 on, -1 set to 0, 0 unset (the release line's path,
+                                 docs/memory.md) */
     bool skip_mm_profiling;   /* vLLM --skip-mm-profiling: the multimodal encoder is not
                                  run by the profile (MEMORY.md 7.4) */
     const kvp_allocator *alc; /* the estimate's scratch memory (freed before it returns);

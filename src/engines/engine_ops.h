@@ -57,6 +57,7 @@ typedef struct kvp__engine_profile {
     bool free_is_held;           /* memory already held counts as outside the allocator */
     bool cuda_graph_apart;       /* graphs are their own term, not inside a measured non-torch */
     bool pooling_runner;         /* the profile runs the pooler, not the sampler */
+    int flashinfer_sampler;      /* kvp_estimate_settings: vLLM's sampler switch as set */
 } kvp__engine_profile;
 
 typedef void (*kvp__engine_profile_fn)(const kvp__engine_profile_in *in, kvp__engine_profile *out);

@@ -361,6 +361,9 @@ typedef enum vnt { NT_ALL = 0, NT_BEFORE_DIST, NT_AFTER } vnt;
                                  snapshot" [uncertain: ~0.11] */
 #define V_NEW_GRAPHS 1100u    /* _set_cudagraph_sizes list, FULL_AND_PIECEWISE (~0.11) */
 #define V_SORT_FROM 1101u     /* PR #26859: FlashInfer sampler off by default (0.11.1) */
+#define V_FI_DEP 1002u        /* flashinfer-python a pip dependency of vLLM on CUDA
+                                 (requirements/cuda.txt) [inferred: 0.10.2; the references
+                                 leave pip-install presence uncertain, MEMORY.md 7.1] */
 #define V_SYMM_MEM 1000u      /* VLLM_ALLREDUCE_USE_SYMM_MEM=1 in every 2025-26 envs.py
                                  [uncertain: first release] */
 #define V_2026 1400u          /* the 2026 releases: custom all-reduce buffers deferred to
@@ -385,7 +388,7 @@ typedef struct vline {
     bool fi_fusion;
 } vline;
 
-static vline vllm_line(const kvp_estimate_settings *s) {
+static vline vllm_line_default(const kvp_estimate_settings *s) {
     vline L;
     memset(&L, 0, sizeof L);
     uint32_t v = s->engine_version;
@@ -403,10 +406,14 @@ static vline vllm_line(const kvp_estimate_settings *s) {
         return L;
     }
     uint32_t e = v ? v : UINT32_MAX;
-    L.sampler = e <= 1100u ? VS_FLASHINFER : e < V_TRITON_FROM ? VS_SORT
-                : e < V_FI_AGAIN ? VS_TRITON : VS_FLASHINFER;
-    /* Up to 0.11.0 FlashInfer runs only when it is installed [uncertain]. */
-    L.sampler_sure = e > 1100u;
+    /* Up to 0.11.0 TopKTopPSampler takes FlashInfer when it imports, else falls
+     * back to the PyTorch sort ("FlashInfer is not available. Falling back to
+     * the PyTorch-native implementation"). Before FlashInfer was a pip
+     * dependency a pip install has none: the sort runs (a Docker image has
+     * FlashInfer: its peak is lower, so the sort bounds it from above). */
+    L.sampler = e < V_FI_DEP ? VS_SORT : e < V_SORT_FROM ? VS_FLASHINFER
+                : e < V_TRITON_FROM ? VS_SORT : e < V_FI_AGAIN ? VS_TRITON : VS_FLASHINFER;
+    L.sampler_sure = e >= V_SORT_FROM;
     L.nontorch = e < V_V1_SNAPSHOT ? NT_ALL : e < V_AFTER_DIST ? NT_BEFORE_DIST : NT_AFTER;
     L.graphs_charged = e >= V_GRAPHS;
     L.old_graph_list = e < V_NEW_GRAPHS;
@@ -420,6 +427,23 @@ static vline vllm_line(const kvp_estimate_settings *s) {
               : e < V_TRITON_FROM    ? "2026: 0.14-0.17 (sort sampler)"
               : e < V_GRAPHS         ? "2026: 0.18-0.20 (Triton sampler)"
                                      : ">= 0.21 (graphs profiled, FlashInfer sampler)";
+    return L;
+}
+
+/* The line, with VLLM_USE_FLASHINFER_SAMPLER where the user's environment sets
+ * it (envs.py: bool(int(...)), None when unset = the line's default; MEMORY.md
+ * 7.1): 1 takes FlashInfer on every line (it must be installed: a line that
+ * only uses it when it imports stays unpinned), 0 the path without it. */
+static vline vllm_line(const kvp_estimate_settings *s) {
+    vline L = vllm_line_default(s);
+    uint32_t e = s->engine_version ? s->engine_version : UINT32_MAX;
+    if (s->flashinfer_sampler > 0) {
+        L.sampler = VS_FLASHINFER;
+        L.sampler_sure = !L.v0 && e >= V_SORT_FROM;
+    } else if (s->flashinfer_sampler < 0 && L.sampler == VS_FLASHINFER) {
+        L.sampler = !L.v0 && e >= V_TRITON_FROM ? VS_TRITON : VS_SORT;
+        L.sampler_sure = true;
+    }
     return L;
 }
 

@@ -264,6 +264,7 @@ static kvp_status memory_terms(const kvp_deployment *d, uint32_t tp, uint32_t pp
     es.language_model_only = d->startup.language_model_only;
     es.skip_mm_profiling = d->startup.skip_mm_profiling;
     es.pooling_runner = k->pooling_runner;
+    es.flashinfer_sampler = k->flashinfer_sampler;
     memcpy(es.cuda_graph_sizes, in->cuda_graph_sizes, sizeof es.cuda_graph_sizes);
     kvp_status st = kvp__memory_resolve_memo(d->model, &meas, &es, memo, m, err);
     if (st != KVP_OK) return st;

@@ -142,6 +142,18 @@ grep -q "profile_peak                   3.66 GiB" "$tmp/out" ||
 run plan --gpu h100 --explain --from "vllm serve google/gemma-3-27b-it --skip-mm-profiling"
 grep -q "profile_peak                   3.58 GiB" "$tmp/out" ||
     fail "--skip-mm-profiling inside --from does not drop the encoder: $(grep profile_peak "$tmp/out")"
+# vLLM 0.9.1's dummy sampler: FlashInfer only when it imports, and a pip install
+# has none before 0.10.2, so the PyTorch sort: Llama-3.1-8B on an H100, R 1,024 x
+# 128,256 x (2 + 4 + 32) B + hidden 8,192 x 4,096 x 2 B = 4.71 GiB (FlashInfer's
+# 14 B: 1.77 GiB). Available = ceil(79.33 GiB x 0.9) = 71.40 - 14.99 - 4.71 - 0.03
+# (cuBLAS) = 51.67 GiB; VLLM_USE_FLASHINFER_SAMPLER=1 in the pasted command's
+# environment says FlashInfer: 54.60 GiB.
+run plan --gpu h100 --engine-version 0.9.1 --from "vllm serve meta-llama/Llama-3.1-8B"
+grep -q "Available KV cache memory: 51.67 GiB" "$tmp/out" ||
+    fail "vLLM 0.9.1 should sample with the PyTorch sort: $(grep Available "$tmp/out")"
+run plan --gpu h100 --engine-version 0.9.1 --from "VLLM_USE_FLASHINFER_SAMPLER=1 vllm serve meta-llama/Llama-3.1-8B"
+grep -q "Available KV cache memory: 54.60 GiB" "$tmp/out" ||
+    fail "VLLM_USE_FLASHINFER_SAMPLER=1 should plan FlashInfer's sampler: $(grep Available "$tmp/out")"
 # vLLM --runner: generate is what kvplan plans; pooling's profile runs the pooler
 # (_dummy_pooler_run) instead of compute_logits and the dummy sampler (MEMORY.md
 # 1.4): Qwen3-8B on an H100 (1,024 rows x 151,936 vocabulary x (2 + 4 + 8) B

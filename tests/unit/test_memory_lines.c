@@ -97,6 +97,32 @@ static void test_vllm_sampler_two_lines(void **state) {
     assert_int_equal(kvp_memory_estimate(m, &s, &f, NULL), KVP_OK);
     assert_int_equal(find(&f, "dummy_sampler")->bytes, 1905786880ull);
     assert_int_equal(f.cuda_graph_bytes, 0);
+
+    /* 0.9.1: FlashInfer only when it imports, and a pip install has none before
+     * 0.10.2: the PyTorch sort's 38 B, 5,057,806,336 B, an upper bound (a Docker
+     * image's FlashInfer is lower). VLLM_USE_FLASHINFER_SAMPLER=1 says FlashInfer:
+     * 1,905,786,880 B. 0.10.2 (FlashInfer a dependency): 1,905,786,880 B, and
+     * =0 there is the sort again. */
+    s = vllm_8b(901);
+    assert_int_equal(kvp_memory_estimate(m, &s, &f, NULL), KVP_OK);
+    assert_int_equal(find(&f, "dummy_sampler")->bytes, 5057806336ull);
+    assert_int_equal(find(&f, "dummy_sampler")->mark, KVP_MEM_MARK_BOUNDED);
+    s.flashinfer_sampler = 1;
+    assert_int_equal(kvp_memory_estimate(m, &s, &f, NULL), KVP_OK);
+    assert_int_equal(find(&f, "dummy_sampler")->bytes, 1905786880ull);
+    s = vllm_8b(1002);
+    assert_int_equal(kvp_memory_estimate(m, &s, &f, NULL), KVP_OK);
+    assert_int_equal(find(&f, "dummy_sampler")->bytes, 1905786880ull);
+    s.flashinfer_sampler = -1;
+    assert_int_equal(kvp_memory_estimate(m, &s, &f, NULL), KVP_OK);
+    assert_int_equal(find(&f, "dummy_sampler")->bytes, 5057806336ull);
+    assert_int_equal(find(&f, "dummy_sampler")->mark, KVP_MEM_MARK_BOUNDED); /* sort scratch */
+    /* Latest with =0: Triton (R >= 8), 14 B as FlashInfer. */
+    s = vllm_8b(0);
+    s.flashinfer_sampler = -1;
+    assert_int_equal(kvp_memory_estimate(m, &s, &f, NULL), KVP_OK);
+    assert_int_equal(find(&f, "dummy_sampler")->bytes, 1905786880ull);
+    assert_non_null(strstr(find(&f, "dummy_sampler")->source, "Triton"));
     kvp_model_free(m);
 }
 

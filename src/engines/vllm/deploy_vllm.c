@@ -6,6 +6,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine_ops.h"
@@ -36,6 +37,19 @@ uint32_t kvp__vllm_default_batch_cap(const kvp__engine_profile_in *in, uint64_t 
     return seqs;
 }
 
+/* VLLM_USE_FLASHINFER_SAMPLER as --env sets it (envs.py reads bool(int(value))):
+ * 1 a non-zero integer, -1 zero, 0 unset or no integer (the line's path). */
+static int flashinfer_sampler_env(const kvp_startup_settings *s) {
+    for (uint32_t i = s->env_count; i-- > 0;) {
+        if (strcmp(s->env[i][0], "VLLM_USE_FLASHINFER_SAMPLER") != 0) continue;
+        char *end = NULL;
+        long v = strtol(s->env[i][1], &end, 10);
+        if (end == s->env[i][1] || *end) return 0;
+        return v ? 1 : -1;
+    }
+    return 0;
+}
+
 void kvp__vllm_profile(const kvp__engine_profile_in *in, kvp__engine_profile *k) {
     const kvp_policy_settings *s = in->policy;
     memset(k, 0, sizeof *k);
@@ -64,6 +78,7 @@ void kvp__vllm_profile(const kvp__engine_profile_in *in, kvp__engine_profile *k)
     k->ep = ep ? tp * dp : 1;
     /* --runner pooling: the profile runs the pooler (_dummy_pooler_run, MEMORY.md 1.4). */
     k->pooling_runner = !strcmp(in->startup->runner, "pooling");
+    k->flashinfer_sampler = flashinfer_sampler_env(in->startup);
 }
 
 /* The request is gpu_memory_utilization x total (0.9 by default): the rest is
