@@ -553,22 +553,24 @@ typedef struct mm_profile {
  * get_limit_per_prompt: "set to 999 by default"). */
 #define MM_LIMIT_PER_PROMPT 999ull
 
+static void vllm_v1_items(tctx *c, const rin *r, uint64_t seqs, uint64_t tok, mm_profile *m);
+
 static mm_profile vllm_mm_profile(tctx *c, const rin *r, uint64_t seqs, bool v0) {
     const kvp__arch *a = r->a;
     mm_profile m = {0, 0, 0};
     uint64_t tok = a->vision_tokens;
-    if (!a->vision_params || v0 || r->s->skip_mm_profiling || !tok) return m;
-    /* compute_mm_encoder_budget: max(encoder input tokens, tok) and max(encoder
-     * cache, tok), both max_num_batched_tokens by default; the smaller is the
-     * budget. _get_max_items: min(budget // tok, max_num_seqs x max(1,
-     * min(limit, max_model_len // tok))), at least 1. max_model_len // tok is
-     * not read: vLLM's own check max_num_batched_tokens <= max_num_seqs x
-     * max_model_len keeps that side at or above budget // tok but for rounding. */
-    uint64_t budget = max2(r->T, tok);
-    uint64_t per_prompt = mul(c, seqs ? seqs : 1, MM_LIMIT_PER_PROMPT);
-    uint64_t items = budget / tok < per_prompt ? budget / tok : per_prompt;
-    m.items = items ? items : 1;
-    m.outputs = mul(c, mul3(c, m.items, tok, a->vision_out_width), ACT);
+    if (!a->vision_params || r->s->skip_mm_profiling || !tok) return m;
+    if (v0) {
+        /* V0 profile_run (7.3): min(max_num_seqs, T // max_mm_tokens) sequences,
+         * at least 1, each with one dummy item (V0's limit per prompt); the
+         * encoder runs inside the model's forward and its outputs become the
+         * sequences' input embeddings: no cache kept beside the LM pass. */
+        uint64_t n = r->T / tok;
+        m.items = n < seqs ? n : seqs;
+        if (!m.items) m.items = 1;
+    } else {
+        vllm_v1_items(c, r, seqs, tok, &m);
+    }
     /* The tower's forward on items x patches [inferred from its blocks, as the
      * LM's layer peak (1.2)]: the residual stream and the normed input [P, H],
      * then the larger of the MLP (fc1 [P, I/tp] and its activation, or the
@@ -584,11 +586,35 @@ static mm_profile vllm_mm_profile(tctx *c, const rin *r, uint64_t seqs, bool v0)
     return m;
 }
 
+/* V1's items and the outputs they leave in the encoder cache (7.4). */
+static void vllm_v1_items(tctx *c, const rin *r, uint64_t seqs, uint64_t tok, mm_profile *m) {
+    const kvp__arch *a = r->a;
+    /* compute_mm_encoder_budget: max(encoder input tokens, tok) and max(encoder
+     * cache, tok), both max_num_batched_tokens by default; the smaller is the
+     * budget. _get_max_items: min(budget // tok, max_num_seqs x max(1,
+     * min(limit, max_model_len // tok))), at least 1. max_model_len // tok is
+     * not read: vLLM's own check max_num_batched_tokens <= max_num_seqs x
+     * max_model_len keeps that side at or above budget // tok but for rounding. */
+    uint64_t budget = max2(r->T, tok);
+    uint64_t per_prompt = mul(c, seqs ? seqs : 1, MM_LIMIT_PER_PROMPT);
+    uint64_t items = budget / tok < per_prompt ? budget / tok : per_prompt;
+    m->items = items ? items : 1;
+    m->outputs = mul(c, mul3(c, m->items, tok, a->vision_out_width), ACT);
+}
+
 /* The encoder profile's lines under the profile peak. */
 static void vllm_mm_phases(tctx *c, const rin *r, const mm_profile *m, bool v0) {
     const kvp__arch *a = r->a;
     char src[KVP_MEM_TERM_SOURCE_MAX];
-    if (!a->vision_params || v0) return;
+    if (!a->vision_params) return;
+    if (v0) {
+        if (!m->tower) return;
+        snprintf(src, sizeof src,
+                 "[inferred] V0: %llu sequences x 1 item x %llu patches: the tower's block peak (7.3)",
+                 (unsigned long long)m->items, (unsigned long long)a->vision_patches);
+        phase(c, "mm_encoder_forward", m->tower, KVP_MEM_MARK_ESTIMATED, src);
+        return;
+    }
     if (r->s->skip_mm_profiling) {
         phase(c, "mm_encoder_outputs", 0, KVP_MEM_MARK_EXACT,
               "--skip-mm-profiling: the encoder is not profiled (7.4)");
@@ -629,8 +655,10 @@ static void vllm_terms(tctx *c, const rin *r) {
      * max_num_seqs prompts of T / R tokens (7.3). */
     const char *ph = "none";
     uint64_t fwd = kvp__forward_peak(a, r->T, r->tp, r->b, r->e, &c->overflow, &ph);
+    mm_profile mm = vllm_mm_profile(c, r, seqs, L.v0);
     uint64_t R = s->sampler_rows ? s->sampler_rows : seqs;
     if (R > r->T && !L.v0) R = r->T;
+    if (L.v0 && mm.items && !s->sampler_rows) R = mm.items; /* V0: the MM sequences (7.3) */
     uint64_t hidden = mul3(c, r->T, a->hidden, ACT);
     uint64_t extra = sampler_extra(L.sampler, R);
     uint64_t per = s->sampler_bytes_per_logit ? s->sampler_bytes_per_logit : ACT + 4 + extra;
@@ -646,7 +674,6 @@ static void vllm_terms(tctx *c, const rin *r) {
      * dummy sampler (gpu_model_runner.profile_run; MEMORY.md 1.4): every task's
      * pooled output, the largest kept, is at most the hidden states [T, h]. */
     if (s->pooling_runner) samp = logits = hidden;
-    mm_profile mm = vllm_mm_profile(c, r, seqs, L.v0);
     uint64_t lm_peak = max2(max2(fwd, samp), logits);
     uint64_t peak = max2(add(c, lm_peak, mm.outputs), mm.tower);
     r->d->activation_layer_bytes = fwd;

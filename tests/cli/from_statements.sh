@@ -154,6 +154,15 @@ grep -q "Available KV cache memory: 51.67 GiB" "$tmp/out" ||
 run plan --gpu h100 --engine-version 0.9.1 --from "VLLM_USE_FLASHINFER_SAMPLER=1 vllm serve meta-llama/Llama-3.1-8B"
 grep -q "Available KV cache memory: 54.60 GiB" "$tmp/out" ||
     fail "VLLM_USE_FLASHINFER_SAMPLER=1 should plan FlashInfer's sampler: $(grep Available "$tmp/out")"
+# vLLM V0 turns chunked prefill on past 32,768 tokens only without a sliding
+# window, spec decode, LoRA, multimodal or MLA (MEMORY.md 7.3): Llama-3.1-8B at
+# 131,072 profiles 2,048 tokens, DeepSeek-V2-Lite (MLA) its whole 163,840.
+run plan llama-3.1-8b --gpu h100 --policy vllm --engine-version 0.7.0 --explain
+grep -q "profile_run at max_num_batched_tokens 2048:" "$tmp/out" ||
+    fail "V0 Llama-3.1-8B at 131,072: chunked prefill should be on (2,048 tokens)"
+run plan deepseek-v2-lite-chat --gpu h100 --policy vllm --engine-version 0.7.0 --explain
+grep -q "profile_run at max_num_batched_tokens 163840:" "$tmp/out" ||
+    fail "V0 DeepSeek-V2-Lite (MLA): chunked prefill should stay off: $(grep profile_peak "$tmp/out")"
 # vLLM --runner: generate is what kvplan plans; pooling's profile runs the pooler
 # (_dummy_pooler_run) instead of compute_logits and the dummy sampler (MEMORY.md
 # 1.4): Qwen3-8B on an H100 (1,024 rows x 151,936 vocabulary x (2 + 4 + 8) B

@@ -223,11 +223,18 @@ static void test_vllm_mm_encoder_profile(void **state) {
     assert_int_equal(kvp_memory_estimate(m, &s, &f, NULL), KVP_OK);
     assert_false(has(&f, "mm_encoder_outputs"));
     assert_int_equal(find(&f, "profile_peak")->bytes, 3847094272ull);
-    /* V0 profiles its own way (7.3): no V1 encoder phases. */
+    /* V0 profiles its own way (7.3): min(1024, 8192 // 256) = 32 sequences of one
+     * image each, the encoder inside the forward (no outputs kept beside it),
+     * and the sampler over those 32 rows with the sort (2 <= R < 128: 2 + 4 +
+     * 44 B): 32 x 262208 x 50 = 419,532,800 + hidden 88,080,384 = 507,613,184 B.
+     * The tower on the same 32 x 4,096 patches, 2,860,515,328 B, sets the peak. */
     s = vllm_8b(700);
     s.engine_v0 = true;
     assert_int_equal(kvp_memory_estimate(m, &s, &f, NULL), KVP_OK);
     assert_false(has(&f, "mm_encoder_outputs"));
+    assert_int_equal(find(&f, "dummy_sampler")->bytes, 507613184ull);
+    assert_int_equal(find(&f, "mm_encoder_forward")->bytes, 2860515328ull);
+    assert_int_equal(find(&f, "profile_peak")->bytes, 2860515328ull);
     kvp_model_free(m);
 
     /* Qwen3-VL: tokens per image are the processor's (max_pixels), not

@@ -23,9 +23,25 @@ static void batch_defaults(const kvp__engine_profile_in *in, uint64_t max_model_
     uint32_t version;
     bool v0;
     kvp_vllm_release(in->engine_version, &version, &v0);
-    if (!max_model_len) max_model_len = kvp_model_get_info(in->model)->max_position_embeddings;
+    const kvp_model_info *mi = kvp_model_get_info(in->model);
+    if (!max_model_len) max_model_len = mi->max_position_embeddings;
+    /* V0 turns chunked prefill on by itself past 32,768 tokens only on CUDA
+     * without a sliding window, spec decode, LoRA, a multimodal model or MLA
+     * (EngineArgs._set_default_args_v0, MEMORY.md 7.3): for those the profile
+     * step holds the whole max_model_len. */
+    int chunked = in->startup->enable_chunked_prefill;
+    bool multimodal = mi->is_multimodal && !in->startup->language_model_only;
+    if (v0 && chunked < 0 &&
+        (mi->sliding_window || mi->is_mla || multimodal || in->startup->speculative_method[0]))
+        chunked = 0;
     kvp_vllm_batch_defaults(total, in->startup->gpu.name, version, v0, false, max_model_len,
-                            in->startup->enable_chunked_prefill, tokens, seqs);
+                            chunked, tokens, seqs);
+    /* V0's SchedulerConfig floors for a multimodal (5,120) and a pooling model
+     * (32,768), chunked or not (7.3). */
+    if (v0 && !in->policy->max_num_batched_tokens) {
+        if (multimodal && *tokens < 5120) *tokens = 5120;
+        if (!strcmp(in->startup->runner, "pooling") && *tokens < 32768) *tokens = 32768;
+    }
 }
 
 /* vLLM picks max_num_seqs by the GPU (get_batch_defaults): the sampler rows,

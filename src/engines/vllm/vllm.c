@@ -125,7 +125,8 @@ void kvp_vllm_batch_defaults(uint64_t gpu_bytes, const char *gpu_name, uint32_t 
     if (v0) {
         /* _set_default_args_v0 and SchedulerConfig (MEMORY.md 7.3): chunked
          * prefill on by default only past 32,768 tokens (CUDA, no sliding
-         * window, spec decode, LoRA, MM or MLA: not known here, taken as none). */
+         * window, spec decode, LoRA, MM or MLA: the model is not known here, so
+         * the pipeline passes chunked_prefill 0 for those, deploy_vllm.c). */
         bool chunked = chunked_prefill > 0 || (chunked_prefill < 0 && max_model_len > 32768);
         seqs = 256;
         tokens = chunked ? 2048 : (max_model_len > 2048 ? max_model_len : 2048);
