@@ -115,6 +115,10 @@ typedef struct kvp_estimate_settings {
     bool pooling_runner;      /* vLLM --runner pooling: the profile runs the pooler
                                  (_dummy_pooler_run) instead of the logits and the dummy
                                  sampler (MEMORY.md 1.4) */
+    uint32_t attention_ranks; /* ranks the attention weights are split over: SGLang with
+                                 --enable-dp-attention tp / dp (attn_tp); 0 = tp */
+    bool embedding_whole;     /* the embedding table held whole by every rank (SGLang's
+                                 VocabParallelEmbedding enable_tp=False under DP attention) */
     int flashinfer_sampler;   /* vLLM VLLM_USE_FLASHINFER_SAMPLER in the environment: 1 set
                                  on, -1 set to 0, 0 unset (the release line's path,
                                  docs/memory.md) */

@@ -58,6 +58,8 @@ typedef struct kvp__engine_profile {
     bool cuda_graph_apart;       /* graphs are their own term, not inside a measured non-torch */
     bool pooling_runner;         /* the profile runs the pooler, not the sampler */
     int flashinfer_sampler;      /* kvp_estimate_settings: vLLM's sampler switch as set */
+    uint32_t attention_ranks;    /* kvp_estimate_settings: attn_tp (0 = tp) */
+    bool embedding_whole;        /* kvp_estimate_settings */
 } kvp__engine_profile;
 
 typedef void (*kvp__engine_profile_fn)(const kvp__engine_profile_in *in, kvp__engine_profile *out);

@@ -190,6 +190,8 @@ static kvp_status expert_sharding(const kvp_model *model, const kvp__arch_opts *
     }
     a->expert_ranks = o->expert_ranks;
     a->ep = o->ep > 1 ? o->ep : 1;
+    a->attention_ranks = o->attention_ranks;
+    a->embedding_whole = o->embedding_whole;
     if (a->experts_mxfp4 && o->expert_inter_align) {
         a->expert_inter_align = o->expert_inter_align; /* asked: that padding alone */
     } else if (a->experts_mxfp4 && o->engine == KVP_ESTIMATE_VLLM) {

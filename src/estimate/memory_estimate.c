@@ -295,6 +295,8 @@ kvp_status kvp_memory_estimate_detail(const kvp_model *model, const kvp_estimate
     o.engine = s->engine;
     o.compute_capability = s->compute_capability;
     o.deepstack_tokens = s->engine == KVP_ESTIMATE_VLLM ? T : 0;
+    o.attention_ranks = s->attention_ranks;
+    o.embedding_whole = s->embedding_whole;
     o.alc = s->alc ? s->alc : kvp_model_allocator(model);
     if (s->quantization && *s->quantization) {
         kvp_status qs = kvp_weight_format_for_model(model, s->quantization, &fmt, err);

@@ -105,6 +105,8 @@ typedef struct kvp__arch_opts {
     uint32_t expert_inter_align;      /* mxfp4 expert padding; 0 = the engine's kernel's */
     uint32_t engine;                  /* kvp_estimate_engine: whose loader pads mxfp4 experts */
     uint32_t compute_capability;      /* the GPU's (80 = 8.0); 0 = unknown (Hopper figures) */
+    uint32_t attention_ranks;         /* kvp_estimate_settings: attn_tp; 0 = tp */
+    bool embedding_whole;             /* kvp_estimate_settings: embedding not split */
     uint64_t deepstack_tokens;        /* vLLM: max_num_batched_tokens of the deepstack
                                          buffers built with the model; 0 = none */
     const kvp_allocator *alc;         /* the layer array's allocator; NULL = libc */
@@ -149,6 +151,8 @@ typedef struct kvp__arch {
     bool experts_mxfp4;          /* routed experts stored as mxfp4 */
     int gguf_ftype;              /* >= 0: costed as this llama.cpp file type (memory_gguf.c) */
     uint32_t expert_ranks, ep, expert_inter_align; /* kvp__arch_opts, resolved (0 = per tp) */
+    uint32_t attention_ranks;     /* kvp__arch_opts: attention split over these (0 = per tp) */
+    bool embedding_whole;         /* kvp__arch_opts */
     uint32_t expert_hidden_align; /* mxfp4: the kernel pads the experts' hidden size too */
     bool expert_bias;             /* vLLM Mxfp4MoEMethod: bf16 w13/w2 biases per expert */
     uint64_t deepstack_buffer_elems; /* Qwen3-VL deepstack_input_embeds (vLLM), per stage 0 */

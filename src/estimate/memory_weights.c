@@ -121,8 +121,11 @@ static void expert_params(const kvp__arch *a, uint64_t t, acc *s) {
         add3(s, KVP__W_ROUTER, local, (a->gated_experts ? 2 : 1) * inter + h, 1, 1, false);
 }
 
-static void layer_params(const kvp__arch *a, const kvp__layer_arch *L, uint64_t t, acc *s) {
+static void layer_params(const kvp__arch *a, const kvp__layer_arch *L, uint64_t tp, acc *s) {
     uint64_t h = a->hidden;
+    /* Attention is split over attention_ranks where the engine says (SGLang's
+     * attn_tp = tp / dp under DP attention, ENGINES.md 2.4); the rest over tp. */
+    uint64_t t = a->attention_ranks ? a->attention_ranks : tp;
     if (L->attention) {
         uint64_t hq = ceil_div(L->q_heads, t), hkv = ceil_div(L->kv_heads, t);
         add3(s, KVP__W_ATTENTION, h, hq, (uint64_t)L->k_head_dim * (a->attn_output_gate ? 2 : 1), 1,
@@ -158,6 +161,7 @@ static void layer_params(const kvp__arch *a, const kvp__layer_arch *L, uint64_t 
         add3(s, KVP__W_ATTENTION, hq, L->cross_head_dim, h, 1, false);
         add3(s, KVP__W_NORM, h, 1, 1, 1, true);
     }
+    t = tp;
     const kvp_recurrent_geometry *r = &L->rec;
     switch (L->mixer) {
     case KVP__MIX_GDN: {
@@ -251,7 +255,9 @@ kvp_status kvp__arch_params(const kvp__arch *a, uint32_t tp, uint32_t begin, uin
      * the model dtype) is loaded with the weights on every stage. */
     if (end > begin) add3(&s, KVP__W_BUFFER, a->rope_cache_elems, 1, 1, 1, true);
     if (with_first) {
-        add3(&s, KVP__W_EMBEDDING, a->vocab, a->hidden, 1, t, false);
+        /* SGLang under DP attention keeps the table whole on every rank. */
+        add3(&s, KVP__W_EMBEDDING, a->vocab, a->hidden, 1, a->embedding_whole ? 1 : t,
+             a->embedding_whole);
         if (a->extra_embedding_params)
             add3(&s, KVP__W_EMBEDDING, a->extra_embedding_params, 1, 1, t, false);
         if (a->vision_params) add3(&s, KVP__W_VISION, a->vision_params, 1, 1, t, false);

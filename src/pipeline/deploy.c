@@ -265,6 +265,8 @@ static kvp_status memory_terms(const kvp_deployment *d, uint32_t tp, uint32_t pp
     es.skip_mm_profiling = d->startup.skip_mm_profiling;
     es.pooling_runner = k->pooling_runner;
     es.flashinfer_sampler = k->flashinfer_sampler;
+    es.attention_ranks = k->attention_ranks;
+    es.embedding_whole = k->embedding_whole;
     memcpy(es.cuda_graph_sizes, in->cuda_graph_sizes, sizeof es.cuda_graph_sizes);
     kvp_status st = kvp__memory_resolve_memo(d->model, &meas, &es, memo, m, err);
     if (st != KVP_OK) return st;

@@ -163,6 +163,14 @@ grep -q "profile_run at max_num_batched_tokens 2048:" "$tmp/out" ||
 run plan deepseek-v2-lite-chat --gpu h100 --policy vllm --engine-version 0.7.0 --explain
 grep -q "profile_run at max_num_batched_tokens 163840:" "$tmp/out" ||
     fail "V0 DeepSeek-V2-Lite (MLA): chunked prefill should stay off: $(grep profile_peak "$tmp/out")"
+# SGLang --enable-dp-attention: attention over attn_tp = tp / dp, the embedding
+# whole on every rank. DeepSeek-V3.2 on 8 B200 (the deployment of the SGLang
+# reference case, whose log printed "#tokens: 975424, KV size: 43.67 GB"):
+# weights 90.17 GiB a rank (80.11 split over all 8), 971,904 tokens of 48,068 B.
+run plan --gpu b200 --kv-cache-dtype fp8_e4m3 --page-size 64 \
+    --from "python -m sglang.launch_server --model deepseek-ai/DeepSeek-V3.2 --tp 8 --dp 8 --enable-dp-attention"
+grep -q "KV Cache is allocated. #tokens: 971904, KV size: 43.51 GB" "$tmp/out" ||
+    fail "SGLang DP attention: attention weights over attn_tp: $(grep 'KV Cache' "$tmp/out")"
 # vLLM --runner: generate is what kvplan plans; pooling's profile runs the pooler
 # (_dummy_pooler_run) instead of compute_logits and the dummy sampler (MEMORY.md
 # 1.4): Qwen3-8B on an H100 (1,024 rows x 151,936 vocabulary x (2 + 4 + 8) B

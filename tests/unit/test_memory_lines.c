@@ -281,6 +281,37 @@ static void test_vllm_batch_defaults(void **state) {
     assert_false(v0);
 }
 
+/* SGLang under --enable-dp-attention: attention over attn_tp = tp / dp ranks,
+ * the embedding whole on every rank. Llama-3.1-8B at TP 2: attention per layer
+ * q 4096 x 4096 + k, v 2 x 4096 x 1024 + o 4096 x 4096 = 41,943,040, x 32 =
+ * 1,342,177,280 parameters, split 2 ways 671,088,640; embedding 128,256 x
+ * 4,096 = 525,336,576, split 262,668,288. attn_tp 1 adds 671,088,640 +
+ * 262,668,288 = 933,756,928 parameters x 2 B = 1,867,513,856 B per rank. */
+static void test_sglang_dp_attention_weights(void **state) {
+    (void)state;
+    kvp_model *m = open_model("llama-3.1-8b");
+    kvp_estimate_settings s;
+    memset(&s, 0, sizeof s);
+    s.tp = 2;
+    s.pp = 1;
+    s.total_bytes = 80ull << 30;
+    s.engine = KVP_ESTIMATE_SGLANG;
+    s.compute_capability = 90;
+    kvp_memory_facts f;
+    assert_int_equal(kvp_memory_estimate(m, &s, &f, NULL), KVP_OK);
+    uint64_t split = f.weights_bytes;
+    s.attention_ranks = 1;
+    s.embedding_whole = true;
+    assert_int_equal(kvp_memory_estimate(m, &s, &f, NULL), KVP_OK);
+    assert_int_equal(f.weights_bytes - split, 1867513856ull);
+    /* attention_ranks equal to tp changes nothing. */
+    s.attention_ranks = 2;
+    s.embedding_whole = false;
+    assert_int_equal(kvp_memory_estimate(m, &s, &f, NULL), KVP_OK);
+    assert_int_equal(f.weights_bytes, split);
+    kvp_model_free(m);
+}
+
 /* SGLang's automatic mem_fraction_static (PR #10975), reserve in MB:
  *   80 GiB (81,920 MB), TP 1: tier < 90 GiB: chunk 8,192, cuda_graph_max_bs 256;
  *     512 + 1.5 x 8192 = 12,288 + 2 x 256 = 512 + 1024 x 1 x 1 / 8 = 128
@@ -345,6 +376,7 @@ int main(void) {
         cmocka_unit_test(test_vllm_mm_encoder_profile),
         cmocka_unit_test(test_vllm_batch_defaults),
         cmocka_unit_test(test_sglang_auto_mfs),
+        cmocka_unit_test(test_sglang_dp_attention_weights),
         cmocka_unit_test(test_llamacpp_compute_buffer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -35,6 +35,16 @@ void kvp__sglang_profile(const kvp__engine_profile_in *in, kvp__engine_profile *
      * S-PAR-3); EP above TP makes it 0 (FusedMoE's intermediate_size %
      * moe_tp_size divides by zero): refused by the estimate (issue 29). */
     k->experts_span_tp = true;
+    /* --enable-dp-attention: attention runs over attn_tp = tp / dp ranks
+     * (dp_attention.py compute_dp_attention_world_info; ENGINES.md 2.4), so its
+     * weights are split that far only, and the models build their embedding with
+     * VocabParallelEmbedding(enable_tp=not is_dp_attention_enabled()): whole on
+     * every rank [inferred: the models' code, not the references]. */
+    uint32_t tp = s->tp ? s->tp : 1, dp = s->dp ? s->dp : 1;
+    if (s->enable_dp_attention && dp > 1 && tp % dp == 0) {
+        k->attention_ranks = tp / dp;
+        k->embedding_whole = true;
+    }
 }
 
 /* After the pool: X x (1 - mem_fraction_static), X the pre-load free memory
