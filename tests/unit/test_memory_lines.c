@@ -38,16 +38,22 @@ static bool has(const kvp_memory_facts *f, const char *name) {
     return false;
 }
 
+/* Settings of one engine on `tp` GPUs of `gib` GiB (SM90). */
+static kvp_estimate_settings engine_on(kvp_estimate_engine engine, uint32_t tp, uint64_t gib) {
+    kvp_estimate_settings s;
+    memset(&s, 0, sizeof s);
+    s.tp = tp;
+    s.pp = 1;
+    s.total_bytes = gib << 30;
+    s.engine = engine;
+    s.compute_capability = 90;
+    return s;
+}
+
 /* Llama-3.1-8B (h 4096, V 128,256, 32 q heads, intermediate 14,336) on one
  * H100, vLLM's latest defaults: T = 8,192 tokens, R = min(1,024, T) = 1,024. */
 static kvp_estimate_settings vllm_8b(uint32_t version) {
-    kvp_estimate_settings s;
-    memset(&s, 0, sizeof s);
-    s.tp = 1;
-    s.pp = 1;
-    s.total_bytes = 80ull << 30;
-    s.engine = KVP_ESTIMATE_VLLM;
-    s.compute_capability = 90;
+    kvp_estimate_settings s = engine_on(KVP_ESTIMATE_VLLM, 1, 80);
     s.max_num_tokens = 8192;
     s.max_batch_size = 1024;
     s.cuda_graphs = true;
@@ -290,13 +296,7 @@ static void test_vllm_batch_defaults(void **state) {
 static void test_sglang_dp_attention_weights(void **state) {
     (void)state;
     kvp_model *m = open_model("llama-3.1-8b");
-    kvp_estimate_settings s;
-    memset(&s, 0, sizeof s);
-    s.tp = 2;
-    s.pp = 1;
-    s.total_bytes = 80ull << 30;
-    s.engine = KVP_ESTIMATE_SGLANG;
-    s.compute_capability = 90;
+    kvp_estimate_settings s = engine_on(KVP_ESTIMATE_SGLANG, 2, 80);
     kvp_memory_facts f;
     assert_int_equal(kvp_memory_estimate(m, &s, &f, NULL), KVP_OK);
     uint64_t split = f.weights_bytes;
@@ -345,12 +345,7 @@ static void test_sglang_auto_mfs(void **state) {
 static void test_llamacpp_compute_buffer(void **state) {
     (void)state;
     kvp_model *m = open_model("llama-3.1-8b");
-    kvp_estimate_settings s;
-    memset(&s, 0, sizeof s);
-    s.tp = 1;
-    s.pp = 1;
-    s.total_bytes = 24ull << 30;
-    s.engine = KVP_ESTIMATE_LLAMACPP;
+    kvp_estimate_settings s = engine_on(KVP_ESTIMATE_LLAMACPP, 1, 24);
     s.n_ctx = 8192;
     s.flash_attn = 0;
     s.max_num_tokens = 512;
