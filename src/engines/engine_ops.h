@@ -42,6 +42,7 @@ typedef struct kvp__engine_profile_in {
     /* The creator's settings (kvp_deploy_settings) where the creator plans. */
     uint64_t creator_max_num_tokens, creator_max_batch_size, creator_max_seq_len;
     uint64_t creator_max_cuda_graph_batch_size;
+    bool creator_attention_dp;          /* enable_attention_dp */
 } kvp__engine_profile_in;
 
 typedef struct kvp__engine_profile {

@@ -193,6 +193,7 @@ static kvp__engine_profile_in profile_in(const kvp_deployment *d, const kvp_depl
     in.creator_max_batch_size = t->max_batch_size;
     in.creator_max_seq_len = t->max_seq_len;
     in.creator_max_cuda_graph_batch_size = t->max_cuda_graph_batch_size;
+    in.creator_attention_dp = t->attention_dp;
     return in;
 }
 

@@ -171,6 +171,13 @@ run plan --gpu b200 --kv-cache-dtype fp8_e4m3 --page-size 64 \
     --from "python -m sglang.launch_server --model deepseek-ai/DeepSeek-V3.2 --tp 8 --dp 8 --enable-dp-attention"
 grep -q "KV Cache is allocated. #tokens: 971904, KV size: 43.51 GB" "$tmp/out" ||
     fail "SGLang DP attention: attention weights over attn_tp: $(grep 'KV Cache' "$tmp/out")"
+# TensorRT-LLM --attention-dp: the attention modules run at tp_size 1 (STARTUP.md
+# T-PAR-1): Llama-3.1-8B at TP 2 holds its 1,342,177,280 attention parameters
+# whole, 671,088,640 x 2 B = 1,342,177,280 B more a rank (8,064,081,920 -> 9,406,259,200).
+w_split=$("$K" plan llama-3.1-8b --gpu h100 --tp 2 --json 2>/dev/null | grep -o '"weights_bytes": [0-9]*' | head -n 1)
+w_adp=$("$K" plan llama-3.1-8b --gpu h100 --tp 2 --attention-dp --json 2>/dev/null | grep -o '"weights_bytes": [0-9]*' | head -n 1)
+[ "$w_split" = '"weights_bytes": 8064081920' ] && [ "$w_adp" = '"weights_bytes": 9406259200' ] ||
+    fail "TensorRT-LLM attention DP weights: '$w_split' -> '$w_adp'"
 # vLLM --runner: generate is what kvplan plans; pooling's profile runs the pooler
 # (_dummy_pooler_run) instead of compute_logits and the dummy sampler (MEMORY.md
 # 1.4): Qwen3-8B on an H100 (1,024 rows x 151,936 vocabulary x (2 + 4 + 8) B

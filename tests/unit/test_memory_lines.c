@@ -304,6 +304,16 @@ static void test_sglang_dp_attention_weights(void **state) {
     s.embedding_whole = true;
     assert_int_equal(kvp_memory_estimate(m, &s, &f, NULL), KVP_OK);
     assert_int_equal(f.weights_bytes - split, 1867513856ull);
+    /* TensorRT-LLM's attention DP: the attention modules at tp_size 1, the
+     * embedding split (T-PAR-1): 671,088,640 x 2 = 1,342,177,280 B more. */
+    s.engine = KVP_ESTIMATE_TRTLLM;
+    s.attention_ranks = 0;
+    s.embedding_whole = false;
+    assert_int_equal(kvp_memory_estimate(m, &s, &f, NULL), KVP_OK);
+    split = f.weights_bytes;
+    s.attention_ranks = 1;
+    assert_int_equal(kvp_memory_estimate(m, &s, &f, NULL), KVP_OK);
+    assert_int_equal(f.weights_bytes - split, 1342177280ull);
     /* attention_ranks equal to tp changes nothing. */
     s.attention_ranks = 2;
     s.embedding_whole = false;

@@ -27,4 +27,9 @@ void kvp__trtllm_profile(const kvp__engine_profile_in *in, kvp__engine_profile *
      * tp_size (tensorrt_llm/mapping.py : Mapping.__init__; docs/memory.md R):
      * an EP that does not divide TP is refused by the estimate (issue 29). */
     k->experts_span_tp = true;
+    /* Attention DP: the attention and MLA modules run with tp_size 1 (STARTUP.md
+     * T-PAR-1, _torch/modules), so every rank holds their whole weights. The
+     * embedding and the LM head are left split: their modules' mapping under
+     * attention DP is in no reference. */
+    if (in->creator_attention_dp) k->attention_ranks = 1;
 }
