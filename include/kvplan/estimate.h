@@ -115,15 +115,6 @@ typedef struct kvp_estimate_settings {
     bool pooling_runner;      /* vLLM --runner pooling: the profile runs the pooler
                                  (_dummy_pooler_run) instead of the logits and the dummy
                                  sampler (MEMORY.md 1.4) */
-    uint32_t attention_ranks; /* ranks the attention weights are split over: SGLang with
-                                 --enable-dp-attention tp / dp (attn_tp); 0 = tp */
-    bool embedding_whole;     /* the embedding table held whole by every rank (SGLang's
-                                 VocabParallelEmbedding enable_tp=False under DP attention) */
-    int flashinfer_sampler;   /* vLLM VLLM_USE_FLASHINFER_SAMPLER in the environment: 1 set
-                                 on, -1 set to 0, 0 unset (the release line's path,
-                                 docs/memory.md) */
-    bool skip_mm_profiling;   /* vLLM --skip-mm-profiling: the multimodal encoder is not
-                                 run by the profile (MEMORY.md 7.4) */
     const kvp_allocator *alc; /* the estimate's scratch memory (freed before it returns);
                                  borrowed; NULL = the model's allocator (kvp_model_allocator) */
     /* The engine's release line (docs/memory.md, one section per line). */
@@ -136,7 +127,18 @@ typedef struct kvp_estimate_settings {
                                  -1 auto (on where the backend supports it) */
     uint64_t n_ctx;           /* llama.cpp: KV cells the worst-case graph attends (n_kv);
                                  0 = the ubatch */
-    uint64_t reserved_[KVP_RESERVED_WORDS]; /* room for growth: zero, do not use (ABI) */
+    /* Added in 1.0 from the reserved room (two words: sizes and offsets kept). */
+    int flashinfer_sampler;   /* vLLM VLLM_USE_FLASHINFER_SAMPLER in the environment: 1 set
+                                 on, -1 set to 0, 0 unset (the release line's path,
+                                 docs/memory.md) */
+    uint32_t attention_ranks; /* ranks the attention weights are split over: SGLang with
+                                 --enable-dp-attention tp / dp (attn_tp), TensorRT-LLM's
+                                 attention DP 1; 0 = tp */
+    bool embedding_whole;     /* the embedding table held whole by every rank (SGLang's
+                                 VocabParallelEmbedding enable_tp=False under DP attention) */
+    bool skip_mm_profiling;   /* vLLM --skip-mm-profiling: the multimodal encoder is not
+                                 run by the profile (MEMORY.md 7.4) */
+    uint64_t reserved_[KVP_RESERVED_WORDS - 2]; /* room for growth: zero, do not use (ABI) */
 } kvp_estimate_settings;
 
 /* What the estimate found, term by term, for reports and --explain.

@@ -76,7 +76,6 @@ typedef struct kvp_startup_settings {
     uint32_t ep_size;             /* SGLang --ep-size: moe_tp_size = tp / ep_size; 0 = 1 */
     char runner[16];              /* vLLM --runner: "", auto, generate, pooling, draft */
     bool language_model_only;     /* vLLM --language-model-only: no multimodal encoder */
-    bool skip_mm_profiling;       /* vLLM --skip-mm-profiling: the profile skips the encoder */
     char speculative_method[32];  /* "" = none; "eagle", "mtp", "ngram", "draft" ... */
     uint32_t num_speculative_tokens;
     uint32_t env_count;           /* environment the engine starts with */
@@ -84,7 +83,9 @@ typedef struct kvp_startup_settings {
     uint32_t disabled_count;      /* rule ids switched off ("V-PAR-2"); "defaults" = every
                                      knowledge / uncertain default */
     char disabled[KVP_STARTUP_MAX_DISABLED][16];
-    uint64_t reserved_[KVP_RESERVED_WORDS]; /* room for growth: zero, do not use (ABI) */
+    /* Added in 1.0 from the reserved room (one word: sizes and offsets kept). */
+    bool skip_mm_profiling;       /* vLLM --skip-mm-profiling: the profile skips the encoder */
+    uint64_t reserved_[KVP_RESERVED_WORDS - 1]; /* room for growth: zero, do not use (ABI) */
 } kvp_startup_settings;
 
 KVP_API kvp_startup_settings kvp_startup_settings_default(void);

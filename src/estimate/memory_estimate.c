@@ -64,8 +64,11 @@ static uint64_t layer_peak(const kvp__arch *a, const kvp__layer_arch *L, uint64_
         }                                                                                      \
     } while (0)
     uint64_t out = m(c, 3, T, h, e); /* a projection back to the hidden size */
+    /* Attention over attention_ranks where the engine splits it apart (DP
+     * attention: each rank runs every head on its own tokens). */
+    uint64_t ta = a->attention_ranks ? a->attention_ranks : t;
     if (L->attention) {
-        uint64_t hq = cdiv(L->q_heads, t), hkv = cdiv(L->kv_heads, t);
+        uint64_t hq = cdiv(L->q_heads, ta), hkv = cdiv(L->kv_heads, ta);
         uint64_t qkv = m(c, 3, T, add(c, m(c, 3, hq, (uint64_t)L->k_head_dim,
                                             a->attn_output_gate ? 2ull : 1ull),
                                        m(c, 2, hkv, (uint64_t)L->k_head_dim + L->v_head_dim)),
@@ -74,7 +77,7 @@ static uint64_t layer_peak(const kvp__arch *a, const kvp__layer_arch *L, uint64_
         CONSIDER(add(c, add(c, qkv, o), out), "attention");
     }
     if (L->mla) {
-        uint64_t hq = cdiv(L->q_heads, t), qk = (uint64_t)a->qk_nope + a->qk_rope;
+        uint64_t hq = cdiv(L->q_heads, ta), qk = (uint64_t)a->qk_nope + a->qk_rope;
         uint64_t per_tok = (uint64_t)a->q_lora + hq * qk + a->kv_lora + a->qk_rope +
                            hq * ((uint64_t)a->qk_nope + a->v_head) + hq * qk + hq * a->v_head;
         CONSIDER(add(c, m(c, 3, T, per_tok, e), out), "mla attention");
