@@ -134,6 +134,19 @@ static bool apply_setting(json_t *req, const char *name, const char *v, const js
         json_decref(j);
         return false;
     }
+    /* A repeating option (--env K=V) adds to what is there, once. */
+    json_t *had = json_object_get(req, key);
+    if (row->repeats && had) {
+        json_t *list = json_is_array(had) ? json_incref(had) : json_pack("[O]", had);
+        size_t i;
+        json_t *x;
+        bool seen = false;
+        json_array_foreach(list, i, x) seen = seen || json_equal(x, j);
+        if (!seen) json_array_append(list, j);
+        json_decref(j);
+        json_object_set_new(req, key, list);
+        return true;
+    }
     json_object_set_new(req, key, j);
     return true;
 }
@@ -649,7 +662,7 @@ kvp_status kvp__why_json_text(const kvp__why_request *w, const kvp__json_call_op
      * (n_ctx = 4096, "Maximum concurrency for 131,072 tokens") only the given
      * memory's runs take. */
     for (size_t i = 0; i < log->setting_count; i++)
-        if (!log->settings[i].printed)
+        if (!log->settings[i].printed || log->settings[i].install)
             apply_setting(c.base, log->settings[i].name, log->settings[i].value, w->options);
     c.printed = json_deep_copy(c.base);
     for (size_t i = 0; i < log->setting_count; i++) {
@@ -659,7 +672,9 @@ kvp_status kvp__why_json_text(const kvp__why_request *w, const kvp__json_call_op
         json_object_set_new(j, "name", jstr(s->name));
         json_object_set_new(j, "value", jstr(s->value));
         json_object_set_new(j, "line", kvp__json_u64(s->line_no));
-        json_object_set_new(j, "from", json_string(s->printed ? "log" : "argument dump"));
+        json_object_set_new(j, "from", json_string(s->install   ? "log (the install)"
+                                                   : s->printed ? "log"
+                                                                : "argument dump"));
         json_object_set_new(j, "applied", json_boolean(ok));
         json_array_append_new(c.settings, j);
     }

@@ -127,6 +127,14 @@ static void setting_str(kvp_log *log, const char *name, const char *v) {
     setting(log, name, v, strlen(v));
 }
 
+/* A fact of the install as an option (printed at run time, read by every run). */
+static void install_setting(kvp_log *log, const char *name, const char *v) {
+    setting_str(log, name, v);
+    for (size_t i = 0; i < log->setting_count; i++)
+        if (!strcmp(log->settings[i].name, name) && !strcmp(log->settings[i].value, v))
+            log->settings[i].install = true;
+}
+
 static void set_model(kvp_log *log, const char *v, size_t n) {
     while (n && (*v == ' ' || *v == '\'' || *v == '"')) v++, n--;
     while (n && (v[n - 1] == ' ' || v[n - 1] == '\'' || v[n - 1] == '"' || v[n - 1] == ','))
@@ -354,6 +362,18 @@ static bool vllm_line(line_ctx *c) {
         const char *cfg = after(m, "with config: ");
         if (cfg) read_args(log, cfg, k_vllm_args, "model");
         return true;
+    }
+    /* Which top-k/top-p path the sampler took (topk_topp_sampler.py): FlashInfer
+     * when it imports and is on, else the PyTorch sort. What the profile's dummy
+     * sampler ran, stated by the install itself (docs/memory.md 7.1). */
+    if (strstr(m, "top-p & top-k sampling") || strstr(m, "default sampling implementation")) {
+        bool fi = strstr(m, "Using FlashInfer for top-p & top-k sampling") != NULL;
+        bool native = strstr(m, "Falling back to the PyTorch-native implementation") ||
+                      strstr(m, "Falling back to default sampling implementation");
+        if (fi || native)
+            install_setting(log, "--env", fi ? "VLLM_USE_FLASHINFER_SAMPLER=1"
+                                             : "VLLM_USE_FLASHINFER_SAMPLER=0");
+        return fi || native;
     }
     if ((p = after(m, "non-default args: ")) || (p = after(m, "args: Namespace("))) {
         read_args(log, p, k_vllm_args, "model");

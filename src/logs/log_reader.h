@@ -70,6 +70,8 @@ typedef struct kvp_log_setting {
     char value[96];
     uint64_t line_no;
     bool printed;           /* printed at run time (n_ctx = 4096), not a flag given */
+    bool install;           /* a fact of the install the log states (vLLM's sampler path):
+                               every run reads it, the config's too */
 } kvp_log_setting;
 
 typedef struct kvp_log_unread {

@@ -442,6 +442,37 @@ def record():
 
 check("--record: redacted, replayed by scripts/accuracy.py", record)
 
+
+def sampler_line():
+    # vLLM states which top-k/top-p path its sampler took (topk_topp_sampler.py);
+    # the config run plans that path. The fixture is 0.10.1 on an H100: without
+    # the line the PyTorch sort (no FlashInfer in a pip install before 0.10.2),
+    # 1,024 x 128,256 x 38 B: 51.67 GiB available from config; "Using FlashInfer"
+    # 14 B a logit: 54.6 GiB; the fallback line keeps the sort.
+    lines = open(os.path.join(src, "tests", "data", "why", "vllm_v1.log")).read().splitlines(True)
+    said = {
+        "fi": "(EngineCore_0 pid=4200) INFO 08-20 10:11:15 [topk_topp_sampler.py:50] Using "
+              "FlashInfer for top-p & top-k sampling.\n",
+        "sort": "(EngineCore_0 pid=4200) WARNING 08-20 10:11:15 [topk_topp_sampler.py:71] "
+                "FlashInfer is not available. Falling back to the PyTorch-native implementation "
+                "of top-p & top-k sampling. For the best performance, please install FlashInfer.\n",
+    }
+    got = {}
+    for k, line in [("none", None)] + list(said.items()):
+        path = os.path.join(tmp, "sampler_%s.log" % k)
+        open(path, "w").write("".join(lines[:8] + ([line] if line else []) + lines[8:]))
+        d = doc_of(path, "--gpu", "h100")
+        got[k] = figure(d, "available_kv_cache_bytes")["from_config"]
+        env = [x for x in d["settings"] if x["name"] == "--env"]
+        if line:
+            want = "VLLM_USE_FLASHINFER_SAMPLER=%d" % (k == "fi")
+            eq([(x["value"], x["from"], x["applied"]) for x in env],
+               [(want, "log (the install)", True)], "the sampler line as a setting")
+    eq((got["none"], got["fi"], got["sort"]), (51.67, 54.6, 51.67), "config runs by sampler path")
+
+
+check("vLLM's sampler line picks the path the config run plans", sampler_line)
+
 print("%d passed, %d failed" % (passed, len(bad)))
 sys.exit(1 if bad else 0)
 PY
