@@ -153,10 +153,14 @@ void kvp__startup_cc_unknown(kvp_check_row *row, const char *fix, const char *ne
     kvp__check_set(row, KVP_CHECK_UNKNOWN, fix, "%s: the GPU's capability is not known", what);
 }
 
-const char *kvp__startup_env(const kvp__startup_ctx *c, const char *name) {
-    for (uint32_t i = 0; i < c->s->env_count; i++)
-        if (strcmp(c->s->env[i][0], name) == 0) return c->s->env[i][1];
+const char *kvp__startup_settings_env(const kvp_startup_settings *s, const char *name) {
+    for (uint32_t i = 0; i < s->env_count; i++)
+        if (strcmp(s->env[i][0], name) == 0) return s->env[i][1];
     return NULL;
+}
+
+const char *kvp__startup_env(const kvp__startup_ctx *c, const char *name) {
+    return kvp__startup_settings_env(c->s, name);
 }
 
 bool kvp__startup_env_true(const kvp__startup_ctx *c, const char *name) {

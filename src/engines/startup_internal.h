@@ -70,6 +70,8 @@ void kvp__startup_cc_unknown(kvp_check_row *row, const char *fix, const char *ne
 bool kvp__startup_env_true(const kvp__startup_ctx *c, const char *name);
 /* Environment variable present (any value), NULL when not. */
 const char *kvp__startup_env(const kvp__startup_ctx *c, const char *name);
+/* The same lookup on the settings alone (the memory profile has no context). */
+const char *kvp__startup_settings_env(const kvp_startup_settings *s, const char *name);
 /* "1, 2, 4, 5, 8" — the TP sizes from 1 to limit for which every value in
  * dims[] is divisible (and, with `block`, every dims[i] / tp divisible by block). */
 void kvp__startup_tp_list(const uint64_t *dims, size_t n, uint64_t block, uint32_t limit,

@@ -676,23 +676,24 @@ static void vllm_terms(tctx *c, const rin *r) {
     if (s->pooling_runner) samp = logits = hidden;
     uint64_t lm_peak = max2(max2(fwd, samp), logits);
     uint64_t peak = max2(add(c, lm_peak, mm.outputs), mm.tower);
+    bool encoder_peak = mm.tower && peak == mm.tower;
     r->d->activation_layer_bytes = fwd;
     r->d->activation_logits_bytes = samp;
     kvp__strlcpy(r->d->activation_phase,
-                 mm.tower && peak == mm.tower ? "vision encoder"
-                 : lm_peak == fwd             ? ph
-                 : s->pooling_runner          ? "pooler"
-                                              : "logits",
+                 encoder_peak          ? "vision encoder"
+                 : lm_peak == fwd      ? ph
+                 : s->pooling_runner   ? "pooler"
+                                       : "logits",
                  sizeof r->d->activation_phase);
     bool samp_sure = L.sampler_sure && (L.sampler != VS_SORT) && !s->sampler_bytes_per_logit;
     snprintf(src, sizeof src, "profile_run at max_num_batched_tokens %llu: %s (1.2%s)",
              (unsigned long long)r->T,
-             mm.tower && peak == mm.tower ? "the encoder's forward"
-             : mm.outputs                 ? "largest LM phase + mm_encoder_outputs"
-                                          : "largest phase below",
+             encoder_peak ? "the encoder's forward"
+             : mm.outputs ? "largest LM phase + mm_encoder_outputs"
+                          : "largest phase below",
              mm.outputs ? ", 7.4" : "");
     term(c, "profile_peak", peak, KVP_MEM_EST_ACTIVATION,
-         mm.tower && peak == mm.tower ? KVP_MEM_MARK_ESTIMATED : KVP_MEM_MARK_BOUNDED,
+         encoder_peak ? KVP_MEM_MARK_ESTIMATED : KVP_MEM_MARK_BOUNDED,
          KVP_MEM_CHARGE_PEAK, src);
     snprintf(src, sizeof src, "%s%llu tokens: %s (_dummy_run, no attention kernel, 1.2)",
              L.v0 ? "V0: " : "", (unsigned long long)r->T, ph);

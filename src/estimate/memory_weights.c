@@ -121,20 +121,20 @@ static void expert_params(const kvp__arch *a, uint64_t t, acc *s) {
         add3(s, KVP__W_ROUTER, local, (a->gated_experts ? 2 : 1) * inter + h, 1, 1, false);
 }
 
-static void layer_params(const kvp__arch *a, const kvp__layer_arch *L, uint64_t tp, acc *s) {
+static void layer_params(const kvp__arch *a, const kvp__layer_arch *L, uint64_t t, acc *s) {
     uint64_t h = a->hidden;
     /* Attention is split over attention_ranks where the engine says (SGLang's
      * attn_tp = tp / dp under DP attention, ENGINES.md 2.4); the rest over tp. */
-    uint64_t t = a->attention_ranks ? a->attention_ranks : tp;
+    uint64_t ta = a->attention_ranks ? a->attention_ranks : t;
     if (L->attention) {
-        uint64_t hq = ceil_div(L->q_heads, t), hkv = ceil_div(L->kv_heads, t);
+        uint64_t hq = ceil_div(L->q_heads, ta), hkv = ceil_div(L->kv_heads, ta);
         add3(s, KVP__W_ATTENTION, h, hq, (uint64_t)L->k_head_dim * (a->attn_output_gate ? 2 : 1), 1,
              false);
         add3(s, KVP__W_ATTENTION, h, hkv, (uint64_t)L->k_head_dim + L->v_head_dim, 1, false);
         add3(s, KVP__W_ATTENTION, hq, L->v_head_dim, h, 1, false);
     }
     if (L->mla) {
-        uint64_t hq = ceil_div(L->q_heads, t);
+        uint64_t hq = ceil_div(L->q_heads, ta);
         uint64_t qk = (uint64_t)a->qk_nope + a->qk_rope;
         if (a->q_lora) {
             add3(s, KVP__W_ATTENTION, h, a->q_lora, 1, 1, true);
@@ -155,13 +155,12 @@ static void layer_params(const kvp__arch *a, const kvp__layer_arch *L, uint64_t 
         }
     }
     if (L->cross) {
-        uint64_t hq = ceil_div(L->q_heads, t), hkv = ceil_div(L->cross_kv_heads, t);
+        uint64_t hq = ceil_div(L->q_heads, ta), hkv = ceil_div(L->cross_kv_heads, ta);
         add3(s, KVP__W_ATTENTION, h, hq, L->cross_head_dim, 1, false);
         add3(s, KVP__W_ATTENTION, h, hkv, 2ull * L->cross_head_dim, 1, false);
         add3(s, KVP__W_ATTENTION, hq, L->cross_head_dim, h, 1, false);
         add3(s, KVP__W_NORM, h, 1, 1, 1, true);
     }
-    t = tp;
     const kvp_recurrent_geometry *r = &L->rec;
     switch (L->mixer) {
     case KVP__MIX_GDN: {

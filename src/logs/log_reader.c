@@ -100,19 +100,20 @@ static void set_version(kvp_log *log, const char *v, size_t n, const char *sourc
     kvp__strlcpy(log->version_source, source, sizeof log->version_source);
 }
 
-/* Settings read while log->reading_args is false were printed at run time. */
-static void setting(kvp_log *log, const char *name, const char *v, size_t n) {
+/* Settings read while log->reading_args is false were printed at run time.
+ * Returns the entry set, NULL when none was (an empty value, no room). */
+static kvp_log_setting *setting(kvp_log *log, const char *name, const char *v, size_t n) {
     while (n && (v[0] == ' ' || v[0] == '\'' || v[0] == '"')) v++, n--;
     while (n && (v[n - 1] == ' ' || v[n - 1] == '\'' || v[n - 1] == '"' || v[n - 1] == ','))
         n--;
-    if (!n) return;
+    if (!n) return NULL;
     kvp_log_setting *s = NULL;
     /* one entry per name for flags given, one for what was printed at run time */
     for (size_t i = 0; i < log->setting_count && !s; i++)
         if (!strcmp(log->settings[i].name, name) && log->settings[i].printed == !log->reading_args)
             s = &log->settings[i];
     if (!s) {
-        if (log->setting_count >= KVP_LOG_SETTINGS_MAX) return;
+        if (log->setting_count >= KVP_LOG_SETTINGS_MAX) return NULL;
         s = &log->settings[log->setting_count++];
     }
     kvp__strlcpy(s->name, name, sizeof s->name);
@@ -121,6 +122,7 @@ static void setting(kvp_log *log, const char *name, const char *v, size_t n) {
     s->value[n] = '\0';
     s->line_no = log->lines;
     s->printed = !log->reading_args;
+    return s;
 }
 
 static void setting_str(kvp_log *log, const char *name, const char *v) {
@@ -129,10 +131,8 @@ static void setting_str(kvp_log *log, const char *name, const char *v) {
 
 /* A fact of the install as an option (printed at run time, read by every run). */
 static void install_setting(kvp_log *log, const char *name, const char *v) {
-    setting_str(log, name, v);
-    for (size_t i = 0; i < log->setting_count; i++)
-        if (!strcmp(log->settings[i].name, name) && !strcmp(log->settings[i].value, v))
-            log->settings[i].install = true;
+    kvp_log_setting *s = setting(log, name, v, strlen(v));
+    if (s) s->install = true;
 }
 
 static void set_model(kvp_log *log, const char *v, size_t n) {

@@ -11,6 +11,7 @@
 
 #include "engine_ops.h"
 #include "policy_internal.h"
+#include "startup_internal.h"
 
 /* vLLM's batch defaults for this deployment (kvp_vllm_batch_defaults): the GPU's
  * memory and name, the release, the OpenAI server's usage context, the length
@@ -56,14 +57,12 @@ uint32_t kvp__vllm_default_batch_cap(const kvp__engine_profile_in *in, uint64_t 
 /* VLLM_USE_FLASHINFER_SAMPLER as --env sets it (envs.py reads bool(int(value))):
  * 1 a non-zero integer, -1 zero, 0 unset or no integer (the line's path). */
 static int flashinfer_sampler_env(const kvp_startup_settings *s) {
-    for (uint32_t i = s->env_count; i-- > 0;) {
-        if (strcmp(s->env[i][0], "VLLM_USE_FLASHINFER_SAMPLER") != 0) continue;
-        char *end = NULL;
-        long v = strtol(s->env[i][1], &end, 10);
-        if (end == s->env[i][1] || *end) return 0;
-        return v ? 1 : -1;
-    }
-    return 0;
+    const char *v = kvp__startup_settings_env(s, "VLLM_USE_FLASHINFER_SAMPLER");
+    if (!v) return 0;
+    char *end = NULL;
+    long n = strtol(v, &end, 10);
+    if (end == v || *end) return 0;
+    return n ? 1 : -1;
 }
 
 void kvp__vllm_profile(const kvp__engine_profile_in *in, kvp__engine_profile *k) {
