@@ -163,6 +163,14 @@ grep -q "profile_run at max_num_batched_tokens 2048:" "$tmp/out" ||
 run plan deepseek-v2-lite-chat --gpu h100 --policy vllm --engine-version 0.7.0 --explain
 grep -q "profile_run at max_num_batched_tokens 163840:" "$tmp/out" ||
     fail "V0 DeepSeek-V2-Lite (MLA): chunked prefill should stay off: $(grep profile_peak "$tmp/out")"
+# SchedulerConfig's floors: a multimodal model max(4096, 2048) -> 5,120 tokens,
+# a pooling runner 32,768.
+run plan gemma-3-27b-it --gpu h100 --policy vllm --engine-version 0.7.0 --max-model-len 4096 --explain
+grep -q "profile_run at max_num_batched_tokens 5120:" "$tmp/out" ||
+    fail "V0 multimodal floor 5,120: $(grep profile_peak "$tmp/out")"
+run plan llama-3.1-8b --gpu h100 --policy vllm --engine-version 0.7.0 --runner pooling --max-model-len 4096 --explain
+grep -q "profile_run at max_num_batched_tokens 32768:" "$tmp/out" ||
+    fail "V0 pooling floor 32,768: $(grep profile_peak "$tmp/out")"
 # SGLang --enable-dp-attention: attention over attn_tp = tp / dp, the embedding
 # whole on every rank. DeepSeek-V3.2 on 8 B200 (the deployment of the SGLang
 # reference case, whose log printed "#tokens: 975424, KV size: 43.67 GB"):
